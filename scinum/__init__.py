@@ -1,0 +1,17 @@
+"""scinum: transformers that read and fill the numbers of JSON-structured scientific records.
+
+Public API (``import scinum``): see the README. Submodules: ``paths``, ``records``, ``codec``,
+``normalize``, ``encodings``, ``datasets``.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import encodings, paths, records  # noqa: E402
+from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError,  # noqa: E402
+                     ScinumError, ValueOutOfRange, VocabularyError)
+from .datasets import Dataset, DatasetWriter  # noqa: E402
+
+__all__ = ["__version__", "encodings", "paths", "records", "Dataset", "DatasetWriter",
+           "ScinumError", "RecordError", "MalformedJSON", "VocabularyError", "ValueOutOfRange",
+           "DatasetError", "CheckpointError"]

@@ -1,0 +1,77 @@
+"""The ``scinum`` command line: one entry point, subcommands implemented in their own modules.
+
+Each subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``; it is only
+imported when its subcommand is used, so ``scinum --help`` stays instant.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import ScinumError
+
+#: ``scinum build <name>``: dataset builders.
+BUILDERS = {
+    "planets": ("simulations.planets", "planetary orbits simulated with REBOUND (xVal paper)"),
+    "era5": ("era5.builder", "ERA5 2 m temperature grids sampled into station series"),
+}
+#: ``scinum <command>``.
+COMMANDS = {
+    "fit": ("scinum.training", "train a model from a YAML config"),
+    "fill": ("scinum.infer", "fill masked numeric fields of JSONL records with a trained model"),
+    "evaluate": ("scinum.analysis.evaluate", "ID vs OOD metrics of a checkpoint on a dataset"),
+    "plot": ("scinum.analysis.plots", "plots from an evaluation results directory"),
+    "demo": ("scinum.demo", "encode and decode a sample record with every number encoding"),
+}
+
+
+def _load(module: str, what: str):
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and module.startswith(e.name):
+            raise SystemExit(f"scinum: {what} is not available in this version") from None
+        raise
+    return mod
+
+
+def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | None]:
+    """The parser for ``argv``; imports only the module of the subcommand named in ``argv``."""
+    parser = argparse.ArgumentParser(prog="scinum", description=__import__("scinum").__doc__
+                                     .splitlines()[0])
+    parser.add_argument("--version", action="version",
+                        version=f"scinum {__import__('scinum').__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = None
+    build = sub.add_parser("build", help="build a dataset directory")
+    bsub = build.add_subparsers(dest="builder", metavar="BUILDER")
+    for name, (module, help_) in BUILDERS.items():
+        p = bsub.add_parser(name, help=help_, description=help_)
+        if argv[:2] == ["build", name]:
+            chosen = _load(module, f"'build {name}'")
+            chosen.add_arguments(p)
+    for name, (module, help_) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        if argv[:1] == [name]:
+            chosen = _load(module, f"'{name}'")
+            chosen.add_arguments(p)
+    return parser, chosen
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser, chosen = build_parser(argv)
+    args = parser.parse_args(argv)
+    if chosen is None:
+        parser.print_help()
+        return 0 if not argv else 2
+    try:
+        return int(chosen.run(args) or 0)
+    except ScinumError as e:
+        print(f"scinum: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

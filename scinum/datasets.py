@@ -1,0 +1,219 @@
+"""Dataset directories: ``manifest.json`` + ``<split>/part-NNNNN.jsonl[.gz]``.
+
+Builders (planets, ERA5, yours) produce one through :class:`DatasetWriter`, which guarantees:
+
+* sample ``i`` of a split depends only on ``(seed, i)``: shard ``k`` holds samples
+  ``[k*shard_size, (k+1)*shard_size)`` whatever the number of worker processes;
+* every shard is written under a temporary name and renamed, so a killed build leaves no
+  half-written shard, and running the same build again resumes where it stopped and ends
+  byte-identical to an uninterrupted build;
+* the manifest is written last; its presence means the dataset is complete.
+
+Readers use :class:`Dataset` (``Dataset(path).records("train")``).
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import multiprocessing
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+from tqdm.auto import tqdm
+
+from .errors import DatasetError
+from .records import dumps, read_jsonl, write_text_atomic
+
+__all__ = ["Dataset", "DatasetWriter", "SampleFn", "FORMAT", "FORMAT_VERSION"]
+
+FORMAT = "scinum-dataset"
+FORMAT_VERSION = 1
+SPLIT_NAMES = ("train", "val", "test")
+
+#: ``make_sample(i) -> (record, stats)``: a picklable callable building sample ``i`` of a split
+#: deterministically; ``stats`` counts events such as rejected draws (``{"rejected": 2}``).
+SampleFn = Callable[[int], "tuple[dict, Mapping[str, int]]"]
+
+
+def _check_split_name(split: str) -> None:
+    if split not in SPLIT_NAMES and not (split.startswith("ood_") and len(split) > 4):
+        raise DatasetError(f"split name {split!r} must be one of {SPLIT_NAMES} or 'ood_<name>'")
+
+
+def _write_shard(args: tuple) -> tuple[int, int, dict]:
+    """Build and atomically write one shard; returns (shard index, n samples, stats)."""
+    split_dir, shard, start, stop, make_sample, compress = args
+    name = f"part-{shard:05d}.jsonl" + (".gz" if compress else "")
+    final = Path(split_dir) / name
+    stats: Counter = Counter()
+    lines = []
+    for i in range(start, stop):
+        record, sample_stats = make_sample(i)
+        stats.update(sample_stats)
+        lines.append(dumps(record))
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    if compress:
+        buf = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
+            gz.write(data)
+        data = buf.getvalue()
+    build_dir = Path(split_dir).parent / ".build"
+    write_text_atomic(build_dir / f"{Path(split_dir).name}.{shard:05d}.stats.json",
+                      json.dumps({"count": stop - start, "stats": dict(stats)}))
+    tmp = final.with_name(f".{name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, final)
+    return shard, stop - start, dict(stats)
+
+
+class DatasetWriter:
+    """Writes a dataset directory, resumably. Typical use by a builder::
+
+        w = DatasetWriter(out, builder="planets", version="1", parameters=params, seed=seed)
+        w.write_split("train", n_train, make_sample, workers=4)
+        ...
+        w.finish(scalings={...})
+
+    ``parameters`` must be JSON-able and fully determine the samples (with ``seed``); re-running
+    with the same ones resumes, with different ones raises :class:`DatasetError`.
+    """
+
+    def __init__(self, out_dir: str | os.PathLike, *, builder: str, version: str,
+                 parameters: Mapping[str, Any], seed: int, shard_size: int = 1000,
+                 compress: bool = False):
+        if shard_size < 1:
+            raise DatasetError(f"shard_size must be >= 1, got {shard_size}")
+        self.out = Path(out_dir)
+        self.build_dir = self.out / ".build"
+        self.shard_size, self.compress = shard_size, compress
+        self.header = {"format": FORMAT, "format_version": FORMAT_VERSION, "builder": builder,
+                       "builder_version": version, "seed": seed,
+                       "parameters": json.loads(json.dumps(parameters)),
+                       "shard_size": shard_size, "compressed": compress}
+        self.splits: dict[str, dict] = {}
+        manifest = self.out / "manifest.json"
+        params_file = self.build_dir / "parameters.json"
+        if manifest.exists():
+            old = json.loads(manifest.read_text())
+            if {k: old.get(k) for k in self.header} != self.header:
+                raise DatasetError(f"{self.out} already holds a dataset built with other "
+                                   "parameters; choose another directory or delete it")
+            self.complete = True
+            return
+        self.complete = False
+        if self.out.exists() and any(self.out.iterdir()) and not params_file.exists():
+            raise DatasetError(f"{self.out} exists, is not empty and is not a scinum build "
+                               "in progress; refusing to write into it")
+        if params_file.exists():
+            if json.loads(params_file.read_text()) != self.header:
+                raise DatasetError(f"{self.out} holds an unfinished build with other parameters; "
+                                   "re-run with the same parameters to resume, or delete it")
+        else:
+            self.build_dir.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(params_file, json.dumps(self.header, indent=1))
+
+    def write_split(self, split: str, n: int, make_sample: SampleFn, *, workers: int = 1,
+                    desc: str | None = None) -> dict:
+        """Write ``n`` samples of ``split``, skipping shards a previous run finished.
+
+        Returns ``{"count": n, "shards": k, "stats": {...}}`` (summed sample stats).
+        """
+        _check_split_name(split)
+        if n < 0:
+            raise DatasetError(f"split {split!r}: sample count must be >= 0, got {n}")
+        if workers < 1:
+            raise DatasetError(f"workers must be >= 1, got {workers}")
+        if self.complete:
+            return json.loads((self.out / "manifest.json").read_text())["splits"][split]
+        split_dir = self.out / split
+        split_dir.mkdir(parents=True, exist_ok=True)
+        n_shards = -(-n // self.shard_size)
+        todo, stats, done = [], Counter(), 0
+        for k in range(n_shards):
+            start, stop = k * self.shard_size, min(n, (k + 1) * self.shard_size)
+            name = f"part-{k:05d}.jsonl" + (".gz" if self.compress else "")
+            sidecar = self.build_dir / f"{split}.{k:05d}.stats.json"
+            if (split_dir / name).exists() and sidecar.exists():
+                stats.update(json.loads(sidecar.read_text())["stats"])
+                done += stop - start
+            else:
+                todo.append((str(split_dir), k, start, stop, make_sample, self.compress))
+        with tqdm(total=n, initial=done, desc=desc or split, unit="sample", dynamic_ncols=True,
+                  disable=None) as bar:
+            if workers == 1 or len(todo) <= 1:
+                results = map(_write_shard, todo)
+                pool = None
+            else:
+                pool = multiprocessing.get_context("spawn").Pool(min(workers, len(todo)))
+                results = pool.imap_unordered(_write_shard, todo)
+            try:
+                for _, count, shard_stats in results:
+                    stats.update(shard_stats)
+                    bar.update(count)
+            finally:
+                if pool is not None:
+                    pool.terminate()
+                    pool.join()
+        entry = {"count": n, "shards": n_shards, "stats": dict(sorted(stats.items()))}
+        self.splits[split] = entry
+        return entry
+
+    def finish(self, **extra: Any) -> dict:
+        """Write ``manifest.json`` (header, splits, ``extra`` e.g. scalings) and drop build state."""
+        if self.complete:
+            return json.loads((self.out / "manifest.json").read_text())
+        manifest = {**self.header, "splits": self.splits, **json.loads(json.dumps(extra))}
+        write_text_atomic(self.out / "manifest.json", json.dumps(manifest, indent=1) + "\n")
+        shutil.rmtree(self.build_dir, ignore_errors=True)
+        self.complete = True
+        return manifest
+
+
+class Dataset:
+    """A complete dataset directory, read-only."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        mf = self.path / "manifest.json"
+        if not mf.exists():
+            hint = " (its build did not finish: re-run it to resume)" if (
+                self.path / ".build").exists() else ""
+            raise DatasetError(f"{self.path}: no manifest.json, not a complete dataset{hint}")
+        try:
+            self.manifest = json.loads(mf.read_text())
+        except json.JSONDecodeError as e:
+            raise DatasetError(f"{mf}: unreadable manifest ({e})") from None
+        if self.manifest.get("format") != FORMAT:
+            raise DatasetError(f"{mf}: not a {FORMAT} manifest")
+
+    @property
+    def splits(self) -> list[str]:
+        """Split names present, in manifest order."""
+        return list(self.manifest.get("splits", {}))
+
+    def files(self, split: str) -> list[Path]:
+        """The shard files of a split, in sample order."""
+        if split not in self.manifest.get("splits", {}):
+            raise DatasetError(f"{self.path}: no split {split!r} (has {self.splits})")
+        return sorted((self.path / split).glob("part-*.jsonl*"))
+
+    def records(self, split: str) -> Iterator[dict]:
+        """Iterate the records of a split in order."""
+        for _, _, record in self.located_records(split):
+            yield record
+
+    def located_records(self, split: str) -> Iterator[tuple[Path, int, dict]]:
+        """Iterate ``(file, line, record)``: the location to name in an error about the record."""
+        for f in self.files(split):
+            for line, record in read_jsonl(f):
+                yield f, line, record
+
+    def count(self, split: str) -> int:
+        return int(self.manifest["splits"][split]["count"])

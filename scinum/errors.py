@@ -1,0 +1,59 @@
+"""Exceptions with locations: every error names the file, record (line) and JSON path it is about."""
+from __future__ import annotations
+
+
+class ScinumError(Exception):
+    """Base class of every error scinum raises on purpose."""
+
+
+class RecordError(ScinumError, ValueError):
+    """Something is wrong with one record: the message names where (file, line/record, JSON path)."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 record: int | None = None, path: str | None = None):
+        self.reason = message
+        self.file, self.line, self.record, self.path = file, line, record, path
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.file is not None:
+            where.append(f"{self.file}" + (f":{self.line}" if self.line is not None else ""))
+        elif self.line is not None:
+            where.append(f"line {self.line}")
+        if self.record is not None:
+            where.append(f"record {self.record}")
+        if self.path is not None:
+            where.append(f"path {self.path or '<root>'}")
+        return f"{', '.join(where)}: {self.reason}" if where else self.reason
+
+    def located(self, *, file: str | None = None, line: int | None = None,
+                record: int | None = None, path: str | None = None) -> "RecordError":
+        """A copy of this error with missing location parts filled in (same class)."""
+        err = type(self).__new__(type(self))
+        RecordError.__init__(err, self.reason,
+                             file=self.file if self.file is not None else file,
+                             line=self.line if self.line is not None else line,
+                             record=self.record if self.record is not None else record,
+                             path=self.path if self.path is not None else path)
+        return err
+
+
+class MalformedJSON(RecordError):
+    """Text that is not a strict JSON object (bad syntax, NaN/Infinity literal, duplicate key...)."""
+
+
+class VocabularyError(RecordError):
+    """A key, string or field that the vocabulary has never seen."""
+
+
+class ValueOutOfRange(RecordError):
+    """A number outside the exact range of a number encoding or normalizer."""
+
+
+class DatasetError(ScinumError):
+    """A dataset directory that is missing, incomplete or built with other parameters."""
+
+
+class CheckpointError(ScinumError):
+    """A checkpoint file that is truncated, foreign or inconsistent."""

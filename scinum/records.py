@@ -1,0 +1,107 @@
+"""Strict JSON and JSONL reading/writing of records.
+
+Python's ``json`` is permissive in ways that silently corrupt numeric data: it accepts ``NaN``
+and ``Infinity``, turns ``1e400`` into ``inf`` and keeps only the last of duplicated keys.
+Here each of those is an error that names the file, line and JSON path.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+from .errors import MalformedJSON
+
+__all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record"]
+
+
+def _reject_constant(name: str) -> Any:
+    raise MalformedJSON(f"non-standard JSON literal {name!r} (NaN/Infinity are not JSON numbers)")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise MalformedJSON(f"duplicate key {k!r} in one object")
+        out[k] = v
+    return out
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+
+
+def check_record(record: Any) -> None:
+    """Raise :class:`MalformedJSON` unless ``record`` is a JSON object of finite numbers.
+
+    The error names the JSON path of the first offending value.
+    """
+    from .paths import format_path  # local: paths imports nothing from here
+
+    if not isinstance(record, dict):
+        raise MalformedJSON(f"top level must be a JSON object, got {type(record).__name__}")
+    stack: list[tuple[tuple, Any]] = [((), record)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    raise MalformedJSON(f"object key {k!r} is not a string", path=format_path(path))
+                stack.append((path + (k,), v))
+        elif isinstance(node, (list, tuple)):
+            stack.extend((path + (i,), v) for i, v in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise MalformedJSON(f"non-finite number {node!r} (overflow or NaN/Infinity)",
+                                path=format_path(path))
+        elif not (node is None or isinstance(node, (str, bool, int, float))):
+            raise MalformedJSON(f"{type(node).__name__} is not a JSON value", path=format_path(path))
+
+
+def loads(text: str, *, file: str | None = None, line: int | None = None) -> dict:
+    """Parse one JSON object strictly (see module docstring); errors carry ``file``/``line``."""
+    try:
+        record, end = _DECODER.raw_decode(text.strip())
+        if end != len(text.strip()):
+            raise MalformedJSON(f"extra data after the JSON value at column {end + 1}")
+        check_record(record)
+    except MalformedJSON as e:
+        raise e.located(file=file, line=line) from None
+    except json.JSONDecodeError as e:
+        raise MalformedJSON(f"invalid JSON: {e.msg} at column {e.colno}", file=file, line=line) from None
+    return record
+
+
+def dumps(record: dict) -> str:
+    """Compact, deterministic JSON text of a record (floats in shortest round-trip form)."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def open_text(path: str | os.PathLike, mode: str = "rt"):
+    """Open a text file, transparently gunzipping ``*.gz``."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, mode, encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, record)`` for each non-blank line of a JSONL(.gz) file (1-based)."""
+    with open_text(path) as f:
+        for n, text in enumerate(f, start=1):
+            if text.strip():
+                yield n, loads(text, file=str(path), line=n)
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary name and a rename (never half-written)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with io.open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
