@@ -1,0 +1,105 @@
+"""The number-encoding interface and its registry.
+
+A :class:`NumberEncoding` turns float64 values into features that enter the transformer at
+``[NUM]`` tokens, says how they enter (``combine``), decodes features back, and makes its native
+prediction head. It is deterministic and parameter-free; the head holds the parameters.
+
+Values reaching an encoding are already normalized (see :mod:`scinum.normalize`).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import torch
+
+from ..errors import ValueOutOfRange
+
+__all__ = ["NumberEncoding", "register", "get", "from_config", "names"]
+
+_REGISTRY: dict[str, type["NumberEncoding"]] = {}
+
+
+class NumberEncoding(ABC):
+    """Interface every number encoding implements (one instance per model)."""
+
+    #: registry name, e.g. ``"xval"``
+    name: ClassVar[str]
+    #: ``"multiply"``: the [NUM] embedding is scaled by the single feature (xVal);
+    #: ``"add"``: a linear map of the features is added to the [NUM] embedding (FoNE, BitTokens).
+    combine: ClassVar[str]
+    #: normalizer method applied to values before encoding (see :mod:`scinum.normalize`)
+    default_normalizer: ClassVar[str] = "none"
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """Number of features per value."""
+
+    @abstractmethod
+    def encode(self, values: torch.Tensor) -> torch.Tensor:
+        """``values`` float64[...] -> features float32[..., dim]. Values must be representable."""
+
+    @abstractmethod
+    def decode(self, features: torch.Tensor) -> torch.Tensor:
+        """features[..., dim] -> float64[...]; ``decode(encode(x)) == x`` over the exact range."""
+
+    @abstractmethod
+    def representable(self, values: torch.Tensor) -> torch.Tensor:
+        """bool[...]: which values lie in the encoding's exact (or documented) range."""
+
+    @abstractmethod
+    def make_head(self, d_model: int) -> "torch.nn.Module":
+        """The native number head (:class:`scinum.heads.NumberHead`) for hidden size ``d_model``."""
+
+    def options(self) -> dict[str, Any]:
+        """Constructor options, JSON-able (saved in checkpoints)."""
+        return {}
+
+    def config(self) -> dict[str, Any]:
+        """``{"name": ..., **options}``: enough for :func:`from_config` to rebuild it."""
+        return {"name": self.name, **self.options()}
+
+    def check(self, values: torch.Tensor) -> None:
+        """Raise :class:`ValueOutOfRange` naming the first value not :meth:`representable`."""
+        values = torch.as_tensor(values, dtype=torch.float64)
+        ok = self.representable(values)
+        if not bool(ok.all()):
+            bad = (~ok).nonzero()[0].tolist()
+            v = values[tuple(bad)].item()
+            raise ValueOutOfRange(f"value {v!r} is outside the exact range of encoding "
+                                  f"{self.config()} ({self.range_text()})")
+
+    def range_text(self) -> str:
+        """Human-readable description of the exact range, for error messages."""
+        return "see its documentation"
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
+        return f"{type(self).__name__}({opts})"
+
+
+def register(cls: type[NumberEncoding]) -> type[NumberEncoding]:
+    """Class decorator adding an encoding to the registry under ``cls.name``."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def names() -> list[str]:
+    """Registered encoding names."""
+    return sorted(_REGISTRY)
+
+
+def get(name: str, **options: Any) -> NumberEncoding:
+    """Make the encoding registered as ``name`` (``"xval"``, ``"fone"``, ``"bittokens"``...)."""
+    try:
+        cls = _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown number encoding {name!r}; known: {names()}") from None
+    return cls(**options)
+
+
+def from_config(config: dict[str, Any]) -> NumberEncoding:
+    """Inverse of :meth:`NumberEncoding.config`."""
+    config = dict(config)
+    return get(config.pop("name"), **config)

@@ -1,0 +1,132 @@
+"""Per-field affine normalizers fitted on the train split.
+
+For each numeric field (see :func:`scinum.paths.field_of`): ``y = (x - shift) / scale`` and
+``x = y * scale + shift``, in float64. ``scale`` is always a power of two, so the scaling is
+exact and the round trip error is that of one subtraction and one addition:
+``|inverse(forward(x)) - x| <= ulp(max(|x|, |shift|))`` — exactly ``x`` when ``shift == 0``.
+
+Methods (``Normalizer.fit(..., method=...)``):
+
+* ``"minmax"`` — centre the training range and scale it into ``[-bound, bound]`` (xVal: 5);
+* ``"standard"`` — mean 0, standard deviation in ``(0.5, 1]``;
+* ``"none"`` — identity (FoNE, BitTokens: they represent raw values).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from .records import write_text_atomic
+
+__all__ = ["Normalizer", "METHODS"]
+
+METHODS = ("minmax", "standard", "none")
+
+
+def _pow2_at_least(x: float) -> float:
+    """Smallest power of two >= x (1.0 for x == 0 or non-finite)."""
+    if not (x > 0 and math.isfinite(x)):
+        return 1.0
+    m, e = math.frexp(x)  # x = m * 2**e, 0.5 <= m < 1
+    return math.ldexp(1.0, e - 1) if m == 0.5 else math.ldexp(1.0, e)
+
+
+class Normalizer:
+    """Affine map per field id. ``shift``, ``scale``: float64[n_fields]."""
+
+    def __init__(self, fields: list[str], shift: np.ndarray, scale: np.ndarray,
+                 method: str = "none", bound: float | None = None):
+        if method not in METHODS:
+            raise ValueError(f"unknown normalizer method {method!r}; choose from {METHODS}")
+        self.fields = list(fields)
+        self.shift = np.asarray(shift, dtype=np.float64)
+        self.scale = np.asarray(scale, dtype=np.float64)
+        self.method, self.bound = method, bound
+
+    @classmethod
+    def identity(cls, fields: list[str]) -> "Normalizer":
+        n = len(fields)
+        return cls(fields, np.zeros(n), np.ones(n), "none")
+
+    @classmethod
+    def fit(cls, fields: list[str], batches: Iterable[tuple[np.ndarray, np.ndarray]],
+            method: str = "minmax", bound: float = 5.0) -> "Normalizer":
+        """Fit on ``(field_ids int[K], values float64[K])`` batches (e.g. one per encoded record).
+
+        Statistics accumulate in float64 (shifted sums for a stable variance); memory is
+        O(n_fields) whatever the data size.
+        """
+        if method not in METHODS:
+            raise ValueError(f"unknown normalizer method {method!r}; choose from {METHODS}")
+        n = len(fields)
+        if method == "none":
+            return cls.identity(fields)
+        count = np.zeros(n)
+        lo, hi = np.full(n, np.inf), np.full(n, -np.inf)
+        ref = np.full(n, np.nan)
+        s1, s2 = np.zeros(n), np.zeros(n)
+        for fids, vals in batches:
+            keep = fids >= 0
+            fids = np.asarray(fids)[keep]
+            vals = np.asarray(vals, dtype=np.float64)[keep]
+            if not len(fids):
+                continue
+            first = np.isnan(ref[fids])
+            ref[fids[first]] = vals[first]  # per-field reference point for shifted sums
+            d = vals - ref[fids]
+            np.add.at(count, fids, 1)
+            np.add.at(s1, fids, d)
+            np.add.at(s2, fids, d * d)
+            np.minimum.at(lo, fids, vals)
+            np.maximum.at(hi, fids, vals)
+        seen = count > 0
+        shift, scale = np.zeros(n), np.ones(n)
+        if method == "minmax":
+            shift[seen] = lo[seen] / 2 + hi[seen] / 2
+            half = (hi - lo) / 2
+            scale[seen] = [_pow2_at_least(h / bound) for h in half[seen]]
+        else:
+            mean_d = np.where(seen, s1 / np.maximum(count, 1), 0.0)
+            shift[seen] = ref[seen] + mean_d[seen]
+            var = np.where(seen, s2 / np.maximum(count, 1) - mean_d ** 2, 0.0)
+            scale[seen] = [_pow2_at_least(math.sqrt(max(v, 0.0))) for v in var[seen]]
+        return cls(fields, shift, scale, method, bound if method == "minmax" else None)
+
+    def forward(self, values: np.ndarray, field_ids: np.ndarray) -> np.ndarray:
+        """Raw -> normalized, float64; positions with field id -1 pass through unchanged."""
+        values = np.asarray(values, dtype=np.float64)
+        fids = np.asarray(field_ids)
+        f = np.where(fids >= 0, fids, 0)
+        out = (values - self.shift[f]) / self.scale[f]
+        return np.where(fids >= 0, out, values)
+
+    def inverse(self, values: np.ndarray, field_ids: np.ndarray) -> np.ndarray:
+        """Normalized -> raw (the record's units), float64."""
+        values = np.asarray(values, dtype=np.float64)
+        fids = np.asarray(field_ids)
+        f = np.where(fids >= 0, fids, 0)
+        out = values * self.scale[f] + self.shift[f]
+        return np.where(fids >= 0, out, values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "bound": self.bound,
+                "fields": {name: {"shift": float(s), "scale": float(c)}
+                           for name, s, c in zip(self.fields, self.shift, self.scale)}}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Normalizer":
+        names = list(d["fields"])
+        return cls(names, np.array([d["fields"][k]["shift"] for k in names], dtype=np.float64),
+                   np.array([d["fields"][k]["scale"] for k in names], dtype=np.float64),
+                   d.get("method", "none"), d.get("bound"))
+
+    def save(self, path: str | Path) -> None:
+        write_text_atomic(path, json.dumps(self.to_dict(), indent=1))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Normalizer":
+        return cls.from_dict(json.loads(Path(path).read_text()))
