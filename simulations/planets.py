@@ -1,0 +1,214 @@
+"""Planets dataset builder: REBOUND (IAS15) orbit simulations into JSON samples (xVal, seed 002).
+
+``scinum build planets OUT --train N --val N --test N --ood N --seed S --workers W [...]``
+writes a dataset directory (see :mod:`scinum.datasets`) with splits ``train``, ``val``,
+``test`` (training prior), ``ood_stepsize`` and ``ood_a1`` (``--ood`` samples each). Priors and
+OOD constructions: :mod:`simulations.planets_prior`; user docs: ``simulations/README.md``.
+
+A sample::
+
+    {"description": {"planet0": {"m": 2.38, "a": 2.96, "e": 1.73}, ..., "stepsize": 0.2},
+     "data": [[[x, y] per planet] per output time]}
+
+``m`` is reported ×1e5, ``e`` ×20 (as in the paper; the manifest says how to undo it), ``a`` and
+``stepsize`` as is. ``data[k][j]`` is planet j's heliocentric position at ``t = k·stepsize``
+(so ``data[0]`` is the initial state), all float64 written in shortest round-trip form.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import rebound
+
+from scinum.datasets import DatasetWriter
+from scinum.errors import DatasetError
+
+from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, SPLITS, ZERO_ANGLE_PROB,
+                            PlanetsConfig, System, draw_system, sample_rng)
+
+__all__ = ["PlanetsConfig", "SampleMaker", "simulate", "to_record", "build", "add_arguments",
+           "run", "BOUND", "MASS_SCALE", "ECC_SCALE"]
+
+BUILDER_VERSION = "1"
+BOUND = 10.0        #: a system is unstable once any |x| or |y| reaches this (length units)
+MASS_SCALE = 1e5    #: masses are reported multiplied by this
+ECC_SCALE = 20.0    #: eccentricities are reported multiplied by this
+_REBOUND_ERRORS = (rebound.GenericError, rebound.Escape, rebound.Encounter, rebound.Collision,
+                   rebound.NoParticles)
+
+
+def simulate(system: System, steps: int) -> np.ndarray:
+    """Integrate ``system`` with IAS15 and return heliocentric positions.
+
+    Returns float64 ``[steps, n_planets, 2]``: ``(x, y)`` of each planet (reported order) at
+    ``t_k = k·stepsize``. Positions are read in bulk with ``serialize_particle_data``. Raises
+    REBOUND's exceptions (``rebound.GenericError``...) if the integration fails.
+    """
+    sim = rebound.Simulation()
+    sim.G = 1.0
+    sim.integrator = "ias15"
+    sim.add(m=1.0)
+    star = sim.particles[0]
+    for m, a, e, theta in zip(system.m, system.a, system.e, system.theta):
+        sim.add(primary=star, m=float(m), a=float(a), e=float(e), theta=float(theta))
+    xyz = np.empty((steps, sim.N, 3))
+    for k in range(steps):
+        sim.integrate(k * system.stepsize)  # IAS15 finishes exactly at the output time
+        sim.serialize_particle_data(xyz=xyz[k])
+    return xyz[:, 1:, :2] - xyz[:, :1, :2]
+
+
+def to_record(system: System, positions: np.ndarray) -> dict:
+    """The JSON record of a system and its ``[steps, n, 2]`` positions (scaled ``m`` and ``e``)."""
+    description: dict[str, Any] = {
+        f"planet{j}": {"m": float(system.m[j]) * MASS_SCALE, "a": float(system.a[j]),
+                       "e": float(system.e[j]) * ECC_SCALE}
+        for j in range(len(system.m))}
+    description["stepsize"] = float(system.stepsize)
+    return {"description": description, "data": positions.tolist()}
+
+
+class SampleMaker:
+    """``make_sample(i) -> (record, stats)`` for one split; picklable (spawned workers).
+
+    Draw ``attempt = 0, 1, ...`` uses the generator of ``(seed, split, i, attempt)``; the first
+    stable draw is written (the record is made from the very positions that were checked).
+    ``stats`` counts rejected draws: ``rejected`` = ``rejected_bound`` (some ``|x|`` or ``|y|``
+    >= :data:`BOUND`, or a non-finite value) + ``rejected_rebound`` (REBOUND raised).
+    """
+
+    def __init__(self, config: PlanetsConfig, seed: int, split: str):
+        if split not in SPLITS:
+            raise DatasetError(f"planets: unknown split {split!r}, expected one of {SPLITS}")
+        self.config, self.seed, self.split = config, seed, split
+
+    def __call__(self, i: int) -> tuple[dict, dict[str, int]]:
+        stats = {"rejected": 0, "rejected_bound": 0, "rejected_rebound": 0}
+        for attempt in range(self.config.max_attempts):
+            system = draw_system(sample_rng(self.seed, self.split, i, attempt), self.config,
+                                 self.split)
+            try:
+                positions = simulate(system, self.config.steps)
+            except _REBOUND_ERRORS:
+                stats["rejected_rebound"] += 1
+            else:
+                if np.all(np.abs(positions) < BOUND):  # False for NaN too
+                    stats["rejected"] = stats["rejected_bound"] + stats["rejected_rebound"]
+                    return to_record(system, positions), stats
+                stats["rejected_bound"] += 1
+        raise DatasetError(f"planets: split {self.split!r} sample {i}: "
+                           f"{self.config.max_attempts} draws in a row were unstable "
+                           f"(seed {self.seed}); check the priors")
+
+
+def manifest_notes(config: PlanetsConfig) -> dict[str, Any]:
+    """The manifest's ``scalings``, ``units``, ``priors`` and ``ood`` sections."""
+    gap = config.a1_gap_end()
+    return {
+        "scalings": {
+            "description.*.m": {"factor": MASS_SCALE, "undo": "divide by 1e5 to get the "
+                                "planet mass in central masses"},
+            "description.*.e": {"factor": ECC_SCALE, "undo": "divide by 20 to get the "
+                                "eccentricity"},
+        },
+        "units": {"G": 1.0, "central_mass": 1.0,
+                  "a": "length unit (innermost training orbit a = 1)",
+                  "stepsize": "time unit (orbital period at a = 1 is 2*pi)",
+                  "data": "data[k][j] = heliocentric [x, y] of planet j at t = k*stepsize",
+                  "unstable": f"draws with any |x| or |y| >= {BOUND} or a REBOUND error are "
+                              "rejected and re-drawn (counts in splits.*.stats)"},
+        "priors": {"mass": list(MASS_RANGE), "eccentricity": list(ECC_RANGE),
+                   "zero_start_angle_probability": ZERO_ANGLE_PROB,
+                   "start_angle": [-ANGLE_HALF_WIDTH, ANGLE_HALF_WIDTH],
+                   "planet_order": "random permutation"},
+        "ood": {
+            "ood_stepsize": "training prior except stepsize ~ uniform over "
+                            f"{[list(iv) for iv in config.ood_stepsize_intervals()]}: "
+                            f"{list(config.ood_stepsize_range)} minus "
+                            f"+-{config.ood_stepsize_margin} around the training step sizes "
+                            f"{list(config.stepsizes)}",
+            "ood_a1": f"planet0 is the innermost planet with a ~ U{tuple(config.ood_a1_range)}"
+                      "; the others are equally spaced from it to a_f (training prior) and "
+                      "permuted over planet1...; the training prior gives a = 1 or "
+                      f"a >= {gap:.6g}, never a value in between",
+        },
+    }
+
+
+def build(out: str | os.PathLike, *, train: int, val: int, test: int, ood: int, seed: int,
+          config: PlanetsConfig | None = None, workers: int = 1, shard_size: int = 1000,
+          compress: bool = False) -> dict:
+    """Build (or resume) the planets dataset in ``out``; returns the manifest.
+
+    ``ood`` is the sample count of each OOD split. Raises :class:`DatasetError` for impossible
+    parameters before anything is written.
+    """
+    config = config or PlanetsConfig()
+    counts = {"train": train, "val": val, "test": test, "ood_stepsize": ood, "ood_a1": ood}
+    for name, n in counts.items():
+        if int(n) != n or n < 0:
+            raise DatasetError(f"planets: --{name.split('_')[0]} count must be an integer "
+                               f">= 0, got {n}")
+    if int(seed) != seed or seed < 0:
+        raise DatasetError(f"planets: seed must be an integer >= 0, got {seed}")
+    if workers < 1:
+        raise DatasetError(f"planets: workers must be >= 1, got {workers}")
+    params = {**config.to_json(), "counts": counts}
+    writer = DatasetWriter(out, builder="planets", version=BUILDER_VERSION, parameters=params,
+                           seed=seed, shard_size=shard_size, compress=compress)
+    for split, n in counts.items():
+        writer.write_split(split, n, SampleMaker(config, seed, split), workers=workers,
+                           desc=f"planets {split}")
+    return writer.finish(**manifest_notes(config))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags of ``scinum build planets``."""
+    d = PlanetsConfig()
+    parser.add_argument("out", type=Path, help="output dataset directory")
+    for split, n in (("train", 1000), ("val", 100), ("test", 100), ("ood", 100)):
+        parser.add_argument(f"--{split}", type=int, default=n, metavar="N",
+                            help=f"samples in {split}" + (" (each OOD split)" if split == "ood"
+                                                          else "") + f" [{n}]")
+    parser.add_argument("--seed", type=int, default=0, help="base seed [0]")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="worker processes [all CPUs]")
+    parser.add_argument("--steps", type=int, default=d.steps,
+                        help=f"output times per sample, t = 0, dt, ... [{d.steps}]")
+    parser.add_argument("--planets", type=int, nargs=2, default=list(d.planets),
+                        metavar=("MIN", "MAX"), help=f"planet count range {d.planets}")
+    parser.add_argument("--stepsizes", type=float, nargs="*", default=list(d.stepsizes),
+                        metavar="DT", help=f"training step sizes {d.stepsizes}")
+    parser.add_argument("--a-final", type=float, nargs=2, default=list(d.a_final),
+                        metavar=("MIN", "MAX"), help=f"outermost semi-major axis range "
+                                                     f"{d.a_final}")
+    parser.add_argument("--ood-stepsize-range", type=float, nargs=2,
+                        default=list(d.ood_stepsize_range), metavar=("MIN", "MAX"),
+                        help=f"ood_stepsize interval {d.ood_stepsize_range}")
+    parser.add_argument("--ood-stepsize-margin", type=float, default=d.ood_stepsize_margin,
+                        help=f"ood_stepsize excludes +-this around training steps "
+                             f"[{d.ood_stepsize_margin}]")
+    parser.add_argument("--ood-a1-range", type=float, nargs=2, default=list(d.ood_a1_range),
+                        metavar=("MIN", "MAX"), help=f"ood_a1 planet0 a interval "
+                                                     f"{d.ood_a1_range}")
+    parser.add_argument("--shard-size", type=int, default=1000, help="samples per shard [1000]")
+    parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``scinum build planets``."""
+    config = PlanetsConfig(steps=args.steps, planets=args.planets, stepsizes=args.stepsizes,
+                           a_final=args.a_final, ood_stepsize_range=args.ood_stepsize_range,
+                           ood_stepsize_margin=args.ood_stepsize_margin,
+                           ood_a1_range=args.ood_a1_range)
+    manifest = build(args.out, train=args.train, val=args.val, test=args.test, ood=args.ood,
+                     seed=args.seed, config=config, workers=args.workers,
+                     shard_size=args.shard_size, compress=args.compress)
+    rejected = {s: v["stats"].get("rejected", 0) for s, v in manifest["splits"].items()}
+    print(f"planets: wrote {args.out} ({ {s: v['count'] for s, v in manifest['splits'].items()} }"
+          f" samples, rejected draws {rejected})")
+    return 0
