@@ -1,0 +1,49 @@
+"""Normalizers: fitted statistics, documented range, inverse within one ulp, JSON round trip."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from scinum.normalize import Normalizer
+
+finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)
+
+
+@pytest.mark.parametrize("method", ["minmax", "standard", "none"])
+@given(train=st.lists(finite, min_size=1, max_size=30), test=st.lists(finite, min_size=1, max_size=30))
+def test_inverse_is_exact_to_one_ulp(method, train, test):
+    norm = Normalizer.fit(["f"], [(np.zeros(len(train), int), np.array(train))], method)
+    x = np.array(test)
+    fid = np.zeros(len(x), int)
+    back = norm.inverse(norm.forward(x, fid), fid)
+    tol = np.spacing(np.maximum(np.abs(x), np.abs(norm.shift[0])))
+    assert np.all(np.abs(back - x) <= tol)
+    if norm.shift[0] == 0:
+        assert np.array_equal(back, x)
+    assert np.log2(norm.scale[0]) == round(np.log2(norm.scale[0]))  # power of two
+
+
+def test_minmax_maps_training_range_into_bound():
+    v = np.array([3.0, 7.0, 11.0, 4.5])
+    n = Normalizer.fit(["f"], [(np.zeros(4, int), v)], "minmax", bound=5.0)
+    y = n.forward(v, np.zeros(4, int))
+    assert np.abs(y).max() <= 5.0 and np.abs(y).max() > 2.5
+    assert n.shift[0] == 7.0
+
+
+def test_standard_statistics_and_fields_independent():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(100, 3, 1000), rng.normal(-2, 0.01, 1000)
+    fids = np.r_[np.zeros(1000, int), np.ones(1000, int), -np.ones(3, int)]
+    vals = np.r_[a, b, [np.nan] * 3]
+    n = Normalizer.fit(["a", "b"], [(fids[:1500], vals[:1500]), (fids[1500:], vals[1500:])], "standard")
+    assert n.shift == pytest.approx([a.mean(), b.mean()], rel=1e-12)
+    y = n.forward(vals, fids)
+    assert 0.5 < y[:1000].std() <= 1 and 0.5 < y[1000:2000].std() <= 1
+    assert np.isnan(y[-3:]).all()  # off-number positions untouched
+    m = Normalizer.from_dict(n.to_dict())
+    assert np.array_equal(m.forward(vals[:2000], fids[:2000]), y[:2000])
+
+
+def test_unknown_method():
+    with pytest.raises(ValueError, match="unknown normalizer method"):
+        Normalizer.fit(["f"], [], "zscore")
