@@ -1,0 +1,159 @@
+"""Checkpoints: one file with everything inference needs, loadable with ``weights_only=True``.
+
+A checkpoint is a dict of plain data and tensors::
+
+    {"scinum": {"format": "scinum-checkpoint", "version": 1,
+                "model": ModelConfig dict, "encoding": encoding.config(), "head": head config,
+                "vocab": Vocabulary.to_dict(), "normalizer": Normalizer.to_dict(), "run": {...}},
+     "state_dict": {name: tensor}}
+
+Lightning's training checkpoints (``last.ckpt``) carry the same ``"scinum"`` entry (their
+``state_dict`` keys have a ``model.`` prefix), so :func:`load_checkpoint` reads either.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from . import encodings
+from .codec import Codec, Encoded, Vocabulary
+from .errors import CheckpointError
+from .heads import make_head
+from .model import ModelConfig, NumberMLM
+from .normalize import Normalizer
+
+__all__ = ["FORMAT", "build_model", "save_checkpoint", "load_checkpoint", "TrainedModel", "Prediction"]
+
+FORMAT, VERSION = "scinum-checkpoint", 1
+#: uncertainty entries that are locations / spreads in normalized units (converted to the record's)
+_LOCATIONS, _SPREADS = ("means", "mean", "quantiles"), ("stds", "std")
+
+
+def build_model(meta: dict[str, Any]) -> NumberMLM:
+    """A freshly initialised :class:`NumberMLM` for checkpoint metadata ``meta``."""
+    cfg = ModelConfig.from_dict(meta["model"])
+    encoding = encodings.from_config(meta["encoding"])
+    return NumberMLM(cfg, make_head(encoding, cfg.d_model, meta["head"]))
+
+
+def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: dict[str, Any]) -> None:
+    """Write ``{"scinum": meta, "state_dict": ...}`` atomically (temp name + rename)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    torch.save({"scinum": meta, "state_dict": state}, tmp)
+    os.replace(tmp, path)
+
+
+@dataclass
+class Prediction:
+    """The hidden numbers of one sequence. ``positions`` int64[M] (token positions, ascending),
+    ``values`` float64[M] in the record's units, ``uncertainty`` {name: float64 array [M, ...]}."""
+
+    positions: np.ndarray
+    values: np.ndarray
+    uncertainty: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class TrainedModel:
+    """A loaded checkpoint: ``model`` (eval mode), ``head``, ``codec``, ``vocab``, ``normalizer``,
+    ``encoding``, ``meta``; :meth:`predict` fills hidden numbers in batches."""
+
+    def __init__(self, meta: dict[str, Any], model: NumberMLM, device: str | torch.device = "cpu"):
+        self.meta = meta
+        self.device = torch.device(device)
+        self.model = model.to(self.device).eval()
+        self.head = model.head
+        self.vocab = Vocabulary.from_dict(meta["vocab"])
+        self.codec = Codec(self.vocab)
+        self.normalizer = Normalizer.from_dict(meta["normalizer"])
+        self.encoding = encodings.from_config(meta["encoding"])
+
+    @torch.no_grad()
+    def predict(self, seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, batch_size: int = 64,
+                quantiles: Sequence[float] = ()) -> list[Prediction]:
+        """Predict the numbers at the hidden positions of each sequence.
+
+        ``seqs``: encoded records (``self.codec.encode(record)``; values at hidden positions are
+        ignored — they may be NaN). ``hide``: one bool[L] per sequence, True at the number tokens
+        to hide and predict (see :func:`scinum.data.hidden_positions` for paths -> mask); True at a
+        non-number token raises ``ValueError``. Sequences are batched by length; the result is in
+        input order. ``quantiles`` (in (0, 1)) adds ``uncertainty["quantiles"]`` [M, Q] for heads
+        that have them (mixture). Values and location/spread uncertainties (``means``, ``mean``,
+        ``quantiles``, ``stds``, ``std``) are in the record's units; other entries (probabilities,
+        weights) are unit-free.
+        """
+        from .data import make_batch
+        if len(seqs) != len(hide):
+            raise ValueError(f"{len(seqs)} sequences but {len(hide)} hide masks")
+        masks = [np.asarray(h, bool) for h in hide]
+        for k, (s, h) in enumerate(zip(seqs, masks)):
+            if h.shape != s.ids.shape or (h & (s.fields < 0)).any():
+                raise ValueError(f"sequence {k}: hide mask must be bool[{len(s)}] and True only at "
+                                 "number tokens")
+        clean = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
+        order = np.argsort([len(s) for s in seqs], kind="stable")
+        out: list[Prediction | None] = [None] * len(seqs)
+        for a in range(0, len(order), batch_size):
+            idx = order[a:a + batch_size]
+            batch = make_batch([clean[i] for i in idx], [masks[i] for i in idx], vocab=self.vocab,
+                               normalizer=self.normalizer, encoding=self.encoding)
+            batch = {k: v.to(self.device) for k, v in batch.items()}
+            h = self.model(batch["ids"], batch["feats"], batch["attend"])
+            res = self.head(h[batch["num_pos"]])
+            fids = batch["num_field"].cpu().numpy()
+            values = self.normalizer.inverse(self.head.predict(res).cpu().numpy(), fids)
+            unc = {k: v.double().cpu().numpy() for k, v in self.head.uncertainty(res).items()}
+            if quantiles and hasattr(self.head, "quantile"):
+                unc["quantiles"] = self.head.quantile(res, list(quantiles)).cpu().numpy()
+            scale = self.normalizer.scale[np.where(fids >= 0, fids, 0)]
+            for k in unc:
+                if k in _LOCATIONS:
+                    f = fids.reshape((-1,) + (1,) * (unc[k].ndim - 1))
+                    unc[k] = self.normalizer.inverse(unc[k], np.broadcast_to(f, unc[k].shape))
+                elif k in _SPREADS:
+                    unc[k] = unc[k] * scale.reshape((-1,) + (1,) * (unc[k].ndim - 1))
+            counts = batch["num_pos"].sum(1).cpu().numpy()
+            starts = np.concatenate([[0], np.cumsum(counts)])
+            for j, i in enumerate(idx):
+                sl = slice(starts[j], starts[j + 1])
+                out[i] = Prediction(np.flatnonzero(masks[i]), values[sl], {k: v[sl] for k, v in unc.items()})
+        return out  # type: ignore[return-value]
+
+
+def load_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu") -> TrainedModel:
+    """Load a scinum checkpoint (or a Lightning ``.ckpt`` written by ``scinum fit``) safely.
+
+    Uses ``torch.load(..., weights_only=True)``: no code from the file runs. A missing,
+    truncated or foreign file, or weights that do not fit the stored config, raise
+    :class:`~scinum.errors.CheckpointError` naming the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path}: no such checkpoint file")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, pickle.UnpicklingError, EOFError, ValueError, OSError) as e:
+        raise CheckpointError(f"{path}: not a readable checkpoint (truncated or not a torch file: "
+                              f"{str(e).splitlines()[0][:200]})") from None
+    meta = ckpt.get("scinum") if isinstance(ckpt, dict) else None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: not a scinum checkpoint (no scinum metadata)")
+    if meta.get("version", 0) > VERSION:
+        raise CheckpointError(f"{path}: checkpoint version {meta['version']} is newer than this "
+                              f"scinum reads ({VERSION})")
+    state = ckpt.get("state_dict", {})
+    if any(k.startswith("model.") for k in state):
+        state = {k[len("model."):]: v for k, v in state.items() if k.startswith("model.")}
+    try:
+        model = build_model(meta)
+        model.load_state_dict(state)
+    except (KeyError, ValueError, RuntimeError, TypeError) as e:
+        raise CheckpointError(f"{path}: weights do not match the stored config ({str(e)[:300]})") from None
+    return TrainedModel(meta, model, device)

@@ -1,0 +1,372 @@
+"""Tokenized shards on disk, MLM masking, length-bucketed batches, the LightningDataModule.
+
+* :func:`tokenize_dataset` tokenizes a dataset directory once into memory-mapped arrays under
+  ``<dataset>/.tokens/<key>/`` (or a cache dir of your choice); ``key`` hashes the manifest and
+  the codec options, so a rebuilt dataset gets new shards. The vocabulary is built from the
+  train split and saved next to the shards (``vocab.json``). Raw float64 values are stored;
+  normalization happens at batch time, so any normalizer can be used with the same shards.
+* :class:`TokenShards` reads one split: concatenated ``ids`` int32, ``values`` float64,
+  ``fields`` int32, ``offsets`` int64[n+1], and the ``(file, line)`` of every record.
+* :func:`make_batch` turns sequences + "hide these positions" masks into model inputs (shared
+  by training and inference); :class:`MLMCollator` draws the masks (seeded per batch).
+* :class:`BucketBatchSampler` groups records of similar length so padding costs little.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+
+from .codec import Codec, Encoded, Vocabulary
+from .datasets import Dataset
+from .errors import RecordError, ValueOutOfRange
+from .normalize import Normalizer
+from .paths import format_path, matches, parse_path, select
+from .records import read_jsonl, write_text_atomic
+
+__all__ = ["tokenize_dataset", "TokenShards", "make_batch", "MLMCollator", "BucketBatchSampler",
+           "hidden_positions", "fit_normalizer", "check_representable", "MLMDataModule"]
+
+CACHE_FORMAT = 1
+_CHUNK = 1 << 20  # tokens per chunk when scanning shards
+
+
+def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int) -> Path:
+    key = json.dumps({"manifest": dataset.manifest, "max_run": max_run, "format": CACHE_FORMAT},
+                     sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Path(cache_dir) / digest if cache_dir else dataset.path / ".tokens" / digest
+
+
+def tokenize_dataset(path: str | os.PathLike, splits: Sequence[str] = ("train", "val"), *,
+                     cache_dir: str | os.PathLike | None = None,
+                     max_run: int = 8) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
+    """Tokenize ``splits`` of a dataset directory once (later calls reuse the shards).
+
+    Returns the vocabulary (built from ``train``) and a :class:`TokenShards` per split. A record
+    the vocabulary cannot encode raises a :class:`RecordError` naming its file, line and path.
+    """
+    dataset = Dataset(path)
+    root = _cache_root(dataset, cache_dir, max_run)
+    root.mkdir(parents=True, exist_ok=True)
+    vocab_file = root / "vocab.json"
+    if not vocab_file.exists():
+        Vocabulary.build(dataset.records("train"), max_run=max_run).save(vocab_file)
+    vocab = Vocabulary.load(vocab_file)
+    codec = Codec(vocab)
+    out = {}
+    for split in splits:
+        if not (root / split / "meta.json").exists():
+            _write_split(dataset, split, codec, root)
+        out[split] = TokenShards(root / split, dataset.path)
+    return vocab, out
+
+
+def _write_split(dataset: Dataset, split: str, codec: Codec, root: Path) -> None:
+    """Stream ``split`` into raw binary arrays in a temp dir, then rename it into place."""
+    tmp = root / f".{split}.tmp{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    files = [str(f.relative_to(dataset.path)) for f in dataset.files(split)]
+    n = n_tok = 0
+    with open(tmp / "ids.bin", "wb") as fi, open(tmp / "values.bin", "wb") as fv, \
+            open(tmp / "fields.bin", "wb") as ff, open(tmp / "offsets.bin", "wb") as fo, \
+            open(tmp / "source.bin", "wb") as fs:
+        fo.write(np.zeros(1, np.int64).tobytes())
+        for k, rel in enumerate(files):
+            for line, record in read_jsonl(dataset.path / rel):
+                try:
+                    enc = codec.encode(record)
+                except RecordError as e:
+                    raise e.located(file=str(dataset.path / rel), line=line) from None
+                fi.write(enc.ids.astype(np.int32).tobytes())
+                fv.write(enc.values.tobytes())
+                ff.write(enc.fields.astype(np.int32).tobytes())
+                n, n_tok = n + 1, n_tok + len(enc)
+                fo.write(np.array([n_tok], np.int64).tobytes())
+                fs.write(np.array([k, line], np.int32).tobytes())
+    write_text_atomic(tmp / "meta.json", json.dumps({"records": n, "tokens": n_tok, "files": files}))
+    final = root / split
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+
+
+class TokenShards:
+    """One tokenized split, memory-mapped (nothing but ``offsets`` is read eagerly)."""
+
+    def __init__(self, path: str | os.PathLike, dataset_path: str | os.PathLike | None = None):
+        self.path = Path(path)
+        self.dataset_path = Path(dataset_path) if dataset_path else None
+        meta = json.loads((self.path / "meta.json").read_text())
+        self.files: list[str] = meta["files"]
+        n, t = meta["records"], meta["tokens"]
+
+        def mm(name: str, dtype, shape):
+            if not shape[0]:
+                return np.zeros(shape, dtype)
+            return np.memmap(self.path / name, dtype=dtype, mode="r", shape=shape)
+
+        self.ids, self.values, self.fields = mm("ids.bin", np.int32, (t,)), mm("values.bin", np.float64, (t,)), \
+            mm("fields.bin", np.int32, (t,))
+        self.offsets = np.fromfile(self.path / "offsets.bin", dtype=np.int64)
+        self.source = mm("source.bin", np.int32, (n, 2))
+        self.lengths = np.diff(self.offsets)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __getitem__(self, i: int) -> Encoded:
+        a, b = self.offsets[i], self.offsets[i + 1]
+        return Encoded(self.ids[a:b].astype(np.int64), np.array(self.values[a:b]),
+                       np.array(self.fields[a:b]))
+
+    def location(self, i: int) -> tuple[str, int]:
+        """``(file, line)`` of record ``i``."""
+        k, line = self.source[i]
+        base = self.dataset_path if self.dataset_path else Path(".")
+        return str(base / self.files[k]), int(line)
+
+    def chunks(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """``(start token, fields, values)`` in chunks of about a million tokens."""
+        for a in range(0, len(self.ids), _CHUNK):
+            yield a, np.asarray(self.fields[a:a + _CHUNK]), np.asarray(self.values[a:a + _CHUNK])
+
+
+def fit_normalizer(shards: TokenShards, vocab: Vocabulary, method: str, bound: float = 5.0) -> Normalizer:
+    """Fit a :class:`Normalizer` on a (train) split's shards, chunk by chunk."""
+    return Normalizer.fit(vocab.fields, ((f, v) for _, f, v in shards.chunks()), method, bound)
+
+
+def check_representable(shards: TokenShards, normalizer: Normalizer, encoding: Any, codec: Codec) -> None:
+    """Raise :class:`ValueOutOfRange` (file, line, JSON path) at the first number the encoding
+    cannot represent after normalization."""
+    for start, f, v in shards.chunks():
+        on = f >= 0
+        ok = np.ones(len(f), bool)
+        ok[on] = encoding.representable(torch.from_numpy(normalizer.forward(v[on], f[on]))).numpy()
+        if ok.all():
+            continue
+        tok = start + int(np.flatnonzero(~ok)[0])
+        rec = int(np.searchsorted(shards.offsets, tok, side="right") - 1)
+        file, line = shards.location(rec)
+        record = next(r for n, r in read_jsonl(file) if n == line)
+        k = int((shards.fields[shards.offsets[rec]:tok] >= 0).sum())
+        path = format_path(codec.number_paths(record)[k])
+        raise ValueOutOfRange(f"value {float(shards.values[tok])!r} (normalized "
+                              f"{float(normalizer.forward(shards.values[tok:tok + 1], shards.fields[tok:tok + 1])[0])!r}) "
+                              f"is outside the exact range of encoding {encoding.config()} "
+                              f"({encoding.range_text()})", file=file, line=line, path=path)
+
+
+def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
+    """bool[L]: the number tokens of ``codec.encode(record)`` at or under any path ``patterns``
+    names (``data[-1][*]``, ``description.*``...). Raises ``KeyError`` naming a pattern that
+    matches no number."""
+    enc_paths = codec.number_paths(record)
+    is_num = np.isin(codec.encode(record).ids, (codec.vocab.num_id, codec.vocab.int_id))
+    hide = np.zeros(len(enc_paths), bool)
+    for pattern in patterns:
+        nodes = select(record, parse_path(pattern) if isinstance(pattern, str) else pattern)
+        hit = np.array([any(matches(n, p[:len(n)]) for n in nodes) for p in enc_paths], bool)
+        if not hit.any():
+            raise KeyError(f"path {pattern!r} names no number of the record")
+        hide |= hit
+    out = np.zeros(len(is_num), bool)
+    out[np.flatnonzero(is_num)] = hide
+    return out
+
+
+def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, vocab: Vocabulary,
+               normalizer: Normalizer, encoding: Any, pad_to: int = 1) -> dict[str, torch.Tensor]:
+    """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
+
+    Returns (B sequences, T = max length rounded up to ``pad_to``, M hidden numbers):
+
+    * ``ids`` int64[B, T]: hidden tokens replaced by ``[MASK]``, padding ``[PAD]``;
+    * ``feats`` float32[B, T, dim]: encoding features of *visible* numbers, neutral elsewhere
+      (1 for ``combine == "multiply"``, 0 for ``"add"``) — a hidden value never appears here;
+    * ``attend`` bool[B, T]: real tokens; ``targets`` int64[B, T]: true id at hidden tokens, -100
+      elsewhere; ``num_pos`` bool[B, T]: hidden number tokens;
+    * ``num_target`` float64[M] (normalized), ``num_field`` int64[M], in row-major order of
+      ``num_pos``.
+    """
+    B, T = len(seqs), max((len(s) for s in seqs), default=1)
+    T = -(-max(T, 1) // pad_to) * pad_to
+    ids = np.full((B, T), vocab.pad_id, np.int64)
+    vals = np.zeros((B, T), np.float64)
+    fld = np.full((B, T), -1, np.int64)
+    hid = np.zeros((B, T), bool)
+    for b, (s, h) in enumerate(zip(seqs, hide)):
+        n = len(s)
+        ids[b, :n], vals[b, :n], fld[b, :n], hid[b, :n] = s.ids, s.values, s.fields, h
+    attend = ids != vocab.pad_id
+    is_num = fld >= 0
+    norm = np.zeros((B, T), np.float64)
+    norm[is_num] = normalizer.forward(vals[is_num], fld[is_num])
+    visible = is_num & ~hid
+    neutral = 1.0 if encoding.combine == "multiply" else 0.0
+    feats = torch.full((B, T, encoding.dim), neutral, dtype=torch.float32)
+    if visible.any():
+        feats[torch.from_numpy(visible)] = encoding.encode(torch.from_numpy(norm[visible]))
+    targets = np.where(hid, ids, -100)
+    num_pos = hid & is_num
+    ids = np.where(hid, vocab.mask_id, ids)
+    return {"ids": torch.from_numpy(ids), "feats": feats, "attend": torch.from_numpy(attend),
+            "targets": torch.from_numpy(targets), "num_pos": torch.from_numpy(num_pos),
+            "num_target": torch.from_numpy(norm[num_pos]), "num_field": torch.from_numpy(fld[num_pos])}
+
+
+class MLMCollator:
+    """Collate ``(Encoded, batch_seed)`` items into a :func:`make_batch` dict with random masking.
+
+    Each real token is hidden with probability ``mask_prob`` (xVal: 0.2), drawn from a generator
+    seeded by ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
+    processes or on the order batches are produced. ``(Encoded, batch_seed, hide)`` items carry
+    their own masks (evaluation: whole fields hidden by path, see :func:`hidden_positions`).
+    """
+
+    def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
+                 mask_prob: float = 0.2, seed: int = 0, pad_to: int = 1):
+        if not 0 < mask_prob < 1:
+            raise ValueError(f"mask_prob must be in (0, 1), got {mask_prob}")
+        self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
+        self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
+
+    def __call__(self, items: Sequence[tuple]) -> dict[str, torch.Tensor]:
+        seqs = [it[0] for it in items]
+        if all(len(it) > 2 for it in items):
+            hide = [it[2] for it in items]
+        else:
+            rng = np.random.default_rng([self.seed, int(items[0][1])])
+            hide = [rng.random(len(s)) < self.mask_prob for s in seqs]
+        return make_batch(seqs, hide, vocab=self.vocab, normalizer=self.normalizer,
+                          encoding=self.encoding, pad_to=self.pad_to)
+
+
+class BucketBatchSampler:
+    """Batches of ``batch_size`` records of similar length; yields lists of ``(index, batch_seed)``.
+
+    One *pass* = a seeded permutation of the records, cut into pools of ``pool`` batches, each
+    pool sorted by length and cut into batches, the batches shuffled. Batch ``g`` (counted over
+    all passes) gets seed ``g`` and goes to rank ``g % world_size``, so the stream is a pure
+    function of ``(seed, g)``: resuming at step ``start`` (``start`` batches of this rank already
+    consumed) replays exactly what an uninterrupted run would have seen. ``infinite=False``: one
+    pass, unshuffled, fixed seeds (validation).
+    """
+
+    def __init__(self, lengths: np.ndarray, batch_size: int, *, seed: int = 0, pool: int = 50,
+                 infinite: bool = True, rank: int = 0, world_size: int = 1, start: int = 0):
+        self.lengths, self.bs, self.seed, self.pool = np.asarray(lengths), batch_size, seed, pool
+        self.infinite, self.rank, self.world, self.start = infinite, rank, world_size, start
+        self.per_pass = (-(-len(self.lengths) // batch_size) // world_size) * world_size
+        if self.per_pass == 0:
+            raise ValueError(f"{len(self.lengths)} records make no batch for {world_size} ranks")
+
+    def _pass(self, p: int) -> list[np.ndarray]:
+        n = len(self.lengths)
+        if not self.infinite:
+            order = np.argsort(self.lengths, kind="stable")
+            return [order[i:i + self.bs] for i in range(0, n, self.bs)][:self.per_pass]
+        rng = np.random.default_rng([self.seed, p])
+        perm, chunk = rng.permutation(n), self.bs * self.pool
+        batches = []
+        for a in range(0, n, chunk):
+            part = perm[a:a + chunk]
+            part = part[np.argsort(self.lengths[part], kind="stable")]
+            batches += [part[i:i + self.bs] for i in range(0, len(part), self.bs)]
+        return [batches[i] for i in rng.permutation(len(batches))][:self.per_pass]
+
+    def __iter__(self) -> Iterator[list[tuple[int, int]]]:
+        g = self.start * self.world + self.rank
+        while self.infinite or g < self.per_pass:
+            p, k = divmod(g, self.per_pass)
+            batches = self._pass(p)
+            while k < self.per_pass:
+                yield [(int(i), p * self.per_pass + k) for i in batches[k]]
+                g, k = g + self.world, k + self.world
+            if not self.infinite:
+                return
+
+    def __len__(self) -> int:
+        if self.infinite:
+            raise TypeError("an infinite sampler has no length")
+        return self.per_pass // self.world
+
+
+class _Items(torch.utils.data.Dataset):
+    def __init__(self, shards: TokenShards):
+        self.shards = shards
+
+    def __len__(self) -> int:
+        return len(self.shards)
+
+    def __getitem__(self, item: tuple[int, int]) -> tuple[Encoded, int]:
+        i, batch_seed = item
+        return self.shards[i], batch_seed
+
+
+class MLMDataModule(L.LightningDataModule):
+    """Tokenized train/val shards -> seeded, bucketed MLM batches.
+
+    ``setup`` tokenizes (once, cached), fits the normalizer on train and checks every train/val
+    number is representable by the encoding (error: file, line, path). With several devices each
+    rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
+    """
+
+    def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", batch_size: int = 32,
+                 mask_prob: float = 0.2, seed: int = 0, num_workers: int = 0, pool: int = 50,
+                 cache_dir: str | None = None, max_run: int = 8, val_split: str | None = "val"):
+        super().__init__()
+        self.path, self.encoding, self.method = path, encoding, normalizer
+        self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
+        self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
+        self.val_split = val_split
+        self.vocab: Vocabulary | None = None
+        self.normalizer: Normalizer | None = None
+
+    def prepare(self) -> None:
+        """Tokenize, build the vocabulary and fit the normalizer (idempotent)."""
+        if self.vocab is not None:
+            return
+        splits = ["train"] + ([self.val_split] if self.val_split in Dataset(self.path).splits else [])
+        self.vocab, self.shards = tokenize_dataset(self.path, splits, cache_dir=self.cache_dir,
+                                                   max_run=self.max_run)
+        self.normalizer = fit_normalizer(self.shards["train"], self.vocab, self.method)
+        for s in self.shards.values():
+            check_representable(s, self.normalizer, self.encoding, Codec(self.vocab))
+
+    def setup(self, stage: str | None = None) -> None:
+        self.prepare()
+
+    def _loader(self, shards: TokenShards, sampler: BucketBatchSampler) -> DataLoader:
+        collate = MLMCollator(self.vocab, self.normalizer, self.encoding, self.mask_prob, self.seed)
+        return DataLoader(_Items(shards), batch_sampler=sampler, collate_fn=collate,
+                          num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
+
+    def _rank(self) -> tuple[int, int]:
+        t = self.trainer
+        return (t.global_rank, t.world_size) if t is not None else (0, 1)
+
+    def train_dataloader(self) -> DataLoader:
+        rank, world = self._rank()
+        t = self.trainer
+        start = t.global_step * t.accumulate_grad_batches if t is not None else 0
+        return self._loader(self.shards["train"], BucketBatchSampler(
+            self.shards["train"].lengths, self.batch_size, seed=self.seed, pool=self.pool,
+            rank=rank, world_size=world, start=start))
+
+    def val_dataloader(self) -> DataLoader | list:
+        if self.val_split not in self.shards:
+            return []
+        rank, world = self._rank()
+        return self._loader(self.shards[self.val_split], BucketBatchSampler(
+            self.shards[self.val_split].lengths, self.batch_size, infinite=False, rank=rank,
+            world_size=world))

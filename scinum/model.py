@@ -1,0 +1,164 @@
+"""The transformer trunk: a bidirectional encoder in the xVal paper's GPT-2 style (seed 002, App. A).
+
+* pre-LN blocks, MLP width ``mlp_ratio·d`` with GELU, no biases anywhere in the trunk
+  (linear layers and LayerNorms), init std ``(2·fan_in·n_layers)^-1/2`` for every linear map,
+  token head tied to the token embedding;
+* attention through :func:`torch.nn.functional.scaled_dot_product_attention`, bidirectional,
+  with padding masked out as keys (a pad is never attended to; its own output is never used);
+* positions by rotary embeddings (RoPE). Why rotary rather than the paper's learned table: the
+  records are long, repetitive structures (one time step after another) where *relative* offsets
+  carry the meaning; RoPE has no maximum length (a learned table silently fails past the longest
+  training record), adds no parameters, and a sequence's result does not depend on where it sits
+  in a padded batch.
+
+Numbers enter at ``[NUM]``/``[INT]`` tokens as the encoding prescribes (``combine``):
+``"multiply"`` (xVal) scales the token embedding by the single feature, ``"add"`` adds a linear
+map (no bias) of the features. The caller (:mod:`scinum.data`) hands in features that are
+already *neutral* where no visible number sits (1 for multiply, 0 for add), so a masked number's
+value cannot reach the trunk: its token is ``[MASK]`` and its features are neutral.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .heads import NumberHead
+
+__all__ = ["ModelConfig", "Transformer", "NumberMLM"]
+
+
+@dataclass
+class ModelConfig:
+    """Size and shape of the trunk. ``vocab_size`` comes from the :class:`~scinum.codec.Vocabulary`;
+    ``num_dim`` and ``combine`` from the number encoding."""
+
+    vocab_size: int
+    num_dim: int = 1
+    combine: str = "multiply"
+    d_model: int = 256
+    n_layers: int = 4
+    n_heads: int = 4
+    mlp_ratio: int = 4
+    dropout: float = 0.0
+    rope_base: float = 10000.0
+
+    def __post_init__(self) -> None:
+        if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
+            raise ValueError(f"d_model {self.d_model} must split into {self.n_heads} heads of even size")
+        if self.combine not in ("multiply", "add"):
+            raise ValueError(f"combine must be 'multiply' or 'add', got {self.combine!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown model config keys {sorted(unknown)}")
+        return cls(**d)
+
+
+def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate pairs (first half, second half) of the head dim. x: [B, H, L, hd]; cos/sin: [L, hd/2]."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
+
+
+class Block(nn.Module):
+    """Pre-LN transformer block without biases."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        d = cfg.d_model
+        self.n_heads, self.dropout = cfg.n_heads, cfg.dropout
+        self.ln1 = nn.LayerNorm(d, bias=False)
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.proj = nn.Linear(d, d, bias=False)
+        self.ln2 = nn.LayerNorm(d, bias=False)
+        self.fc = nn.Linear(d, cfg.mlp_ratio * d, bias=False)
+        self.fc_out = nn.Linear(cfg.mlp_ratio * d, d, bias=False)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
+                attn_mask: torch.Tensor | None) -> torch.Tensor:
+        B, L, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+        q, k = _rope(q, cos, sin), _rope(k, cos, sin)
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask,
+                                           dropout_p=self.dropout if self.training else 0.0)
+        x = x + self.drop(self.proj(a.transpose(1, 2).reshape(B, L, d)))
+        return x + self.drop(self.fc_out(F.gelu(self.fc(self.ln2(x)))))
+
+
+class Transformer(nn.Module):
+    """Token + number embedding -> ``n_layers`` blocks -> final LayerNorm; tied token head."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.num_proj = nn.Linear(cfg.num_dim, cfg.d_model, bias=False) if cfg.combine == "add" else None
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.ln_f = nn.LayerNorm(cfg.d_model, bias=False)
+        hd = cfg.d_model // cfg.n_heads
+        self.register_buffer("inv_freq", cfg.rope_base ** (-torch.arange(0, hd, 2, dtype=torch.float32) / hd),
+                             persistent=False)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """xVal/GPT-2 init: linear maps N(0, (2·fan_in·n_layers)^-1/2); embedding N(0, d^-1/2)
+        (unit-RMS rows, so the tied head starts with O(1) logits); LayerNorm weight 1."""
+        n = self.cfg.n_layers
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, std=(2 * m.in_features * n) ** -0.5)
+        nn.init.normal_(self.tok.weight, std=self.cfg.d_model ** -0.5)
+
+    def embed(self, ids: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+        """ids int64[B, L], feats float32[B, L, num_dim] (neutral off visible numbers) -> [B, L, d]."""
+        x = self.tok(ids)
+        if self.num_proj is None:
+            return x * feats[..., :1].to(x.dtype)
+        return x + self.num_proj(feats.to(x.dtype))
+
+    def forward(self, ids: torch.Tensor, feats: torch.Tensor,
+                attend: torch.Tensor | None = None) -> torch.Tensor:
+        """Hidden states float[B, L, d].
+
+        ``attend`` bool[B, L]: True at real tokens, False at padding (None: no padding). Rows of
+        padding positions are computed but meaningless.
+        """
+        x = self.embed(ids, feats)
+        L = ids.shape[1]
+        ang = torch.outer(torch.arange(L, device=ids.device, dtype=torch.float32), self.inv_freq)
+        cos, sin = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
+        mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
+        for block in self.blocks:
+            x = block(x, cos, sin, mask)
+        return self.ln_f(x)
+
+    def token_logits(self, h: torch.Tensor) -> torch.Tensor:
+        """Tied token head: h[..., d] -> logits[..., vocab_size]."""
+        return h @ self.tok.weight.T
+
+
+class NumberMLM(nn.Module):
+    """Trunk plus number head: the whole trainable model (what a checkpoint's weights hold)."""
+
+    def __init__(self, cfg: ModelConfig, head: NumberHead):
+        super().__init__()
+        self.trunk = Transformer(cfg)
+        self.head = head
+
+    def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None) -> torch.Tensor:
+        return self.trunk(ids, feats, attend)
+
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+

@@ -1,0 +1,168 @@
+"""Training: the Lightning module, the optimiser and schedule, and ``scinum fit``.
+
+Loss = token cross-entropy over hidden tokens + λ · number loss over hidden number tokens
+(``optim.number_loss_weight``); each term is a mean over its hidden positions and 0 (not NaN)
+when a batch hides none. AdamW (weight decay on matrices only), linear warmup then cosine decay
+to ``min_lr_ratio · lr`` (xVal: 0.1) at ``max_steps``, gradient clipping by norm. Precision
+``bf16-mixed`` on GPU and ``32-true`` on CPU unless set; several devices/nodes go through
+Lightning's strategies (DDP by default). Checkpoints (``<out>/checkpoints/last.ckpt``, resumed
+automatically) and the final ``<out>/model.ckpt`` carry everything :mod:`scinum.checkpoint`
+needs. Logs: CSV (``<out>/logs``), TensorBoard too when installed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import lightning as L
+import torch
+import torch.nn.functional as F
+
+from . import encodings
+from .checkpoint import FORMAT, VERSION, build_model, save_checkpoint
+from .config import load_config, resolve_normalizer
+from .data import MLMDataModule
+from .records import write_text_atomic
+
+__all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
+
+
+def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
+    """Multiplier of the base LR: linear warmup over ``warmup`` steps, cosine to ``min_ratio``."""
+    if step < warmup:
+        return (step + 1) / warmup
+    t = min(1.0, (step - warmup) / max(1, total - warmup))
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * t))
+
+
+class MLMModule(L.LightningModule):
+    """Wraps a :class:`~scinum.model.NumberMLM` built from checkpoint metadata ``meta``."""
+
+    def __init__(self, meta: dict[str, Any], optim: dict[str, Any], max_steps: int):
+        super().__init__()
+        self.meta, self.optim, self.max_steps = meta, optim, max_steps
+        self.model = build_model(meta)
+
+    def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """``loss``, ``token_ce``, ``number_loss`` (float32 scalars) and ``number_abs_err`` (mean
+        |prediction - target| in normalized units, for logging)."""
+        h = self.model(batch["ids"], batch["feats"], batch["attend"])
+        tok = batch["targets"] != -100
+        logits = self.model.trunk.token_logits(h[tok]).float()
+        token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
+        out = self.model.head(h[batch["num_pos"]])
+        per = self.model.head.loss(out, batch["num_target"])
+        n = batch["num_pos"].sum().clamp(min=1)
+        number_loss = per.sum() / n
+        with torch.no_grad():
+            err = (self.model.head.predict(out) - batch["num_target"]).abs().sum() / n
+        loss = token_ce + self.optim["number_loss_weight"] * number_loss
+        return {"loss": loss, "token_ce": token_ce, "number_loss": number_loss,
+                "number_abs_err": err.float()}
+
+    def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        res = self.losses(batch)
+        bs = batch["ids"].shape[0]
+        self.log("train/loss", res["loss"], prog_bar=True, batch_size=bs)
+        self.log_dict({f"train/{k}": v for k, v in res.items() if k != "loss"}, batch_size=bs)
+        self.log("train/tokens", batch["attend"].sum().float(), reduce_fx="sum", batch_size=bs)
+        return res["loss"]
+
+    def validation_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> None:
+        res = self.losses(batch)
+        self.log_dict({f"val/{k}": v for k, v in res.items()}, batch_size=batch["ids"].shape[0],
+                      sync_dist=True, prog_bar=False)
+
+    def configure_optimizers(self):
+        o = self.optim
+        decay = [p for p in self.parameters() if p.dim() >= 2]
+        no_decay = [p for p in self.parameters() if p.dim() < 2]
+        opt = torch.optim.AdamW([{"params": decay, "weight_decay": o["weight_decay"]},
+                                 {"params": no_decay, "weight_decay": 0.0}],
+                                lr=o["lr"], betas=tuple(o["betas"]))
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: lr_factor(s, o["warmup_steps"], self.max_steps, o["min_lr_ratio"]))
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        checkpoint["scinum"] = self.meta
+
+
+def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> dict[str, Any]:
+    """Checkpoint metadata (plain JSON-able data) for a prepared data module."""
+    from .model import ModelConfig
+    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine,
+                      **config["model"])
+    return {"format": FORMAT, "version": VERSION, "model": cfg.to_dict(), "encoding": encoding.config(),
+            "head": dict(config["head"]), "vocab": dm.vocab.to_dict(), "normalizer": dm.normalizer.to_dict(),
+            "run": {"data": str(config["data"]["path"]), "seed": config["seed"]}}
+
+
+def _loggers(out: Path) -> list:
+    from lightning.pytorch.loggers import CSVLogger
+    loggers = [CSVLogger(out, name="logs", version="")]
+    try:
+        import tensorboard  # noqa: F401
+        from lightning.pytorch.loggers import TensorBoardLogger
+        loggers.append(TensorBoardLogger(out, name="tb", version=""))
+    except ImportError:
+        pass
+    return loggers
+
+
+def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
+    """Train as ``config`` says (see :mod:`scinum.config`); resume from ``<out>/checkpoints/last.ckpt``
+    if present. Returns the path of the exported ``<out>/model.ckpt``."""
+    from lightning.pytorch.callbacks import ModelCheckpoint
+    L.seed_everything(config["seed"], workers=True, verbose=False)
+    out = Path(config["out_dir"])
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "config.json", json.dumps(config, indent=1))
+    encoding = encodings.from_config(config["encoding"])
+    d, t = config["data"], dict(config["trainer"])
+    dm = MLMDataModule(d["path"], encoding, normalizer=resolve_normalizer(config, encoding),
+                       batch_size=d["batch_size"], mask_prob=d["mask_prob"], seed=config["seed"],
+                       num_workers=d["num_workers"], pool=d["pool"], cache_dir=d["cache_dir"],
+                       max_run=d["max_run"], val_split=d["val_split"])
+    dm.prepare()
+    meta = make_meta(config, dm, encoding)
+    module = MLMModule(meta, config["optim"], t["max_steps"])
+    precision = t.pop("precision")
+    if precision == "auto":
+        gpu = t["accelerator"] in ("auto", "gpu", "cuda") and torch.cuda.is_available()
+        precision = "bf16-mixed" if gpu else "32-true"
+    ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
+                              every_n_train_steps=t.pop("checkpoint_every_n_steps"))
+    has_val = dm.val_split in dm.shards and t["limit_val_batches"] != 0
+    trainer = L.Trainer(
+        max_steps=t.pop("max_steps"), accelerator=t.pop("accelerator"), devices=t.pop("devices"),
+        num_nodes=t.pop("num_nodes"), strategy=t.pop("strategy"), precision=precision,
+        accumulate_grad_batches=t.pop("accumulate_grad_batches"),
+        val_check_interval=t.pop("val_check_interval") if has_val else None,
+        check_val_every_n_epoch=None, limit_val_batches=t.pop("limit_val_batches") if has_val else 0,
+        log_every_n_steps=t.pop("log_every_n_steps"), enable_progress_bar=t.pop("progress_bar"),
+        gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
+        callbacks=[ckpt_cb, *callbacks], logger=_loggers(out), default_root_dir=out,
+        deterministic=False, enable_model_summary=False, num_sanity_val_steps=0, **t)
+    last = out / "checkpoints" / "last.ckpt"
+    trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.exists() else None)
+    final = out / "model.ckpt"
+    if trainer.is_global_zero:
+        save_checkpoint(final, module.model, meta)
+    return final
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="YAML config (see configs/planets-tiny.yaml)")
+    parser.add_argument("overrides", nargs=argparse.REMAINDER,
+                        help="overrides: --trainer.max_steps 100 or optim.lr=1e-3 ...")
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config, args.overrides)
+    path = fit(config)
+    print(f"scinum fit: model written to {path}")
+    return 0
