@@ -59,18 +59,18 @@ class T2mView:
 
     def __init__(self, pieces: list[_Piece], lat: np.ndarray, lon: np.ndarray,
                  units: str | None, source: str, vectorized: bool):
-        pieces = sorted(pieces, key=lambda p: p.times[0])
-        self.times = np.concatenate([p.times for p in pieces])
-        d = np.diff(self.times.astype(np.int64))
-        if (d <= 0).any():
-            k = int(np.flatnonzero(d <= 0)[0])
-            files = [p.file for p in pieces for _ in p.times]
-            what = "duplicated" if d[k] == 0 else "non-monotonic (overlapping files)"
-            raise DatasetError(f"{files[k + 1]}: {what} time {self.times[k + 1]} "
-                               f"(after {self.times[k]} from {files[k]})")
+        times = np.concatenate([p.times for p in pieces])
+        piece_of = np.concatenate([np.full(len(p.times), i) for i, p in enumerate(pieces)])
+        order = np.argsort(times, kind="stable")
+        self.times = times[order]
+        self.piece_of = piece_of[order]
+        self.local_of = np.concatenate([p.local for p in pieces])[order]
+        dup = np.flatnonzero(np.diff(self.times.astype(np.int64)) == 0)
+        if len(dup):
+            a, b = (pieces[self.piece_of[k]].file for k in (dup[0], dup[0] + 1))
+            raise DatasetError(f"{b}: duplicated time {self.times[dup[0]]}, also in {a} "
+                               "(overlapping files)")
         self.pieces = pieces
-        self.piece_of = np.concatenate([np.full(len(p.times), i) for i, p in enumerate(pieces)])
-        self.local_of = np.concatenate([p.local for p in pieces])
         self.lat, self.lon = lat, lon
         self.units, self.source, self.vectorized = units, source, vectorized
 
