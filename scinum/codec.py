@@ -16,6 +16,11 @@ floats). For the planets sample format this gives ``8 + 9·n_planets + 3·n_plan
 tokens (xVal reference: ``11 + 15·n_planets + 3·n_planets·n_steps``).
 A key, string or numeric field the vocabulary lacks raises :class:`VocabularyError` naming the
 JSON path — nothing is dropped or replaced silently.
+
+Text mode (``Codec(vocab, text=scinum.encodings.get("p1000"))``, the xVal paper's baselines):
+each number becomes its ``text.tokens_per_number`` tokens instead of one ``[NUM]``; its exact
+value and field id sit on every one of them, and decoding parses the tokens (so numbers come
+back rounded to the scheme's precision, as floats).
 """
 from __future__ import annotations
 
@@ -77,11 +82,13 @@ class Vocabulary:
         return isinstance(other, Vocabulary) and (self.tokens, self.fields) == (other.tokens, other.fields)
 
     @classmethod
-    def build(cls, records: Iterable[dict], *, max_run: int = 8, min_run_count: int = 1) -> "Vocabulary":
+    def build(cls, records: Iterable[dict], *, max_run: int = 8, min_run_count: int = 1,
+              number_tokens: Iterable[str] = ()) -> "Vocabulary":
         """Collect keys, strings, bracket runs (length 2..``max_run``) and numeric fields.
 
         ``records`` is typically ``Dataset(path).records("train")``; order of first appearance
-        decides ids, so the same data gives the same vocabulary.
+        decides ids, so the same data gives the same vocabulary. ``number_tokens``: a text
+        encoding's :meth:`~scinum.encodings.text.TextEncoding.vocabulary`, for text mode.
         """
         seen: dict[str, None] = {}
         runs: Counter = Counter()
@@ -99,7 +106,7 @@ class Vocabulary:
                 elif text not in _FIXED:
                     seen.setdefault(text, None)
         run_tokens = [r for r, c in runs.items() if c >= min_run_count]
-        return cls([*SPECIALS, *_FIXED, *run_tokens, *seen], fields)
+        return cls([*SPECIALS, *_FIXED, *number_tokens, *run_tokens, *seen], fields)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tokens": self.tokens, "fields": self.fields}
@@ -169,10 +176,47 @@ def _pieces(record: Any):
 
 
 class Codec:
-    """Encode records into :class:`Encoded` sequences with a :class:`Vocabulary`, and back."""
+    """Encode records into :class:`Encoded` sequences with a :class:`Vocabulary`, and back.
 
-    def __init__(self, vocab: Vocabulary):
-        self.vocab = vocab
+    ``text``: a :class:`~scinum.encodings.text.TextEncoding` for text mode (module docstring).
+    """
+
+    def __init__(self, vocab: Vocabulary, text: Any = None):
+        self.vocab, self.text = vocab, text
+        self._text_ids: dict[float, list[int]] = {}
+        if text is not None:
+            missing = [t for t in text.vocabulary() if t not in vocab.index]
+            if missing:
+                raise ValueError(f"vocabulary lacks {len(missing)} {text.name} number tokens "
+                                 "(build it with number_tokens=text.vocabulary())")
+            self.number_token_ids = np.array(sorted(vocab.index[t] for t in text.vocabulary()))
+            self.start_token_ids = np.array(sorted(vocab.index[t] for t in text.starts()))
+        else:
+            self.number_token_ids = np.array([vocab.num_id, vocab.int_id])
+            self.start_token_ids = self.number_token_ids
+
+    @property
+    def tokens_per_number(self) -> int:
+        return 1 if self.text is None else self.text.tokens_per_number
+
+    def number_starts(self, ids: np.ndarray) -> np.ndarray:
+        """Positions (int64[K]) where the numbers of a token sequence begin; each number spans
+        :attr:`tokens_per_number` tokens from there."""
+        return np.flatnonzero(np.isin(ids, self.start_token_ids))
+
+    def _number_ids(self, value: int | float, path: tuple) -> list[int]:
+        if self.text is None:
+            return [self.vocab.int_id if isinstance(value, int) else self.vocab.num_id]
+        key = float(value)
+        ids = self._text_ids.get(key)
+        if ids is None:
+            try:
+                ids = [self.vocab.index[t] for t in self.text.tokens(key)]
+            except ValueOutOfRange as e:
+                raise e.located(path=format_path(path)) from None
+            if len(self._text_ids) < 100_000:
+                self._text_ids[key] = ids
+        return ids
 
     def _split_run(self, text: str, path: tuple) -> list[int]:
         """Greedy longest-match of a bracket run onto known run tokens (single brackets always)."""
@@ -202,19 +246,17 @@ class Codec:
                 fields.extend([-1] * len(new))
                 continue
             if kind == "num":
-                if isinstance(text, int):
-                    if abs(text) > _MAX_SAFE_INT:
-                        raise ValueOutOfRange(f"integer {text} is not exactly representable as "
-                                              "float64 (|n| > 2^53)", path=format_path(path))
-                    ids.append(self.vocab.int_id)
-                else:
-                    ids.append(self.vocab.num_id)
+                if isinstance(text, int) and abs(text) > _MAX_SAFE_INT:
+                    raise ValueOutOfRange(f"integer {text} is not exactly representable as "
+                                          "float64 (|n| > 2^53)", path=format_path(path))
                 fid = field_index.get(field_of(path))
                 if fid is None:
                     raise VocabularyError(f"numeric field {field_of(path)} never seen in training",
                                           path=format_path(path))
-                values.append(float(text))
-                fields.append(fid)
+                new = self._number_ids(text, path)
+                ids.extend(new)
+                values.extend([float(text)] * len(new))
+                fields.extend([fid] * len(new))
                 continue
             tid = index.get(text)
             if tid is None:
@@ -238,11 +280,24 @@ class Codec:
         """
         tokens, out = self.vocab.tokens, []
         value_end = False
-        for tid, v in zip(np.asarray(ids).tolist(), np.asarray(values, dtype=np.float64).tolist()):
+        ids = np.asarray(ids).tolist()
+        values = np.asarray(values, dtype=np.float64).tolist()
+        k, span = 0, self.tokens_per_number
+        text_ids = set(self.number_token_ids.tolist()) if self.text is not None else set()
+        while k < len(ids):
+            tid, v = ids[k], values[k]
             tok = tokens[tid]
+            k += 1
             if tok in (PAD, MASK):
                 raise MalformedJSON(f"cannot decode a {tok} token")
-            if tok == NUM or tok == INT:
+            if tid in text_ids:
+                number = self.text.parse([tokens[t] for t in ids[k - 1:k - 1 + span]])
+                if number is None:
+                    raise MalformedJSON(f"tokens {[tokens[t] for t in ids[k - 1:k - 1 + span]]} "
+                                        f"do not form a {self.text.name} number")
+                k += span - 1
+                pieces = [repr(number)]
+            elif tok == NUM or tok == INT:
                 pieces = [repr(float(v)) if tok == NUM else str(int(v))]
             elif set(tok) <= _BRACKETS:
                 pieces = list(tok)
