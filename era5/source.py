@@ -115,11 +115,21 @@ class T2mView:
         return out
 
     def read_outer(self, t: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Orthogonal read: float64[len(t), len(rows), len(cols)] in source units."""
+        """Orthogonal read: float64[len(t), len(rows), len(cols)] in source units.
+
+        ``cols`` must be increasing. NetCDF sources read the rows' whole column span and pick
+        the columns in memory (netCDF4 would otherwise issue one call per row × column pair).
+        """
         out = np.empty((len(t), len(rows), len(cols)), dtype=np.float64)
         for piece, sel, local in self._parts(np.asarray(t)):
             tdim, ydim, xdim = piece.da.dims
-            out[sel] = piece.da.isel({tdim: self._tindex(local), ydim: rows, xdim: cols}).values
+            if self.vectorized:
+                out[sel] = piece.da.isel({tdim: self._tindex(local), ydim: rows, xdim: cols}).values
+            else:
+                c0, c1 = int(cols[0]), int(cols[-1]) + 1
+                block = piece.da.isel({tdim: self._tindex(local), ydim: rows,
+                                       xdim: slice(c0, c1)}).values
+                out[sel] = block[:, :, cols - c0]
         return out
 
 
