@@ -15,3 +15,15 @@ from .datasets import Dataset, DatasetWriter  # noqa: E402
 __all__ = ["__version__", "encodings", "paths", "records", "Dataset", "DatasetWriter",
            "ScinumError", "RecordError", "MalformedJSON", "VocabularyError", "ValueOutOfRange",
            "DatasetError", "CheckpointError"]
+
+
+def load(path, device: str = "cpu"):
+    """Load a trained checkpoint: ``scinum.load("model.ckpt").fill(record, mask=[...])``.
+
+    See :mod:`scinum.infer`.
+    """
+    from .infer import load as _load
+    return _load(path, device=device)
+
+
+__all__ += ["load"]

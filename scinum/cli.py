@@ -19,7 +19,7 @@ BUILDERS = {
 #: ``scinum <command>``.
 COMMANDS = {
     "fit": ("scinum.training", "train a model from a YAML config"),
-    "fill": ("scinum.infer", "fill masked numeric fields of JSONL records with a trained model"),
+    "fill": ("scinum.fill_cli", "fill masked numeric fields of JSONL records with a trained model"),
     "evaluate": ("scinum.analysis.evaluate", "ID vs OOD metrics of a checkpoint on a dataset"),
     "plot": ("scinum.analysis.plots", "plots from an evaluation results directory"),
     "demo": ("scinum.demo", "encode and decode a sample record with every number encoding"),

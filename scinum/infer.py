@@ -1,0 +1,240 @@
+"""Masked inference: fill chosen numeric fields of JSON records with a trained model.
+
+>>> model = scinum.load("model.ckpt", device="cpu")
+>>> model.fill(record, mask=["description.stepsize", "description.planet0.*"])   # -> record
+>>> model.fill_many(records, mask=["data[-1][*]"], batch_size=256)              # -> records
+>>> result = model.predict(record, mask=["description.stepsize"])   # record + uncertainty
+>>> result.record, result.predictions[0].value, result.predictions[0].uncertainty
+
+Fields to fill are named by masks (field paths with ``.*``/``[*]`` wildcards and negative
+indices, see :mod:`scinum.paths`); a mask naming an object or list fills every number under it.
+A record may also mark fields in place with ``null``: a ``null`` at a numeric field the model
+knows is a placeholder and gets filled (``null`` elsewhere is kept as it is).
+
+All masked numbers of a record are predicted jointly, in one forward pass (the xVal paper's
+evaluation protocol); ``mode="sequential"`` fills them one at a time in document order, each
+conditioned on the ones already filled. Predictions are float64 in the record's units; unmasked
+values come back bit-identical.
+
+Uncertainty (``FieldPrediction.uncertainty``, by head; ``kind`` says which):
+``"mixture"`` — ``mean``, ``std``, component ``weights``/``means``/``stds`` and central
+intervals ``interval_68``/``interval_95`` (record units); ``"digits"`` (FoNE) — ``digit_probs``
+(one list of 10 per digit, most significant first), ``negative_prob`` and ``p_number`` (the
+probability of the decoded number); ``"bits"`` (BitTokens) — ``bit_probs`` (64, MSB first);
+``"none"`` — the scalar xVal head estimates no uncertainty, and says so.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .checkpoint import TrainedModel, load_checkpoint
+from .codec import Encoded
+from .errors import RecordError
+from .paths import PathSyntaxError, field_of, flatten, format_path, get, parse_path, select, set_value
+from .records import check_record
+
+__all__ = ["load", "Model", "Filled", "FieldPrediction"]
+
+_INTERVALS = (0.68, 0.95)
+
+
+@dataclass
+class FieldPrediction:
+    """One filled number: its JSON ``path``, predicted ``value`` (float64, record units) and the
+    head's ``uncertainty`` (JSON-able; empty for the scalar head)."""
+
+    path: str
+    value: float
+    uncertainty: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Filled:
+    """A filled ``record`` and, beside it, one :class:`FieldPrediction` per filled number."""
+
+    record: dict
+    predictions: list[FieldPrediction]
+    kind: str  # "mixture" | "digits" | "bits" | "none"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"record": ..., "uncertainty_kind": ..., "predictions": {path: {value, ...}}}``."""
+        return {"record": self.record, "uncertainty_kind": self.kind,
+                "predictions": {p.path: {"value": p.value, **p.uncertainty} for p in self.predictions}}
+
+
+@dataclass
+class _Job:
+    """A record prepared for prediction: placeholder-free copy, its encoding, hidden paths."""
+
+    record: dict
+    encoded: Encoded
+    number_slots: np.ndarray  # int64[K]: token position of each number, document order
+    hidden: list[int]  # indices into number_slots, document order
+    paths: list[tuple]
+
+
+def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
+    """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs)."""
+    return Model(load_checkpoint(path, device=device))
+
+
+class Model:
+    """A trained model ready to fill records. Wraps :class:`~scinum.checkpoint.TrainedModel`."""
+
+    def __init__(self, trained: TrainedModel):
+        self.trained = trained
+        self.codec, self.vocab = trained.codec, trained.vocab
+        head = type(trained.head).__name__
+        self.kind = {"MixtureHead": "mixture", "DigitHead": "digits", "BitHead": "bits"}.get(head, "none")
+        self.context_length = trained.meta.get("context_length")
+
+    # -- public API ---------------------------------------------------------------------------
+    def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
+        """``record`` with the numbers named by ``mask`` (and ``null`` placeholders) predicted."""
+        return self.predict(record, mask, mode=mode).record
+
+    def fill_many(self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256,
+                  mode: str = "joint", progress: bool = False) -> list[dict]:
+        """:meth:`fill` for many records, batched by length."""
+        return [f.record for f in self.predict_many(records, mask, batch_size=batch_size, mode=mode,
+                                                    progress=progress)]
+
+    def predict(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint",
+                intervals: Sequence[float] = _INTERVALS) -> Filled:
+        """Like :meth:`fill`, returning the :class:`Filled` record with per-field uncertainty."""
+        return self.predict_many([record], mask, mode=mode, intervals=intervals)[0]
+
+    def predict_many(self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256,
+                     mode: str = "joint", intervals: Sequence[float] = _INTERVALS,
+                     progress: bool = False) -> list[Filled]:
+        """:meth:`predict` for many records. An error names the record (0-based) and JSON path."""
+        jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
+        return self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
+                             progress=progress)
+
+    # -- building blocks (the CLI uses them to report errors per record) --------------------
+    def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> _Job:
+        """Validate a record, resolve its masks and placeholders, encode it.
+
+        Raises :class:`~scinum.errors.RecordError` (or a subclass) naming ``index`` and the path.
+        """
+        if isinstance(mask, str):
+            mask = [mask]
+        try:
+            check_record(record)
+            rec = copy.deepcopy(record)
+            hidden_paths: dict[tuple, None] = {}
+            for pattern in mask:
+                for p in self._resolve(rec, pattern):
+                    hidden_paths.setdefault(p, None)
+            known = set(self.vocab.fields)
+            for p, v in flatten(rec):
+                if v is None and field_of(p) in known:
+                    hidden_paths.setdefault(p, None)
+            if not hidden_paths:
+                raise RecordError("nothing to fill: give --mask paths or put null placeholders "
+                                  "at numeric fields")
+            for p in hidden_paths:
+                if get(rec, p) is None:
+                    set_value(rec, p, 0.0)
+            enc = self.codec.encode(rec)
+        except RecordError as e:
+            raise e.located(record=index) from None
+        if self.context_length is not None and len(enc) > self.context_length:
+            raise RecordError(f"record is {len(enc)} tokens, longer than the model's context "
+                              f"({self.context_length} tokens, the longest training record)",
+                              record=index)
+        paths = self.codec.number_paths(rec)
+        slot_of = {p: k for k, p in enumerate(paths)}
+        hidden = sorted(slot_of[p] for p in hidden_paths)
+        slots = np.flatnonzero(enc.fields >= 0)
+        return _Job(rec, enc, slots, hidden, paths)
+
+    def run_jobs(self, jobs: Sequence[_Job], *, batch_size: int = 256, mode: str = "joint",
+                 intervals: Sequence[float] = _INTERVALS, progress: bool = False) -> list[Filled]:
+        """Predict prepared jobs; returns one :class:`Filled` per job, in order."""
+        if mode not in ("joint", "sequential"):
+            raise ValueError(f"mode must be 'joint' or 'sequential', got {mode!r}")
+        for c in intervals:
+            if not 0 < c < 1:
+                raise ValueError(f"interval coverage must be in (0, 1), got {c}")
+        quantiles = [q for c in intervals for q in ((1 - c) / 2, (1 + c) / 2)] if self.kind == "mixture" else []
+        done: list[list[FieldPrediction]] = [[] for _ in jobs]
+        values = [j.encoded.values.copy() for j in jobs]
+        rounds = 1 if mode == "joint" else max((len(j.hidden) for j in jobs), default=0)
+        bar = tqdm(total=len(jobs), desc="fill", unit="record", disable=not progress or None,
+                   dynamic_ncols=True)
+        for r in range(rounds):
+            active = [i for i, j in enumerate(jobs) if r < len(j.hidden)] if mode == "sequential" \
+                else list(range(len(jobs)))
+            seqs, hides, targets = [], [], []
+            for i in active:
+                job = jobs[i]
+                todo = job.hidden[r:] if mode == "sequential" else job.hidden
+                hide = np.zeros(len(job.encoded), bool)
+                hide[job.number_slots[todo]] = True
+                seqs.append(Encoded(job.encoded.ids, values[i], job.encoded.fields))
+                hides.append(hide)
+                targets.append(todo[:1] if mode == "sequential" else todo)
+            preds = self.trained.predict(seqs, hides, batch_size=batch_size, quantiles=quantiles)
+            for i, pred, want in zip(active, preds, targets):
+                job = jobs[i]
+                for k, slot in enumerate(want):
+                    pos = job.number_slots[slot]
+                    values[i][pos] = pred.values[k]
+                    unc = {name: arr[k] for name, arr in pred.uncertainty.items()}
+                    done[i].append(FieldPrediction(format_path(job.paths[slot]), float(pred.values[k]),
+                                                   self._uncertainty(unc, intervals)))
+            bar.update(sum(1 for i in active if len(jobs[i].hidden) == r + 1) if mode == "sequential"
+                       else len(active))
+        bar.close()
+        out = []
+        for job, fps in zip(jobs, done):
+            rec = job.record
+            for fp in fps:
+                set_value(rec, parse_path(fp.path), fp.value)
+            out.append(Filled(rec, fps, self.kind))
+        return out
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _resolve(self, record: dict, pattern: str) -> list[tuple]:
+        """Concrete paths of the numbers (or null placeholders) a mask names."""
+        try:
+            nodes = select(record, parse_path(pattern))
+        except PathSyntaxError as e:
+            raise RecordError(f"bad mask {pattern!r}: {e.reason}") from None
+        if not nodes:
+            raise RecordError(f"mask {pattern!r} matches no field of the record")
+        out = []
+        for node in nodes:
+            value = get(record, node)
+            if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+                out.append(node)
+            elif isinstance(value, (dict, list)):
+                leaves = [node + p for p, v in flatten(value)
+                          if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
+                if not leaves:
+                    raise RecordError(f"mask {pattern!r} names a {type(value).__name__} that holds "
+                                      "no number", path=format_path(node))
+                out.extend(leaves)
+            else:
+                raise RecordError(f"mask {pattern!r} names a {type(value).__name__}, not a number",
+                                  path=format_path(node))
+        return out
+
+    def _uncertainty(self, unc: dict[str, np.ndarray], intervals: Sequence[float]) -> dict[str, Any]:
+        """JSON-able uncertainty of one number (intervals from the mixture's quantiles)."""
+        out: dict[str, Any] = {}
+        for name, arr in unc.items():
+            if name == "quantiles":
+                for c, (lo, hi) in zip(intervals, np.asarray(arr).reshape(-1, 2)):
+                    out[f"interval_{round(c * 100)}"] = [float(lo), float(hi)]
+            else:
+                out[name] = np.asarray(arr).tolist()
+        return out

@@ -1,0 +1,169 @@
+"""Masked inference: scinum.load + fill/fill_many/predict and the `scinum fill` CLI."""
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+
+import scinum
+from scinum.cli import main
+from scinum.config import load_config
+from scinum.datasets import DatasetWriter
+from scinum.errors import CheckpointError, MalformedJSON, RecordError, VocabularyError
+from scinum.training import fit
+
+
+class Orbit:
+    """Tiny structured records: y = a * x on a few points, with a label string."""
+
+    def __call__(self, i):
+        rng = random.Random(i)
+        a = rng.uniform(0.5, 2.0)
+        xs = [rng.uniform(-1, 1) for _ in range(rng.randint(3, 6))]
+        return {"params": {"a": a, "n": len(xs)}, "kind": "line",
+                "points": [[x, a * x] for x in xs]}, {}
+
+
+def train(tmp_path_factory, head):
+    root = tmp_path_factory.mktemp(f"fill-{head}")
+    w = DatasetWriter(root / "data", builder="orbit", version="1", parameters={}, seed=0, shard_size=64)
+    w.write_split("train", 128, Orbit())
+    w.write_split("val", 16, Orbit())
+    w.finish()
+    cfg = load_config(overrides={
+        "data": {"path": str(root / "data"), "batch_size": 16}, "out_dir": str(root / "run"),
+        "head": {"kind": head}, "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
+        "optim": {"warmup_steps": 5, "lr": 3e-3},
+        "trainer": {"max_steps": 30, "accelerator": "cpu", "devices": 1, "progress_bar": False,
+                    "val_check_interval": 1000, "checkpoint_every_n_steps": 1000}})
+    return fit(cfg)
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory):
+    return train(tmp_path_factory, "native")
+
+
+@pytest.fixture(scope="module")
+def gmm_ckpt(tmp_path_factory):
+    return train(tmp_path_factory, "mixture")
+
+
+RECORD = Orbit()(1000)[0]
+
+
+def test_fill_keeps_structure_and_unmasked_bits(ckpt):
+    model = scinum.load(ckpt)
+    out = model.fill(RECORD, mask=["params.a", "points[-1][1]"])
+    assert set(out) == set(RECORD) and out["kind"] == "line"
+    assert len(out["points"]) == len(RECORD["points"])
+    for k, (p, q) in enumerate(zip(out["points"], RECORD["points"])):
+        assert p[0] == q[0]  # bit-identical
+        if k < len(RECORD["points"]) - 1:
+            assert p[1] == q[1]
+    assert out["params"]["n"] == RECORD["params"]["n"] and isinstance(out["params"]["n"], int)
+    assert isinstance(out["params"]["a"], float) and math.isfinite(out["params"]["a"])
+    assert out["params"]["a"] != RECORD["params"]["a"]  # predicted, not copied
+    assert RECORD == Orbit()(1000)[0]  # input untouched
+
+
+def test_fill_many_matches_fill_and_null_placeholders(ckpt):
+    model = scinum.load(ckpt)
+    recs = [Orbit()(1000 + i)[0] for i in range(5)]
+    many = model.fill_many(recs, mask=["params.*"], batch_size=2)
+    one = [model.fill(r, mask=["params.*"]) for r in recs]
+    for a, b in zip(many, one):
+        assert a["params"]["a"] == pytest.approx(b["params"]["a"], rel=1e-5)
+    holey = json.loads(json.dumps(recs[0]))
+    holey["params"]["a"] = None
+    res = model.predict(holey)
+    assert [p.path for p in res.predictions] == ["params.a"]
+    assert isinstance(res.record["params"]["a"], float)
+    assert res.kind == "none" and res.predictions[0].uncertainty == {}
+
+
+def test_sequential_mode_conditions_on_filled_values(ckpt):
+    model = scinum.load(ckpt)
+    joint = model.predict(RECORD, mask=["points[*][1]"])
+    seq = model.predict(RECORD, mask=["points[*][1]"], mode="sequential")
+    assert [p.path for p in joint.predictions] == [p.path for p in seq.predictions]
+    # the first number sees the same context in both modes; later ones see filled values
+    assert seq.predictions[0].value == pytest.approx(joint.predictions[0].value, rel=1e-5)
+
+
+def test_mixture_uncertainty(gmm_ckpt):
+    model = scinum.load(gmm_ckpt)
+    res = model.predict(RECORD, mask=["params.a"])
+    u = res.predictions[0].uncertainty
+    assert res.kind == "mixture"
+    assert {"mean", "std", "weights", "means", "stds", "interval_68", "interval_95"} <= set(u)
+    assert sum(u["weights"]) == pytest.approx(1.0, abs=1e-5)
+    lo95, hi95 = u["interval_95"]
+    lo68, hi68 = u["interval_68"]
+    assert lo95 <= lo68 <= hi68 <= hi95 and u["std"] > 0
+    json.dumps(res.to_dict())  # JSON-able
+
+
+@pytest.mark.parametrize("record,mask,err,match", [
+    (RECORD, ["params.zzz"], RecordError, "record 0.*matches no field"),
+    (RECORD, ["kind"], RecordError, "record 0, path kind: mask 'kind' names a str"),
+    ({**RECORD, "extra": 1.0}, ["params.a"], VocabularyError, "path extra"),
+    ({**RECORD, "kind": "circle"}, ["params.a"], VocabularyError, 'string "circle"'),
+    ({"params": {"a": float("inf"), "n": 1}}, ["params.a"], MalformedJSON, "non-finite"),
+    (RECORD, ["params..a"], RecordError, "bad mask"),
+    (RECORD, [], RecordError, "nothing to fill"),
+])
+def test_bad_input_names_record_and_path(ckpt, record, mask, err, match):
+    model = scinum.load(ckpt)
+    with pytest.raises(err, match=match):
+        model.fill_many([record], mask=mask)
+
+
+def test_record_longer_than_context(ckpt):
+    model = scinum.load(ckpt)
+    model.context_length = 10
+    with pytest.raises(RecordError, match="longer than the model's context"):
+        model.fill(RECORD, mask=["params.a"])
+
+
+def test_load_rejects_foreign_and_truncated_files(tmp_path, ckpt):
+    (tmp_path / "x.ckpt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="x.ckpt"):
+        scinum.load(tmp_path / "x.ckpt")
+    data = ckpt.read_bytes()
+    (tmp_path / "t.ckpt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="t.ckpt"):
+        scinum.load(tmp_path / "t.ckpt")
+
+
+def test_cli_streams_and_reports_errors(ckpt, tmp_path, capsys):
+    good = [Orbit()(2000 + i)[0] for i in range(3)]
+    lines = [json.dumps(good[0]), "{not json", json.dumps(good[1]), '{"params": {"a": NaN}}',
+             json.dumps(good[2])]
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    rc = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "-i", str(src), "-o", str(out),
+               "--on-error", "skip", "--with-uncertainty"])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "in.jsonl:2" in err and "in.jsonl:4" in err and "2 of 5 records skipped" in err
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(rows) == 3 and rows[0]["uncertainty_kind"] == "none"
+    assert [r["record"]["points"] for r in rows] == [g["points"] for g in good]
+    # fail mode with an output file: stops and leaves no file behind
+    out2 = tmp_path / "out2.jsonl"
+    rc = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "-i", str(src), "-o", str(out2)])
+    assert rc == 1 and not out2.exists() and not list(tmp_path.glob(".out2*"))
+    assert "stopped at the first failed record" in capsys.readouterr().err
+
+
+def test_cli_stdout_plain_records(ckpt, tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(RECORD) + "\n"))
+    assert main(["fill", "--ckpt", str(ckpt), "--mask", "points[0][1]"]) == 0
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert len(out) == 1 and out[0]["points"][1:] == RECORD["points"][1:]
+    assert np.isfinite(out[0]["points"][0][1])
