@@ -115,7 +115,7 @@ def run(a: argparse.Namespace) -> int:
     stamps = view.times[sidx]
     given = {s: getattr(a, f"{s}_period") for s in ("train", "val", "test")}
     if all(v is None for v in given.values()):
-        given = fraction_periods(stamps, (0.8, 0.1, 0.1))
+        given = fraction_periods(stamps, (0.8, 0.1, 0.1), a.step_hours)
     elif any(v is None for v in given.values()):
         raise DatasetError("give all of --train-period, --val-period, --test-period or none")
     positions = split_periods(stamps, given)

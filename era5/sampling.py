@@ -68,13 +68,14 @@ def split_periods(times: np.ndarray, periods: dict[str, tuple[str | None, str | 
     return out
 
 
-def fraction_periods(times: np.ndarray, fractions: tuple[float, float, float]
-                     ) -> dict[str, tuple[str, str]]:
-    """Consecutive train/val/test periods covering ``times`` in the given fractions."""
+def fraction_periods(times: np.ndarray, fractions: tuple[float, float, float],
+                     step_hours: int) -> dict[str, tuple[str, str]]:
+    """Consecutive train/val/test periods covering the series ``times`` in the given
+    fractions (the last ends one step after the last time)."""
     cuts = np.cumsum((0.0,) + tuple(fractions)) / sum(fractions)
     idx = np.minimum((cuts * len(times)).round().astype(int), len(times))
-    edges = [str(times[i]) if i < len(times) else str(times[-1] + np.timedelta64(1, "s"))
-             for i in idx]
+    end = times[-1] + np.timedelta64(step_hours, "h")
+    edges = [str(np.datetime64(times[i] if i < len(times) else end, "s")) for i in idx]
     return {n: (edges[k], edges[k + 1]) for k, n in enumerate(("train", "val", "test"))}
 
 

@@ -124,7 +124,7 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
     ``layout`` is ``"cds"`` or ``"cds-legacy"`` (module docstring). ``era5t_from`` (legacy only,
     ISO date): times from then on are stored under expver 5 (ERA5T), earlier ones under expver 1,
     as an ``expver`` dimension. ``packed`` stores int16 with scale/offset like old CDS files
-    (values then differ by up to half a packing step, ~1 mK). ``celsius`` writes °C with
+    (values then differ by up to half the 3 mK packing step). ``celsius`` writes °C with
     ``units = "degC"`` (to test unit handling). The file is written under a temporary name and
     renamed.
     """
@@ -173,7 +173,8 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
         kw: dict = {"zlib": compress, "complevel": 1} if compress else {}
         if packed:
             var = nc.createVariable("t2m", "i2", dims, fill_value=np.int16(-32767), **kw)
-            var.scale_factor, var.add_offset = np.float64(0.002), np.float64(250.0 if not celsius else 0.0)
+            var.scale_factor = np.float64(0.003)  # ±98 K around the offset
+            var.add_offset = np.float64(260.0 if not celsius else -13.15)
             var.missing_value = np.int16(-32767)
         else:
             var = nc.createVariable("t2m", "f4", dims, fill_value=np.float32(np.nan), **kw)
@@ -192,7 +193,7 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
                 for k in range(n):
                     e = 0 if j + k < split else 1
                     var[j + k, e] = blk[k]
-                    var[j + k, 1 - e] = np.full(blk.shape[1:], np.nan, np.float32)
+                    var[j + k, 1 - e] = np.ma.array(np.zeros(blk.shape[1:], np.float32), mask=True)
             j += n
     os.replace(tmp, path)
     return path

@@ -74,6 +74,20 @@ def test_legacy_expver_combination_matches_single_layout(sources):
     np.testing.assert_array_equal(old.read_outer(t, rows, cols), new.read_outer(t, rows, cols))
 
 
+def test_packed_legacy_file_and_hourly_source(sources, reference, tmp_path):
+    packed = synthetic.write_netcdf(tmp_path / "packed.nc", layout="cds-legacy", packed=True,
+                                    era5t_from="2020-02-10", **GRID)
+    got, want = records(build(packed, tmp_path / "p")), reference[1]
+    for split in want:
+        for a, b in zip(got[split], want[split]):
+            assert a["description"] == b["description"]
+            np.testing.assert_allclose(a["data"], b["data"], atol=3e-4)  # int16 packing
+    hourly = open_view(synthetic.write_netcdf(tmp_path / "h.nc", step_hours=1,
+                                              **{**GRID, "days": 3}))
+    picked = hourly.times[series_index(hourly.times)]
+    assert len(picked) == 9 and (np.diff(picked) == np.timedelta64(8, "h")).all()
+
+
 def test_record_format_and_manifest(reference):
     ds, recs = reference
     assert ds.splits == ["train", "val", "test", "ood_south"]
