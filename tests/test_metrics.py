@@ -1,0 +1,149 @@
+"""scinum.analysis.metrics against hand-computed values, edge cases and properties."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scinum.analysis.metrics import (SUMMARY_KEYS, exact_match, gmm_nll, gmm_nll_per_sample,
+                                     interval_coverage, log_smape, log_smape_per_sample, mse, r2,
+                                     summarize, unparseable_fraction)
+
+NAN = math.nan
+finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)
+
+
+def test_mse_and_r2_hand_computed():
+    y, yhat = [1.0, 2.0, 3.0], [1.0, 3.0, 5.0]
+    assert mse(y, yhat) == pytest.approx((0 + 1 + 4) / 3)
+    # SST = 1 + 0 + 1 = 2, SSE = 5
+    assert r2(y, yhat) == pytest.approx(1 - 5 / 2)
+
+
+def test_nan_predictions_are_dropped_not_zeroed():
+    y, yhat = [1.0, 2.0, 3.0, 10.0], [1.0, 3.0, 5.0, NAN]
+    assert mse(y, yhat) == pytest.approx(5 / 3)  # as zero it would be (5 + 100) / 4
+    assert r2(y, yhat) == pytest.approx(-1.5)
+    assert exact_match(y, yhat) == pytest.approx(1 / 3)
+    assert unparseable_fraction(yhat) == 0.25
+
+
+def test_all_unparseable_and_empty_give_nan():
+    y, yhat = [1.0, 2.0], [NAN, NAN]
+    for f in (mse, r2, log_smape, exact_match):
+        assert math.isnan(f(y, yhat))
+    assert unparseable_fraction(yhat) == 1.0
+    assert math.isnan(unparseable_fraction([]))
+    assert math.isnan(mse([], []))
+
+
+def test_constant_y_r2_is_nan_and_perfect_is_one():
+    assert math.isnan(r2([2.0, 2.0, 2.0], [2.0, 2.0, 2.0]))
+    assert math.isnan(r2([2.0, 2.0], [1.0, 3.0]))
+    y = np.array([0.3, -1.5, 7.25])
+    assert r2(y, y) == 1.0
+    assert mse(y, y) == 0.0
+    assert exact_match(y, y, rtol=0, atol=0) == 1.0
+
+
+def test_log_smape_hand_computed():
+    # exact: s = 0 -> log10(1e-100)/-15 = 6.67 -> capped at 1
+    assert log_smape([3.5], [3.5]) == 1.0
+    assert log_smape([0.0], [0.0]) == 1.0
+    # sign error: s = 2|y| / 2|y| = 1 -> log10(1) = 0
+    assert log_smape([2.0], [-2.0]) == pytest.approx(0.0, abs=1e-15)
+    # y = 1, yhat = 1.001: s = 0.001 / 2.001, score = -log10(s) / 15
+    assert log_smape([1.0], [1.001]) == pytest.approx(-math.log10(0.001 / 2.001) / 15)
+    # error in the 8th digit: ~ 8 of 15 digits
+    assert log_smape([1.0], [1.0 + 2e-8]) == pytest.approx(8 / 15, abs=1e-6)
+    per = log_smape_per_sample([1.0, 2.0, 5.0], [1.0, -2.0, NAN])
+    assert per[0] == 1.0 and per[1] == pytest.approx(0.0, abs=1e-15) and math.isnan(per[2])
+    assert log_smape([1.0, 2.0, 5.0], [1.0, -2.0, NAN]) == pytest.approx(0.5)
+
+
+def test_log_smape_infinities():
+    per = log_smape_per_sample([1.0, math.inf, -math.inf], [math.inf, math.inf, math.inf])
+    assert per.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_exact_match_tolerance():
+    y = [1.0, 100.0, 0.0]
+    assert exact_match(y, [1.0 + 1e-9, 100.0 + 1e-3, 1e-13]) == pytest.approx(2 / 3)
+    assert exact_match(y, [1.0 + 1e-9, 100.0 + 1e-3, 1e-13], rtol=1e-4) == 1.0
+    assert exact_match(y, [1.0 + 1e-9, 100.0, 0.0], rtol=0, atol=0) == pytest.approx(2 / 3)
+
+
+def test_gmm_nll_hand_computed():
+    # standard normal at y = 0 and y = 1: 0.5 log 2pi and 0.5 log 2pi + 0.5
+    half_log_2pi = 0.5 * math.log(2 * math.pi)
+    w, mu, sd = [[1.0], [1.0]], [[0.0], [0.0]], [[1.0], [1.0]]
+    assert gmm_nll_per_sample([0.0, 1.0], w, mu, sd) == pytest.approx(
+        [half_log_2pi, half_log_2pi + 0.5])
+    assert gmm_nll([0.0, 1.0], w, mu, sd) == pytest.approx(half_log_2pi + 0.25)
+    # two equal components at ±1, sd 2, y = 1: density = 0.5 (N(0; 0, 2) + N(2; 0, 2))
+    dens = 0.5 * (1 / (2 * math.sqrt(2 * math.pi))) * (1 + math.exp(-0.5))
+    assert gmm_nll([1.0], [[0.3, 0.3]], [[-1.0, 1.0]], [[2.0, 2.0]]) == pytest.approx(
+        -math.log(dens))  # weights normalized per row
+
+
+def test_gmm_nll_is_stable_far_in_the_tail():
+    nll = gmm_nll_per_sample([1e4], [[0.5, 0.5]], [[0.0, 1.0]], [[1e-3, 1e-3]])
+    assert np.isfinite(nll).all() and nll[0] > 1e12
+    assert math.isnan(gmm_nll_per_sample([0.0], [[NAN]], [[NAN]], [[NAN]])[0])
+    with pytest.raises(ValueError, match=r"\[N=2, K\]"):
+        gmm_nll([0.0, 1.0], [[1.0]], [[0.0]], [[1.0]])
+
+
+def test_interval_coverage():
+    y = [0.0, 1.0, 2.0, 3.0, 4.0]
+    lo, hi = [-1.0, 1.0, 2.5, 0.0, NAN], [1.0, 1.0, 3.0, 2.0, 5.0]
+    # inside (bounds inclusive): row 0, row 1; outside: row 2, row 3; row 4 has no interval
+    assert interval_coverage(y, lo, hi) == 0.5
+    assert math.isnan(interval_coverage([1.0], [NAN], [NAN]))
+
+
+def test_summarize_keys_and_values():
+    y = [1.0, 2.0, 3.0, 4.0]
+    yhat = [1.0, 2.5, NAN, 4.0]
+    s = summarize(y, yhat)
+    assert tuple(s) == SUMMARY_KEYS
+    assert s["n"] == 4 and s["unparseable"] == 0.25
+    assert s["mse"] == pytest.approx(0.25 / 3)
+    assert s["exact"] == pytest.approx(2 / 3)
+    for k in ("nll", "coverage68", "coverage95"):
+        assert math.isnan(s[k])
+    s = summarize(y, yhat, lo68=[0.0, 0.0, 0.0, 0.0], hi68=[2.0, 2.0, 2.0, 2.0],
+                  lo95=[0.0] * 4, hi95=[9.0] * 4,
+                  weights=[[1.0]] * 4, means=[[0.0]] * 4, stds=[[1.0]] * 4)
+    # parseable rows y = 1, 2, 4: coverage68 2/3 (row 3 is not counted although 3 > 2)
+    assert s["coverage68"] == pytest.approx(2 / 3) and s["coverage95"] == 1.0
+    assert s["nll"] == pytest.approx(0.5 * math.log(2 * math.pi) + 0.5 * (1 + 4 + 16) / 3)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="length"):
+        mse([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        mse([NAN], [1.0])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(finite, finite), min_size=1, max_size=20))
+def test_log_smape_in_unit_interval_and_symmetric(pairs):
+    y, yhat = np.array(pairs).T
+    score = log_smape_per_sample(y, yhat)
+    assert ((score >= 0) & (score <= 1)).all()
+    assert np.array_equal(score, log_smape_per_sample(yhat, y))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(finite, min_size=1, max_size=20))
+def test_perfect_prediction_is_perfect(values):
+    y = np.array(values)
+    s = summarize(y, y.copy())
+    assert s["mse"] == 0.0 and s["log_smape"] == 1.0 and s["exact"] == 1.0
+    assert s["unparseable"] == 0.0
+    assert math.isnan(s["r2"]) if np.ptp(y) == 0 else s["r2"] == 1.0
