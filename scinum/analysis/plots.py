@@ -1,0 +1,353 @@
+"""Plots of an evaluation results directory (``scinum plot RESULTS_DIR``), xVal paper style.
+
+A results directory (written by :mod:`scinum.analysis.evaluate`) holds:
+
+* ``predictions.csv`` (required): one row per predicted number; columns ``model``, ``field``,
+  ``split``, ``true``, ``pred`` (NaN = unparseable), and optionally ``encoding``, ``head``,
+  ``record``, ``path``, ``mean``, ``std``, ``lo68``, ``hi68``, ``lo95``, ``hi95`` and ``mixture``
+  (JSON ``{"weights": [...], "means": [...], "stds": [...]}`` in record units).
+* ``train_values.json`` (optional): ``{field: sorted distinct training values}``.
+* ``meta.json`` (optional): ``{"dataset", "builder", "units": {field: unit},
+  "ood_fields": {split: field}}``; any key may be missing.
+* ``table.csv``: the metrics table; not needed for plotting.
+
+Plots (PNG, Agg backend, deterministic, one colour per model across all plots):
+
+* :func:`plot_ood` — predicted vs true on an OOD split with the training values (Fig. 5 of seed
+  002); :func:`plot_histograms` — prediction histograms per model vs the true values (Fig. 7);
+  :func:`plot_gmm_density` — one mixture-head predictive density; :func:`plot_scatter` —
+  predicted vs true per model with R² (ERA5, §3.2).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field as dc_field
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..errors import ScinumError
+from .metrics import gmm_nll_per_sample, r2
+
+__all__ = ["ResultsError", "Results", "load_results", "plot_ood", "plot_histograms",
+           "plot_gmm_density", "plot_scatter", "make_all", "add_arguments", "run"]
+
+REQUIRED_COLUMNS = ("model", "field", "split", "true", "pred")
+#: A (field, split) with at least this many distinct true values gets a scatter plot.
+MANY_VALUES = 20
+_DPI = 120
+_PNG_METADATA = {"Software": None}
+
+
+class ResultsError(ScinumError):
+    """A results directory that is missing, incomplete or malformed; names the file."""
+
+
+@dataclass
+class Results:
+    """A loaded results directory: ``preds`` is predictions.csv, the rest may be empty."""
+
+    preds: pd.DataFrame
+    train_values: dict[str, list[float]] = dc_field(default_factory=dict)
+    meta: dict = dc_field(default_factory=dict)
+
+    def unit(self, field: str) -> str | None:
+        return (self.meta.get("units") or {}).get(field)
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"{path}: cannot read JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def load_results(results_dir: str | Path) -> Results:
+    """Read ``predictions.csv`` (required) and ``train_values.json``/``meta.json`` (optional)."""
+    d = Path(results_dir)
+    if not d.is_dir():
+        raise ResultsError(f"{d}: results directory does not exist")
+    pred_path = d / "predictions.csv"
+    if not pred_path.is_file():
+        raise ResultsError(f"{pred_path}: missing predictions.csv (written by scinum evaluate)")
+    try:
+        preds = pd.read_csv(pred_path, dtype={"model": str, "field": str, "split": str})
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"{pred_path}: cannot read CSV: {e}") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in preds.columns]
+    if missing:
+        raise ResultsError(f"{pred_path}: missing column(s) {', '.join(missing)}")
+    for c in ("true", "pred", "lo68", "hi68", "lo95", "hi95"):
+        if c in preds.columns:
+            preds[c] = pd.to_numeric(preds[c], errors="coerce").astype(np.float64)
+    tv_path, meta_path = d / "train_values.json", d / "meta.json"
+    train_values = _read_json(tv_path) if tv_path.is_file() else {}
+    meta = _read_json(meta_path) if meta_path.is_file() else {}
+    return Results(preds, train_values, meta)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", text.replace("*", "all")).strip("_")
+
+
+def _colors(models) -> dict[str, tuple]:
+    """A fixed tab10 colour per model (sorted by name), the same in every plot."""
+    cycle = matplotlib.colormaps["tab10"].colors
+    return {m: cycle[i % len(cycle)] for i, m in enumerate(sorted(models))}
+
+
+def _figure(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1,
+            **subplots_kw) -> tuple[Figure, np.ndarray]:
+    """A pyplot-free Agg figure (no global state, nothing to close) and its axes ``[r, c]``."""
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, squeeze=False, **subplots_kw)
+
+
+def _label(what: str, field: str, unit: str | None) -> str:
+    return f"{what} {field}" + (f" [{unit}]" if unit else "")
+
+
+def _save(fig, out: Path) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=_DPI, metadata=_PNG_METADATA)
+    return out
+
+
+def _rows(res: Results, field: str, split: str) -> pd.DataFrame:
+    p = res.preds
+    return p[(p["field"] == field) & (p["split"] == split)]
+
+
+def plot_ood(res: Results, field: str, split: str, out: Path) -> Path:
+    """Fig. 5: predicted vs true ``field`` on ``split``, one colour per model.
+
+    Points are all parseable predictions; the line joins the mean prediction per distinct true
+    value (sorted by true value). Dashed grey lines mark the field's training values that fall
+    in the plotted range (vertical: as true values, horizontal: as predictions) — a model that
+    only reproduces trained values sits on the horizontal lines.
+    """
+    rows, unit = _rows(res, field, split), res.unit(field)
+    colors = _colors(res.preds["model"].unique())
+    fig, axes = _figure((6.4, 5.2))
+    ax = axes[0, 0]
+    for model, g in sorted(rows.groupby("model"), key=lambda kv: kv[0]):
+        g = g[g["pred"].notna()].sort_values("true", kind="stable")
+        line = g.groupby("true", sort=True)["pred"].mean()
+        ax.plot(g["true"], g["pred"], "o", ms=3, alpha=0.35, color=colors[model])
+        ax.plot(line.index, line.values, "-", lw=1.6, color=colors[model], label=model)
+    vals = rows[["true", "pred"]].to_numpy()
+    lo, hi = np.nanmin(vals), np.nanmax(vals)
+    pad = 0.05 * (hi - lo or 1.0)
+    lo, hi = lo - pad, hi + pad
+    ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1, label="y = x")
+    seen = [v for v in res.train_values.get(field, []) if lo <= v <= hi]
+    for i, v in enumerate(seen):
+        ax.axvline(v, ls="--", lw=0.8, color="0.55", label="training values" if i == 0 else None)
+        ax.axhline(v, ls="--", lw=0.8, color="0.55")
+    ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=_label("true", field, unit),
+           ylabel=_label("predicted", field, unit),
+           title=f"{field} on {split}: predicted vs true")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.2)
+    fig.tight_layout()
+    return _save(fig, out)
+
+
+def plot_histograms(res: Results, field: str, split: str, out: Path, bins: int = 40) -> Path:
+    """Fig. 7: histogram of each model's predictions of ``field`` on ``split`` (one panel per
+    model, shared bins) over the true values' histogram. The range spans the true values plus
+    at most 25% of their span on each side; predictions outside it are counted in the legend."""
+    rows, unit = _rows(res, field, split), res.unit(field)
+    colors = _colors(res.preds["model"].unique())
+    groups = sorted(rows.groupby("model"), key=lambda kv: kv[0])
+    true, pred = rows["true"].to_numpy(), rows["pred"].dropna().to_numpy()
+    tlo, thi = true.min(), true.max()
+    margin = 0.25 * (thi - tlo) or 0.1 * abs(tlo) or 1.0
+    lo = max(tlo - margin, min(tlo, pred.min(initial=tlo)))
+    hi = min(thi + margin, max(thi, pred.max(initial=thi)))
+    edges = np.linspace(lo, hi, bins + 1)
+    fig, axes = _figure((6.4, 1.9 * len(groups) + 0.8), len(groups), 1, sharex=True)
+    for ax, (model, g) in zip(axes[:, 0], groups):
+        pred = g["pred"].dropna().to_numpy()
+        outside = int(((pred < lo) | (pred > hi)).sum())
+        ax.hist(g["true"], bins=edges, histtype="step", color="black", lw=1.2, label="true")
+        ax.hist(pred, bins=edges, alpha=0.6, color=colors[model],
+                label=model + (f" ({outside} outside range)" if outside else ""))
+        ax.set_ylabel("count")
+        ax.legend(fontsize=8, loc="upper right")
+    axes[-1, 0].set_xlabel(_label("", field, unit).strip())
+    axes[0, 0].set_title(f"{field} on {split}: distribution of predictions")
+    fig.tight_layout()
+    return _save(fig, out)
+
+
+def _mixture_of(row) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(weights, means, stds)``, each ``[K]``, from a row's ``mixture`` JSON."""
+    try:
+        m = json.loads(row["mixture"])
+        w, mu, sd = (np.asarray(m[k], dtype=np.float64) for k in ("weights", "means", "stds"))
+    except (ValueError, KeyError, TypeError) as e:
+        where = ", ".join(f"{k} {row[k]}" for k in ("model", "record", "path") if k in row)
+        raise ResultsError(f"predictions.csv ({where}): bad mixture column: {e!r}") from None
+    if not (w.ndim == 1 and w.shape == mu.shape == sd.shape and w.size):
+        raise ResultsError(f"predictions.csv: mixture weights/means/stds must be equal-length "
+                           f"non-empty lists, got {row['mixture']!r}")
+    return w, mu, sd
+
+
+def _representative(rows: pd.DataFrame) -> pd.Series:
+    """The row whose NLL of the true value is the median one (lowest ordering keys on ties)."""
+    keys = [c for c in ("record", "path") if c in rows.columns]
+    rows = rows.sort_values(keys, kind="stable") if keys else rows
+    w, mu, sd = zip(*(_mixture_of(r) for _, r in rows.iterrows()))
+    if len({len(a) for a in w}) == 1:
+        nll = gmm_nll_per_sample(rows["true"], np.stack(w), np.stack(mu), np.stack(sd))
+    else:  # K differs between rows: score row by row
+        nll = np.array([gmm_nll_per_sample([t], [a], [b], [c])[0]
+                        for t, a, b, c in zip(rows["true"], w, mu, sd)])
+    order = np.argsort(np.nan_to_num(nll, nan=np.inf), kind="stable")
+    return rows.iloc[order[(len(order) - 1) // 2]]
+
+
+def plot_gmm_density(res: Results, model: str, field: str, split: str, out: Path) -> Path:
+    """Predictive density of a mixture head for one masked number of ``field`` on ``split``: the
+    mixture (and its components), the true value, the point prediction and the shaded 68%/95%
+    intervals. The row shown is the one with the median NLL (deterministic)."""
+    rows = _rows(res, field, split)
+    if "mixture" in rows.columns:
+        rows = rows[(rows["model"] == model) & rows["mixture"].notna()]
+    if "mixture" not in rows.columns or rows.empty:
+        raise ResultsError(f"predictions.csv: no mixture rows for model {model!r}, field "
+                           f"{field!r}, split {split!r}")
+    row, unit = _representative(rows), res.unit(field)
+    w, mu, sd = _mixture_of(row)
+    w = w / w.sum()
+    y = float(row["true"])
+    big = w >= 1e-3 * w.max()  # the range ignores negligible components
+    lo, hi = min((mu - 4 * sd)[big].min(), y), max((mu + 4 * sd)[big].max(), y)
+    lo, hi = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
+    # a coarse grid plus a fine one around each component, so narrow peaks are not missed
+    x = np.unique(np.concatenate([np.linspace(lo, hi, 600)] + [
+        np.linspace(max(lo, m - 4 * s), min(hi, m + 4 * s), 100)
+        for m, s in zip(mu[big], sd[big])]))
+    comp = w[:, None] * np.exp(-0.5 * ((x - mu[:, None]) / sd[:, None]) ** 2) / (
+        sd[:, None] * np.sqrt(2 * np.pi))
+    fig, axes = _figure((6.4, 4.4))
+    ax = axes[0, 0]
+    for level, alpha in ((95, 0.15), (68, 0.3)):
+        a, b = row.get(f"lo{level}"), row.get(f"hi{level}")
+        if a is not None and b is not None and np.isfinite(a) and np.isfinite(b):
+            ax.axvspan(a, b, color="tab:blue", alpha=alpha, lw=0, label=f"{level}% interval")
+    for i, c in enumerate(comp):
+        ax.plot(x, c, "--", lw=0.8, color="0.5", label="components" if i == 0 else None)
+    ax.plot(x, comp.sum(axis=0), color="tab:blue", lw=2, label="mixture density")
+    ax.axvline(y, color="black", lw=1.5, label=f"true = {y:.6g}")
+    if np.isfinite(row["pred"]):
+        ax.axvline(row["pred"], color="tab:red", ls="-.", lw=1.2,
+                   label=f"prediction = {row['pred']:.6g}")
+    where = f"record {int(row['record'])}" if "record" in row and pd.notna(row["record"]) else ""
+    path = row["path"] if "path" in row and isinstance(row["path"], str) else field
+    ax.set(xlabel=_label("", path, unit).strip(), ylabel="probability density" + (
+        f" [1/{unit}]" if unit else ""), title=f"{model}: {path} on {split} {where}".strip())
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, out)
+
+
+def plot_scatter(res: Results, field: str, split: str, out: Path) -> Path:
+    """Predicted vs true ``field`` on ``split``, one panel per model, R² in the legend
+    (ERA5 temperature style, seed 002 §3.2)."""
+    rows, unit = _rows(res, field, split), res.unit(field)
+    colors = _colors(res.preds["model"].unique())
+    groups = sorted(rows.groupby("model"), key=lambda kv: kv[0])
+    ncol = min(3, len(groups))
+    nrow = -(-len(groups) // ncol)
+    fig, axes = _figure((4.0 * ncol, 3.9 * nrow), nrow, ncol, sharex=True, sharey=True)
+    vals = rows[["true", "pred"]].to_numpy()
+    lo, hi = np.nanmin(vals), np.nanmax(vals)
+    size, alpha = (12, 0.6) if len(rows) <= 2000 * len(groups) else (3, 0.25)
+    for ax, (model, g) in zip(axes.ravel(), groups):
+        bad = int(g["pred"].isna().sum())
+        ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1)
+        ax.scatter(g["true"], g["pred"], s=size, alpha=alpha, color=colors[model], lw=0,
+                   label=f"{model}  R² = {r2(g['true'], g['pred']):.3f}"
+                   + (f"\n{bad} unparseable" if bad else ""))
+        ax.set(xlabel=_label("true", field, unit), ylabel=_label("predicted", field, unit))
+        ax.legend(fontsize=8, loc="upper left", markerscale=3)
+        ax.grid(alpha=0.2)
+    for ax in axes.ravel()[len(groups):]:
+        ax.set_visible(False)
+    fig.suptitle(f"{field} on {split}: predicted vs true")
+    fig.tight_layout()
+    return _save(fig, out)
+
+
+def _ood_pairs(res: Results) -> list[tuple[str, str]]:
+    """(split, field) pairs for Fig. 5: meta's ``ood_fields``, else every ood_* split × field."""
+    p = res.preds
+    present = set(zip(p["split"], p["field"]))
+    ood = res.meta.get("ood_fields")
+    if ood:
+        return sorted((s, f) for s, f in ood.items() if (s, f) in present)
+    return sorted(pair for pair in present if pair[0].startswith("ood_"))
+
+
+def make_all(results_dir: str | Path) -> list[Path]:
+    """Write every applicable plot into ``results_dir/plots/``; returns the paths written.
+
+    * ``ood_<split>__<field>.png`` per (split, field) of :func:`_ood_pairs`;
+    * ``hist_<split>__<field>.png`` per field, on ``test`` (else the first split by name);
+    * ``gmm_<model>_<split>__<field>.png`` per mixture-head model and field, on that split;
+    * ``scatter_<split>__<field>.png`` per (split, field) with ≥ :data:`MANY_VALUES` distinct
+      true values, or every (split, field) when meta's builder is ``era5``.
+    """
+    res = load_results(results_dir)
+    outdir = Path(results_dir) / "plots"
+    p = res.preds[res.preds["true"].notna()]
+    res = Results(p, res.train_values, res.meta)
+    written = [plot_ood(res, f, s, outdir / f"ood_{_slug(s)}__{_slug(f)}.png")
+               for s, f in _ood_pairs(res)]
+    splits = sorted(p["split"].unique())
+    if splits:
+        ref = "test" if "test" in splits else splits[0]
+        rows = p[p["split"] == ref]
+        for f in sorted(rows["field"].unique()):
+            name = f"hist_{_slug(ref)}__{_slug(f)}.png"
+            written.append(plot_histograms(res, f, ref, outdir / name))
+        if "mixture" in p.columns:
+            mix = rows[rows["mixture"].notna()]
+            for (m, f), _ in sorted(mix.groupby(["model", "field"]), key=lambda kv: kv[0]):
+                name = f"gmm_{_slug(m)}_{_slug(ref)}__{_slug(f)}.png"
+                written.append(plot_gmm_density(res, m, f, ref, outdir / name))
+    era5 = res.meta.get("builder") == "era5"
+    for (s, f), g in sorted(p.groupby(["split", "field"]), key=lambda kv: kv[0]):
+        if era5 or g["true"].nunique() >= MANY_VALUES:
+            written.append(plot_scatter(res, f, s, outdir / f"scatter_{_slug(s)}__{_slug(f)}.png"))
+    return written
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results_dir", type=Path,
+                        help="directory written by `scinum evaluate` (predictions.csv, ...)")
+
+
+def run(args: argparse.Namespace) -> int:
+    written = make_all(args.results_dir)
+    if not written:
+        print(f"scinum plot: nothing to plot in {args.results_dir}", file=sys.stderr)
+    for path in written:
+        print(path)
+    return 0

@@ -1,0 +1,141 @@
+"""scinum.analysis.plots on a small synthetic results directory, and `scinum plot`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from scinum.analysis.plots import (ResultsError, load_results, make_all, plot_gmm_density,
+                                   plot_ood)
+from scinum.cli import main
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+STEP = "description.stepsize"
+A1 = "description.planet0.a"
+TRAIN_STEPS = [0.2, 0.3, 0.5, 0.8]
+
+
+def _rows(model: str, field: str, split: str, true: np.ndarray, pred: np.ndarray,
+          mixture: bool = False) -> list[dict]:
+    rows = []
+    for i, (t, p) in enumerate(zip(true, pred)):
+        row = {"model": model, "encoding": model.split("+")[0],
+               "head": "mixture" if mixture else "native", "field": field, "split": split,
+               "record": i, "path": field, "true": t, "pred": p}
+        if mixture:
+            w, mu, sd = [0.7, 0.3], [p, p + 0.1], [0.02, 0.05]
+            row |= {"mean": 0.7 * mu[0] + 0.3 * mu[1], "std": 0.04,
+                    "lo68": p - 0.02, "hi68": p + 0.04, "lo95": p - 0.04, "hi95": p + 0.15,
+                    "mixture": json.dumps({"weights": w, "means": mu, "stds": sd})}
+        rows.append(row)
+    return rows
+
+
+def write_results(d: Path, *, meta: bool = True) -> Path:
+    rng = np.random.default_rng(0)
+    rows = []
+    ood_true = np.repeat([0.25, 0.4, 0.65], 4)
+    test_true = rng.choice(TRAIN_STEPS, 30)
+    a_test = rng.uniform(1.16, 3.0, 40)
+    a_ood = rng.uniform(1.0, 1.16, 12)
+    snap = lambda v: np.asarray(TRAIN_STEPS)[np.abs(np.subtract.outer(v, TRAIN_STEPS)).argmin(1)]
+    for model in ("xval", "p1000", "xval+gmm"):
+        mix = model == "xval+gmm"
+        smooth = lambda v: v + rng.normal(0, 0.02, v.size)
+        step_pred = snap(ood_true) if model == "p1000" else smooth(ood_true)
+        a_pred = smooth(a_test)
+        if model == "p1000":  # text encoding: some predictions do not parse
+            a_pred[::7] = np.nan
+        rows += _rows(model, STEP, "ood_stepsize", ood_true, step_pred, mix)
+        rows += _rows(model, STEP, "test", test_true, smooth(test_true), mix)
+        rows += _rows(model, A1, "test", a_test, a_pred, mix)
+        rows += _rows(model, A1, "ood_a1", a_ood, smooth(a_ood), mix)
+    d.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(d / "predictions.csv", index=False)
+    (d / "train_values.json").write_text(json.dumps(
+        {STEP: TRAIN_STEPS, A1: [1.0] + sorted(np.round(rng.uniform(1.16, 3, 50), 4).tolist())}))
+    if meta:
+        (d / "meta.json").write_text(json.dumps({
+            "dataset": "planets-tiny", "builder": "planets", "units": {STEP: "time units"},
+            "ood_fields": {"ood_stepsize": STEP, "ood_a1": A1}}))
+    return d
+
+
+def _assert_pngs(paths: list[Path]) -> None:
+    for p in paths:
+        data = Path(p).read_bytes()
+        assert data[:8] == PNG_MAGIC, p
+        assert len(data) > 10_000, (p, len(data))
+
+
+def test_make_all_writes_every_plot(tmp_path):
+    d = write_results(tmp_path / "res")
+    written = make_all(d)
+    names = sorted(p.name for p in written)
+    assert names == sorted([
+        "ood_ood_stepsize__description.stepsize.png", "ood_ood_a1__description.planet0.a.png",
+        "hist_test__description.stepsize.png", "hist_test__description.planet0.a.png",
+        "gmm_xval_gmm_test__description.stepsize.png",
+        "gmm_xval_gmm_test__description.planet0.a.png",
+        "scatter_test__description.planet0.a.png"])
+    assert all(p.parent == d / "plots" for p in written)
+    _assert_pngs(written)
+    # deterministic: drawing again gives the same bytes
+    again = plot_ood(load_results(d), STEP, "ood_stepsize", tmp_path / "again.png")
+    first = d / "plots" / "ood_ood_stepsize__description.stepsize.png"
+    assert again.read_bytes() == first.read_bytes()
+
+
+def _minimal(d: Path) -> Path:
+    """Only xval's OOD rows, no meta.json, no train_values.json, no interval columns."""
+    write_results(d, meta=False)
+    (d / "train_values.json").unlink()
+    df = pd.read_csv(d / "predictions.csv")
+    df = df[(df["model"] == "xval") & df["split"].str.startswith("ood_")]
+    df.drop(columns=["mean", "std", "lo68", "hi68", "lo95", "hi95", "mixture"]).to_csv(
+        d / "predictions.csv", index=False)
+    return d
+
+
+def test_without_meta_and_train_values(tmp_path):
+    names = sorted(p.name for p in make_all(_minimal(tmp_path / "res")))
+    # no ood_fields: every ood_* split x field present; no test split: histograms on the first
+    assert names == ["hist_ood_a1__description.planet0.a.png",
+                     "ood_ood_a1__description.planet0.a.png",
+                     "ood_ood_stepsize__description.stepsize.png"]
+
+
+def test_cli_plot(tmp_path, capsys):
+    d = _minimal(tmp_path / "res")
+    assert main(["plot", str(d)]) == 0
+    printed = capsys.readouterr().out.split()
+    assert len(printed) == 3 and all(Path(p).is_file() for p in printed)
+    _assert_pngs([Path(p) for p in printed])
+
+
+def test_missing_predictions_is_a_clear_error(tmp_path, capsys):
+    d = tmp_path / "empty"
+    d.mkdir()
+    with pytest.raises(ResultsError, match="predictions.csv"):
+        load_results(d)
+    assert main(["plot", str(d)]) == 1
+    assert "predictions.csv" in capsys.readouterr().err
+    assert main(["plot", str(tmp_path / "nope")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_missing_column_and_bad_mixture(tmp_path):
+    d = write_results(tmp_path / "res")
+    df = pd.read_csv(d / "predictions.csv")
+    df.drop(columns=["pred"]).to_csv(d / "predictions.csv", index=False)
+    with pytest.raises(ResultsError, match="missing column.*pred"):
+        load_results(d)
+    df.loc[df["mixture"].notna(), "mixture"] = "{not json"
+    df.to_csv(d / "predictions.csv", index=False)
+    with pytest.raises(ResultsError, match="bad mixture"):
+        plot_gmm_density(load_results(d), "xval+gmm", STEP, "test", tmp_path / "x.png")
+    with pytest.raises(ResultsError, match="no mixture rows for model 'xval'"):
+        plot_gmm_density(load_results(d), "xval", STEP, "test", tmp_path / "x.png")
