@@ -13,7 +13,6 @@ Lightning's training checkpoints (``last.ckpt``) carry the same ``"scinum"`` ent
 from __future__ import annotations
 
 import os
-import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -139,9 +138,9 @@ def load_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
         raise CheckpointError(f"{path}: no such checkpoint file")
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, pickle.UnpicklingError, EOFError, ValueError, OSError) as e:
+    except Exception as e:  # the unpickler raises many kinds on a truncated or foreign file
         raise CheckpointError(f"{path}: not a readable checkpoint (truncated or not a torch file: "
-                              f"{str(e).splitlines()[0][:200]})") from None
+                              f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]})") from None
     meta = ckpt.get("scinum") if isinstance(ckpt, dict) else None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a scinum checkpoint (no scinum metadata)")

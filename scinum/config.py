@@ -18,6 +18,7 @@ values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -75,8 +76,21 @@ def parse_overrides(tokens: Sequence[str]) -> dict:
         *parents, leaf = key.split(".")
         for p in parents:
             node = node.setdefault(p, {})
-        node[leaf] = yaml.safe_load(text)
+        node[leaf] = _value(text)
     return out
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML that also reads ``1e-3`` as a float (YAML 1.1 wants ``1.0e-3``)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+
+
+def _value(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)
 
 
 def apply_overrides(config: dict, overrides: dict) -> dict:
@@ -99,7 +113,7 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
     """Defaults <- YAML file <- overrides. Paths in ``data.path``/``out_dir`` stay as written."""
     config = copy.deepcopy(DEFAULTS)
     if path is not None:
-        loaded = yaml.safe_load(Path(path).read_text()) or {}
+        loaded = yaml.load(Path(path).read_text(), Loader=_Loader) or {}
         if not isinstance(loaded, dict):
             raise ValueError(f"{path}: a config must be a YAML mapping")
         config = apply_overrides(config, loaded)

@@ -143,8 +143,8 @@ class MixtureHead(NumberHead):
             self.out.weight[k:2 * k].mul_(0.1)  # means start near their spread-out biases
             self.out.bias.zero_()
             self.out.bias[k:2 * k] = torch.linspace(lo, hi, k) if k > 1 else (lo + hi) / 2
-            spacing = (hi - lo) / max(k, 1)
-            self.out.bias[2 * k:] = math.log(math.expm1(max(spacing, 2 * self.sigma_min)))
+            half_gap = (hi - lo) / (2 * k)  # neighbouring components overlap at about 1 sigma
+            self.out.bias[2 * k:] = math.log(math.expm1(max(half_gap, 2 * self.sigma_min)))
 
     def config(self) -> dict[str, Any]:
         return {"kind": "mixture", "n_components": self.k, "sigma_min": self.sigma_min,

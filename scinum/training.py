@@ -137,12 +137,13 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
                               every_n_train_steps=t.pop("checkpoint_every_n_steps"))
     has_val = dm.val_split in dm.shards and t["limit_val_batches"] != 0
+    val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
     trainer = L.Trainer(
         max_steps=t.pop("max_steps"), accelerator=t.pop("accelerator"), devices=t.pop("devices"),
         num_nodes=t.pop("num_nodes"), strategy=t.pop("strategy"), precision=precision,
         accumulate_grad_batches=t.pop("accumulate_grad_batches"),
-        val_check_interval=t.pop("val_check_interval") if has_val else None,
-        check_val_every_n_epoch=None, limit_val_batches=t.pop("limit_val_batches") if has_val else 0,
+        val_check_interval=val_every if has_val else None,
+        check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
         log_every_n_steps=t.pop("log_every_n_steps"), enable_progress_bar=t.pop("progress_bar"),
         gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
         callbacks=[ckpt_cb, *callbacks], logger=_loggers(out), default_root_dir=out,
@@ -156,13 +157,39 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE`` plus free-form overrides (``--trainer.max_steps 100``, ``optim.lr=1e-3``).
+
+    Overrides look like options argparse does not know, so this parser hands every token but
+    ``--config``/``--help`` to :func:`scinum.config.parse_overrides` in ``args.overrides``.
+    """
     parser.add_argument("--config", required=True, help="YAML config (see configs/planets-tiny.yaml)")
-    parser.add_argument("overrides", nargs=argparse.REMAINDER,
-                        help="overrides: --trainer.max_steps 100 or optim.lr=1e-3 ...")
+    parser.epilog = ("overrides: --section.key VALUE or section.key=VALUE, e.g. "
+                     "--trainer.max_steps 100 encoding.name=fone head.kind=mixture")
+    parse = parser.parse_known_args
+
+    def parse_known_args(args=None, namespace=None):
+        args, own, rest = list(args or []), [], []
+        while args:
+            a = args.pop(0)
+            if a in ("-h", "--help") or a.startswith("--config="):
+                own.append(a)
+            elif a == "--config":
+                own += [a] + args[:1]
+                args = args[1:]
+            else:
+                rest.append(a)
+        ns, extra = parse(own, namespace)
+        ns.overrides = rest + extra
+        return ns, []
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
 
 
 def run(args: argparse.Namespace) -> int:
-    config = load_config(args.config, args.overrides)
+    try:
+        config = load_config(args.config, args.overrides)
+    except (KeyError, ValueError, OSError) as e:
+        raise SystemExit(f"scinum fit: bad config: {e}") from None
     path = fit(config)
     print(f"scinum fit: model written to {path}")
     return 0

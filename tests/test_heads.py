@@ -1,0 +1,109 @@
+"""Number heads: the Gaussian-mixture head (NLL floor, init, point predictions, quantiles, samples)."""
+import math
+
+import pytest
+import torch
+
+from scinum import encodings
+from scinum.heads import BitHead, DigitHead, MixtureHead, ScalarHead, make_head
+
+
+def _out(log_w, mu, sigma):
+    t = lambda x: torch.tensor(x, dtype=torch.float32)  # noqa: E731
+    return t(log_w), t(mu), t(sigma)
+
+
+def test_mixture_nll_finite_on_repeated_identical_targets():
+    torch.manual_seed(0)
+    head = MixtureHead(8, n_components=3, sigma_min=1e-3)
+    h = torch.randn(64, 8)
+    target = torch.full((64,), 1.2345, dtype=torch.float64)
+    opt = torch.optim.Adam(head.parameters(), lr=3e-2)
+    for _ in range(20):
+        loss = head.loss(head(h), target).mean()
+        opt.zero_grad()
+        loss.backward()
+        assert all(torch.isfinite(p.grad).all() for p in head.parameters())
+        opt.step()
+    # the limit training drives towards: every sigma collapsed, every mean on the target
+    with torch.no_grad():
+        head.out.weight.zero_()
+        head.out.bias[3:6] = 1.2345
+        head.out.bias[6:] = -1e4
+    out = head(h)
+    assert (out[2] == 1e-3).all()
+    nll = head.loss(out, target)
+    floor = -math.log(1 / (1e-3 * math.sqrt(2 * math.pi)))
+    assert torch.isfinite(nll).all() and nll.min().item() >= floor - 1e-3
+    far = head.loss(out, target + 10.0)
+    assert torch.isfinite(far).all()
+    (nll.mean() + far.mean()).backward()
+    assert all(torch.isfinite(p.grad).all() for p in head.parameters())
+
+
+def test_mixture_means_start_spread_over_range():
+    head = MixtureHead(16, n_components=5, init_range=(-5, 5))
+    _, mu, sigma = head(torch.zeros(1, 16))
+    assert torch.allclose(mu[0], torch.linspace(-5, 5, 5), atol=0.1)
+    assert (sigma > 0.5).all()
+
+
+def test_mixture_point_predictions_and_uncertainty():
+    out = _out([[math.log(0.25), math.log(0.75)]], [[-2.0, 4.0]], [[1.0, 0.5]])
+    mean = MixtureHead(4, 2, point="mean").predict(out)
+    mode = MixtureHead(4, 2, point="mode").predict(out)
+    assert mean.dtype == torch.float64 and mean.item() == pytest.approx(2.5)
+    assert mode.item() == 4.0
+    u = MixtureHead(4, 2).uncertainty(out)
+    var = 0.25 * (1 + 4) + 0.75 * (0.25 + 16) - 2.5 ** 2
+    assert u["std"].item() == pytest.approx(math.sqrt(var))
+    assert u["weights"].sum().item() == pytest.approx(1.0)
+    assert set(u) == {"weights", "means", "stds", "mean", "std"}
+
+
+def test_mixture_quantiles_invert_the_cdf():
+    head = MixtureHead(4, 1)
+    out = _out([[0.0]], [[1.5]], [[2.0]])
+    q = head.quantile(out, [0.1, 0.5, 0.975])
+    ref = torch.distributions.Normal(1.5, 2.0).icdf(torch.tensor([0.1, 0.5, 0.975], dtype=torch.float64))
+    assert torch.allclose(q[0], ref, atol=1e-9)
+    two = MixtureHead(4, 2)
+    out2 = _out([[math.log(0.3), math.log(0.7)]], [[-3.0, 2.0]], [[0.5, 1.0]])
+    for p in (0.05, 0.3, 0.6, 0.99):
+        assert two.cdf(out2, two.quantile(out2, p).unsqueeze(-1)).item() == pytest.approx(p, abs=1e-9)
+
+
+def test_mixture_samples_match_moments():
+    head = MixtureHead(4, 2)
+    out = _out([[math.log(0.3), math.log(0.7)]], [[-3.0, 2.0]], [[0.5, 1.0]])
+    g = torch.Generator().manual_seed(0)
+    s = head.sample(out, 40000, generator=g)
+    u = head.uncertainty(out)
+    assert s.shape == (1, 40000) and s.dtype == torch.float64
+    assert s.mean().item() == pytest.approx(u["mean"].item(), abs=0.05)
+    assert s.std().item() == pytest.approx(u["std"].item(), rel=0.03)
+
+
+def test_make_head_kinds():
+    xval, fone, bits = encodings.get("xval"), encodings.get("fone"), encodings.get("bittokens")
+    assert isinstance(make_head(xval, 8), ScalarHead)
+    assert isinstance(make_head(fone, 8, {"kind": "native"}), DigitHead)
+    assert isinstance(make_head(bits, 8), BitHead)
+    m = make_head(bits, 8, {"kind": "mixture", "n_components": 3, "point": "mode"})
+    assert isinstance(m, MixtureHead) and m.k == 3 and m.point == "mode"
+    with pytest.raises(ValueError):
+        make_head(xval, 8, {"kind": "gmm"})
+    with pytest.raises(ValueError):
+        MixtureHead(8, point="median")
+
+
+@pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
+def test_heads_are_finite_under_bf16_autocast(name):
+    enc = encodings.get(name)
+    for head in (enc.make_head(16), MixtureHead(16, 4)):
+        target = torch.tensor([0.5, -1.25, 3.0], dtype=torch.float64)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = head(torch.randn(3, 16))
+            loss = head.loss(out, target)
+        assert loss.dtype == torch.float32 and torch.isfinite(loss).all()
+        assert head.predict(out).dtype == torch.float64

@@ -1,0 +1,111 @@
+"""The trunk: architecture conventions, padding invariance, hidden values never reach the input."""
+import numpy as np
+import pytest
+import torch
+
+from scinum import encodings
+from scinum.codec import Codec, Vocabulary
+from scinum.data import make_batch
+from scinum.heads import make_head
+from scinum.model import ModelConfig, NumberMLM, Transformer
+from scinum.normalize import Normalizer
+
+RECORDS = [{"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
+           {"a": -0.5, "b": [[1.0, 2.5]], "s": "y"},
+           {"a": 4.0, "b": [[0.5, 0.75], [1.25, 1], [2.5, -2], [3.0, 0.125]], "s": "x"}]
+
+
+def _setup(name: str, n_layers: int = 2):
+    vocab = Vocabulary.build(RECORDS)
+    codec = Codec(vocab)
+    enc = encodings.get(name)
+    seqs = [codec.encode(r) for r in RECORDS]
+    norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], enc.default_normalizer)
+    cfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
+                      n_layers=n_layers, n_heads=4)
+    torch.manual_seed(0)
+    model = NumberMLM(cfg, make_head(enc, 32)).eval()
+    return vocab, seqs, norm, enc, model
+
+
+def _batch(vocab, seqs, hides, norm, enc):
+    return make_batch(seqs, hides, vocab=vocab, normalizer=norm, encoding=enc)
+
+
+def test_trunk_conventions():
+    cfg = ModelConfig(vocab_size=50, d_model=64, n_layers=3, n_heads=4)
+    t = Transformer(cfg)
+    for name, p in t.named_parameters():
+        assert "bias" not in name, name
+    for m in t.modules():
+        if isinstance(m, torch.nn.Linear):
+            expected = (2 * m.in_features * 3) ** -0.5
+            assert m.weight.std().item() == pytest.approx(expected, rel=0.1)
+    h = torch.randn(5, 64)
+    assert torch.equal(t.token_logits(h), h @ t.tok.weight.T)  # tied head
+    assert t.blocks[0].fc.out_features == 4 * 64
+    with pytest.raises(ValueError):
+        ModelConfig(vocab_size=10, d_model=30, n_heads=4)
+
+
+@pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
+def test_padding_invariance(name):
+    vocab, seqs, norm, enc, model = _setup(name)
+    short, long_ = seqs[1], seqs[2]
+    hide_s = np.zeros(len(short), bool)
+    hide_s[np.flatnonzero(short.fields >= 0)[0]] = True
+    alone = _batch(vocab, [short], [hide_s], norm, enc)
+    both = _batch(vocab, [short, long_], [hide_s, np.zeros(len(long_), bool)], norm, enc)
+    assert both["ids"].shape[1] == len(long_) > len(short)
+    with torch.no_grad():
+        h1 = model(alone["ids"], alone["feats"], alone["attend"])[0]
+        h2 = model(both["ids"], both["feats"], both["attend"])[0, :len(short)]
+        p1 = model.head.predict(model.head(h1[alone["num_pos"][0]]))
+        p2 = model.head.predict(model.head(h2[both["num_pos"][0, :len(short)]]))
+    assert torch.allclose(h1, h2, atol=1e-5)
+    assert torch.allclose(p1, p2, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
+def test_hidden_values_never_reach_the_input(name):
+    vocab, seqs, norm, enc, model = _setup(name)
+    s = seqs[0]
+    hide = np.zeros(len(s), bool)
+    num = np.flatnonzero(s.fields >= 0)
+    hide[num[[0, 2]]] = True
+    other = type(s)(s.ids.copy(), s.values.copy(), s.fields)
+    other.values[num[[0, 2]]] = [3.75, -0.875]
+    a, b = _batch(vocab, [s], [hide], norm, enc), _batch(vocab, [other], [hide], norm, enc)
+    for k in ("ids", "feats", "attend", "targets", "num_pos"):
+        assert torch.equal(a[k], b[k]), k
+    assert not torch.equal(a["num_target"], b["num_target"])  # the targets do differ
+    assert (a["ids"][0, num[[0, 2]]] == vocab.mask_id).all()
+    neutral = 1.0 if enc.combine == "multiply" else 0.0
+    assert (a["feats"][0, num[[0, 2]]] == neutral).all()
+    non_num = torch.from_numpy(s.fields < 0)
+    assert (a["feats"][0, non_num] == neutral).all()
+    with torch.no_grad():
+        assert torch.equal(model(a["ids"], a["feats"], a["attend"]), model(b["ids"], b["feats"], b["attend"]))
+        # at non-number tokens the input is the bare token embedding
+        emb = model.trunk.embed(a["ids"], a["feats"])[0, non_num]
+        assert torch.equal(emb, model.trunk.tok(a["ids"][0, non_num]))
+
+
+def test_visible_numbers_change_the_input():
+    vocab, seqs, norm, enc, model = _setup("xval")
+    s = seqs[0]
+    no_hide = [np.zeros(len(s), bool)]
+    other = type(s)(s.ids, s.values.copy(), s.fields)
+    other.values[np.flatnonzero(s.fields >= 0)[1]] += 1.0
+    a, b = _batch(vocab, [s], no_hide, norm, enc), _batch(vocab, [other], no_hide, norm, enc)
+    with torch.no_grad():
+        assert not torch.equal(model(a["ids"], a["feats"]), model(b["ids"], b["feats"]))
+
+
+def test_forward_under_bf16_autocast():
+    vocab, seqs, norm, enc, model = _setup("bittokens")
+    batch = _batch(vocab, seqs, [np.asarray(s.fields >= 0) for s in seqs], norm, enc)
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        h = model(batch["ids"], batch["feats"], batch["attend"])
+        loss = model.head.loss(model.head(h[batch["num_pos"]]), batch["num_target"])
+    assert torch.isfinite(h).all() and torch.isfinite(loss).all()

@@ -1,0 +1,219 @@
+"""Training: overfitting per encoding/head, seeded loss curves, kill + resume, checkpoints, CLI."""
+import csv
+import random
+
+import lightning as L
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from scinum import encodings
+from scinum.checkpoint import FORMAT, VERSION, load_checkpoint
+from scinum.cli import main as cli_main
+from scinum.codec import Codec, Vocabulary
+from scinum.config import load_config, resolve_normalizer
+from scinum.data import hidden_positions, make_batch
+from scinum.datasets import DatasetWriter
+from scinum.errors import CheckpointError
+from scinum.model import ModelConfig
+from scinum.normalize import Normalizer
+from scinum.training import MLMModule, fit
+
+# a name token per record: the test is about the heads fitting, not the trunk telling records apart
+OVERFIT = [{"name": f"r{i}", "k": i, "x": x, "y": [round(0.1 * i, 2), 2.5]}
+           for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
+
+
+def _module(records, enc_name, head, lr=3e-3):
+    enc = encodings.get(enc_name)
+    vocab = Vocabulary.build(records)
+    codec = Codec(vocab)
+    seqs = [codec.encode(r) for r in records]
+    cfg = {"head": head, "normalizer": None}
+    norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], resolve_normalizer(cfg, enc))
+    mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=48,
+                       n_layers=2, n_heads=4)
+    meta = {"format": FORMAT, "version": VERSION, "model": mcfg.to_dict(), "encoding": enc.config(),
+            "head": head, "vocab": vocab.to_dict(), "normalizer": norm.to_dict()}
+    optim = {"lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 10,
+             "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
+    hide = [hidden_positions(codec, r, ["x"]) for r in records]
+    batch = make_batch(seqs, hide, vocab=vocab, normalizer=norm, encoding=enc)
+    return MLMModule(meta, optim, max_steps=10_000), batch, norm
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models run faster on one thread (and do not fight other processes for cores)."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.mark.parametrize("enc_name,head,tol", [
+    ("xval", {"kind": "native"}, 5e-3),
+    ("fone", {"kind": "native"}, 0.02),
+    ("bittokens", {"kind": "native"}, 0.02),
+    ("fone", {"kind": "mixture", "n_components": 4}, 0.05),
+])
+def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol):
+    torch.manual_seed(0)
+    module, batch, norm = _module(OVERFIT, enc_name, head)
+    opt = torch.optim.Adam(module.parameters(), lr=3e-3)
+    for _ in range(200):
+        res = module.losses(batch)
+        opt.zero_grad()
+        res["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
+        opt.step()
+    res = module.losses(batch)
+    if head["kind"] == "native":
+        assert res["number_loss"].item() < tol
+    else:  # a GMM's NLL has no floor at 0: its point error must vanish and its NLL be low
+        assert res["number_abs_err"].item() < tol and res["number_loss"].item() < -1
+    assert res["token_ce"].item() < 0.02
+    with torch.no_grad():
+        h = module.model(batch["ids"], batch["feats"], batch["attend"])
+        pred = module.model.head.predict(module.model.head(h[batch["num_pos"]]))
+    fids = batch["num_field"].numpy()
+    raw = norm.inverse(pred.numpy(), fids)
+    assert np.allclose(raw, [r["x"] for r in OVERFIT], atol=0.2 * norm.scale[fids].max())
+
+
+class Toy:
+    def __call__(self, i):
+        r = random.Random(i)
+        return {"m": round(r.uniform(1, 5), 3),
+                "data": [[round(r.uniform(-2, 2), 4), round(r.uniform(-2, 2), 4)] for _ in range(r.randint(2, 8))]}, {}
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    path = tmp_path_factory.mktemp("toy") / "ds"
+    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=32)
+    w.write_split("train", 48, Toy())
+    w.write_split("val", 8, Toy())
+    w.finish()
+    return path
+
+
+def _config(dataset, out, **over):
+    cfg = {"data": {"path": str(dataset), "batch_size": 8}, "out_dir": str(out),
+           "model": {"d_model": 32, "n_layers": 2, "n_heads": 2},
+           "optim": {"warmup_steps": 2},
+           "trainer": {"max_steps": 6, "val_check_interval": 3, "limit_val_batches": 1,
+                       "checkpoint_every_n_steps": 3, "log_every_n_steps": 1, "progress_bar": False}}
+    for k, v in over.items():
+        cfg.setdefault(k, {}).update(v) if isinstance(v, dict) else cfg.__setitem__(k, v)
+    return load_config(None, cfg)
+
+
+def _train_losses(out):
+    with open(out / "logs" / "metrics.csv") as f:
+        return [(int(r["step"]), float(r["train/loss"])) for r in csv.DictReader(f) if r["train/loss"]]
+
+
+class Kill(L.Callback):
+    def __init__(self, at: int):
+        self.at = at
+
+    def on_train_batch_start(self, trainer, module, batch, batch_idx):
+        if trainer.global_step == self.at:
+            raise RuntimeError("killed")
+
+
+@pytest.fixture(scope="module")
+def reference_run(dataset, tmp_path_factory):
+    """An uninterrupted 6-step run through the command line."""
+    out = tmp_path_factory.mktemp("ref")
+    cfg_file = out / "c.yaml"
+    cfg_file.write_text(yaml.safe_dump(_config(dataset, out / "run")))
+    assert cli_main(["fit", "--config", str(cfg_file), "--trainer.max_steps", "6", "seed=0"]) == 0
+    return out / "run"
+
+
+def test_same_seed_same_loss_curve(dataset, reference_run, tmp_path):
+    fit(_config(dataset, tmp_path / "again"))
+    ref = _train_losses(reference_run)
+    assert len(ref) == 6 and ref == _train_losses(tmp_path / "again")
+
+
+def test_killed_training_resumes_to_the_same_steps(dataset, reference_run, tmp_path):
+    cfg = _config(dataset, tmp_path / "run")
+    with pytest.raises(RuntimeError, match="killed"):
+        fit(cfg, callbacks=[Kill(4)])
+    assert (tmp_path / "run" / "checkpoints" / "last.ckpt").exists()
+    assert torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)["global_step"] == 3
+    fit(cfg)
+    ckpt = torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)
+    assert ckpt["global_step"] == 6
+    resumed = dict(_train_losses(tmp_path / "run"))
+    ref = dict(_train_losses(reference_run))
+    for step in (3, 4, 5):  # the steps replayed after the resume see the same batches and state
+        assert resumed[step] == pytest.approx(ref[step], rel=1e-6)
+
+
+def test_save_load_identical_predictions(dataset, reference_run):
+    exported = load_checkpoint(reference_run / "model.ckpt")
+    lightning = load_checkpoint(reference_run / "checkpoints" / "last.ckpt")
+    assert not exported.model.training and exported.vocab == lightning.vocab
+    recs = [Toy()(i)[0] for i in range(5)]
+    seqs = [exported.codec.encode(r) for r in recs]
+    hide = [hidden_positions(exported.codec, r, ["data[-1][*]", "m"]) for r in recs]
+    a = exported.predict(seqs, hide, batch_size=2)
+    b = lightning.predict(seqs, hide, batch_size=2)
+    for pa, pb, r, h in zip(a, b, recs, hide):
+        assert pa.values.dtype == np.float64 and len(pa.values) == 3 == h.sum()
+        assert np.array_equal(pa.values, pb.values) and np.array_equal(pa.positions, np.flatnonzero(h))
+    alone = exported.predict(seqs[:1], hide[:1])[0]  # batch composition does not matter
+    assert np.allclose(alone.values, a[0].values, rtol=1e-6, atol=1e-9)
+    nan_in = [type(s)(s.ids, np.where(h, np.nan, s.values), s.fields) for s, h in zip(seqs, hide)]
+    assert all(np.array_equal(p.values, q.values) for p, q in zip(exported.predict(nan_in, hide, batch_size=2), a))
+
+
+def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
+    out = tmp_path / "gmm"
+    path = fit(_config(dataset, out, head={"kind": "mixture", "n_components": 3},
+                       trainer={"max_steps": 2, "limit_val_batches": 0}))
+    m = load_checkpoint(path)
+    rec = Toy()(0)[0]
+    seq = m.codec.encode(rec)
+    hide = hidden_positions(m.codec, rec, ["m"])
+    p = m.predict([seq], [hide], quantiles=[0.05, 0.5, 0.95])[0]
+    fid = seq.fields[hide]
+    scale = m.normalizer.scale[fid]
+    assert p.uncertainty["means"].shape == (1, 3) and p.uncertainty["quantiles"].shape == (1, 3)
+    assert np.allclose(p.uncertainty["mean"], p.values)
+    q = p.uncertainty["quantiles"][0]
+    assert q[0] < q[1] < q[2]
+    # the normalized spread times the field's scale
+    with torch.no_grad():
+        from scinum.data import make_batch as mb
+        b = mb([seq], [hide], vocab=m.vocab, normalizer=m.normalizer, encoding=m.encoding)
+        out_ = m.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]])
+    assert np.allclose(p.uncertainty["std"], m.head.uncertainty(out_)["std"].numpy() * scale)
+
+
+def test_bad_checkpoints_raise_checkpoint_error(reference_run, tmp_path):
+    good = (reference_run / "model.ckpt").read_bytes()
+    (tmp_path / "trunc.ckpt").write_bytes(good[:len(good) // 2])
+    torch.save({"state_dict": {}}, tmp_path / "foreign.ckpt")
+    (tmp_path / "text.ckpt").write_text("hello")
+    for name in ("trunc.ckpt", "foreign.ckpt", "text.ckpt", "missing.ckpt"):
+        with pytest.raises(CheckpointError, match=name):
+            load_checkpoint(tmp_path / name)
+
+
+def test_config_overrides_and_errors(tmp_path):
+    cfg = load_config(None, ["--data.path", "x", "optim.lr=1e-2", "--encoding.name=fone",
+                             "encoding.frac_digits=3", "head.kind=mixture"])
+    assert cfg["optim"]["lr"] == 0.01 and cfg["encoding"] == {"name": "fone", "frac_digits": 3}
+    assert resolve_normalizer(cfg, encodings.get("fone")) == "standard"
+    with pytest.raises(KeyError):
+        load_config(None, ["data.path=x", "trainer.max_stepz=3"])
+    with pytest.raises(ValueError):
+        load_config(None, [])
+    with pytest.raises(SystemExit, match="bad config"):
+        cli_main(["fit", "--config", str(tmp_path / "nope.yaml")])
