@@ -1,0 +1,115 @@
+"""The shared recipe runner: build a dataset, train one model per encoding, evaluate, plot.
+
+A recipe is a YAML file of presets (``recipes/planets.yaml``, ``recipes/era5.yaml``)::
+
+    <preset>:
+      build: [scinum build arguments after the output directory]
+      train: {a scinum fit config without data.path/out_dir}
+      models: {label: {encoding: {...}, head: {...}}, ...}
+      evaluate: {limit: N, batch_size: N}
+
+Every step is resumable: a finished dataset or ``model.ckpt`` is reused, an interrupted
+``scinum fit`` resumes from its last checkpoint, so re-running a recipe continues it.
+Layout of ``--work`` (default ``runs/<recipe>-<preset>``): ``data/``, ``models/<label>/``.
+Results go to ``--out`` (default ``results/<recipe>``): ``table.md``, ``table.csv``,
+``predictions.csv``, ``plots/*.png``.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+
+from scinum.cli import main as scinum_main
+from scinum.config import apply_overrides, load_config
+
+__all__ = ["load_preset", "run_recipe", "main"]
+
+
+def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
+    presets = yaml.safe_load(Path(recipe_yaml).read_text())
+    if preset not in presets:
+        raise SystemExit(f"{recipe_yaml.name}: no preset {preset!r} (have {sorted(presets)})")
+    return presets[preset]
+
+
+def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
+               models: Sequence[str] | None = None,
+               workers: int | None = None, log=print) -> Path:
+    """Run one recipe preset end to end; returns the results directory."""
+    from scinum.analysis import evaluate as ev
+    from scinum.analysis import plots
+    from scinum.training import fit
+    import pandas as pd
+
+    t0 = time.time()
+    data = work / "data"
+    build = [str(a) for a in preset["build"]]
+    if workers is not None:
+        build += ["--workers", str(workers)]
+    log(f"[{name}] building dataset in {data}")
+    if scinum_main(["build", name, str(data), *build]) != 0:
+        raise SystemExit(f"[{name}] dataset build failed")
+    chosen = list(preset["models"]) if not models else list(models)
+    unknown = [m for m in chosen if m not in preset["models"]]
+    if unknown:
+        raise SystemExit(f"[{name}] unknown model(s) {unknown}; preset has {list(preset['models'])}")
+    tables, preds = [], []
+    fields = preset.get("evaluate", {}).get("fields")
+    for label in chosen:
+        run_dir = work / "models" / label
+        ckpt = run_dir / "model.ckpt"
+        if ckpt.exists():
+            log(f"[{name}] {label}: reusing {ckpt}")
+        else:
+            base = copy.deepcopy(preset["train"])
+            base["data"] = {**base.get("data", {}), "path": str(data)}
+            base["out_dir"] = str(run_dir)
+            cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
+            log(f"[{name}] {label}: training ({cfg['trainer']['max_steps']} steps)")
+            t = time.time()
+            ckpt = fit(cfg)
+            log(f"[{name}] {label}: trained in {time.time() - t:.0f} s")
+        e = preset.get("evaluate", {})
+        table, pred = ev.evaluate(ckpt, data, fields, label=label, limit=e.get("limit"),
+                                  batch_size=e.get("batch_size", 256))
+        tables.append(table)
+        preds.append(pred)
+    table = pd.concat(tables, ignore_index=True)
+    fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
+    ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
+                     {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1)})
+    written = plots.make_all(out)
+    log((out / "table.md").read_text())
+    log(f"[{name}] {len(written)} plots in {out / 'plots'}; total {time.time() - t0:.0f} s")
+    return out
+
+
+def main(name: str, argv: Sequence[str] | None = None) -> int:
+    """Command line of ``python recipes/<name>.py``."""
+    here = Path(__file__).resolve().parent
+    p = argparse.ArgumentParser(prog=f"recipes/{name}.py",
+                                description=f"{name}: build -> train each encoding -> evaluate -> plots")
+    p.add_argument("--preset", default="quick", help="preset in recipes/%s.yaml [quick]" % name)
+    p.add_argument("--work", type=Path, help=f"working directory [runs/{name}-<preset>]")
+    p.add_argument("--out", type=Path, help=f"results directory [results/{name}]")
+    p.add_argument("--models", nargs="+", help="subset of the preset's models")
+    p.add_argument("--workers", type=int, help="dataset build processes")
+    p.add_argument("--source", help="ERA5 source (NetCDF/Zarr path) instead of the synthetic field")
+    a = p.parse_args(argv)
+    preset = load_preset(here / f"{name}.yaml", a.preset)
+    if a.source:
+        build = list(preset["build"])
+        build[build.index("--source") + 1] = a.source
+        preset["build"] = build
+    work = a.work or Path("runs") / f"{name}-{a.preset}"
+    out = a.out or Path("results") / name
+    run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers,
+               log=lambda s: print(s, file=sys.stderr, flush=True))
+    return 0

@@ -1,0 +1,204 @@
+"""Evaluate a trained model on a dataset: in-distribution vs out-of-distribution metrics.
+
+For each split (``test`` and every ``ood_*`` by default) and each field mask (planets:
+``description.stepsize``, ``description.planet0.a``/``.e``/``.m``; ERA5: ``data[*][-1]``), every
+record gets that one field masked and predicted (all its numbers jointly, one forward pass),
+and the predictions are scored with :func:`scinum.analysis.metrics.summarize`.
+
+A results directory (what ``scinum plot`` reads) holds:
+
+* ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics;
+* ``predictions.csv`` — one row per predicted number: ``model, encoding, head, field, split,
+  record, path, true, pred`` (+ ``mean, std, lo68, hi68, lo95, hi95, mixture`` for mixture heads);
+* ``train_values.json`` — the distinct training values of each field (≤ 200, for plots);
+* ``meta.json`` — dataset, builder, units and which field each OOD split is about.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..datasets import Dataset
+from ..errors import DatasetError, ScinumError
+from ..paths import format_path, get, select
+from ..records import write_text_atomic
+from .metrics import summarize
+
+__all__ = ["default_fields", "evaluate", "train_values", "write_results", "results_meta"]
+
+#: Fields evaluated by default, per dataset builder.
+PLANETS_FIELDS = ["description.stepsize", "description.planet0.a", "description.planet0.e",
+                  "description.planet0.m"]
+#: Which field each planets OOD split is out of distribution for.
+PLANETS_OOD = {"ood_stepsize": "description.stepsize", "ood_a1": "description.planet0.a"}
+
+
+def default_fields(manifest: dict) -> list[str]:
+    """The evaluation masks for a dataset built by a known builder."""
+    builder = manifest.get("builder")
+    if builder == "planets":
+        return list(PLANETS_FIELDS)
+    if builder == "era5":
+        return [manifest.get("task", {}).get("next_step_mask", "data[*][-1]")]
+    raise DatasetError(f"no default evaluation fields for builder {builder!r}: pass --fields")
+
+
+def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
+             splits: Sequence[str] | None = None, *, label: str | None = None,
+             batch_size: int = 256, limit: int | None = None,
+             progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Score ``model`` (a :class:`scinum.infer.Model` or a checkpoint path) on ``data``.
+
+    Returns ``(table, predictions)`` as described in the module docstring. ``limit`` caps the
+    records per split (the first ones, so runs are comparable).
+    """
+    from ..infer import Model, load
+    if not isinstance(model, Model):
+        model = load(model)
+    ds = Dataset(data)
+    fields = list(fields) if fields else default_fields(ds.manifest)
+    splits = list(splits) if splits else [s for s in ds.splits if s == "test" or s.startswith("ood_")]
+    meta = model.trained.meta
+    encoding = meta["encoding"]["name"]
+    head = meta["head"].get("kind", "native")
+    label = label or (encoding if head == "native" else f"{encoding}+{'gmm' if head == 'mixture' else head}")
+    rows, tables = [], []
+    for split in splits:
+        records = []
+        for k, rec in enumerate(ds.records(split)):
+            if limit is not None and k >= limit:
+                break
+            records.append(rec)
+        for field in fields:
+            jobs = [model.prepare(r, [field], index=i) for i, r in enumerate(records)]
+            filled = model.run_jobs(jobs, batch_size=batch_size, progress=progress)
+            part = []
+            for i, (rec, f) in enumerate(zip(records, filled)):
+                for p in f.predictions:
+                    row = {"model": label, "encoding": encoding, "head": head, "field": field,
+                           "split": split, "record": i, "path": p.path,
+                           "true": float(get(rec, p.path)), "pred": p.value}
+                    row.update(_uncertainty_columns(p.uncertainty))
+                    part.append(row)
+            frame = pd.DataFrame(part)
+            rows.append(frame)
+            tables.append({"model": label, "field": field, "split": split,
+                           **summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
+                                       **_summary_extras(frame))})
+    return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _uncertainty_columns(u: dict[str, Any]) -> dict[str, Any]:
+    if "means" not in u:
+        return {}
+    return {"mean": u["mean"], "std": u["std"],
+            "lo68": u.get("interval_68", [math.nan] * 2)[0], "hi68": u.get("interval_68", [math.nan] * 2)[1],
+            "lo95": u.get("interval_95", [math.nan] * 2)[0], "hi95": u.get("interval_95", [math.nan] * 2)[1],
+            "mixture": json.dumps({"weights": u["weights"], "means": u["means"], "stds": u["stds"]})}
+
+
+def _summary_extras(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    if "mixture" not in frame:
+        return {}
+    mix = [json.loads(m) for m in frame["mixture"]]
+    return {"lo68": frame["lo68"].to_numpy(), "hi68": frame["hi68"].to_numpy(),
+            "lo95": frame["lo95"].to_numpy(), "hi95": frame["hi95"].to_numpy(),
+            "weights": np.array([m["weights"] for m in mix]), "means": np.array([m["means"] for m in mix]),
+            "stds": np.array([m["stds"] for m in mix])}
+
+
+def train_values(data: str | Path, fields: Sequence[str], cap: int = 200,
+                 split: str = "train", max_records: int = 20000) -> dict[str, list[float]]:
+    """Distinct training values of each field (evenly subsampled to ``cap``), for plots."""
+    ds = Dataset(data)
+    seen: dict[str, set] = {f: set() for f in fields}
+    for k, rec in enumerate(ds.records(split)):
+        if k >= max_records:
+            break
+        for f in fields:
+            for p in select(rec, f):
+                v = get(rec, p)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    seen[f].add(float(v))
+    out = {}
+    for f, vals in seen.items():
+        v = np.sort(np.fromiter(vals, float, len(vals)))
+        if len(v) > cap:
+            v = v[np.linspace(0, len(v) - 1, cap).round().astype(int)]
+        out[f] = v.tolist()
+    return out
+
+
+def results_meta(data: str | Path) -> dict[str, Any]:
+    """``meta.json`` content for a dataset: name, builder, units, OOD field per split."""
+    manifest = Dataset(data).manifest
+    builder = manifest.get("builder")
+    meta: dict[str, Any] = {"dataset": str(data), "builder": builder,
+                            "synthetic": bool(manifest.get("synthetic", False))}
+    if builder == "planets":
+        meta["ood_fields"] = {s: f for s, f in PLANETS_OOD.items() if s in manifest.get("splits", {})}
+        meta["units"] = {"description.stepsize": "time (G = M = 1)",
+                         "description.planet0.a": "length (a of the innermost orbit = 1)",
+                         "description.planet0.e": "eccentricity × 20",
+                         "description.planet0.m": "mass × 1e5 (central mass = 1)"}
+    elif builder == "era5":
+        meta["units"] = {f: "normalized temperature (σ units)" for f in default_fields(manifest)}
+    return meta
+
+
+def _markdown(table: pd.DataFrame) -> str:
+    cols = list(table.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in table.iterrows():
+        cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_results(out: str | Path, table: pd.DataFrame, predictions: pd.DataFrame,
+                  train: dict[str, list[float]], meta: dict[str, Any]) -> Path:
+    """Write a results directory (module docstring); each file atomically."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "table.csv", table.to_csv(index=False))
+    write_text_atomic(out / "table.md", _markdown(table))
+    write_text_atomic(out / "predictions.csv", predictions.to_csv(index=False))
+    write_text_atomic(out / "train_values.json", json.dumps(train))
+    write_text_atomic(out / "meta.json", json.dumps(meta, indent=1))
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ckpt", required=True, nargs="+", help="checkpoint(s) to evaluate")
+    parser.add_argument("--data", required=True, help="dataset directory")
+    parser.add_argument("--out", required=True, help="results directory to write")
+    parser.add_argument("--fields", nargs="+", help="masks to evaluate (default: per builder)")
+    parser.add_argument("--splits", nargs="+", help="splits (default: test and every ood_*)")
+    parser.add_argument("--labels", nargs="+", help="a model label per checkpoint")
+    parser.add_argument("--limit", type=int, help="at most this many records per split")
+    parser.add_argument("--batch-size", type=int, default=256)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.labels and len(args.labels) != len(args.ckpt):
+        raise ScinumError(f"{len(args.labels)} labels for {len(args.ckpt)} checkpoints")
+    manifest = Dataset(args.data).manifest
+    fields = args.fields or default_fields(manifest)
+    tables, preds = [], []
+    for k, ckpt in enumerate(args.ckpt):
+        t, p = evaluate(ckpt, args.data, fields, args.splits, label=args.labels[k] if args.labels else None,
+                        batch_size=args.batch_size, limit=args.limit, progress=True)
+        tables.append(t)
+        preds.append(p)
+    table = pd.concat(tables, ignore_index=True)
+    out = write_results(args.out, table, pd.concat(preds, ignore_index=True),
+                        train_values(args.data, fields), results_meta(args.data))
+    print(_markdown(table))
+    print(f"results written to {out}")
+    return 0
