@@ -126,27 +126,37 @@ def _save(fig, out: Path) -> Path:
 
 
 def _rows(res: Results, field: str, split: str) -> pd.DataFrame:
+    """The prediction rows of one (field, split); an error naming both if there are none."""
     p = res.preds
-    return p[(p["field"] == field) & (p["split"] == split)]
+    rows = p[(p["field"] == field) & (p["split"] == split)]
+    if rows.empty:
+        raise ResultsError(f"predictions.csv: no rows for field {field!r} on split {split!r}")
+    return rows
 
 
-def plot_ood(res: Results, field: str, split: str, out: Path) -> Path:
+def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) -> Path:
     """Fig. 5: predicted vs true ``field`` on ``split``, one colour per model.
 
-    Points are all parseable predictions; the line joins the mean prediction per distinct true
-    value (sorted by true value). Dashed grey lines mark the field's training values that fall
-    in the plotted range (vertical: as true values, horizontal: as predictions) — a model that
-    only reproduces trained values sits on the horizontal lines.
+    Points are all parseable predictions; the line joins the mean (true, prediction) per
+    distinct true value, or per one of ``bins`` equal-width bins of the true value when there
+    are more than :data:`MANY_VALUES` distinct ones. Dashed grey lines mark the field's training
+    values that fall in the plotted range (vertical: as true values, horizontal: as
+    predictions) — a model that only reproduces trained values sits on the horizontal lines.
     """
     rows, unit = _rows(res, field, split), res.unit(field)
     colors = _colors(res.preds["model"].unique())
     fig, axes = _figure((6.4, 5.2))
     ax = axes[0, 0]
+    ms, alpha = (3, 0.35) if len(rows) <= 2000 * rows["model"].nunique() else (1.5, 0.15)
+    edges = np.linspace(rows["true"].min(), rows["true"].max(), bins + 1)
     for model, g in sorted(rows.groupby("model"), key=lambda kv: kv[0]):
-        g = g[g["pred"].notna()].sort_values("true", kind="stable")
-        line = g.groupby("true", sort=True)["pred"].mean()
-        ax.plot(g["true"], g["pred"], "o", ms=3, alpha=0.35, color=colors[model])
-        ax.plot(line.index, line.values, "-", lw=1.6, color=colors[model], label=model)
+        g = g[g["pred"].notna()]
+        key = (g["true"] if rows["true"].nunique() <= MANY_VALUES
+               else np.digitize(g["true"], edges[1:-1]))
+        line = g.groupby(key, sort=True)[["true", "pred"]].mean()
+        ax.plot(g["true"], g["pred"], "o", ms=ms, alpha=alpha, color=colors[model])
+        ax.plot(line["true"], line["pred"], "-", lw=1.6, color=colors[model], label=model,
+                zorder=3)  # above every model's points
     vals = rows[["true", "pred"]].to_numpy()
     lo, hi = np.nanmin(vals), np.nanmax(vals)
     pad = 0.05 * (hi - lo or 1.0)
@@ -159,7 +169,7 @@ def plot_ood(res: Results, field: str, split: str, out: Path) -> Path:
     ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=_label("true", field, unit),
            ylabel=_label("predicted", field, unit),
            title=f"{field} on {split}: predicted vs true")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left")  # not "best": slow with many points
     ax.grid(alpha=0.2)
     fig.tight_layout()
     return _save(fig, out)
@@ -275,9 +285,10 @@ def plot_scatter(res: Results, field: str, split: str, out: Path) -> Path:
     groups = sorted(rows.groupby("model"), key=lambda kv: kv[0])
     ncol = min(3, len(groups))
     nrow = -(-len(groups) // ncol)
-    fig, axes = _figure((4.0 * ncol, 3.9 * nrow), nrow, ncol, sharex=True, sharey=True)
+    fig, axes = _figure((4.0 * ncol, 3.9 * nrow), nrow, ncol)
     vals = rows[["true", "pred"]].to_numpy()
     lo, hi = np.nanmin(vals), np.nanmax(vals)
+    lo, hi = lo - 0.03 * (hi - lo or 1.0), hi + 0.03 * (hi - lo or 1.0)
     size, alpha = (12, 0.6) if len(rows) <= 2000 * len(groups) else (3, 0.25)
     for ax, (model, g) in zip(axes.ravel(), groups):
         bad = int(g["pred"].isna().sum())
@@ -285,7 +296,8 @@ def plot_scatter(res: Results, field: str, split: str, out: Path) -> Path:
         ax.scatter(g["true"], g["pred"], s=size, alpha=alpha, color=colors[model], lw=0,
                    label=f"{model}  R² = {r2(g['true'], g['pred']):.3f}"
                    + (f"\n{bad} unparseable" if bad else ""))
-        ax.set(xlabel=_label("true", field, unit), ylabel=_label("predicted", field, unit))
+        ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=_label("true", field, unit),
+               ylabel=_label("predicted", field, unit))
         ax.legend(fontsize=8, loc="upper left", markerscale=3)
         ax.grid(alpha=0.2)
     for ax in axes.ravel()[len(groups):]:
