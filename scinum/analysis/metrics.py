@@ -52,7 +52,8 @@ def _checked(y, yhat) -> tuple[np.ndarray, np.ndarray]:
     if y.shape != yhat.shape:
         raise ValueError(f"y and yhat differ in length: {y.size} vs {yhat.size}")
     if np.isnan(y).any():
-        raise ValueError(f"true values contain NaN (at index {int(np.flatnonzero(np.isnan(y))[0])})")
+        first = int(np.flatnonzero(np.isnan(y))[0])
+        raise ValueError(f"true values contain NaN (first at index {first})")
     return y, yhat
 
 
