@@ -89,6 +89,16 @@ def test_make_all_writes_every_plot(tmp_path):
     assert again.read_bytes() == first.read_bytes()
 
 
+def test_ood_with_continuous_training_values(tmp_path):
+    d = write_results(tmp_path / "res")
+    res = load_results(d)
+    res.train_values[STEP] = np.linspace(0.1, 0.9, 150).tolist()  # rug, not 150 lines
+    out = plot_ood(res, STEP, "ood_stepsize", tmp_path / "rug.png")
+    _assert_pngs([out])
+    with pytest.raises(ResultsError, match="no rows for field 'nope'"):
+        plot_ood(res, "nope", "ood_stepsize", tmp_path / "x.png")
+
+
 def _minimal(d: Path) -> Path:
     """Only xval's OOD rows, no meta.json, no train_values.json, no interval columns."""
     write_results(d, meta=False)

@@ -141,7 +141,8 @@ def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) ->
     distinct true value, or per one of ``bins`` equal-width bins of the true value when there
     are more than :data:`MANY_VALUES` distinct ones. Dashed grey lines mark the field's training
     values that fall in the plotted range (vertical: as true values, horizontal: as
-    predictions) — a model that only reproduces trained values sits on the horizontal lines.
+    predictions) — a model that only reproduces trained values sits on the horizontal lines;
+    more than :data:`MANY_VALUES` of them are drawn as a rug along the x axis instead.
     """
     rows, unit = _rows(res, field, split), res.unit(field)
     colors = _colors(res.preds["model"].unique())
@@ -163,7 +164,10 @@ def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) ->
     lo, hi = lo - pad, hi + pad
     ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1, label="y = x")
     seen = [v for v in res.train_values.get(field, []) if lo <= v <= hi]
-    for i, v in enumerate(seen):
+    if len(seen) > MANY_VALUES:  # a continuum: a rug along the x axis, not a grid of lines
+        ax.plot(seen, np.full(len(seen), 0.01), "|", ms=8, color="0.45",
+                transform=ax.get_xaxis_transform(), label=f"training values ({len(seen)})")
+    for i, v in enumerate(seen if len(seen) <= MANY_VALUES else []):
         ax.axvline(v, ls="--", lw=0.8, color="0.55", label="training values" if i == 0 else None)
         ax.axhline(v, ls="--", lw=0.8, color="0.55")
     ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=_label("true", field, unit),
@@ -269,8 +273,8 @@ def plot_gmm_density(res: Results, model: str, field: str, split: str, out: Path
                    label=f"prediction = {row['pred']:.6g}")
     where = f"record {int(row['record'])}" if "record" in row and pd.notna(row["record"]) else ""
     path = row["path"] if "path" in row and isinstance(row["path"], str) else field
-    ax.set(xlabel=_label("", path, unit).strip(), ylabel="probability density" + (
-        f" [1/{unit}]" if unit else ""), title=f"{model}: {path} on {split} {where}".strip())
+    ax.set(xlabel=_label("", path, unit).strip(), ylabel="probability density",
+           title=f"{model}: {path} on {split} {where}".strip())
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
     fig.tight_layout()
