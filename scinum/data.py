@@ -95,8 +95,12 @@ def _write_split(dataset: Dataset, split: str, codec: Codec, root: Path) -> None
                 fs.write(np.array([k, line], np.int32).tobytes())
     write_text_atomic(tmp / "meta.json", json.dumps({"records": n, "tokens": n_tok, "files": files}))
     final = root / split
-    shutil.rmtree(final, ignore_errors=True)
-    os.replace(tmp, final)
+    try:
+        os.replace(tmp, final)
+    except OSError:  # another process (e.g. a DDP rank) finished the same split first
+        if not (final / "meta.json").exists():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 class TokenShards:
