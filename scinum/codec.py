@@ -25,6 +25,7 @@ back rounded to the scheme's precision, as floats).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path as FilePath
@@ -94,15 +95,15 @@ class Vocabulary:
         runs: Counter = Counter()
         fields: dict[str, None] = {}
         for record in records:
-            check_record(record)
-            for kind, text, path in _pieces(record):
-                if kind == "run":
+            kinds, items, flds, _ = _checked_pieces(record)
+            for kind, text, fld in zip(kinds, items, flds):
+                if kind == RUN:
                     for k in range(0, len(text), max_run):
                         chunk = text[k:k + max_run]
                         if len(chunk) > 1:
                             runs[chunk] += 1
-                elif kind == "num":
-                    fields.setdefault(field_of(path), None)
+                elif kind == NUMBER:
+                    fields.setdefault(fld, None)
                 elif text not in _FIXED:
                     seen.setdefault(text, None)
         run_tokens = [r for r, c in runs.items() if c >= min_run_count]
@@ -123,56 +124,123 @@ class Vocabulary:
         return cls.from_dict(json.loads(FilePath(path).read_text(encoding="utf-8")))
 
 
-def _pieces(record: Any):
-    """Yield ``(kind, text, path)`` in document order; kind in run/key/str/lit/num.
+RUN, KEY, STR, LIT, NUMBER = range(5)
+_KEY_TEXT: dict[str, str] = {}
+_FIELD_CHILD: dict[tuple[str, str], str] = {}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+_MEMO_LIMIT = 100_000
 
-    Consecutive brackets are merged into one ``run`` piece; ``path`` is the JSON path tuple of
-    the key/value (for runs: of the node where the run ends).
+
+class _Invalid(Exception):
+    """Raised by :func:`_pieces` on a non-JSON value; callers locate it with check_record."""
+
+
+def _key_text(k: str) -> str:
+    """The token text of an object key: ``"key":``."""
+    t = _KEY_TEXT.get(k)
+    if t is None:
+        t = json.dumps(k, ensure_ascii=False) + ":"
+        if len(_KEY_TEXT) < _MEMO_LIMIT:
+            _KEY_TEXT[k] = t
+    return t
+
+
+def _field_child(parent: str, k: str) -> str:
+    """Field string of key ``k`` under field ``parent`` — the text :func:`paths.field_of` gives."""
+    f = _FIELD_CHILD.get((parent, k))
+    if f is None:
+        if _IDENT.fullmatch(k):
+            f = f"{parent}.{k}" if parent else k
+        else:
+            f = parent + "[" + json.dumps(k, ensure_ascii=False) + "]"
+        if len(_FIELD_CHILD) < _MEMO_LIMIT:
+            _FIELD_CHILD[(parent, k)] = f
+    return f
+
+
+def _pieces(record: Any, with_paths: bool = False) -> tuple[list[int], list, list, list | None]:
+    """The pieces of a record in document order, as parallel lists ``(kinds, items, fields, paths)``.
+
+    ``kinds``: RUN/KEY/STR/LIT/NUMBER; ``items``: token text (the number itself for NUMBER);
+    ``fields``: the field string of each number (None elsewhere); ``paths`` (only with
+    ``with_paths``): the JSON path tuple of each piece (for runs: where the run ends).
+    Consecutive brackets merge into one RUN piece. Raises :class:`_Invalid` on non-JSON values.
     """
+    kinds: list[int] = []
+    items: list = []
+    fields: list = []
+    paths: list | None = [] if with_paths else None
     run: list[str] = []
-    path: list = []
+    stack: list = []
 
-    def flush():
+    def emit(kind: int, item, field) -> None:
+        kinds.append(kind)
+        items.append(item)
+        fields.append(field)
+        if paths is not None:
+            paths.append(tuple(stack))
+
+    def flush() -> None:
         if run:
-            text = "".join(run)
+            emit(RUN, "".join(run), None)
             run.clear()
-            return ("run", text, tuple(path))
-        return None
 
-    def walk(node):
-        if isinstance(node, dict):
+    def walk(node, field: str) -> None:
+        t = type(node)
+        if t is dict or (t is not list and isinstance(node, dict)):
             run.append("{")
             for k, v in node.items():
-                p = flush()
-                if p:
-                    yield p
-                path.append(k)
-                yield ("key", json.dumps(k, ensure_ascii=False) + ":", tuple(path))
-                yield from walk(v)
-                path.pop()
+                if type(k) is not str:
+                    raise _Invalid
+                flush()
+                if paths is not None:
+                    stack.append(k)
+                emit(KEY, _key_text(k), None)
+                walk(v, _field_child(field, k))
+                if paths is not None:
+                    stack.pop()
             run.append("}")
-        elif isinstance(node, list):
+        elif t is list or isinstance(node, (list, tuple)):
             run.append("[")
-            for i, v in enumerate(node):
-                path.append(i)
-                yield from walk(v)
-                path.pop()
+            child = field + "[*]"
+            if paths is None:
+                for v in node:
+                    walk(v, child)
+            else:
+                for i, v in enumerate(node):
+                    stack.append(i)
+                    walk(v, child)
+                    stack.pop()
             run.append("]")
         else:
-            p = flush()
-            if p:
-                yield p
-            if isinstance(node, bool) or node is None:
-                yield ("lit", json.dumps(node), tuple(path))
-            elif isinstance(node, (int, float)):
-                yield ("num", node, tuple(path))
+            flush()
+            if node is None:
+                emit(LIT, "null", None)
+            elif t is bool:
+                emit(LIT, "true" if node else "false", None)
+            elif t is float or t is int:
+                if t is float and node - node != 0:  # inf or nan
+                    raise _Invalid
+                emit(NUMBER, node, field)
+            elif t is str:
+                emit(STR, json.dumps(node, ensure_ascii=False), None)
             else:
-                yield ("str", json.dumps(node, ensure_ascii=False), tuple(path))
+                raise _Invalid
 
-    yield from walk(record)
-    p = flush()
-    if p:
-        yield p
+    if type(record) is not dict:
+        raise _Invalid
+    walk(record, "")
+    flush()
+    return kinds, items, fields, paths
+
+
+def _checked_pieces(record: Any, with_paths: bool = False):
+    """:func:`_pieces`, turning a non-JSON value into check_record's located MalformedJSON."""
+    try:
+        return _pieces(record, with_paths)
+    except _Invalid:
+        check_record(record)
+        raise MalformedJSON("not a JSON object of finite numbers") from None
 
 
 class Codec:
@@ -184,6 +252,7 @@ class Codec:
     def __init__(self, vocab: Vocabulary, text: Any = None):
         self.vocab, self.text = vocab, text
         self._text_ids: dict[float, list[int]] = {}
+        self._runs: dict[str, list[int]] = {}
         if text is not None:
             missing = [t for t in text.vocabulary() if t not in vocab.index]
             if missing:
@@ -204,16 +273,16 @@ class Codec:
         :attr:`tokens_per_number` tokens from there."""
         return np.flatnonzero(np.isin(ids, self.start_token_ids))
 
-    def _number_ids(self, value: int | float, path: tuple) -> list[int]:
+    def _number_ids(self, value: int | float, piece: int, record: dict) -> list[int]:
         if self.text is None:
-            return [self.vocab.int_id if isinstance(value, int) else self.vocab.num_id]
+            return [self.vocab.int_id if type(value) is int else self.vocab.num_id]
         key = float(value)
         ids = self._text_ids.get(key)
         if ids is None:
             try:
                 ids = [self.vocab.index[t] for t in self.text.tokens(key)]
             except ValueOutOfRange as e:
-                raise e.located(path=format_path(path)) from None
+                raise e.located(path=self._path_at(record, piece)) from None
             if len(self._text_ids) < 100_000:
                 self._text_ids[key] = ids
         return ids
@@ -230,48 +299,76 @@ class Codec:
                     break
         return ids
 
+    def _run_ids(self, text: str) -> list[int]:
+        ids = self._runs.get(text)
+        if ids is None:
+            ids = self._split_run(text, ())
+            if len(self._runs) < _MEMO_LIMIT:
+                self._runs[text] = ids
+        return ids
+
     def encode(self, record: dict) -> Encoded:
         """Tokenize one record (see module docstring). Errors name the JSON path."""
-        check_record(record)
+        kinds, items, flds, _ = _checked_pieces(record)
         index, field_index = self.vocab.index, self.vocab.field_index
         ids: list[int] = []
-        values: list[float] = []
-        fields: list[int] = []
-        nan = float("nan")
-        for kind, text, path in _pieces(record):
-            if kind == "run":
-                new = self._split_run(text, path)
-                ids.extend(new)
-                values.extend([nan] * len(new))
-                fields.extend([-1] * len(new))
-                continue
-            if kind == "num":
-                if isinstance(text, int) and abs(text) > _MAX_SAFE_INT:
-                    raise ValueOutOfRange(f"integer {text} is not exactly representable as "
-                                          "float64 (|n| > 2^53)", path=format_path(path))
-                fid = field_index.get(field_of(path))
+        num_pos: list[int] = []
+        num_val: list[float] = []
+        num_fid: list[int] = []
+        for j, (kind, item, fld) in enumerate(zip(kinds, items, flds)):
+            if kind == RUN:
+                ids.extend(self._run_ids(item))
+            elif kind == NUMBER:
+                if type(item) is int and abs(item) > _MAX_SAFE_INT:
+                    raise ValueOutOfRange(f"integer {item} is not exactly representable as "
+                                          "float64 (|n| > 2^53)", path=self._path_at(record, j))
+                fid = field_index.get(fld)
                 if fid is None:
-                    raise VocabularyError(f"numeric field {field_of(path)} never seen in training",
-                                          path=format_path(path))
-                new = self._number_ids(text, path)
+                    raise VocabularyError(f"numeric field {fld} never seen in training",
+                                          path=self._path_at(record, j))
+                new = self._number_ids(item, j, record)
+                num_pos.extend(range(len(ids), len(ids) + len(new)))
                 ids.extend(new)
-                values.extend([float(text)] * len(new))
-                fields.extend([fid] * len(new))
-                continue
-            tid = index.get(text)
-            if tid is None:
-                what = {"key": "key", "str": "string"}.get(kind, "token")
-                raise VocabularyError(f"{what} {text.rstrip(':')} not in the vocabulary",
-                                      path=format_path(path))
-            ids.append(tid)
-            values.append(nan)
-            fields.append(-1)
-        return Encoded(np.asarray(ids, dtype=np.int64), np.asarray(values, dtype=np.float64),
-                       np.asarray(fields, dtype=np.int32))
+                num_val.extend([float(item)] * len(new))
+                num_fid.extend([fid] * len(new))
+            else:
+                tid = index.get(item)
+                if tid is None:
+                    what = {KEY: "key", STR: "string"}.get(kind, "token")
+                    raise VocabularyError(f"{what} {item.rstrip(':')} not in the vocabulary",
+                                          path=self._path_at(record, j))
+                ids.append(tid)
+        values = np.full(len(ids), np.nan)
+        fields = np.full(len(ids), -1, dtype=np.int32)
+        values[num_pos] = num_val
+        fields[num_pos] = num_fid
+        return Encoded(np.asarray(ids, dtype=np.int64), values, fields)
+
+    def _path_at(self, record: dict, piece: int) -> str:
+        """The JSON path (text) of piece number ``piece`` of ``record`` (for error messages)."""
+        return format_path(_pieces(record, with_paths=True)[3][piece])
 
     def number_paths(self, record: dict) -> list[tuple]:
         """JSON paths of the numbers of ``record``, in token order (for error messages, fill)."""
-        return [path for kind, _, path in _pieces(record) if kind == "num"]
+        out: list[tuple] = []
+        stack: list = []
+
+        def walk(node) -> None:
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    stack.append(k)
+                    walk(v)
+                    stack.pop()
+            elif isinstance(node, (list, tuple)):
+                for i, v in enumerate(node):
+                    stack.append(i)
+                    walk(v)
+                    stack.pop()
+            elif isinstance(node, (int, float)) and not isinstance(node, bool):
+                out.append(tuple(stack))
+
+        walk(record)
+        return out
 
     def decode(self, ids: Iterable[int], values: Iterable[float]) -> dict:
         """Rebuild the record from ``ids`` and ``values`` (only read at number tokens).

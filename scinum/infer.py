@@ -25,7 +25,6 @@ probability of the decoded number); ``"bits"`` (BitTokens) — ``bit_probs`` (64
 """
 from __future__ import annotations
 
-import copy
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -79,6 +78,33 @@ class _Job:
     paths: list[tuple]
 
 
+def _copy(node: Any) -> Any:
+    """Copy the containers of a JSON value (leaves are immutable): a fast deepcopy."""
+    if isinstance(node, dict):
+        return {k: _copy(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_copy(v) for v in node]
+    return node
+
+
+def _null_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    """Paths of the ``null`` leaves of a JSON value (the fill placeholders)."""
+    out: list[tuple] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if v is None:
+                out.append(prefix + (k,))
+            elif isinstance(v, (dict, list)):
+                out.extend(_null_paths(v, prefix + (k,)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            if v is None:
+                out.append(prefix + (i,))
+            elif isinstance(v, (dict, list)):
+                out.extend(_null_paths(v, prefix + (i,)))
+    return out
+
+
 def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
     """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs)."""
     return Model(load_checkpoint(path, device=device))
@@ -93,6 +119,7 @@ class Model:
         head = type(trained.head).__name__
         self.kind = {"MixtureHead": "mixture", "DigitHead": "digits", "BitHead": "bits"}.get(head, "none")
         self.context_length = trained.meta.get("context_length")
+        self._known_fields = set(self.vocab.fields)
 
     # -- public API ---------------------------------------------------------------------------
     def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
@@ -127,15 +154,15 @@ class Model:
         if isinstance(mask, str):
             mask = [mask]
         try:
-            check_record(record)
-            rec = copy.deepcopy(record)
+            if not isinstance(record, dict):
+                check_record(record)  # raises the located error
+            rec = _copy(record)
             hidden_paths: dict[tuple, None] = {}
             for pattern in mask:
                 for p in self._resolve(rec, pattern):
                     hidden_paths.setdefault(p, None)
-            known = set(self.vocab.fields)
-            for p, v in flatten(rec):
-                if v is None and field_of(p) in known:
+            for p in _null_paths(rec):
+                if field_of(p) in self._known_fields:
                     hidden_paths.setdefault(p, None)
             if not hidden_paths:
                 raise RecordError("nothing to fill: give --mask paths or put null placeholders "

@@ -65,7 +65,10 @@ class ModelConfig:
 
 
 def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """Rotate pairs (first half, second half) of the head dim. x: [B, H, L, hd]; cos/sin: [L, hd/2]."""
+    """Rotate pairs (first half, second half) of the head dim.
+
+    x: [B, L, 2, H, hd] (queries and keys together, one pass); cos/sin: [L, 1, 1, hd/2].
+    """
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
 
@@ -88,8 +91,9 @@ class Block(nn.Module):
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
                 attn_mask: torch.Tensor | None) -> torch.Tensor:
         B, L, d = x.shape
-        q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
-        q, k = _rope(q, cos, sin), _rope(k, cos, sin)
+        qkv = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads)
+        q, k = _rope(qkv[:, :, :2], cos, sin).transpose(1, 3).unbind(2)  # [B, H, L, hd] each
+        v = qkv[:, :, 2].transpose(1, 2)
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask,
                                            dropout_p=self.dropout if self.training else 0.0)
         x = x + self.drop(self.proj(a.transpose(1, 2).reshape(B, L, d)))
@@ -137,7 +141,7 @@ class Transformer(nn.Module):
         x = self.embed(ids, feats)
         L = ids.shape[1]
         ang = torch.outer(torch.arange(L, device=ids.device, dtype=torch.float32), self.inv_freq)
-        cos, sin = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
+        cos, sin = (t.to(x.dtype)[:, None, None, :] for t in (ang.cos(), ang.sin()))
         mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
         for block in self.blocks:
             x = block(x, cos, sin, mask)
