@@ -10,7 +10,7 @@
 Both produce the same samples (checked line by line, bit for bit). A per-phase breakdown
 (single process) says where the time goes. Usage::
 
-    python benchmarks/planets_throughput.py [--samples 20000] [--steps 20] [--workers 2]
+    python benchmarks/planets_throughput.py [--samples 20000] [--rounds 2] [--steps 20] [--workers 2]
 
 The last line is the headline: ``planets_throughput: A samples/s vs reference B samples/s = Rx``.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -138,6 +139,12 @@ def breakdown(n: int, seed: int, config: PlanetsConfig) -> dict[str, float]:
     return {k: v / n for k, v in t.items()}
 
 
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its finished (joined) children."""
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def worker_startup() -> float:
     """Seconds a fresh interpreter needs to import the builder (what each spawned worker pays)."""
     t0 = time.perf_counter()
@@ -148,45 +155,60 @@ def worker_startup() -> float:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--samples", type=int, default=20000)
+    p.add_argument("--samples", type=int, default=20000, help="samples per path, all rounds")
+    p.add_argument("--rounds", type=int, default=2, help="interleaved rounds")
     p.add_argument("--steps", type=int, default=PlanetsConfig().steps)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--breakdown-samples", type=int, default=300)
     args = p.parse_args(argv)
     config = PlanetsConfig(steps=args.steps)
-    n = args.samples
-    shard = max(1, -(-n // (8 * args.workers)))
+    n = args.samples // args.rounds
+    shard = max(1, -(-n // (4 * args.workers)))
+    load = os.getloadavg()[0]
+    paths = {"reference": "reference (1 process, sim.particles attribute reads)",
+             "project": f"project build() ({args.workers} workers, bulk reads)",
+             "project1": "project build() (1 worker, bulk reads)"}
+    seconds, cpu = dict.fromkeys(paths, 0.0), dict.fromkeys(paths, 0.0)
+    identical, rejected = True, dict.fromkeys(paths, 0)
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        rejected_ref = reference_build(Path(tmp) / "ref.jsonl", n, args.seed, config)
-        t_ref = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        manifest = build(Path(tmp) / "ds", train=n, val=0, test=0, ood=0, seed=args.seed,
-                         config=config, workers=args.workers, shard_size=shard)
-        t_new = time.perf_counter() - t0
-        ours = [json.dumps(r, separators=(",", ":"))
-                for r in Dataset(Path(tmp) / "ds").records(SPLIT)]
-        ref = (Path(tmp) / "ref.jsonl").read_text().splitlines()
-        identical = ours == ref
+        for r in range(args.rounds):  # interleaved: the machine may be shared
+            seed, ref_file = args.seed + r, Path(tmp) / f"ref{r}.jsonl"
+            t0, c0 = time.perf_counter(), cpu_seconds()
+            rejected["reference"] += reference_build(ref_file, n, seed, config)
+            seconds["reference"] += time.perf_counter() - t0
+            cpu["reference"] += cpu_seconds() - c0
+            for key, workers in (("project", args.workers), ("project1", 1)):
+                out = Path(tmp) / f"{key}{r}"
+                t0, c0 = time.perf_counter(), cpu_seconds()
+                manifest = build(out, train=n, val=0, test=0, ood=0, seed=seed, config=config,
+                                 workers=workers, shard_size=shard)
+                seconds[key] += time.perf_counter() - t0
+                cpu[key] += cpu_seconds() - c0
+                rejected[key] += manifest["splits"][SPLIT]["stats"].get("rejected", 0)
+                ours = [json.dumps(rec, separators=(",", ":"))
+                        for rec in Dataset(out).records(SPLIT)]
+                identical &= ours == ref_file.read_text().splitlines()
     startup = worker_startup()
     phases = breakdown(args.breakdown_samples, args.seed, config)
-    rate_new, rate_ref = n / t_new, n / t_ref
-    print(f"# {n} samples, {args.steps} steps, seed {args.seed}, {args.workers} workers "
-          f"(shards of {shard}), {os.cpu_count()} CPUs, REBOUND {rebound.__version__}")
-    print(f"# same samples in both: {identical}; rejected draws: project "
-          f"{manifest['splits'][SPLIT]['stats'].get('rejected', 0)}, reference {rejected_ref}")
-    print(f"{'path':<52}{'seconds':>10}{'samples/s':>12}")
-    print(f"{'reference (1 process, sim.particles attribute reads)':<52}{t_ref:>10.2f}"
-          f"{rate_ref:>12.1f}")
-    print(f"{f'project build() ({args.workers} workers, bulk reads)':<52}{t_new:>10.2f}"
-          f"{rate_new:>12.1f}")
-    print(f"{'  start-up per spawned worker (import, in parallel)':<52}{startup:>10.2f}")
+    total = n * args.rounds
+    rate = {k: total / v for k, v in seconds.items()}
+    print(f"# {total} samples per path in {args.rounds} interleaved rounds, {args.steps} steps, "
+          f"{args.workers} workers (shards of {shard}), {os.cpu_count()} CPUs, "
+          f"REBOUND {rebound.__version__}; 1-min load average {load:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after")
+    print(f"# same samples in every path: {identical}; rejected draws: {rejected}")
+    print(f"{'path':<56}{'wall s':>8}{'samples/s':>11}{'vs ref':>8}{'CPU s':>8}")
+    for k, label in paths.items():
+        print(f"{label:<56}{seconds[k]:>8.2f}{rate[k]:>11.1f}"
+              f"{rate[k] / rate['reference']:>7.2f}x{cpu[k]:>8.2f}")
+    print(f"{'start-up of one spawned worker (imports), per split':<56}{startup:>8.2f}")
     print(f"\n# per-sample phases, one process, mean of {args.breakdown_samples} samples (ms)")
     for k, v in phases.items():
-        print(f"{PHASES[k]:<52}{v * 1e3:>10.3f}")
-    print(f"planets_throughput: {rate_new:.1f} samples/s vs reference {rate_ref:.1f} samples/s "
-          f"= {rate_new / rate_ref:.2f}x (target >= 5x)")
+        print(f"{PHASES[k]:<56}{v * 1e3:>9.3f}")
+    print(f"planets_throughput: {rate['project']:.1f} samples/s vs reference "
+          f"{rate['reference']:.1f} samples/s = {rate['project'] / rate['reference']:.2f}x "
+          f"(target >= 5x)")
 
 
 if __name__ == "__main__":
