@@ -3,7 +3,8 @@
 For each numeric field (see :func:`scinum.paths.field_of`): ``y = (x - shift) / scale`` and
 ``x = y * scale + shift``, in float64. ``scale`` is always a power of two, so the scaling is
 exact and the round trip error is that of one subtraction and one addition:
-``|inverse(forward(x)) - x| <= ulp(max(|x|, |shift|))`` — exactly ``x`` when ``shift == 0``.
+``|inverse(forward(x)) - x| <= ulp(max(|x|, |shift|))`` — exactly ``x`` when ``shift == 0`` —
+plus, for subnormal results only, the underflow of the division (at most ``scale · 2^-1074``).
 
 Methods (``Normalizer.fit(..., method=...)``):
 

@@ -16,8 +16,9 @@ def test_inverse_is_exact_to_one_ulp(method, train, test):
     fid = np.zeros(len(x), int)
     back = norm.inverse(norm.forward(x, fid), fid)
     tol = np.spacing(np.maximum(np.abs(x), np.abs(norm.shift[0])))
-    assert np.all(np.abs(back - x) <= tol)
-    if norm.shift[0] == 0:
+    underflow = norm.scale[0] * 2.0 ** -1074  # subnormal results of the division lose bits
+    assert np.all(np.abs(back - x) <= np.maximum(tol, underflow))
+    if norm.shift[0] == 0 and np.all(np.abs(x) >= 2.0 ** -1000):
         assert np.array_equal(back, x)
     assert np.log2(norm.scale[0]) == round(np.log2(norm.scale[0]))  # power of two
 
