@@ -98,7 +98,9 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> dict[str, Any]:
                       **config["model"])
     return {"format": FORMAT, "version": VERSION, "model": cfg.to_dict(), "encoding": encoding.config(),
             "head": dict(config["head"]), "vocab": dm.vocab.to_dict(), "normalizer": dm.normalizer.to_dict(),
-            "run": {"data": str(config["data"]["path"]), "seed": config["seed"]}}
+            "run": {"data": str(config["data"]["path"]), "seed": config["seed"]},
+            # the longest training record: fill refuses longer ones (positions never trained)
+            "context_length": int(dm.shards["train"].lengths.max())}
 
 
 def _loggers(out: Path) -> list:

@@ -167,3 +167,12 @@ def test_cli_stdout_plain_records(ckpt, tmp_path, capsys, monkeypatch):
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert len(out) == 1 and out[0]["points"][1:] == RECORD["points"][1:]
     assert np.isfinite(out[0]["points"][0][1])
+
+
+def test_trained_context_length_refuses_longer_records(ckpt):
+    model = scinum.load(ckpt)
+    assert model.context_length == max(  # the longest training record (3-6 points)
+        len(model.codec.encode(Orbit()(i)[0])) for i in range(128))
+    long = {**RECORD, "points": RECORD["points"] * 10}
+    with pytest.raises(RecordError, match=r"record 0: record is \d+ tokens, longer than"):
+        model.fill_many([long], mask=["params.a"])
