@@ -97,7 +97,7 @@ class SampleMaker:
                 stats["rejected_rebound"] += 1
             else:
                 if np.all(np.abs(positions) < BOUND):  # False for NaN too
-                    stats["rejected"] = stats["rejected_bound"] + stats["rejected_rebound"]
+                    stats["rejected"] = attempt
                     return to_record(system, positions), stats
                 stats["rejected_bound"] += 1
         raise DatasetError(f"planets: split {self.split!r} sample {i}: "
