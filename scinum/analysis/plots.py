@@ -150,18 +150,25 @@ def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) ->
     ax = axes[0, 0]
     ms, alpha = (3, 0.35) if len(rows) <= 2000 * rows["model"].nunique() else (1.5, 0.15)
     edges = np.linspace(rows["true"].min(), rows["true"].max(), bins + 1)
+    # the axes span the true values plus half their span on each side: one wild prediction
+    # must not squash the plot; predictions beyond are drawn at the edge and counted
+    tlo, thi = rows["true"].min(), rows["true"].max()
+    span = (thi - tlo) or abs(tlo) or 1.0
+    lo, hi = tlo - 0.5 * span, thi + 0.5 * span
     for model, g in sorted(rows.groupby("model"), key=lambda kv: kv[0]):
         g = g[g["pred"].notna()]
         key = (g["true"] if rows["true"].nunique() <= MANY_VALUES
                else np.digitize(g["true"], edges[1:-1]))
         line = g.groupby(key, sort=True)[["true", "pred"]].mean()
-        ax.plot(g["true"], g["pred"], "o", ms=ms, alpha=alpha, color=colors[model])
-        ax.plot(line["true"], line["pred"], "-", lw=1.6, color=colors[model], label=model,
-                zorder=3)  # above every model's points
-    vals = rows[["true", "pred"]].to_numpy()
-    lo, hi = np.nanmin(vals), np.nanmax(vals)
-    pad = 0.05 * (hi - lo or 1.0)
-    lo, hi = lo - pad, hi + pad
+        off = (g["pred"] < lo) | (g["pred"] > hi)
+        ax.plot(g["true"][~off], g["pred"][~off], "o", ms=ms, alpha=alpha, color=colors[model])
+        if off.any():
+            edge = np.where(g["pred"][off] > hi, hi, lo)
+            ax.plot(g["true"][off], edge, "^", ms=ms + 2, alpha=0.6, color=colors[model],
+                    clip_on=False)
+        label = model + (f" ({int(off.sum())} off-scale)" if off.any() else "")
+        ax.plot(line["true"], line["pred"].clip(lo, hi), "-", lw=1.6, color=colors[model],
+                label=label, zorder=3)  # above every model's points
     ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1, label="y = x")
     seen = [v for v in res.train_values.get(field, []) if lo <= v <= hi]
     if len(seen) > MANY_VALUES:  # a continuum: a rug along the x axis, not a grid of lines
