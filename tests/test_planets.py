@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import rebound
 from scipy import stats
 
 from scinum.cli import main as cli_main
@@ -136,7 +137,6 @@ def test_start_angles_follow_prior():
 def test_simulate_matches_attribute_reads():
     s = draw_system(sample_rng(0, "train", 0, 0), PlanetsConfig(), "train")
     pos = simulate(s, 5)
-    import rebound
     sim = rebound.Simulation()
     sim.add(m=1.0)
     for m, a, e, t in zip(s.m, s.a, s.e, s.theta):
