@@ -188,7 +188,7 @@ def test_determinism_one_vs_two_workers(tmp_path):
 
 
 def test_kill_and_resume_is_byte_identical(tmp_path):
-    args = ["build", "planets", "--train", "240", "--val", "0", "--test", "0", "--ood", "0",
+    args = ["build", "planets", "--train", "600", "--val", "0", "--test", "0", "--ood", "0",
             "--steps", "3", "--shard-size", "8", "--workers", "1", "--seed", "4"]
     cli_main(args[:2] + [str(tmp_path / "full")] + args[2:])
     out = tmp_path / "killed"
