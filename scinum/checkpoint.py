@@ -12,6 +12,7 @@ Lightning's training checkpoints (``last.ckpt``) carry the same ``"scinum"`` ent
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,9 +71,10 @@ class TrainedModel:
         self.model = model.to(self.device).eval()
         self.head = model.head
         self.vocab = Vocabulary.from_dict(meta["vocab"])
-        self.codec = Codec(self.vocab)
-        self.normalizer = Normalizer.from_dict(meta["normalizer"])
         self.encoding = encodings.from_config(meta["encoding"])
+        self.text = encodings.is_text(self.encoding)
+        self.codec = Codec(self.vocab, text=self.encoding if self.text else None)
+        self.normalizer = Normalizer.from_dict(meta["normalizer"])
 
     @torch.no_grad()
     def predict(self, seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, batch_size: int = 64,
@@ -87,8 +89,14 @@ class TrainedModel:
         that have them (mixture). Values and location/spread uncertainties (``means``, ``mean``,
         ``quantiles``, ``stds``, ``std``) are in the record's units; other entries (probabilities,
         weights) are unit-free.
+
+        Text encodings: a hidden token hides its whole number; each hidden number is the argmax
+        token at each of its positions, parsed by the encoding. ``positions`` are the numbers'
+        first tokens; ``values`` is NaN where the tokens do not parse; ``uncertainty`` has
+        ``unparseable`` bool[M], ``p_number`` [M] (product of the chosen tokens' probabilities)
+        and ``tokens`` str[M, k] (the predicted token strings).
         """
-        from .data import make_batch
+        from .data import expand_numbers, make_batch
         if len(seqs) != len(hide):
             raise ValueError(f"{len(seqs)} sequences but {len(hide)} hide masks")
         masks = [np.asarray(h, bool) for h in hide]
@@ -96,15 +104,20 @@ class TrainedModel:
             if h.shape != s.ids.shape or (h & (s.fields < 0)).any():
                 raise ValueError(f"sequence {k}: hide mask must be bool[{len(s)}] and True only at "
                                  "number tokens")
+        if self.text:
+            masks = [expand_numbers(h, s.ids, self.codec) for s, h in zip(seqs, masks)]
         clean = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
         order = np.argsort([len(s) for s in seqs], kind="stable")
         out: list[Prediction | None] = [None] * len(seqs)
         for a in range(0, len(order), batch_size):
             idx = order[a:a + batch_size]
             batch = make_batch([clean[i] for i in idx], [masks[i] for i in idx], vocab=self.vocab,
-                               normalizer=self.normalizer, encoding=self.encoding)
+                               normalizer=self.normalizer, encoding=self.encoding, codec=self.codec)
             batch = {k: v.to(self.device) for k, v in batch.items()}
             h = self.model(batch["ids"], batch["feats"], batch["attend"])
+            if self.text:
+                self._predict_text(h, batch, [seqs[i] for i in idx], [masks[i] for i in idx], idx, out)
+                continue
             res = self.head(h[batch["num_pos"]])
             fids = batch["num_field"].cpu().numpy()
             values = self.normalizer.inverse(self.head.predict(res).cpu().numpy(), fids)
@@ -124,6 +137,26 @@ class TrainedModel:
                 sl = slice(starts[j], starts[j + 1])
                 out[i] = Prediction(np.flatnonzero(masks[i]), values[sl], {k: v[sl] for k, v in unc.items()})
         return out  # type: ignore[return-value]
+
+    def _predict_text(self, h: torch.Tensor, batch: dict[str, torch.Tensor], seqs: Sequence[Encoded],
+                      masks: Sequence[np.ndarray], idx: np.ndarray, out: list) -> None:
+        """Text encodings: argmax tokens at the hidden positions, grouped per number, parsed."""
+        k = self.codec.tokens_per_number
+        probs = self.model.trunk.token_logits(h[batch["num_pos"]]).float().softmax(-1)
+        p, tok = probs.max(-1)
+        p, tok = p.double().cpu().numpy().reshape(-1, k), tok.cpu().numpy().reshape(-1, k)
+        names = np.array(self.vocab.tokens, dtype=object)[tok]
+        values = np.array([math.nan if (v := self.encoding.parse(list(t))) is None else v for t in names],
+                          np.float64).reshape(-1)
+        a = 0
+        for s, m, i in zip(seqs, masks, idx):
+            starts = self.codec.number_starts(s.ids)
+            pos = starts[m[starts]]
+            sl = slice(a, a + len(pos))
+            a += len(pos)
+            out[i] = Prediction(pos, values[sl], {"unparseable": np.isnan(values[sl]),
+                                                  "p_number": p[sl].prod(1),
+                                                  "tokens": names[sl].astype(str)})
 
 
 def load_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu") -> TrainedModel:

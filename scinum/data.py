@@ -10,6 +10,15 @@
 * :func:`make_batch` turns sequences + "hide these positions" masks into model inputs (shared
   by training and inference); :class:`MLMCollator` draws the masks (seeded per batch).
 * :class:`BucketBatchSampler` groups records of similar length so padding costs little.
+
+Text encodings (P10/P1000/B1999/FP15, :mod:`scinum.encodings.text`): the vocabulary gets the
+scheme's number tokens and the codec writes each number as ``k`` tokens (the cache key includes
+the encoding, so text and single-token shards never mix). A masked number masks *all* its
+tokens: :func:`make_batch` widens any hidden token of a number to its whole span, and
+:class:`MLMCollator` draws one mask decision per number (at its first token), so a number is
+hidden with probability ``mask_prob`` whatever ``k`` is, as with single-token encodings. There
+are no number features: ``feats`` is neutral (1, ``combine="multiply"``, ``num_dim=1``)
+everywhere, and the hidden number tokens are trained by the token cross-entropy.
 """
 from __future__ import annotations
 
@@ -25,6 +34,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
+from . import encodings
 from .codec import Codec, Encoded, Vocabulary
 from .datasets import Dataset
 from .errors import RecordError, ValueOutOfRange
@@ -33,35 +43,42 @@ from .paths import format_path, matches, parse_path, select
 from .records import read_jsonl, write_text_atomic
 
 __all__ = ["tokenize_dataset", "TokenShards", "make_batch", "MLMCollator", "BucketBatchSampler",
-           "hidden_positions", "fit_normalizer", "check_representable", "MLMDataModule"]
+           "hidden_positions", "expand_numbers", "fit_normalizer", "check_representable",
+           "MLMDataModule"]
 
 CACHE_FORMAT = 1
 _CHUNK = 1 << 20  # tokens per chunk when scanning shards
 
 
-def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int) -> Path:
-    key = json.dumps({"manifest": dataset.manifest, "max_run": max_run, "format": CACHE_FORMAT},
-                     sort_keys=True)
+def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int,
+                text: Any = None) -> Path:
+    key = {"manifest": dataset.manifest, "max_run": max_run, "format": CACHE_FORMAT}
+    if text is not None:  # single-token keys stay as they were (existing caches remain valid)
+        key["text"] = text.config()
+    key = json.dumps(key, sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return Path(cache_dir) / digest if cache_dir else dataset.path / ".tokens" / digest
 
 
 def tokenize_dataset(path: str | os.PathLike, splits: Sequence[str] = ("train", "val"), *,
                      cache_dir: str | os.PathLike | None = None,
-                     max_run: int = 8) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
+                     max_run: int = 8, text: Any = None) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
     """Tokenize ``splits`` of a dataset directory once (later calls reuse the shards).
 
     Returns the vocabulary (built from ``train``) and a :class:`TokenShards` per split. A record
     the vocabulary cannot encode raises a :class:`RecordError` naming its file, line and path.
+    ``text``: a text encoding (:class:`~scinum.encodings.TextEncoding`) for text mode; a number
+    it cannot write raises :class:`ValueOutOfRange` (file, line, path).
     """
     dataset = Dataset(path)
-    root = _cache_root(dataset, cache_dir, max_run)
+    root = _cache_root(dataset, cache_dir, max_run, text)
     root.mkdir(parents=True, exist_ok=True)
     vocab_file = root / "vocab.json"
     if not vocab_file.exists():
-        Vocabulary.build(dataset.records("train"), max_run=max_run).save(vocab_file)
+        Vocabulary.build(dataset.records("train"), max_run=max_run,
+                         number_tokens=text.vocabulary() if text is not None else ()).save(vocab_file)
     vocab = Vocabulary.load(vocab_file)
-    codec = Codec(vocab)
+    codec = Codec(vocab, text=text)
     out = {}
     for split in splits:
         if not (root / split / "meta.json").exists():
@@ -175,7 +192,7 @@ def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.
     names (``data[-1][*]``, ``description.*``...). Raises ``KeyError`` naming a pattern that
     matches no number."""
     enc_paths = codec.number_paths(record)
-    is_num = np.isin(codec.encode(record).ids, (codec.vocab.num_id, codec.vocab.int_id))
+    ids = codec.encode(record).ids
     hide = np.zeros(len(enc_paths), bool)
     for pattern in patterns:
         nodes = select(record, parse_path(pattern) if isinstance(pattern, str) else pattern)
@@ -183,14 +200,36 @@ def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.
         if not hit.any():
             raise KeyError(f"path {pattern!r} names no number of the record")
         hide |= hit
-    out = np.zeros(len(is_num), bool)
-    out[np.flatnonzero(is_num)] = hide
+    out = np.zeros(len(ids), bool)
+    out[codec.number_starts(ids)[hide]] = True
+    return expand_numbers(out, ids, codec)
+
+
+def expand_numbers(hide: np.ndarray, ids: np.ndarray, codec: Codec | None) -> np.ndarray:
+    """bool[L]: ``hide`` widened so that a number with any hidden token has all its
+    ``codec.tokens_per_number`` tokens hidden (text encodings; unchanged for single-token ones
+    or ``codec`` None)."""
+    if codec is None or codec.tokens_per_number == 1:
+        return hide
+    starts = codec.number_starts(ids)
+    if not len(starts):
+        return hide
+    span = starts[:, None] + np.arange(codec.tokens_per_number)
+    whole = hide[span].any(1)
+    if not whole.any():
+        return hide
+    out = np.array(hide, bool, copy=True)
+    out[span[whole].ravel()] = True
     return out
 
 
 def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, vocab: Vocabulary,
-               normalizer: Normalizer, encoding: Any, pad_to: int = 1) -> dict[str, torch.Tensor]:
+               normalizer: Normalizer, encoding: Any, pad_to: int = 1,
+               codec: Codec | None = None) -> dict[str, torch.Tensor]:
     """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
+
+    Text encodings need ``codec`` (``Codec(vocab, text=encoding)``): a hidden token of a number
+    hides the whole number (:func:`expand_numbers`); ``feats`` is float32[B, T, 1] of ones.
 
     Returns (B sequences, T = max length rounded up to ``pad_to``, M hidden numbers):
 
@@ -200,8 +239,13 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, vocab: Vo
     * ``attend`` bool[B, T]: real tokens; ``targets`` int64[B, T]: true id at hidden tokens, -100
       elsewhere; ``num_pos`` bool[B, T]: hidden number tokens;
     * ``num_target`` float64[M] (normalized), ``num_field`` int64[M], in row-major order of
-      ``num_pos``.
+      ``num_pos`` (text encodings: one entry per hidden number *token*).
     """
+    text = encodings.is_text(encoding)
+    if text:
+        if codec is None or codec.text is None:
+            raise ValueError(f"make_batch: text encoding {encoding.name} needs codec=Codec(vocab, text=...)")
+        hide = [expand_numbers(np.asarray(h, bool), s.ids, codec) for s, h in zip(seqs, hide)]
     B, T = len(seqs), max((len(s) for s in seqs), default=1)
     T = -(-max(T, 1) // pad_to) * pad_to
     ids = np.full((B, T), vocab.pad_id, np.int64)
@@ -216,8 +260,12 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, vocab: Vo
     norm = np.zeros((B, T), np.float64)
     norm[is_num] = normalizer.forward(vals[is_num], fld[is_num])
     visible = is_num & ~hid
-    neutral = 1.0 if encoding.combine == "multiply" else 0.0
-    feats = torch.full((B, T, encoding.dim), neutral, dtype=torch.float32)
+    if text:  # no number features: the tokens carry the value
+        feats = torch.ones((B, T, 1), dtype=torch.float32)
+        visible[:] = False
+    else:
+        neutral = 1.0 if encoding.combine == "multiply" else 0.0
+        feats = torch.full((B, T, encoding.dim), neutral, dtype=torch.float32)
     if visible.any():
         feats[torch.from_numpy(visible)] = encoding.encode(torch.from_numpy(norm[visible]))
     targets = np.where(hid, ids, -100)
@@ -235,6 +283,10 @@ class MLMCollator:
     seeded by ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
     processes or on the order batches are produced. ``(Encoded, batch_seed, hide)`` items carry
     their own masks (evaluation: whole fields hidden by path, see :func:`hidden_positions`).
+
+    Text encodings: a number is hidden iff the draw at its first token says so, and then all its
+    tokens are (the draws at its other tokens are ignored): each number is hidden with
+    probability ``mask_prob``, as with single-token encodings, rather than ``1-(1-p)^k``.
     """
 
     def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
@@ -243,6 +295,7 @@ class MLMCollator:
             raise ValueError(f"mask_prob must be in (0, 1), got {mask_prob}")
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
+        self.codec = Codec(vocab, text=encoding) if encodings.is_text(encoding) else None
 
     def __call__(self, items: Sequence[tuple]) -> dict[str, torch.Tensor]:
         seqs = [it[0] for it in items]
@@ -251,8 +304,14 @@ class MLMCollator:
         else:
             rng = np.random.default_rng([self.seed, int(items[0][1])])
             hide = [rng.random(len(s)) < self.mask_prob for s in seqs]
+            if self.codec is not None and self.codec.tokens_per_number > 1:
+                for s, h in zip(seqs, hide):  # one decision per number: the draw at its start
+                    starts = self.codec.number_starts(s.ids)
+                    drawn = h[starts]
+                    h[s.fields >= 0] = False
+                    h[starts] = drawn
         return make_batch(seqs, hide, vocab=self.vocab, normalizer=self.normalizer,
-                          encoding=self.encoding, pad_to=self.pad_to)
+                          encoding=self.encoding, pad_to=self.pad_to, codec=self.codec)
 
 
 class BucketBatchSampler:
@@ -321,7 +380,8 @@ class MLMDataModule(L.LightningDataModule):
     """Tokenized train/val shards -> seeded, bucketed MLM batches.
 
     ``setup`` tokenizes (once, cached), fits the normalizer on train and checks every train/val
-    number is representable by the encoding (error: file, line, path). With several devices each
+    number is representable by the encoding (error: file, line, path; text encodings: the codec
+    checks while tokenizing). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     """
 
@@ -341,11 +401,13 @@ class MLMDataModule(L.LightningDataModule):
         if self.vocab is not None:
             return
         splits = ["train"] + ([self.val_split] if self.val_split in Dataset(self.path).splits else [])
+        text = self.encoding if encodings.is_text(self.encoding) else None
         self.vocab, self.shards = tokenize_dataset(self.path, splits, cache_dir=self.cache_dir,
-                                                   max_run=self.max_run)
+                                                   max_run=self.max_run, text=text)
         self.normalizer = fit_normalizer(self.shards["train"], self.vocab, self.method)
-        for s in self.shards.values():
-            check_representable(s, self.normalizer, self.encoding, Codec(self.vocab))
+        if text is None:  # text: the codec already refused (located) what the scheme cannot write
+            for s in self.shards.values():
+                check_representable(s, self.normalizer, self.encoding, Codec(self.vocab))
 
     def setup(self, stage: str | None = None) -> None:
         self.prepare()

@@ -212,11 +212,19 @@ class MixtureHead(NumberHead):
         return res[:, 0] if scalar else res
 
 
-def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None) -> NumberHead:
+def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None) -> NumberHead | None:
     """The number head a config names: ``{"kind": "native"}`` (the encoding's own head) or
-    ``{"kind": "mixture", n_components, sigma_min, point, init_range}``."""
+    ``{"kind": "mixture", n_components, sigma_min, point, init_range}``.
+
+    Text encodings (P10/P1000/...) have no number head — their numbers are tokens, predicted by
+    the token head — so this returns None for them (and refuses any kind but ``native``)."""
     config = dict(config or {"kind": "native"})
     kind = config.pop("kind", "native")
+    if getattr(encoding, "kind", None) == "text":
+        if kind != "native" or config:
+            raise ValueError(f"text encoding {encoding.name} has no number head: head must be "
+                             f"{{kind: native}}, got {{kind: {kind}, ...}}")
+        return None
     if kind == "native":
         if config:
             raise ValueError(f"native head takes no options, got {sorted(config)}")

@@ -21,7 +21,16 @@ Uncertainty (``FieldPrediction.uncertainty``, by head; ``kind`` says which):
 intervals ``interval_68``/``interval_95`` (record units); ``"digits"`` (FoNE) — ``digit_probs``
 (one list of 10 per digit, most significant first), ``negative_prob`` and ``p_number`` (the
 probability of the decoded number); ``"bits"`` (BitTokens) — ``bit_probs`` (64, MSB first);
-``"none"`` — the scalar xVal head estimates no uncertainty, and says so.
+``"tokens"`` (text encodings P10/P1000/B1999/FP15) — ``tokens`` (the predicted token strings),
+``p_number`` (the product of their probabilities) and ``unparseable``; ``"none"`` — the scalar
+xVal head estimates no uncertainty, and says so.
+
+Text encodings: a number is several tokens; masking it masks all of them, and the prediction is
+the argmax token at each, parsed by the encoding. Tokens that do not form a number (e.g.
+``['+', 'E-1', '602']``) are an *unparseable* prediction: the filled record gets ``null`` there
+(never NaN, which is not JSON, and never a made-up number), ``FieldPrediction.value`` is None
+and its uncertainty says ``"unparseable": true``. In ``mode="sequential"`` a parsed number's
+tokens are what later predictions are conditioned on; an unparseable one stays masked.
 """
 from __future__ import annotations
 
@@ -45,11 +54,12 @@ _INTERVALS = (0.68, 0.95)
 
 @dataclass
 class FieldPrediction:
-    """One filled number: its JSON ``path``, predicted ``value`` (float64, record units) and the
-    head's ``uncertainty`` (JSON-able; empty for the scalar head)."""
+    """One filled number: its JSON ``path``, predicted ``value`` (float64, record units; None
+    for an unparseable text-encoding prediction) and the head's ``uncertainty`` (JSON-able;
+    empty for the scalar head)."""
 
     path: str
-    value: float
+    value: float | None
     uncertainty: dict[str, Any] = field(default_factory=dict)
 
 
@@ -59,7 +69,7 @@ class Filled:
 
     record: dict
     predictions: list[FieldPrediction]
-    kind: str  # "mixture" | "digits" | "bits" | "none"
+    kind: str  # "mixture" | "digits" | "bits" | "tokens" | "none"
 
     def to_dict(self) -> dict[str, Any]:
         """``{"record": ..., "uncertainty_kind": ..., "predictions": {path: {value, ...}}}``."""
@@ -73,7 +83,7 @@ class _Job:
 
     record: dict
     encoded: Encoded
-    number_slots: np.ndarray  # int64[K]: token position of each number, document order
+    number_slots: np.ndarray  # int64[K]: (first) token position of each number, document order
     hidden: list[int]  # indices into number_slots, document order
     paths: list[tuple]
 
@@ -118,6 +128,8 @@ class Model:
         self.codec, self.vocab = trained.codec, trained.vocab
         head = type(trained.head).__name__
         self.kind = {"MixtureHead": "mixture", "DigitHead": "digits", "BitHead": "bits"}.get(head, "none")
+        if trained.text:
+            self.kind = "tokens"
         self.context_length = trained.meta.get("context_length")
         self._known_fields = set(self.vocab.fields)
 
@@ -180,7 +192,7 @@ class Model:
         paths = self.codec.number_paths(rec)
         slot_of = {p: k for k, p in enumerate(paths)}
         hidden = sorted(slot_of[p] for p in hidden_paths)
-        slots = np.flatnonzero(enc.fields >= 0)
+        slots = self.codec.number_starts(enc.ids)  # one per number (text: its first token)
         return _Job(rec, enc, slots, hidden, paths)
 
     def run_jobs(self, jobs: Sequence[_Job], *, batch_size: int = 256, mode: str = "joint",
@@ -194,9 +206,12 @@ class Model:
         quantiles = [q for c in intervals for q in ((1 - c) / 2, (1 + c) / 2)] if self.kind == "mixture" else []
         done: list[list[FieldPrediction]] = [[] for _ in jobs]
         values = [j.encoded.values.copy() for j in jobs]
+        ids = [j.encoded.ids.copy() if self.trained.text else j.encoded.ids for j in jobs]
+        k_tok = self.codec.tokens_per_number
         rounds = 1 if mode == "joint" else max((len(j.hidden) for j in jobs), default=0)
         bar = tqdm(total=len(jobs), desc="fill", unit="record", disable=not progress or None,
                    dynamic_ncols=True)
+        unknown: list[list[int]] = [[] for _ in jobs]  # text: unparseable slots stay hidden
         for r in range(rounds):
             active = [i for i, j in enumerate(jobs) if r < len(j.hidden)] if mode == "sequential" \
                 else list(range(len(jobs)))
@@ -205,18 +220,28 @@ class Model:
                 job = jobs[i]
                 todo = job.hidden[r:] if mode == "sequential" else job.hidden
                 hide = np.zeros(len(job.encoded), bool)
-                hide[job.number_slots[todo]] = True
-                seqs.append(Encoded(job.encoded.ids, values[i], job.encoded.fields))
+                for pos in job.number_slots[todo + unknown[i]]:
+                    hide[pos:pos + k_tok] = True
+                seqs.append(Encoded(ids[i], values[i], job.encoded.fields))
                 hides.append(hide)
                 targets.append(todo[:1] if mode == "sequential" else todo)
             preds = self.trained.predict(seqs, hides, batch_size=batch_size, quantiles=quantiles)
             for i, pred, want in zip(active, preds, targets):
                 job = jobs[i]
-                for k, slot in enumerate(want):
+                at = {int(p): k for k, p in enumerate(pred.positions)}
+                for slot in want:
                     pos = job.number_slots[slot]
-                    values[i][pos] = pred.values[k]
+                    k = at[int(pos)]
+                    value = float(pred.values[k])
+                    values[i][pos:pos + k_tok] = value
                     unc = {name: arr[k] for name, arr in pred.uncertainty.items()}
-                    done[i].append(FieldPrediction(format_path(job.paths[slot]), float(pred.values[k]),
+                    if self.trained.text:  # later rounds see the parsed number's tokens
+                        if value != value:
+                            unknown[i].append(slot)
+                        else:
+                            ids[i][pos:pos + k_tok] = [self.vocab.index[t] for t in unc["tokens"]]
+                    done[i].append(FieldPrediction(format_path(job.paths[slot]),
+                                                   None if value != value else value,
                                                    self._uncertainty(unc, intervals)))
             bar.update(sum(1 for i in active if len(jobs[i].hidden) == r + 1) if mode == "sequential"
                        else len(active))

@@ -16,6 +16,10 @@ Numbers enter at ``[NUM]``/``[INT]`` tokens as the encoding prescribes (``combin
 map (no bias) of the features. The caller (:mod:`scinum.data`) hands in features that are
 already *neutral* where no visible number sits (1 for multiply, 0 for add), so a masked number's
 value cannot reach the trunk: its token is ``[MASK]`` and its features are neutral.
+
+Text encodings (P10/P1000/B1999/FP15) have no number features and no number head: the model is
+built with ``combine="multiply"``, ``num_dim=1`` and gets features of 1 everywhere (a neutral
+input, so the trunk is exactly a plain token transformer), and ``NumberMLM.head`` is None.
 """
 from __future__ import annotations
 
@@ -153,9 +157,10 @@ class Transformer(nn.Module):
 
 
 class NumberMLM(nn.Module):
-    """Trunk plus number head: the whole trainable model (what a checkpoint's weights hold)."""
+    """Trunk plus number head: the whole trainable model (what a checkpoint's weights hold).
+    ``head`` is None for text encodings (numbers are tokens)."""
 
-    def __init__(self, cfg: ModelConfig, head: NumberHead):
+    def __init__(self, cfg: ModelConfig, head: NumberHead | None):
         super().__init__()
         self.trunk = Transformer(cfg)
         self.head = head

@@ -48,11 +48,17 @@ class MLMModule(L.LightningModule):
 
     def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """``loss``, ``token_ce``, ``number_loss`` (float32 scalars) and ``number_abs_err`` (mean
-        |prediction - target| in normalized units, for logging)."""
+        |prediction - target| in normalized units, for logging). Text encodings: no number head,
+        ``number_loss`` and ``number_abs_err`` are 0 and ``loss == token_ce`` (the hidden number
+        tokens are among the token targets)."""
         h = self.model(batch["ids"], batch["feats"], batch["attend"])
         tok = batch["targets"] != -100
         logits = self.model.trunk.token_logits(h[tok]).float()
         token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
+        if self.model.head is None:  # text encoding: its number tokens are in token_ce
+            number_loss = err = torch.zeros((), device=token_ce.device)
+            return {"loss": token_ce, "token_ce": token_ce, "number_loss": number_loss,
+                    "number_abs_err": err}
         out = self.model.head(h[batch["num_pos"]])
         per = self.model.head.loss(out, batch["num_target"])
         n = batch["num_pos"].sum().clamp(min=1)
@@ -94,8 +100,11 @@ class MLMModule(L.LightningModule):
 def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> dict[str, Any]:
     """Checkpoint metadata (plain JSON-able data) for a prepared data module."""
     from .model import ModelConfig
-    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine,
-                      **config["model"])
+    if encodings.is_text(encoding):  # no number features: a neutral multiplicative input of 1
+        num_dim, combine = 1, "multiply"
+    else:
+        num_dim, combine = encoding.dim, encoding.combine
+    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=num_dim, combine=combine, **config["model"])
     return {"format": FORMAT, "version": VERSION, "model": cfg.to_dict(), "encoding": encoding.config(),
             "head": dict(config["head"]), "vocab": dm.vocab.to_dict(), "normalizer": dm.normalizer.to_dict(),
             "run": {"data": str(config["data"]["path"]), "seed": config["seed"]},

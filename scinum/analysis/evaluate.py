@@ -10,6 +10,7 @@ A results directory (what ``scinum plot`` reads) holds:
 * ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics;
 * ``predictions.csv`` — one row per predicted number: ``model, encoding, head, field, split,
   record, path, true, pred`` (+ ``mean, std, lo68, hi68, lo95, hi95, mixture`` for mixture heads);
+  ``pred`` is NaN where a text encoding's tokens did not parse (the ``unparseable`` column);
 * ``train_values.json`` — the distinct training values of each field (≤ 200, for plots);
 * ``meta.json`` — dataset, builder, units and which field each OOD split is about.
 """
@@ -83,7 +84,7 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                 for p in f.predictions:
                     row = {"model": label, "encoding": encoding, "head": head, "field": field,
                            "split": split, "record": i, "path": p.path,
-                           "true": float(get(rec, p.path)), "pred": p.value}
+                           "true": float(get(rec, p.path)), "pred": _pred_value(p.value)}
                     row.update(_uncertainty_columns(p.uncertainty))
                     part.append(row)
             frame = pd.DataFrame(part)
@@ -92,6 +93,12 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                            **summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
                                        **_summary_extras(frame))})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _pred_value(value: float | None) -> float:
+    """A FieldPrediction's value as a float: None (an unparseable text-encoding prediction) ->
+    NaN, which the metrics count as unparseable and leave out of the others."""
+    return math.nan if value is None else float(value)
 
 
 def _uncertainty_columns(u: dict[str, Any]) -> dict[str, Any]:
