@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import encodings, paths, records  # noqa: E402
+from . import paths, records  # noqa: E402
 from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError,  # noqa: E402
                      ScinumError, ValueOutOfRange, VocabularyError)
 from .datasets import Dataset, DatasetWriter  # noqa: E402
@@ -15,6 +15,15 @@ from .datasets import Dataset, DatasetWriter  # noqa: E402
 __all__ = ["__version__", "encodings", "paths", "records", "Dataset", "DatasetWriter",
            "ScinumError", "RecordError", "MalformedJSON", "VocabularyError", "ValueOutOfRange",
            "DatasetError", "CheckpointError"]
+
+
+def __getattr__(name: str):
+    """Import torch-backed submodules on first use, so builders' worker processes (which only
+    need ``scinum.datasets``) never pay for importing torch."""
+    if name == "encodings":
+        import importlib
+        return importlib.import_module(".encodings", __name__)
+    raise AttributeError(f"module 'scinum' has no attribute {name!r}")
 
 
 def load(path, device: str = "cpu"):

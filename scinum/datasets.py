@@ -17,6 +17,7 @@ import gzip
 import io
 import json
 import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, as_completed
 import os
 import shutil
 from collections import Counter
@@ -134,6 +135,8 @@ class DatasetWriter:
             return json.loads((self.out / "manifest.json").read_text())["splits"][split]
         split_dir = self.out / split
         split_dir.mkdir(parents=True, exist_ok=True)
+        for stale in split_dir.glob(".part-*.tmp*"):  # left by a killed build
+            stale.unlink()
         n_shards = -(-n // self.shard_size)
         todo, stats, done = [], Counter(), 0
         for k in range(n_shards):
@@ -148,19 +151,22 @@ class DatasetWriter:
         with tqdm(total=n, initial=done, desc=desc or split, unit="sample", dynamic_ncols=True,
                   disable=None) as bar:
             if workers == 1 or len(todo) <= 1:
-                results = map(_write_shard, todo)
-                pool = None
-            else:
-                pool = multiprocessing.get_context("spawn").Pool(min(workers, len(todo)))
-                results = pool.imap_unordered(_write_shard, todo)
-            try:
-                for _, count, shard_stats in results:
+                for _, count, shard_stats in map(_write_shard, todo):
                     stats.update(shard_stats)
                     bar.update(count)
-            finally:
-                if pool is not None:
-                    pool.terminate()
-                    pool.join()
+            else:
+                # a process pool that raises (BrokenProcessPool) if a worker dies, never hangs
+                ctx = multiprocessing.get_context("spawn")
+                with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx) as pool:
+                    futures = [pool.submit(_write_shard, job) for job in todo]
+                    try:
+                        for fut in as_completed(futures):
+                            _, count, shard_stats = fut.result()
+                            stats.update(shard_stats)
+                            bar.update(count)
+                    except BaseException:
+                        pool.shutdown(wait=True, cancel_futures=True)
+                        raise
         entry = {"count": n, "shards": n_shards, "stats": dict(sorted(stats.items()))}
         self.splits[split] = entry
         return entry

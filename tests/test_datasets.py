@@ -51,6 +51,7 @@ def test_killed_build_resumes_to_identical_bytes(tmp_path):
     with pytest.raises(DatasetError, match="did not finish"):
         Dataset(tmp_path / "x")
     assert not list((tmp_path / "x").rglob("*.tmp*"))  # nothing half-written
+    (tmp_path / "x" / "train" / ".part-00003.jsonl.tmp999").write_text("half")  # a killed write
     build(tmp_path / "x")
     assert tree(tmp_path / "x") == tree(tmp_path / "clean")
 
@@ -71,3 +72,11 @@ def test_refusals(tmp_path):
         w.write_split("train", -1, Sample(0))
     with pytest.raises(DatasetError, match="no split 'test'"):
         Dataset(tmp_path / "a").files("test")
+
+
+def test_builder_workers_do_not_import_torch():
+    """Spawned builder workers import scinum.datasets; torch would cost seconds each."""
+    import subprocess
+    import sys
+    code = "import sys, scinum.datasets; sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
