@@ -220,8 +220,8 @@ class Model:
                 job = jobs[i]
                 todo = job.hidden[r:] if mode == "sequential" else job.hidden
                 hide = np.zeros(len(job.encoded), bool)
-                for pos in job.number_slots[todo + unknown[i]]:
-                    hide[pos:pos + k_tok] = True
+                starts = job.number_slots[todo + unknown[i] if unknown[i] else todo]
+                hide[starts if k_tok == 1 else (starts[:, None] + np.arange(k_tok)).ravel()] = True
                 seqs.append(Encoded(ids[i], values[i], job.encoded.fields))
                 hides.append(hide)
                 targets.append(todo[:1] if mode == "sequential" else todo)
