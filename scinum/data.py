@@ -189,7 +189,7 @@ def check_representable(shards: TokenShards, normalizer: Normalizer, encoding: A
 
 def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
     """bool[L]: the number tokens of ``codec.encode(record)`` at or under any path ``patterns``
-    names (``data[-1][*]``, ``description.*``...). Raises ``KeyError`` naming a pattern that
+    names (``data[-1][*]``, ``description.*``...; text mode: all tokens of those numbers). Raises ``KeyError`` naming a pattern that
     matches no number."""
     enc_paths = codec.number_paths(record)
     ids = codec.encode(record).ids
