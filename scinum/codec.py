@@ -34,7 +34,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .errors import MalformedJSON, ValueOutOfRange, VocabularyError
-from .paths import format_path, parse_path, field_of
+from .paths import format_path
 from .records import check_record, loads, write_text_atomic
 
 __all__ = ["Vocabulary", "Codec", "Encoded", "SPECIALS", "PAD", "MASK", "NUM", "INT"]

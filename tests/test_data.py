@@ -8,8 +8,8 @@ import torch
 
 from scinum import encodings
 from scinum.codec import Codec
-from scinum.data import (BucketBatchSampler, MLMCollator, MLMDataModule, TokenShards, hidden_positions,
-                         tokenize_dataset)
+from scinum.data import BucketBatchSampler, MLMCollator, MLMDataModule, hidden_positions
+from scinum.shards import TokenShards, tokenize_dataset
 from scinum.datasets import Dataset, DatasetWriter
 from scinum.errors import ValueOutOfRange, VocabularyError
 
@@ -83,7 +83,7 @@ def _items(tmp_path):
 
 
 def test_collator_masks_are_seeded_and_sized(tmp_path):
-    from scinum.data import fit_normalizer
+    from scinum.shards import fit_normalizer
     vocab, train = _items(tmp_path)
     enc = encodings.get("xval")
     norm = fit_normalizer(train, vocab, "minmax")

@@ -1,7 +1,6 @@
 """Number encodings: exact decode over each documented range, feature properties, heads."""
 import math
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import assume, given, settings, strategies as st

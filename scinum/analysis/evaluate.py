@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..datasets import Dataset
 from ..errors import DatasetError, ScinumError
-from ..paths import format_path, get, select
+from ..paths import get, select
 from ..records import write_text_atomic
 from .metrics import summarize
 

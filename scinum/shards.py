@@ -1,0 +1,172 @@
+"""Tokenized shards on disk: a dataset directory tokenized once into memory-mapped arrays.
+
+* :func:`tokenize_dataset` writes ``<dataset>/.tokens/<key>/`` (or a cache dir of your choice);
+  ``key`` hashes the manifest and the codec options, so a rebuilt dataset gets new shards. The
+  vocabulary is built from the train split and saved next to the shards (``vocab.json``). Raw
+  float64 values are stored; normalization happens at batch time, so any normalizer can be used
+  with the same shards. Text encodings get their number tokens in the vocabulary and their own
+  cache key (text and single-token shards never mix).
+* :class:`TokenShards` reads one split: concatenated ``ids`` int32, ``values`` float64,
+  ``fields`` int32, ``offsets`` int64[n+1], and the ``(file, line)`` of every record.
+* :func:`fit_normalizer` / :func:`check_representable` scan the shards chunk by chunk.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+import torch
+
+from .codec import Codec, Encoded, Vocabulary
+from .datasets import Dataset
+from .errors import RecordError, ValueOutOfRange
+from .normalize import Normalizer
+from .paths import format_path
+from .records import read_jsonl, write_text_atomic
+
+__all__ = ["tokenize_dataset", "TokenShards", "fit_normalizer", "check_representable"]
+
+CACHE_FORMAT = 1
+_CHUNK = 1 << 20  # tokens per chunk when scanning shards
+
+
+def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int,
+                text: Any = None) -> Path:
+    key = {"manifest": dataset.manifest, "max_run": max_run, "format": CACHE_FORMAT}
+    if text is not None:  # single-token keys stay as they were (existing caches remain valid)
+        key["text"] = text.config()
+    key = json.dumps(key, sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Path(cache_dir) / digest if cache_dir else dataset.path / ".tokens" / digest
+
+
+def tokenize_dataset(path: str | os.PathLike, splits: Sequence[str] = ("train", "val"), *,
+                     cache_dir: str | os.PathLike | None = None,
+                     max_run: int = 8, text: Any = None) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
+    """Tokenize ``splits`` of a dataset directory once (later calls reuse the shards).
+
+    Returns the vocabulary (built from ``train``) and a :class:`TokenShards` per split. A record
+    the vocabulary cannot encode raises a :class:`RecordError` naming its file, line and path.
+    ``text``: a text encoding (:class:`~scinum.encodings.TextEncoding`) for text mode; a number
+    it cannot write raises :class:`ValueOutOfRange` (file, line, path).
+    """
+    dataset = Dataset(path)
+    root = _cache_root(dataset, cache_dir, max_run, text)
+    root.mkdir(parents=True, exist_ok=True)
+    vocab_file = root / "vocab.json"
+    if not vocab_file.exists():
+        Vocabulary.build(dataset.records("train"), max_run=max_run,
+                         number_tokens=text.vocabulary() if text is not None else ()).save(vocab_file)
+    vocab = Vocabulary.load(vocab_file)
+    codec = Codec(vocab, text=text)
+    out = {}
+    for split in splits:
+        if not (root / split / "meta.json").exists():
+            _write_split(dataset, split, codec, root)
+        out[split] = TokenShards(root / split, dataset.path)
+    return vocab, out
+
+
+def _write_split(dataset: Dataset, split: str, codec: Codec, root: Path) -> None:
+    """Stream ``split`` into raw binary arrays in a temp dir, then rename it into place."""
+    tmp = root / f".{split}.tmp{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    files = [str(f.relative_to(dataset.path)) for f in dataset.files(split)]
+    n = n_tok = 0
+    with open(tmp / "ids.bin", "wb") as fi, open(tmp / "values.bin", "wb") as fv, \
+            open(tmp / "fields.bin", "wb") as ff, open(tmp / "offsets.bin", "wb") as fo, \
+            open(tmp / "source.bin", "wb") as fs:
+        fo.write(np.zeros(1, np.int64).tobytes())
+        for k, rel in enumerate(files):
+            for line, record in read_jsonl(dataset.path / rel):
+                try:
+                    enc = codec.encode(record)
+                except RecordError as e:
+                    raise e.located(file=str(dataset.path / rel), line=line) from None
+                fi.write(enc.ids.astype(np.int32).tobytes())
+                fv.write(enc.values.tobytes())
+                ff.write(enc.fields.astype(np.int32).tobytes())
+                n, n_tok = n + 1, n_tok + len(enc)
+                fo.write(np.array([n_tok], np.int64).tobytes())
+                fs.write(np.array([k, line], np.int32).tobytes())
+    write_text_atomic(tmp / "meta.json", json.dumps({"records": n, "tokens": n_tok, "files": files}))
+    final = root / split
+    try:
+        os.replace(tmp, final)
+    except OSError:  # another process (e.g. a DDP rank) finished the same split first
+        if not (final / "meta.json").exists():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class TokenShards:
+    """One tokenized split, memory-mapped (nothing but ``offsets`` is read eagerly)."""
+
+    def __init__(self, path: str | os.PathLike, dataset_path: str | os.PathLike | None = None):
+        self.path = Path(path)
+        self.dataset_path = Path(dataset_path) if dataset_path else None
+        meta = json.loads((self.path / "meta.json").read_text())
+        self.files: list[str] = meta["files"]
+        n, t = meta["records"], meta["tokens"]
+
+        def mm(name: str, dtype, shape):
+            if not shape[0]:
+                return np.zeros(shape, dtype)
+            return np.memmap(self.path / name, dtype=dtype, mode="r", shape=shape)
+
+        self.ids, self.values, self.fields = mm("ids.bin", np.int32, (t,)), mm("values.bin", np.float64, (t,)), \
+            mm("fields.bin", np.int32, (t,))
+        self.offsets = np.fromfile(self.path / "offsets.bin", dtype=np.int64)
+        self.source = mm("source.bin", np.int32, (n, 2))
+        self.lengths = np.diff(self.offsets)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __getitem__(self, i: int) -> Encoded:
+        a, b = self.offsets[i], self.offsets[i + 1]
+        return Encoded(self.ids[a:b].astype(np.int64), np.array(self.values[a:b]),
+                       np.array(self.fields[a:b]))
+
+    def location(self, i: int) -> tuple[str, int]:
+        """``(file, line)`` of record ``i``."""
+        k, line = self.source[i]
+        base = self.dataset_path if self.dataset_path else Path(".")
+        return str(base / self.files[k]), int(line)
+
+    def chunks(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """``(start token, fields, values)`` in chunks of about a million tokens."""
+        for a in range(0, len(self.ids), _CHUNK):
+            yield a, np.asarray(self.fields[a:a + _CHUNK]), np.asarray(self.values[a:a + _CHUNK])
+
+
+def fit_normalizer(shards: TokenShards, vocab: Vocabulary, method: str, bound: float = 5.0) -> Normalizer:
+    """Fit a :class:`Normalizer` on a (train) split's shards, chunk by chunk."""
+    return Normalizer.fit(vocab.fields, ((f, v) for _, f, v in shards.chunks()), method, bound)
+
+
+def check_representable(shards: TokenShards, normalizer: Normalizer, encoding: Any, codec: Codec) -> None:
+    """Raise :class:`ValueOutOfRange` (file, line, JSON path) at the first number the encoding
+    cannot represent after normalization."""
+    for start, f, v in shards.chunks():
+        on = f >= 0
+        ok = np.ones(len(f), bool)
+        ok[on] = encoding.representable(torch.from_numpy(normalizer.forward(v[on], f[on]))).numpy()
+        if ok.all():
+            continue
+        tok = start + int(np.flatnonzero(~ok)[0])
+        rec = int(np.searchsorted(shards.offsets, tok, side="right") - 1)
+        file, line = shards.location(rec)
+        record = next(r for n, r in read_jsonl(file) if n == line)
+        k = int((shards.fields[shards.offsets[rec]:tok] >= 0).sum())
+        path = format_path(codec.number_paths(record)[k])
+        raise ValueOutOfRange(f"value {float(shards.values[tok])!r} (normalized "
+                              f"{float(normalizer.forward(shards.values[tok:tok + 1], shards.fields[tok:tok + 1])[0])!r}) "
+                              f"is outside the exact range of encoding {encoding.config()} "
+                              f"({encoding.range_text()})", file=file, line=line, path=path)
