@@ -287,7 +287,7 @@ class Codec:
                 self._text_ids[key] = ids
         return ids
 
-    def _split_run(self, text: str, path: tuple) -> list[int]:
+    def _split_run(self, text: str) -> list[int]:
         """Greedy longest-match of a bracket run onto known run tokens (single brackets always)."""
         ids, i, index = [], 0, self.vocab.index
         while i < len(text):
@@ -302,7 +302,7 @@ class Codec:
     def _run_ids(self, text: str) -> list[int]:
         ids = self._runs.get(text)
         if ids is None:
-            ids = self._split_run(text, ())
+            ids = self._split_run(text)
             if len(self._runs) < _MEMO_LIMIT:
                 self._runs[text] = ids
         return ids
