@@ -26,26 +26,30 @@ from torch.utils.data import DataLoader
 from . import encodings
 from .codec import Codec, Encoded, Vocabulary
 from .datasets import Dataset
+from .errors import RecordError
 from .normalize import Normalizer
-from .paths import matches, parse_path, select
+from .paths import numbers_named
 from .shards import TokenShards, check_representable, fit_normalizer, tokenize_dataset
 
 __all__ = ["make_batch", "MLMCollator", "BucketBatchSampler", "hidden_positions", "expand_numbers",
            "MLMDataModule"]
 
 def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
-    """bool[L]: the number tokens of ``codec.encode(record)`` at or under any path ``patterns``
-    names (``data[-1][*]``, ``description.*``...; text mode: all tokens of those numbers). Raises ``KeyError`` naming a pattern that
-    matches no number."""
-    enc_paths = codec.number_paths(record)
+    """bool[L]: the number tokens of ``codec.encode(record)`` that any of ``patterns`` names
+    (``data[-1][*]``, ``description.*``...; the same rule as fill, :func:`scinum.paths.numbers_named`;
+    text mode: all tokens of those numbers). Raises ``KeyError`` naming a pattern that names
+    no number."""
+    slot = {p: k for k, p in enumerate(codec.number_paths(record))}
     ids = codec.encode(record).ids
-    hide = np.zeros(len(enc_paths), bool)
+    hide = np.zeros(len(slot), bool)
     for pattern in patterns:
-        nodes = select(record, parse_path(pattern) if isinstance(pattern, str) else pattern)
-        hit = np.array([any(matches(n, p[:len(n)]) for n in nodes) for p in enc_paths], bool)
-        if not hit.any():
+        try:
+            hit = [slot[p] for p in numbers_named(record, pattern) if p in slot]
+        except RecordError as e:
+            raise KeyError(f"path {pattern!r} names no number of the record ({e})") from None
+        if not hit:
             raise KeyError(f"path {pattern!r} names no number of the record")
-        hide |= hit
+        hide[hit] = True
     out = np.zeros(len(ids), bool)
     out[codec.number_starts(ids)[hide]] = True
     return expand_numbers(out, ids, codec)

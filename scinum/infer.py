@@ -44,7 +44,7 @@ from tqdm.auto import tqdm
 from .checkpoint import TrainedModel, load_checkpoint
 from .codec import Encoded
 from .errors import RecordError
-from .paths import PathSyntaxError, field_of, flatten, format_path, get, parse_path, select, set_value
+from .paths import field_of, format_path, get, numbers_named, parse_path, set_value
 from .records import check_record
 
 __all__ = ["load", "Model", "Filled", "FieldPrediction"]
@@ -171,7 +171,7 @@ class Model:
             rec = _copy(record)
             hidden_paths: dict[tuple, None] = {}
             for pattern in mask:
-                for p in self._resolve(rec, pattern):
+                for p in numbers_named(rec, pattern):
                     hidden_paths.setdefault(p, None)
             for p in _null_paths(rec):
                 if field_of(p) in self._known_fields:
@@ -255,31 +255,6 @@ class Model:
         return out
 
     # -- helpers --------------------------------------------------------------------------------
-    def _resolve(self, record: dict, pattern: str) -> list[tuple]:
-        """Concrete paths of the numbers (or null placeholders) a mask names."""
-        try:
-            nodes = select(record, parse_path(pattern))
-        except PathSyntaxError as e:
-            raise RecordError(f"bad mask {pattern!r}: {e.reason}") from None
-        if not nodes:
-            raise RecordError(f"mask {pattern!r} matches no field of the record")
-        out = []
-        for node in nodes:
-            value = get(record, node)
-            if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
-                out.append(node)
-            elif isinstance(value, (dict, list)):
-                leaves = [node + p for p, v in flatten(value)
-                          if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))]
-                if not leaves:
-                    raise RecordError(f"mask {pattern!r} names a {type(value).__name__} that holds "
-                                      "no number", path=format_path(node))
-                out.extend(leaves)
-            else:
-                raise RecordError(f"mask {pattern!r} names a {type(value).__name__}, not a number",
-                                  path=format_path(node))
-        return out
-
     def _uncertainty(self, unc: dict[str, np.ndarray], intervals: Sequence[float]) -> dict[str, Any]:
         """JSON-able uncertainty of one number (intervals from the mixture's quantiles)."""
         out: dict[str, Any] = {}

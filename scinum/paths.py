@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator, Union
 
 from .errors import RecordError
 
-__all__ = ["ANY_KEY", "ANY_INDEX", "Path", "parse_path", "format_path", "field_of", "matches", "select",
+__all__ = ["ANY_KEY", "ANY_INDEX", "Path", "numbers_named", "parse_path", "format_path", "field_of", "matches", "select",
            "flatten", "unflatten", "get", "set_value"]
 
 
@@ -181,6 +181,42 @@ def select(record: Any, pattern: Path | str) -> list[Path]:
 
     walk(record, 0, ())
     return found
+
+
+def _is_number_or_null(v: Any) -> bool:
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+
+def numbers_named(record: Any, pattern: Path | str) -> list[Path]:
+    """Concrete paths of the numbers a mask ``pattern`` names, in document order: each node it
+    selects if that is a number, or every number under it if it is an object or list. ``null``
+    leaves count as numbers (they are fill's placeholders).
+
+    Raises :class:`~scinum.errors.RecordError` (naming the path) if the pattern is malformed,
+    selects nothing, or names a string/bool or a container that holds no number.
+    """
+    text = pattern if isinstance(pattern, str) else format_path(pattern)
+    try:
+        nodes = select(record, parse_path(pattern) if isinstance(pattern, str) else pattern)
+    except PathSyntaxError as e:
+        raise RecordError(f"bad mask {text!r}: {e.reason}") from None
+    if not nodes:
+        raise RecordError(f"mask {text!r} matches no field of the record")
+    out: list[Path] = []
+    for node in nodes:
+        value = get(record, node)
+        if _is_number_or_null(value):
+            out.append(node)
+        elif isinstance(value, (dict, list)):
+            leaves = [node + p for p, v in flatten(value) if _is_number_or_null(v)]
+            if not leaves:
+                raise RecordError(f"mask {text!r} names a {type(value).__name__} that holds "
+                                  "no number", path=format_path(node))
+            out.extend(leaves)
+        else:
+            raise RecordError(f"mask {text!r} names a {type(value).__name__}, not a number",
+                              path=format_path(node))
+    return out
 
 
 def flatten(record: Any) -> list[tuple[Path, Any]]:

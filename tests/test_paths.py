@@ -76,3 +76,15 @@ def test_set_value_in_place():
     assert r == {"a": [1, {"b": 5.5}]}
     with pytest.raises(KeyError, match=r"a\[7\]"):
         get(r, "a[7]")
+
+
+def test_numbers_named_is_the_mask_rule():
+    from scinum.paths import numbers_named
+    r = {"a": {"x": 1, "y": None, "s": "t"}, "b": [[1.5, True], []], "c": []}
+    assert numbers_named(r, "a.x") == [("a", "x")]
+    assert numbers_named(r, "b") == [("b", 0, 0)]  # containers expand; bools are not numbers
+    assert numbers_named(r, "a.y") == [("a", "y")]  # null: a placeholder to fill
+    for pattern, match in [("zz", "matches no field"), ("a.s", "names a str"), ("a.*", "path a.s"),
+                           ("c", "holds no number"), ("a..x", "bad mask")]:
+        with pytest.raises(RecordError, match=match):
+            numbers_named(r, pattern)
