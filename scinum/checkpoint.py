@@ -30,7 +30,7 @@ from .normalize import Normalizer
 
 __all__ = ["FORMAT", "build_model", "save_checkpoint", "load_checkpoint", "TrainedModel", "Prediction"]
 
-FORMAT, VERSION = "scinum-checkpoint", 1
+FORMAT, VERSION = "scinum-checkpoint", 2  # 2: model.positions (1 = RoPE trunk)
 #: uncertainty entries that are locations / spreads in normalized units (converted to the record's)
 _LOCATIONS, _SPREADS = ("means", "mean", "quantiles"), ("stds", "std")
 

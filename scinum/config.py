@@ -8,7 +8,7 @@ A config is a plain nested dict (JSON-able, saved with each run)::
     encoding:  {name: xval, ...encoding options}
     head:      {kind: native} | {kind: mixture, n_components: 8, sigma_min: 0.001, point: mean}
     normalizer: null   # null: the encoding's default; "standard" for a mixture head when that is "none"
-    model:     {d_model: 256, n_layers: 4, n_heads: 4, ...}
+    model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: learned, max_positions: null, ...}
     optim:     {lr: 3e-4, warmup_steps: 200, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
     trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
 
@@ -34,8 +34,10 @@ DEFAULTS: dict[str, Any] = {
     "encoding": {"name": "xval"},
     "head": {"kind": "native"},
     "normalizer": None,
+    # positions: learned (xVal's additive table) | rope | both; max_positions null: the longest
+    # training record
     "model": {"d_model": 256, "n_layers": 4, "n_heads": 4, "mlp_ratio": 4, "dropout": 0.0,
-              "rope_base": 10000.0},
+              "rope_base": 10000.0, "positions": "learned", "max_positions": None},
     "optim": {"lr": 3e-4, "weight_decay": 0.1, "betas": [0.9, 0.95], "warmup_steps": 200,
               "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0},
     "trainer": {"max_steps": 2000, "accelerator": "auto", "devices": "auto", "num_nodes": 1,

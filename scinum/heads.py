@@ -22,6 +22,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .normalize import BOUND
+
 __all__ = ["NumberHead", "ScalarHead", "DigitHead", "BitHead", "MixtureHead", "make_head"]
 
 
@@ -128,7 +130,7 @@ class MixtureHead(NumberHead):
     """
 
     def __init__(self, d_model: int, n_components: int = 8, sigma_min: float = 1e-3,
-                 point: str = "mean", init_range: Sequence[float] = (-5.0, 5.0)):
+                 point: str = "mean", init_range: Sequence[float] = (-BOUND, BOUND)):
         if n_components < 1 or not sigma_min > 0:
             raise ValueError(f"mixture head: need n_components >= 1 and sigma_min > 0, "
                              f"got {n_components}, {sigma_min}")

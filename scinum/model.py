@@ -5,11 +5,20 @@
   token head tied to the token embedding;
 * attention through :func:`torch.nn.functional.scaled_dot_product_attention`, bidirectional,
   with padding masked out as keys (a pad is never attended to; its own output is never used);
-* positions by rotary embeddings (RoPE). Why rotary rather than the paper's learned table: the
-  records are long, repetitive structures (one time step after another) where *relative* offsets
-  carry the meaning; RoPE has no maximum length (a learned table silently fails past the longest
-  training record), adds no parameters, and a sequence's result does not depend on where it sits
-  in a padded batch.
+* positions (``ModelConfig.positions``):
+
+  - ``"learned"`` — the paper's trunk (seed 002, §2.1 and App. A): a learned table of
+    ``max_positions`` vectors *added* to the token embeddings before the first block. For xVal
+    this sum is the mechanism itself: the first LayerNorm sees ``x·u + p``, so a number's
+    magnitude survives normalization. Without an additive vector, ``LN(x·u) = sign(x)·LN(u)``
+    and the first attention layer sees only the sign of every number.
+  - ``"rope"`` — rotary embeddings on queries and keys, no additive vector: no maximum length,
+    relative offsets (good for long, repetitive records such as ERA5 station series), but for
+    xVal the first layer is blind to magnitudes (see above).
+  - ``"both"`` — the learned table *and* RoPE.
+
+  Which one a recipe uses is a measured choice (``docs/fidelity.md``). A learned table has no
+  vector past ``max_positions``: longer inputs raise ``ValueError``.
 
 Numbers enter at ``[NUM]``/``[INT]`` tokens as the encoding prescribes (``combine``):
 ``"multiply"`` (xVal) scales the token embedding by the single feature, ``"add"`` adds a linear
@@ -32,7 +41,10 @@ from torch import nn
 
 from .heads import NumberHead
 
-__all__ = ["ModelConfig", "Transformer", "NumberMLM"]
+__all__ = ["ModelConfig", "Transformer", "NumberMLM", "POSITIONS"]
+
+#: position encodings of the trunk (see the module docstring)
+POSITIONS = ("learned", "rope", "both")
 
 
 @dataclass
@@ -49,8 +61,15 @@ class ModelConfig:
     mlp_ratio: int = 4
     dropout: float = 0.0
     rope_base: float = 10000.0
+    positions: str = "learned"
+    max_positions: int | None = 512
 
     def __post_init__(self) -> None:
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+        if self.positions != "rope" and not (isinstance(self.max_positions, int) and self.max_positions > 0):
+            raise ValueError(f"positions={self.positions!r} needs max_positions (the length of the "
+                             f"learned table) > 0, got {self.max_positions!r}")
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
             raise ValueError(f"d_model {self.d_model} must split into {self.n_heads} heads of even size")
         if self.combine not in ("multiply", "add"):
@@ -61,10 +80,14 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
+        """Inverse of :meth:`to_dict`. A dict without ``positions`` (checkpoints written before
+        the option existed) describes a RoPE trunk, the only kind there was."""
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown model config keys {sorted(unknown)}")
+        if "positions" not in d:
+            d = {**d, "positions": "rope", "max_positions": None}
         return cls(**d)
 
 
@@ -92,11 +115,13 @@ class Block(nn.Module):
         self.fc_out = nn.Linear(cfg.mlp_ratio * d, d, bias=False)
         self.drop = nn.Dropout(cfg.dropout)
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
+    def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None,
                 attn_mask: torch.Tensor | None) -> torch.Tensor:
+        """``rope``: (cos, sin) [L, 1, 1, hd/2] to rotate queries and keys, or None (no RoPE)."""
         B, L, d = x.shape
         qkv = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads)
-        q, k = _rope(qkv[:, :, :2], cos, sin).transpose(1, 3).unbind(2)  # [B, H, L, hd] each
+        qk = qkv[:, :, :2] if rope is None else _rope(qkv[:, :, :2], *rope)
+        q, k = qk.transpose(1, 3).unbind(2)  # [B, H, L, hd] each
         v = qkv[:, :, 2].transpose(1, 2)
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask,
                                            dropout_p=self.dropout if self.training else 0.0)
@@ -105,13 +130,15 @@ class Block(nn.Module):
 
 
 class Transformer(nn.Module):
-    """Token + number embedding -> ``n_layers`` blocks -> final LayerNorm; tied token head."""
+    """Token + number embedding (+ learned positions) -> ``n_layers`` blocks -> final LayerNorm;
+    tied token head."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.cfg = cfg
         self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.num_proj = nn.Linear(cfg.num_dim, cfg.d_model, bias=False) if cfg.combine == "add" else None
+        self.pos = nn.Embedding(cfg.max_positions, cfg.d_model) if cfg.positions != "rope" else None
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model, bias=False)
         hd = cfg.d_model // cfg.n_heads
@@ -120,20 +147,33 @@ class Transformer(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """xVal/GPT-2 init: linear maps N(0, (2·fan_in·n_layers)^-1/2); embedding N(0, d^-1/2)
-        (unit-RMS rows, so the tied head starts with O(1) logits); LayerNorm weight 1."""
+        """xVal/GPT-2 init: linear maps N(0, (2·fan_in·n_layers)^-1/2); token and position
+        embeddings N(0, d^-1/2) (unit-RMS rows, so the tied head starts with O(1) logits and a
+        position vector is as large as a token's); LayerNorm weight 1."""
         n = self.cfg.n_layers
         for m in self.modules():
             if isinstance(m, nn.Linear):
                 nn.init.normal_(m.weight, std=(2 * m.in_features * n) ** -0.5)
-        nn.init.normal_(self.tok.weight, std=self.cfg.d_model ** -0.5)
+        for emb in (self.tok, self.pos):
+            if emb is not None:
+                nn.init.normal_(emb.weight, std=self.cfg.d_model ** -0.5)
 
     def embed(self, ids: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
-        """ids int64[B, L], feats float32[B, L, num_dim] (neutral off visible numbers) -> [B, L, d]."""
+        """The first block's input: ids int64[B, L], feats float32[B, L, num_dim] (neutral off
+        visible numbers) -> [B, L, d]; number features combined with the token embedding, plus
+        the learned position vector where the trunk has one."""
         x = self.tok(ids)
         if self.num_proj is None:
-            return x * feats[..., :1].to(x.dtype)
-        return x + self.num_proj(feats.to(x.dtype))
+            x = x * feats[..., :1].to(x.dtype)
+        else:
+            x = x + self.num_proj(feats.to(x.dtype))
+        if self.pos is not None:
+            L = ids.shape[1]
+            if L > self.cfg.max_positions:
+                raise ValueError(f"sequence of {L} tokens is longer than the learned position "
+                                 f"table ({self.cfg.max_positions})")
+            x = x + self.pos.weight[:L]
+        return x
 
     def forward(self, ids: torch.Tensor, feats: torch.Tensor,
                 attend: torch.Tensor | None = None) -> torch.Tensor:
@@ -143,12 +183,14 @@ class Transformer(nn.Module):
         padding positions are computed but meaningless.
         """
         x = self.embed(ids, feats)
-        L = ids.shape[1]
-        ang = torch.outer(torch.arange(L, device=ids.device, dtype=torch.float32), self.inv_freq)
-        cos, sin = (t.to(x.dtype)[:, None, None, :] for t in (ang.cos(), ang.sin()))
+        rope = None
+        if self.cfg.positions != "learned":
+            ang = torch.outer(torch.arange(ids.shape[1], device=ids.device, dtype=torch.float32),
+                              self.inv_freq)
+            rope = tuple(t.to(x.dtype)[:, None, None, :] for t in (ang.cos(), ang.sin()))
         mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
         for block in self.blocks:
-            x = block(x, cos, sin, mask)
+            x = block(x, rope, mask)
         return self.ln_f(x)
 
     def token_logits(self, h: torch.Tensor) -> torch.Tensor:

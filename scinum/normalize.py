@@ -8,9 +8,19 @@ plus, for subnormal results only, the underflow of the division (at most ``scale
 
 Methods (``Normalizer.fit(..., method=...)``):
 
-* ``"minmax"`` — centre the training range and scale it into ``[-bound, bound]`` (xVal: 5);
-* ``"standard"`` — mean 0, standard deviation in ``(0.5, 1]``;
+* ``"scale"`` — no shift; scale the training range into ``[-bound, bound]`` (the xVal paper's
+  choice: its values are only scaled, seed 002 §3). Only 0 maps to 0, so every other value keeps
+  a non-zero xVal embedding and its sign;
+* ``"minmax"`` — centre the training range and scale it into ``[-bound, bound]``. The centre of
+  each field's range maps to 0 (planets: Δt = 0.5 of {0.2, 0.3, 0.5, 0.8}), which gives it the
+  zero xVal embedding, and signs no longer mean what they meant;
+* ``"standard"`` — mean 0, standard deviation in ``(0.5, 1]``; the mean maps to 0;
 * ``"none"`` — identity (FoNE, BitTokens: they represent raw values).
+
+A number loss in normalized units (MSE, NLL) weighs each field by ``1/scale²`` relative to the
+record's units, so the method also decides how much each field counts in training: with
+``minmax`` a narrow field (planets Δt, width 0.6) is scaled up and weighs more than with
+``scale``, where ``scale`` depends on the largest magnitude rather than on the width.
 """
 from __future__ import annotations
 
@@ -23,9 +33,13 @@ import numpy as np
 
 from .records import write_text_atomic
 
-__all__ = ["Normalizer", "METHODS"]
+__all__ = ["Normalizer", "METHODS", "BOUND"]
 
-METHODS = ("minmax", "standard", "none")
+#: the xVal paper's range for normalized values, [-5, 5] (seed 002); the mixture head's means
+#: start spread over the same range
+BOUND = 5.0
+
+METHODS = ("scale", "minmax", "standard", "none")
 
 
 def _pow2_at_least(x: float) -> float:
@@ -55,7 +69,7 @@ class Normalizer:
 
     @classmethod
     def fit(cls, fields: list[str], batches: Iterable[tuple[np.ndarray, np.ndarray]],
-            method: str = "minmax", bound: float = 5.0) -> "Normalizer":
+            method: str = "minmax", bound: float = BOUND) -> "Normalizer":
         """Fit on ``(field_ids int[K], values float64[K])`` batches (e.g. one per encoded record).
 
         Statistics accumulate in float64 (shifted sums for a stable variance); memory is
@@ -90,12 +104,15 @@ class Normalizer:
             shift[seen] = lo[seen] / 2 + hi[seen] / 2
             half = (hi - lo) / 2
             scale[seen] = [_pow2_at_least(h / bound) for h in half[seen]]
+        elif method == "scale":
+            top = np.maximum(np.abs(lo), np.abs(hi))
+            scale[seen] = [_pow2_at_least(t / bound) for t in top[seen]]
         else:
             mean_d = np.where(seen, s1 / np.maximum(count, 1), 0.0)
             shift[seen] = ref[seen] + mean_d[seen]
             var = np.where(seen, s2 / np.maximum(count, 1) - mean_d ** 2, 0.0)
             scale[seen] = [_pow2_at_least(math.sqrt(max(v, 0.0))) for v in var[seen]]
-        return cls(fields, shift, scale, method, bound if method == "minmax" else None)
+        return cls(fields, shift, scale, method, bound if method in ("minmax", "scale") else None)
 
     def forward(self, values: np.ndarray, field_ids: np.ndarray) -> np.ndarray:
         """Raw -> normalized, float64; positions with field id -1 pass through unchanged."""

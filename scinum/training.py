@@ -104,12 +104,20 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> dict[str, Any]:
         num_dim, combine = 1, "multiply"
     else:
         num_dim, combine = encoding.dim, encoding.combine
-    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=num_dim, combine=combine, **config["model"])
+    longest = int(dm.shards["train"].lengths.max())
+    model = dict(config["model"])
+    if model.get("positions") != "rope":
+        if model.get("max_positions") is None:
+            model["max_positions"] = longest
+        elif model["max_positions"] < longest:
+            raise ValueError(f"model.max_positions {model['max_positions']} is shorter than the longest "
+                             f"training record ({longest} tokens): raise it or leave it null")
+    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=num_dim, combine=combine, **model)
     return {"format": FORMAT, "version": VERSION, "model": cfg.to_dict(), "encoding": encoding.config(),
             "head": dict(config["head"]), "vocab": dm.vocab.to_dict(), "normalizer": dm.normalizer.to_dict(),
             "run": {"data": str(config["data"]["path"]), "seed": config["seed"]},
             # the longest training record: fill refuses longer ones (positions never trained)
-            "context_length": int(dm.shards["train"].lengths.max())}
+            "context_length": longest}
 
 
 def _loggers(out: Path) -> list:

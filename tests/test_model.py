@@ -86,9 +86,10 @@ def test_hidden_values_never_reach_the_input(name):
     assert (a["feats"][0, non_num] == neutral).all()
     with torch.no_grad():
         assert torch.equal(model(a["ids"], a["feats"], a["attend"]), model(b["ids"], b["feats"], b["attend"]))
-        # at non-number tokens the input is the bare token embedding
+        # at non-number tokens the input is the bare token embedding (+ its position vector)
         emb = model.trunk.embed(a["ids"], a["feats"])[0, non_num]
-        assert torch.equal(emb, model.trunk.tok(a["ids"][0, non_num]))
+        pos = model.trunk.pos.weight[:len(s)][non_num]
+        assert torch.equal(emb, model.trunk.tok(a["ids"][0, non_num]) + pos)
 
 
 def test_visible_numbers_change_the_input():
@@ -109,3 +110,49 @@ def test_forward_under_bf16_autocast():
         h = model(batch["ids"], batch["feats"], batch["attend"])
         loss = model.head.loss(model.head(h[batch["num_pos"]]), batch["num_target"])
     assert torch.isfinite(h).all() and torch.isfinite(loss).all()
+
+
+def _first_attention_input(positions: str, value: float) -> torch.Tensor:
+    """The first block's attention input (``ln1`` of the embedding) at a number token of value
+    ``value``, for an xVal trunk with the given position encoding."""
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=8, d_model=32, n_layers=1, n_heads=4, positions=positions,
+                      max_positions=None if positions == "rope" else 16)
+    t = Transformer(cfg).eval()
+    ids = torch.tensor([[1, 2, 3]])
+    feats = torch.ones(1, 3, 1)
+    feats[0, 1, 0] = value  # token 1 is a number: its embedding is scaled by the value
+    with torch.no_grad():
+        return t.blocks[0].ln1(t.embed(ids, feats))[0, 1]
+
+
+@pytest.mark.parametrize("positions", ["learned", "both"])
+def test_additive_positions_let_magnitude_reach_attention(positions):
+    """xVal seed 002 §2.1: x·u + p before the first LayerNorm keeps the magnitude of x."""
+    small, large = _first_attention_input(positions, 0.5), _first_attention_input(positions, 3.0)
+    assert (small - large).abs().max() > 0.1
+
+
+def test_rope_trunk_sees_only_the_sign_of_a_number():
+    """Without an additive vector, LN(x·u) = sign(x)·LN(u): magnitude is lost, sign is kept."""
+    a, b = _first_attention_input("rope", 0.5), _first_attention_input("rope", 3.0)
+    assert torch.allclose(a, b, atol=5e-3)  # equal but for LayerNorm's eps
+    assert torch.allclose(_first_attention_input("rope", -3.0), -b, atol=5e-3)
+
+
+def test_position_options_are_checked():
+    with pytest.raises(ValueError, match="positions must be one of"):
+        ModelConfig(vocab_size=8, d_model=32, n_heads=4, positions="sinusoid")
+    with pytest.raises(ValueError, match="max_positions"):
+        ModelConfig(vocab_size=8, d_model=32, n_heads=4, positions="learned", max_positions=None)
+    t = Transformer(ModelConfig(vocab_size=8, d_model=32, n_heads=4, max_positions=4))
+    with pytest.raises(ValueError, match="longer than the learned position table"):
+        t(torch.zeros(1, 5, dtype=torch.long), torch.ones(1, 5, 1))
+
+
+def test_config_without_positions_is_a_rope_trunk():
+    """Checkpoints written before ``positions`` existed describe a RoPE trunk."""
+    old = ModelConfig(vocab_size=8, d_model=32, n_heads=4, positions="rope", max_positions=None).to_dict()
+    del old["positions"], old["max_positions"]
+    cfg = ModelConfig.from_dict(old)
+    assert cfg.positions == "rope" and Transformer(cfg).pos is None

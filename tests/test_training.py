@@ -25,7 +25,7 @@ OVERFIT = [{"name": f"r{i}", "k": i, "x": x, "y": [round(0.1 * i, 2), 2.5]}
            for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
 
 
-def _module(records, enc_name, head, lr=3e-3):
+def _module(records, enc_name, head, lr=3e-3, positions="learned"):
     enc = encodings.get(enc_name)
     vocab = Vocabulary.build(records)
     codec = Codec(vocab)
@@ -33,7 +33,7 @@ def _module(records, enc_name, head, lr=3e-3):
     cfg = {"head": head, "normalizer": None}
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], resolve_normalizer(cfg, enc))
     mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=48,
-                       n_layers=2, n_heads=4)
+                       n_layers=2, n_heads=4, positions=positions)
     meta = {"format": FORMAT, "version": VERSION, "model": mcfg.to_dict(), "encoding": enc.config(),
             "head": head, "vocab": vocab.to_dict(), "normalizer": norm.to_dict()}
     optim = {"lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 10,
@@ -52,15 +52,19 @@ def one_thread():
     torch.set_num_threads(n)
 
 
-@pytest.mark.parametrize("enc_name,head,tol", [
-    ("xval", {"kind": "native"}, 5e-3),
-    ("fone", {"kind": "native"}, 0.02),
-    ("bittokens", {"kind": "native"}, 0.02),
-    ("fone", {"kind": "mixture", "n_components": 4}, 0.05),
+@pytest.mark.parametrize("enc_name,head,tol,positions", [
+    ("xval", {"kind": "native"}, 5e-3, "learned"),
+    ("xval", {"kind": "native"}, 5e-3, "rope"),
+    ("fone", {"kind": "native"}, 0.02, "learned"),
+    ("bittokens", {"kind": "native"}, 0.02, "learned"),
+    # the mixture NLL oscillates at this lr (sigma near its floor): with learned positions the
+    # point error after 200 steps is 0.01-0.12 depending on the seed, so this case keeps the RoPE
+    # trunk where it converges; the mixture head's dynamics are a known open problem
+    ("fone", {"kind": "mixture", "n_components": 4}, 0.05, "rope"),
 ])
-def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol):
+def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol, positions):
     torch.manual_seed(0)
-    module, batch, norm = _module(OVERFIT, enc_name, head)
+    module, batch, norm = _module(OVERFIT, enc_name, head, positions=positions)
     opt = torch.optim.Adam(module.parameters(), lr=3e-3)
     for _ in range(200):
         res = module.losses(batch)
@@ -217,3 +221,27 @@ def test_config_overrides_and_errors(tmp_path):
         load_config(None, [])
     with pytest.raises(SystemExit, match="bad config"):
         cli_main(["fit", "--config", str(tmp_path / "nope.yaml")])
+
+
+def test_checkpoints_keep_the_position_options(dataset, reference_run, tmp_path):
+    """The default trunk has the learned table, as long as the longest training record; a RoPE
+    run round-trips too; a version-1 checkpoint (RoPE, no ``positions`` key) still loads."""
+    learned = load_checkpoint(reference_run / "model.ckpt")
+    mcfg = learned.meta["model"]
+    assert mcfg["positions"] == "learned" and mcfg["max_positions"] == learned.meta["context_length"]
+    assert learned.model.trunk.pos.weight.shape[0] == mcfg["max_positions"]
+    rope_path = fit(_config(dataset, tmp_path / "rope", model={"positions": "rope"},
+                            trainer={"max_steps": 2, "limit_val_batches": 0}))
+    rope = load_checkpoint(rope_path)
+    assert rope.meta["model"]["positions"] == "rope" and rope.model.trunk.pos is None
+    old = torch.load(rope_path, weights_only=True)
+    old["scinum"]["version"] = 1
+    del old["scinum"]["model"]["positions"], old["scinum"]["model"]["max_positions"]
+    torch.save(old, tmp_path / "v1.ckpt")
+    v1 = load_checkpoint(tmp_path / "v1.ckpt")
+    assert v1.model.trunk.cfg.positions == "rope"
+    rec = Toy()(0)[0]
+    seq, hide = v1.codec.encode(rec), hidden_positions(v1.codec, rec, ["m"])
+    assert np.array_equal(v1.predict([seq], [hide])[0].values, rope.predict([seq], [hide])[0].values)
+    with pytest.raises(ValueError, match="shorter than the longest training record"):
+        fit(_config(dataset, tmp_path / "short", model={"max_positions": 3}))
