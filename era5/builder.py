@@ -3,11 +3,13 @@
 Builds the xVal paper's temperature dataset (seed 002, §3.2 and App. B.1; record layout in
 :mod:`era5.sampling`). Splits are disjoint time periods (train / val / test, by default the
 first 80 % / next 10 % / last 10 % of the source's 8-hourly series); every window lies wholly
-inside its split's period. The out-of-distribution split ``ood_south`` takes its stations
-south of ``--ood-south-of`` (default -60°: Antarctica and the Southern Ocean) during the test
-period, while train/val/test stations all lie north of it: the model meets colder temperatures
-than any it was trained on (the Antarctic plateau) and station coordinates (sin(lat) < -0.87)
-outside the training range, which is where number encodings differ most.
+inside its split's period. By default stations are drawn from every grid point, as in the paper.
+The out-of-distribution split ``ood_south`` is opt-in (``--ood-south-of LAT --ood N``, e.g. -60°:
+Antarctica and the Southern Ocean): it takes its stations south of LAT during the test period,
+while train/val/test stations then all lie north of it, so the model meets colder temperatures
+than any it was trained on (the Antarctic plateau) and station coordinates outside the training
+range, which is where number encodings differ most. Note that this changes the training
+distribution: the paper's has all latitudes.
 
 Normalisation (mean/std in K) is fitted on the train period only, from an orthogonal sample of
 64 train times × 32 rows × 64 columns of allowed grid points (never the whole grid); the manifest
@@ -51,8 +53,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="NetCDF file, folder of *.nc, glob, Zarr store, or 'synthetic'")
     p.add_argument("--variable", default=None, help="temperature variable (default: t2m, "
                    "2m_temperature or 2t, whichever exists)")
-    for split, n in (("train", 1000), ("val", 100), ("test", 100), ("ood", 100)):
+    for split, n in (("train", 1000), ("val", 100), ("test", 100)):
         p.add_argument(f"--{split}", type=int, default=n, help=f"{split} samples (default {n})")
+    p.add_argument("--ood", type=int, default=0,
+                   help="ood_south samples (default 0; needs --ood-south-of)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--shard-size", type=int, default=1000)
@@ -61,8 +65,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{split}-period", type=_period, default=None, metavar="START/END",
                        help=f"{split} period, ISO dates, END exclusive (default: 80/10/10 %% "
                        "of the source's time range)")
-    p.add_argument("--ood-south-of", type=float, default=-60.0, metavar="LAT",
-                   help="OOD stations lie south of LAT (degrees), all others north of it")
+    p.add_argument("--ood-south-of", type=float, default=None, metavar="LAT",
+                   help="opt-in latitude OOD split: ood_south stations lie south of LAT (degrees, "
+                        "e.g. -60), all others north of it (default: no OOD split, stations "
+                        "from every latitude as in the paper)")
     p.add_argument("--stations", type=int, nargs=2, default=(60, 90), metavar=("MIN", "MAX"))
     p.add_argument("--steps", type=int, nargs=2, default=(8, 16), metavar=("MIN", "MAX"))
     p.add_argument("--step-hours", type=int, default=8, help="series spacing (default 8 h)")
@@ -95,6 +101,9 @@ def run(a: argparse.Namespace) -> int:
         raise DatasetError(f"--stations {a.stations}: need 1 <= MIN <= MAX")
     if a.steps[0] < 2 or a.steps[0] > a.steps[1]:
         raise DatasetError(f"--steps {a.steps}: need 2 <= MIN <= MAX")
+    if a.ood > 0 and a.ood_south_of is None:
+        raise DatasetError(f"--ood {a.ood}: the ood_south split needs --ood-south-of LAT "
+                           "(e.g. -60); without it every split draws from all latitudes")
     params = _parameters(a)
     writer = DatasetWriter(a.out, builder="era5", version=BUILDER_VERSION, parameters=params,
                            seed=a.seed, shard_size=a.shard_size, compress=a.compress)
@@ -119,8 +128,11 @@ def run(a: argparse.Namespace) -> int:
     elif any(v is None for v in given.values()):
         raise DatasetError("give all of --train-period, --val-period, --test-period or none")
     positions = split_periods(stamps, given)
-    north = np.flatnonzero(view.lat >= a.ood_south_of)
-    south = np.flatnonzero(view.lat < a.ood_south_of)
+    if a.ood_south_of is None:
+        north, south = np.arange(len(view.lat)), np.zeros(0, np.int64)
+    else:
+        north = np.flatnonzero(view.lat >= a.ood_south_of)
+        south = np.flatnonzero(view.lat < a.ood_south_of)
     plan = [("train", a.train, "train", north), ("val", a.val, "val", north),
             ("test", a.test, "test", north), (OOD_SPLIT, a.ood, "test", south)]
     for split, n, period, rows in plan:
@@ -146,7 +158,7 @@ def run(a: argparse.Namespace) -> int:
                            stamps=stamps[pos], rows=rows, offset=offset, mean=mean, std=std,
                            stations=tuple(a.stations), steps=tuple(a.steps),
                            decimals=None if a.decimals < 0 else a.decimals)
-        if n > 0 or split != OOD_SPLIT:
+        if split != OOD_SPLIT or a.ood_south_of is not None:
             writer.write_split(split, n, SampleMaker(cfg, view), workers=a.workers)
     writer.finish(
         synthetic=a.source == "synthetic",
@@ -155,8 +167,9 @@ def run(a: argparse.Namespace) -> int:
                 "times": [str(view.times[0]), str(view.times[-1])], "units": units_note},
         periods={s: [str(x) if x is not None else None for x in given[s]]
                  for s in ("train", "val", "test")},
-        ood={OOD_SPLIT: f"stations south of {a.ood_south_of}° (all other splits north of it), "
-                        "test period: colder temperatures and coordinates unseen in training"},
+        ood={} if a.ood_south_of is None else {
+            OOD_SPLIT: f"stations south of {a.ood_south_of}° (all other splits north of it), "
+                       "test period: colder temperatures and coordinates unseen in training"},
         normalization={"field": "t2m", "unit": "K", "mean": mean, "std": std,
                        "fitted_on": f"train period, {raw.size} values at 64 times x 32 rows x "
                                     f"64 columns of grid points ({fit_nans} NaN dropped)"},

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import yaml
 
 from scinum.cli import main as scinum_main
-from scinum.config import apply_overrides, load_config
+from scinum.config import apply_overrides, load_config, parse_overrides
 
 __all__ = ["load_preset", "run_recipe", "main"]
 
@@ -41,8 +41,9 @@ def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
 
 def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
                models: Sequence[str] | None = None,
-               workers: int | None = None, log=print) -> Path:
-    """Run one recipe preset end to end; returns the results directory."""
+               workers: int | None = None, overrides: dict | None = None, log=print) -> Path:
+    """Run one recipe preset end to end; returns the results directory. ``overrides`` (a nested
+    config dict) apply to every model's training config, after the preset's own settings."""
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
     from scinum.training import fit
@@ -72,6 +73,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
             base["data"] = {**base.get("data", {}), "path": str(data)}
             base["out_dir"] = str(run_dir)
             cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
+            cfg = apply_overrides(cfg, overrides or {})
             log(f"[{name}] {label}: training ({cfg['trainer']['max_steps']} steps)")
             t = time.time()
             ckpt = fit(cfg)
@@ -102,6 +104,9 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     p.add_argument("--models", nargs="+", help="subset of the preset's models")
     p.add_argument("--workers", type=int, help="dataset build processes")
     p.add_argument("--source", help="ERA5 source (NetCDF/Zarr path) instead of the synthetic field")
+    p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
+                   help="training config overrides for every model, after the preset's own "
+                        "(e.g. model.positions=rope normalizer=scale)")
     a = p.parse_args(argv)
     preset = load_preset(here / f"{name}.yaml", a.preset)
     if a.source:
@@ -111,5 +116,5 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     work = a.work or Path("runs") / f"{name}-{a.preset}"
     out = a.out or Path("results") / name
     run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers,
-               log=lambda s: print(s, file=sys.stderr, flush=True))
+               overrides=parse_overrides(a.set), log=lambda s: print(s, file=sys.stderr, flush=True))
     return 0

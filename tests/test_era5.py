@@ -20,7 +20,8 @@ from scinum.errors import DatasetError
 from scinum.paths import select
 
 GRID = dict(days=60, resolution=5.0, seed=3)
-COUNTS = ["--train", "12", "--val", "4", "--test", "4", "--ood", "4", "--shard-size", "5"]
+COUNTS = ["--train", "12", "--val", "4", "--test", "4", "--ood", "4", "--ood-south-of", "-60",
+          "--shard-size", "5"]
 
 
 def build(src, out: Path, *extra: str) -> Dataset:
@@ -182,3 +183,18 @@ def test_next_step_mask_and_baselines(reference):
     res = baseline_mse(reference[1]["test"])
     assert res["n"] == sum(len(r["data"]) for r in reference[1]["test"])
     assert 0 < res["climatology"] and 0 < res["persistence"]
+
+
+def test_default_build_draws_every_latitude_and_has_no_ood_split(sources, tmp_path):
+    """The paper's distribution: stations from all latitudes; the latitude OOD split is opt-in."""
+    p = argparse.ArgumentParser()
+    builder.add_arguments(p)
+    out = tmp_path / "paper"
+    assert builder.run(p.parse_args([str(out), "--source", str(sources["cds"]), "--train", "12",
+                                     "--val", "2", "--test", "2"])) == 0
+    ds = Dataset(out)
+    assert ds.splits == ["train", "val", "test"] and ds.manifest["ood"] == {}
+    lats = [math.asin(c[0]) for r in ds.records("train") for c in r["description"]["coords"]]
+    assert min(lats) < math.radians(-60) and max(lats) > math.radians(60)
+    with pytest.raises(DatasetError, match="--ood-south-of"):
+        builder.run(p.parse_args([str(tmp_path / "x"), "--source", str(sources["cds"]), "--ood", "3"]))
