@@ -54,11 +54,15 @@ def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: dict[str, A
 @dataclass
 class Prediction:
     """The hidden numbers of one sequence. ``positions`` int64[M] (token positions, ascending),
-    ``values`` float64[M] in the record's units, ``uncertainty`` {name: float64 array [M, ...]}."""
+    ``values`` float64[M] in the record's units, ``uncertainty`` {name: float64 array [M, ...]},
+    ``says_number`` bool[M]: whether the token head's argmax at the number is a number token
+    (``[NUM]``/``[INT]``) — the xVal paper reads the number head only where it is (§2.2); None
+    for text encodings, whose numbers are tokens (see ``unparseable``)."""
 
     positions: np.ndarray
     values: np.ndarray
     uncertainty: dict[str, np.ndarray] = field(default_factory=dict)
+    says_number: np.ndarray | None = None
 
 
 class TrainedModel:
@@ -118,7 +122,10 @@ class TrainedModel:
             if self.text:
                 self._predict_text(h, batch, [seqs[i] for i in idx], [masks[i] for i in idx], idx, out)
                 continue
-            res = self.head(h[batch["num_pos"]])
+            h_num = h[batch["num_pos"]]
+            res = self.head(h_num)
+            token = self.model.trunk.token_logits(h_num).argmax(-1).cpu().numpy()
+            says = (token == self.vocab.num_id) | (token == self.vocab.int_id)
             fids = batch["num_field"].cpu().numpy()
             values = self.normalizer.inverse(self.head.predict(res).cpu().numpy(), fids)
             unc = {k: v.double().cpu().numpy() for k, v in self.head.uncertainty(res).items()}
@@ -135,7 +142,8 @@ class TrainedModel:
             starts = np.concatenate([[0], np.cumsum(counts)])
             for j, i in enumerate(idx):
                 sl = slice(starts[j], starts[j + 1])
-                out[i] = Prediction(np.flatnonzero(masks[i]), values[sl], {k: v[sl] for k, v in unc.items()})
+                out[i] = Prediction(np.flatnonzero(masks[i]), values[sl], {k: v[sl] for k, v in unc.items()},
+                                    says[sl])
         return out  # type: ignore[return-value]
 
     def _predict_text(self, h: torch.Tensor, batch: dict[str, torch.Tensor], seqs: Sequence[Encoded],

@@ -55,12 +55,14 @@ _INTERVALS = (0.68, 0.95)
 @dataclass
 class FieldPrediction:
     """One filled number: its JSON ``path``, predicted ``value`` (float64, record units; None
-    for an unparseable text-encoding prediction) and the head's ``uncertainty`` (JSON-able;
-    empty for the scalar head)."""
+    for an unparseable text-encoding prediction), the head's ``uncertainty`` (JSON-able; empty
+    for the scalar head) and ``says_number``: whether the token head, too, predicts a number
+    token there (the xVal paper's gate, §2.2; None for text encodings)."""
 
     path: str
     value: float | None
     uncertainty: dict[str, Any] = field(default_factory=dict)
+    says_number: bool | None = None
 
 
 @dataclass
@@ -240,9 +242,10 @@ class Model:
                             unknown[i].append(slot)
                         else:
                             ids[i][pos:pos + k_tok] = [self.vocab.index[t] for t in unc["tokens"]]
+                    says = None if pred.says_number is None else bool(pred.says_number[k])
                     done[i].append(FieldPrediction(format_path(job.paths[slot]),
                                                    None if value != value else value,
-                                                   self._uncertainty(unc, intervals)))
+                                                   self._uncertainty(unc, intervals), says))
             bar.update(sum(1 for i in active if len(jobs[i].hidden) == r + 1) if mode == "sequential"
                        else len(active))
         bar.close()

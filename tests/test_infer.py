@@ -176,3 +176,34 @@ def test_trained_context_length_refuses_longer_records(ckpt):
     long = {**RECORD, "points": RECORD["points"] * 10}
     with pytest.raises(RecordError, match=r"record 0: record is \d+ tokens, longer than"):
         model.fill_many([long], mask=["params.a"])
+
+
+def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
+    """``not_number``: the share of masked numbers where the token head does not say "number"
+    (checked against the trunk's own token logits); ``mse_K2``: MSE × std² of the builder's
+    recorded scaling."""
+    import torch
+    from scinum.analysis.evaluate import evaluate
+    from scinum.data import hidden_positions, make_batch
+
+    w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=1, shard_size=64)
+    w.write_split("train", 8, Orbit())
+    w.write_split("test", 24, Orbit())
+    w.finish(scalings={"params.a": {"kind": "affine", "mean": 0.0, "std": 3.0, "unit": "K"}})
+    table, preds = evaluate(ckpt, tmp_path / "d", ["params.a", "points[*][0]"], ["test"])
+    m = scinum.load(ckpt).trained
+    from scinum.datasets import Dataset
+    records = list(Dataset(tmp_path / "d").records("test"))
+    says = []
+    for r in records:
+        seq = m.codec.encode(r)
+        hide = hidden_positions(m.codec, r, ["params.a"])
+        b = make_batch([seq], [hide], vocab=m.vocab, normalizer=m.normalizer, encoding=m.encoding)
+        with torch.no_grad():
+            tok = m.model.trunk.token_logits(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]]).argmax(-1)
+        says.append(bool(tok.item() in (m.vocab.num_id, m.vocab.int_id)))
+    row = table[table["field"] == "params.a"].iloc[0]
+    assert row["not_number"] == pytest.approx(1 - np.mean(says))
+    assert row["mse_K2"] == pytest.approx(row["mse"] * 9.0)
+    assert math.isnan(table[table["field"] == "points[*][0]"].iloc[0]["mse_K2"])  # not scaled
+    assert set(preds["says_number"].unique()) <= {True, False}

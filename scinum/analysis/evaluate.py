@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..datasets import Dataset
 from ..errors import DatasetError, ScinumError
-from ..paths import get, select
+from ..paths import get, matches, parse_path, select
 from ..records import write_text_atomic
 from .metrics import summarize
 
@@ -84,15 +84,42 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                 for p in f.predictions:
                     row = {"model": label, "encoding": encoding, "head": head, "field": field,
                            "split": split, "record": i, "path": p.path,
-                           "true": float(get(rec, p.path)), "pred": _pred_value(p.value)}
+                           "true": float(get(rec, p.path)), "pred": _pred_value(p.value),
+                           "says_number": p.says_number}
                     row.update(_uncertainty_columns(p.uncertainty))
                     part.append(row)
             frame = pd.DataFrame(part)
             rows.append(frame)
             tables.append({"model": label, "field": field, "split": split,
                            **summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
-                                       **_summary_extras(frame))})
+                                       **_summary_extras(frame)),
+                           **_token_gate(frame), **_physical_mse(ds.manifest, frame)})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
+    """``not_number``: the share of masked numbers at which the token head's argmax is not a
+    number token (the xVal paper reads the number head only where it is one, §2.2). NaN for text
+    encodings (their failure to give a number is ``unparseable``)."""
+    says = frame["says_number"]
+    if says.isna().all():
+        return {"not_number": math.nan}
+    return {"not_number": float(1.0 - says.astype(bool).mean())}
+
+
+def _physical_mse(manifest: dict, frame: pd.DataFrame) -> dict[str, float]:
+    """MSE in physical units where the builder records an affine scaling of the predicted
+    numbers (``manifest["scalings"]``, e.g. ERA5 temperatures in σ units -> ``mse_K2``)."""
+    if frame.empty:
+        return {}
+    path = parse_path(frame["path"].iloc[0])
+    for pattern, s in manifest.get("scalings", {}).items():
+        if s.get("kind") == "affine" and "std" in s and matches(pattern, path):
+            err = frame["pred"].to_numpy() - frame["true"].to_numpy()
+            ok = np.isfinite(err)
+            mse = float(np.mean(err[ok] ** 2)) * s["std"] ** 2 if ok.any() else math.nan
+            return {f"mse_{s.get('unit', 'phys')}2": mse}
+    return {}
 
 
 def _pred_value(value: float | None) -> float:
