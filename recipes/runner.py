@@ -39,6 +39,31 @@ def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
     return presets[preset]
 
 
+def provenance() -> dict[str, Any]:
+    """What produced a result: the git commit of this checkout (``dirty`` if it has uncommitted
+    changes to tracked files), the scinum version, the machine and the time."""
+    import os
+    import platform
+    import subprocess
+    from datetime import datetime, timezone
+
+    import scinum
+    here = Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str | None:
+        try:
+            return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True,
+                                  timeout=10, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    commit = git("rev-parse", "HEAD")
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no")) if commit else None
+    return {"commit": commit, "dirty": dirty, "scinum": scinum.__version__,
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
 def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
                models: Sequence[str] | None = None,
                workers: int | None = None, overrides: dict | None = None, log=print) -> Path:
@@ -86,7 +111,10 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     table = pd.concat(tables, ignore_index=True)
     fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
-                     {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1)})
+                     {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1),
+                      **provenance(), "preset": preset, "overrides": overrides or {},
+                      "models": {label: json.loads((work / "models" / label / "config.json").read_text())
+                                 for label in chosen}})
     written = plots.make_all(out)
     log((out / "table.md").read_text())
     log(f"[{name}] {len(written)} plots in {out / 'plots'}; total {time.time() - t0:.0f} s")

@@ -1,11 +1,13 @@
 """Recipes end to end at their tiny presets (slow: builds, trains and evaluates 4 models each)."""
+import json
 import math
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from recipes.runner import load_preset, run_recipe
+from recipes.runner import load_preset, provenance, run_recipe
 
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
 
@@ -20,6 +22,9 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
         assert (out / f).stat().st_size > 0
     table = pd.read_csv(out / "table.csv")
     models = list(preset["models"])
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["preset"] == preset and set(meta["models"]) == set(models)
+    assert meta["models"]["xval"]["model"]["positions"] == "learned"
     splits = sorted(s.name for s in (tmp_path / "work" / "data").iterdir()
                     if s.is_dir() and (s.name == "test" or s.name.startswith("ood_")))
     n_fields = table["field"].nunique()
@@ -33,3 +38,13 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     again = run_recipe(name, preset, work=tmp_path / "work", out=tmp_path / "results2", workers=1,
                        log=lambda s: None)
     assert pd.read_csv(again / "table.csv").equals(table)
+
+
+def test_results_carry_the_commit_that_made_them():
+    """Published numbers name the code that produced them (results/*/meta.json)."""
+    p = provenance()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=RECIPES.parent, capture_output=True,
+                          text=True).stdout.strip()
+    assert p["commit"] == (head or None) and isinstance(p["machine"], str) and p["finished"]
+    if head:
+        assert p["dirty"] in (True, False)
