@@ -64,15 +64,70 @@ def provenance() -> dict[str, Any]:
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
+def _train_one(config: dict[str, Any]) -> str:
+    """Train one model on one thread (run in a worker process); returns its checkpoint path."""
+    import torch
+
+    from scinum.training import fit
+    torch.set_num_threads(1)
+    return str(fit(config))
+
+
+def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | None = None,
+                 log=print) -> dict[str, Path]:
+    """Train every model of ``configs`` (label -> ``scinum fit`` config) whose ``model.ckpt`` is
+    not there yet; returns label -> checkpoint.
+
+    Each model trains on **one thread**, ``jobs`` of them at once in separate processes (default:
+    one per core). Small models parallelise badly over threads, so this is faster on a few cores
+    than one model after another on all of them, and a model's numbers do not depend on how many
+    cores the machine has (results are reproducible across machines). Text encodings (several
+    tokens per number, about twice the cost per step) start first, so the pool finishes evenly.
+    """
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from scinum import encodings
+
+    ckpts, todo = {}, []
+    for label, cfg in configs.items():
+        ckpt = Path(cfg["out_dir"]) / "model.ckpt"
+        if ckpt.exists():
+            log(f"[{name}] {label}: reusing {ckpt}")
+            ckpts[label] = ckpt
+        else:
+            todo.append(label)
+    todo.sort(key=lambda lb: not encodings.is_text(encodings.from_config(configs[lb]["encoding"])))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    if jobs > 1:  # progress bars of parallel runs would interleave: a line per model instead
+        for label in todo:
+            configs[label]["trainer"]["progress_bar"] = False
+    started = time.time()
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {}
+        for label in todo:
+            log(f"[{name}] {label}: training ({configs[label]['trainer']['max_steps']} steps)")
+            futures[pool.submit(_train_one, configs[label])] = label
+        for f in as_completed(futures):
+            label = futures[f]
+            ckpts[label] = Path(f.result())
+            log(f"[{name}] {label}: trained ({time.time() - started:.0f} s since the start of training)")
+    return ckpts
+
+
 def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
                models: Sequence[str] | None = None,
-               workers: int | None = None, overrides: dict | None = None, log=print) -> Path:
+               workers: int | None = None, overrides: dict | None = None, jobs: int | None = None,
+               log=print) -> Path:
     """Run one recipe preset end to end; returns the results directory. ``overrides`` (a nested
-    config dict) apply to every model's training config, after the preset's own settings."""
+    config dict) apply to every model's training config, after the preset's own settings;
+    ``jobs`` models train at once (default: one per core, see :func:`train_models`)."""
+    import pandas as pd
+    import torch
+
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
-    from scinum.training import fit
-    import pandas as pd
 
     t0 = time.time()
     data = work / "data"
@@ -86,28 +141,27 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     unknown = [m for m in chosen if m not in preset["models"]]
     if unknown:
         raise SystemExit(f"[{name}] unknown model(s) {unknown}; preset has {list(preset['models'])}")
+    configs = {}
+    for label in chosen:
+        base = copy.deepcopy(preset["train"])
+        base["data"] = {**base.get("data", {}), "path": str(data)}
+        base["out_dir"] = str(work / "models" / label)
+        cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
+        configs[label] = apply_overrides(cfg, overrides or {})
+    ckpts = train_models(name, configs, jobs=jobs, log=log)
     tables, preds = [], []
     fields = preset.get("evaluate", {}).get("fields")
-    for label in chosen:
-        run_dir = work / "models" / label
-        ckpt = run_dir / "model.ckpt"
-        if ckpt.exists():
-            log(f"[{name}] {label}: reusing {ckpt}")
-        else:
-            base = copy.deepcopy(preset["train"])
-            base["data"] = {**base.get("data", {}), "path": str(data)}
-            base["out_dir"] = str(run_dir)
-            cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
-            cfg = apply_overrides(cfg, overrides or {})
-            log(f"[{name}] {label}: training ({cfg['trainer']['max_steps']} steps)")
-            t = time.time()
-            ckpt = fit(cfg)
-            log(f"[{name}] {label}: trained in {time.time() - t:.0f} s")
-        e = preset.get("evaluate", {})
-        table, pred = ev.evaluate(ckpt, data, fields, label=label, limit=e.get("limit"),
-                                  batch_size=e.get("batch_size", 256))
-        tables.append(table)
-        preds.append(pred)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # evaluation too: the same numbers on any number of cores
+    try:
+        for label in chosen:
+            e = preset.get("evaluate", {})
+            table, pred = ev.evaluate(ckpts[label], data, fields, label=label, limit=e.get("limit"),
+                                      batch_size=e.get("batch_size", 256))
+            tables.append(table)
+            preds.append(pred)
+    finally:
+        torch.set_num_threads(threads)
     table = pd.concat(tables, ignore_index=True)
     fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
@@ -131,6 +185,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help=f"results directory [results/{name}]")
     p.add_argument("--models", nargs="+", help="subset of the preset's models")
     p.add_argument("--workers", type=int, help="dataset build processes")
+    p.add_argument("--jobs", type=int, help="models trained at once, one thread each [one per core]")
     p.add_argument("--source", help="ERA5 source (NetCDF/Zarr path) instead of the synthetic field")
     p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
                    help="training config overrides for every model, after the preset's own "
@@ -143,6 +198,6 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         preset["build"] = build
     work = a.work or Path("runs") / f"{name}-{a.preset}"
     out = a.out or Path("results") / name
-    run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers,
+    run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
                overrides=parse_overrides(a.set), log=lambda s: print(s, file=sys.stderr, flush=True))
     return 0
