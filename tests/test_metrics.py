@@ -147,3 +147,12 @@ def test_perfect_prediction_is_perfect(values):
     assert s["mse"] == 0.0 and s["log_smape"] == 1.0 and s["exact"] == 1.0
     assert s["unparseable"] == 0.0
     assert math.isnan(s["r2"]) if np.ptp(y) == 0 else s["r2"] == 1.0
+
+
+def test_r2_of_tiny_and_huge_fields():
+    """Found by hypothesis: SST of [0, 6.95e-221] underflows to 0 (ZeroDivisionError before)."""
+    assert r2([0.0, 6.95e-221], [0.0, 6.95e-221]) == 1.0
+    y, yhat = np.array([1.0, 2.0, 4.0, 3.0]), np.array([1.5, 2.0, 3.0, 3.5])
+    for scale in (1e-300, 1e-220, 1e200):
+        assert r2(y * scale, yhat * scale) == pytest.approx(r2(y, yhat), rel=1e-12)
+    assert r2([1e-300, 2e-300], [1e300, 2e-300]) == -math.inf  # scaled error overflows

@@ -78,12 +78,19 @@ def r2(y, yhat) -> float:
     """Coefficient of determination 1 − SSE/SST over parseable predictions (dimensionless).
 
     NaN when no prediction parses or when the parseable true values are all equal (SST = 0 in
-    exact arithmetic): R² is undefined then, and 1 or −inf would mislead.
+    exact arithmetic): R² is undefined then, and 1 or −inf would mislead. Both sums are taken
+    after dividing by max |y|, so a field of tiny values (e.g. 1e-220, whose squares underflow to
+    0) or huge ones gets its true R²; a prediction so far off that its scaled error overflows
+    gives −inf.
     """
     y, yhat = _pair(y, yhat)
     if not y.size or y.min() == y.max():  # not SST == 0: the mean's round-off makes SST > 0
         return math.nan
-    return 1.0 - float(((yhat - y) ** 2).sum()) / float(((y - y.mean()) ** 2).sum())
+    c = float(np.abs(y).max())
+    y, yhat = y / c, yhat / c
+    with np.errstate(over="ignore", invalid="ignore"):
+        sse = float(((yhat - y) ** 2).sum())
+    return 1.0 - sse / float(((y - y.mean()) ** 2).sum())
 
 
 def log_smape_per_sample(y, yhat) -> np.ndarray:
