@@ -149,3 +149,38 @@ def test_missing_column_and_bad_mixture(tmp_path):
         plot_gmm_density(load_results(d), "xval+gmm", STEP, "test", tmp_path / "x.png")
     with pytest.raises(ResultsError, match="no mixture rows for model 'xval'"):
         plot_gmm_density(load_results(d), "xval", STEP, "test", tmp_path / "x.png")
+
+
+@pytest.mark.parametrize("how", ["all", "some"])
+def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, monkeypatch, how):
+    """A diverged model (±inf, huge values, non-finite mixtures) must not crash any plot: the
+    fresh-machine main job died in plot_scatter on BitTokens predictions that decoded to ±inf."""
+    import scinum.analysis.plots as plots
+    d = write_results(tmp_path / "res")
+    p = pd.read_csv(d / "predictions.csv")
+    wild = np.resize([np.inf, -np.inf, 1e300, -1e300], len(p))
+    sel = np.ones(len(p), bool) if how == "all" else (p.index % 3 == 0)
+    p.loc[sel, "pred"] = wild[sel]
+    mix = p["mixture"].notna() & sel
+    p.loc[mix, "mixture"] = json.dumps({"weights": [np.nan, 1.0], "means": [np.inf, -np.inf],
+                                        "stds": [1.0, np.inf]}).replace("NaN", "NaN")
+    p.to_csv(d / "predictions.csv", index=False)
+    (d / "meta.json").write_text(json.dumps({"builder": "era5", "ood_fields": {"ood_stepsize": STEP}}))
+    legends: list[str] = []
+    save = plots._save
+
+    def spy(fig, out):
+        for ax in fig.axes:
+            if ax.get_legend():
+                legends.extend(t.get_text() for t in ax.get_legend().get_texts())
+        return save(fig, out)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    written = make_all(d)
+    _assert_pngs(written)
+    assert any(n.name.startswith("scatter_") for n in written) and any(n.name.startswith("gmm_") for n in written)
+    n_off = sum(int(t.split("\n")[-1].split()[0]) for t in legends if t.endswith("off-scale"))
+    assert n_off > 0
+    assert any("outside range" in t for t in legends)
+    scatter_counts = [t for t in legends if "R²" in t and "off-scale" in t]
+    assert scatter_counts  # the scatter panels name how many they drew at the edge

@@ -134,6 +134,25 @@ def _rows(res: Results, field: str, split: str) -> pd.DataFrame:
     return rows
 
 
+def _axis_range(true, pad: float) -> tuple[float, float]:
+    """The plotted range of a field: its true values' span plus ``pad`` of it on each side.
+    Predictions never set it, so one wild (or infinite) prediction cannot squash a plot."""
+    tlo, thi = float(np.min(true)), float(np.max(true))
+    span = (thi - tlo) or abs(tlo) or 1.0
+    return tlo - pad * span, thi + pad * span
+
+
+def _draw_at_edge(ax, x, pred, lo: float, hi: float, color, ms: float) -> int:
+    """Draw the predictions outside ``[lo, hi]`` (±inf included) as triangles at the nearer
+    edge; returns how many there were, for the legend."""
+    pred = np.asarray(pred, dtype=np.float64)
+    off = ~np.isnan(pred) & ((pred < lo) | (pred > hi))
+    if off.any():
+        ax.plot(np.asarray(x)[off], np.where(pred[off] > hi, hi, lo), "^", ms=ms, alpha=0.6,
+                color=color, clip_on=False)
+    return int(off.sum())
+
+
 def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) -> Path:
     """Fig. 5: predicted vs true ``field`` on ``split``, one colour per model.
 
@@ -150,23 +169,17 @@ def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) ->
     ax = axes[0, 0]
     ms, alpha = (3, 0.35) if len(rows) <= 2000 * rows["model"].nunique() else (1.5, 0.15)
     edges = np.linspace(rows["true"].min(), rows["true"].max(), bins + 1)
-    # the axes span the true values plus half their span on each side: one wild prediction
-    # must not squash the plot; predictions beyond are drawn at the edge and counted
-    tlo, thi = rows["true"].min(), rows["true"].max()
-    span = (thi - tlo) or abs(tlo) or 1.0
-    lo, hi = tlo - 0.5 * span, thi + 0.5 * span
+    # predictions beyond half the true span on either side are drawn at the edge and counted
+    lo, hi = _axis_range(rows["true"], 0.5)
     for model, g in sorted(rows.groupby("model"), key=lambda kv: kv[0]):
         g = g[g["pred"].notna()]
         key = (g["true"] if rows["true"].nunique() <= MANY_VALUES
                else np.digitize(g["true"], edges[1:-1]))
         line = g.groupby(key, sort=True)[["true", "pred"]].mean()
-        off = (g["pred"] < lo) | (g["pred"] > hi)
-        ax.plot(g["true"][~off], g["pred"][~off], "o", ms=ms, alpha=alpha, color=colors[model])
-        if off.any():
-            edge = np.where(g["pred"][off] > hi, hi, lo)
-            ax.plot(g["true"][off], edge, "^", ms=ms + 2, alpha=0.6, color=colors[model],
-                    clip_on=False)
-        label = model + (f" ({int(off.sum())} off-scale)" if off.any() else "")
+        inside = (g["pred"] >= lo) & (g["pred"] <= hi)
+        ax.plot(g["true"][inside], g["pred"][inside], "o", ms=ms, alpha=alpha, color=colors[model])
+        off = _draw_at_edge(ax, g["true"], g["pred"], lo, hi, colors[model], ms + 2)
+        label = model + (f" ({off} off-scale)" if off else "")
         ax.plot(line["true"], line["pred"].clip(lo, hi), "-", lw=1.6, color=colors[model],
                 label=label, zorder=3)  # above every model's points
     ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1, label="y = x")
@@ -189,22 +202,24 @@ def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) ->
 def plot_histograms(res: Results, field: str, split: str, out: Path, bins: int = 40) -> Path:
     """Fig. 7: histogram of each model's predictions of ``field`` on ``split`` (one panel per
     model, shared bins) over the true values' histogram. The range spans the true values plus
-    at most 25% of their span on each side; predictions outside it are counted in the legend."""
+    at most 25% of their span on each side; predictions outside it (±inf included) are counted
+    in the legend."""
     rows, unit = _rows(res, field, split), res.unit(field)
     colors = _colors(res.preds["model"].unique())
     groups = sorted(rows.groupby("model"), key=lambda kv: kv[0])
     true, pred = rows["true"].to_numpy(), rows["pred"].dropna().to_numpy()
+    pred = pred[np.isfinite(pred)]
     tlo, thi = true.min(), true.max()
-    margin = 0.25 * (thi - tlo) or 0.1 * abs(tlo) or 1.0
-    lo = max(tlo - margin, min(tlo, pred.min(initial=tlo)))
-    hi = min(thi + margin, max(thi, pred.max(initial=thi)))
+    wlo, whi = _axis_range(true, 0.25)
+    lo = max(wlo, min(tlo, pred.min(initial=tlo)))
+    hi = min(whi, max(thi, pred.max(initial=thi)))
     edges = np.linspace(lo, hi, bins + 1)
     fig, axes = _figure((6.4, 1.9 * len(groups) + 0.8), len(groups), 1, sharex=True)
     for ax, (model, g) in zip(axes[:, 0], groups):
         pred = g["pred"].dropna().to_numpy()
-        outside = int(((pred < lo) | (pred > hi)).sum())
+        outside = int(((pred < lo) | (pred > hi)).sum())  # ±inf included
         ax.hist(g["true"], bins=edges, histtype="step", color="black", lw=1.2, label="true")
-        ax.hist(pred, bins=edges, alpha=0.6, color=colors[model],
+        ax.hist(pred[(pred >= lo) & (pred <= hi)], bins=edges, alpha=0.6, color=colors[model],
                 label=model + (f" ({outside} outside range)" if outside else ""))
         ax.set_ylabel("count")
         ax.legend(fontsize=8, loc="upper right")
@@ -254,10 +269,16 @@ def plot_gmm_density(res: Results, model: str, field: str, split: str, out: Path
                            f"{field!r}, split {split!r}")
     row, unit = _representative(rows), res.unit(field)
     w, mu, sd = _mixture_of(row)
-    w = w / w.sum()
     y = float(row["true"])
-    big = w >= 1e-3 * w.max()  # the range ignores negligible components
-    lo, hi = min((mu - 4 * sd)[big].min(), y), max((mu + 4 * sd)[big].max(), y)
+    ok = np.isfinite(w) & np.isfinite(mu) & np.isfinite(sd) & (sd > 0) & (w > 0)
+    bad = int((~ok).sum())  # components a diverged model made non-finite: left out, counted
+    w, mu, sd = w[ok], mu[ok], sd[ok]
+    w = w / w.sum() if w.size else w
+    big = w >= 1e-3 * w.max(initial=0.0)  # the range ignores negligible components
+    lo = min((mu - 4 * sd)[big].min(initial=y), y)
+    hi = max((mu + 4 * sd)[big].max(initial=y), y)
+    if hi == lo:
+        lo, hi = _axis_range([y], 0.5)
     lo, hi = lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)
     # a coarse grid plus a fine one around each component, so narrow peaks are not missed
     x = np.unique(np.concatenate([np.linspace(lo, hi, 600)] + [
@@ -273,11 +294,15 @@ def plot_gmm_density(res: Results, model: str, field: str, split: str, out: Path
             ax.axvspan(a, b, color="tab:blue", alpha=alpha, lw=0, label=f"{level}% interval")
     for i, c in enumerate(comp):
         ax.plot(x, c, "--", lw=0.8, color="0.5", label="components" if i == 0 else None)
-    ax.plot(x, comp.sum(axis=0), color="tab:blue", lw=2, label="mixture density")
+    ax.plot(x, comp.sum(axis=0), color="tab:blue", lw=2,
+            label="mixture density" + (f" ({bad} non-finite components left out)" if bad else ""))
     ax.axvline(y, color="black", lw=1.5, label=f"true = {y:.6g}")
-    if np.isfinite(row["pred"]):
+    if np.isfinite(row["pred"]) and lo <= row["pred"] <= hi:
         ax.axvline(row["pred"], color="tab:red", ls="-.", lw=1.2,
                    label=f"prediction = {row['pred']:.6g}")
+    elif not np.isnan(row["pred"]):  # off the plotted range or ±inf: at the edge, named
+        ax.axvline(hi if row["pred"] > hi else lo, color="tab:red", ls="-.", lw=1.2,
+                   label=f"prediction = {row['pred']:.6g} (off-scale, drawn at the edge)")
     where = f"record {int(row['record'])}" if "record" in row and pd.notna(row["record"]) else ""
     path = row["path"] if "path" in row and isinstance(row["path"], str) else field
     ax.set(xlabel=_label("", path, unit).strip(), ylabel="probability density",
@@ -290,23 +315,24 @@ def plot_gmm_density(res: Results, model: str, field: str, split: str, out: Path
 
 def plot_scatter(res: Results, field: str, split: str, out: Path) -> Path:
     """Predicted vs true ``field`` on ``split``, one panel per model, R² in the legend
-    (ERA5 temperature style, seed 002 §3.2)."""
+    (ERA5 temperature style, seed 002 §3.2). The axes span the true values plus a quarter of
+    their span; predictions beyond (±inf included) are drawn at the edge and counted."""
     rows, unit = _rows(res, field, split), res.unit(field)
     colors = _colors(res.preds["model"].unique())
     groups = sorted(rows.groupby("model"), key=lambda kv: kv[0])
     ncol = min(3, len(groups))
     nrow = -(-len(groups) // ncol)
     fig, axes = _figure((4.0 * ncol, 3.9 * nrow), nrow, ncol)
-    vals = rows[["true", "pred"]].to_numpy()
-    lo, hi = np.nanmin(vals), np.nanmax(vals)
-    lo, hi = lo - 0.03 * (hi - lo or 1.0), hi + 0.03 * (hi - lo or 1.0)
+    lo, hi = _axis_range(rows["true"], 0.25)  # predictions beyond: at the edge, counted
     size, alpha = (12, 0.6) if len(rows) <= 2000 * len(groups) else (3, 0.25)
     for ax, (model, g) in zip(axes.ravel(), groups):
         bad = int(g["pred"].isna().sum())
+        inside = (g["pred"] >= lo) & (g["pred"] <= hi)
         ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1)
-        ax.scatter(g["true"], g["pred"], s=size, alpha=alpha, color=colors[model], lw=0,
-                   label=f"{model}  R² = {r2(g['true'], g['pred']):.3f}"
-                   + (f"\n{bad} unparseable" if bad else ""))
+        off = _draw_at_edge(ax, g["true"], g["pred"], lo, hi, colors[model], 5)
+        ax.scatter(g["true"][inside], g["pred"][inside], s=size, alpha=alpha, color=colors[model],
+                   lw=0, label=f"{model}  R² = {r2(g['true'], g['pred']):.3f}"
+                   + (f"\n{bad} unparseable" if bad else "") + (f"\n{off} off-scale" if off else ""))
         ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=_label("true", field, unit),
                ylabel=_label("predicted", field, unit))
         ax.legend(fontsize=8, loc="upper left", markerscale=3)
