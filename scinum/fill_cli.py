@@ -105,6 +105,12 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
     if jobs:
         filled = model.run_jobs(jobs, batch_size=args.batch_size,
                                 mode="sequential" if args.sequential else "joint")
-        for f in filled:
+        for f, line_no in zip(filled, lines):
+            if f.error is not None:
+                failures += 1
+                print(f"scinum fill: {f.error.located(file=name, line=line_no)}", file=sys.stderr)
+                if args.on_error == "fail":
+                    return failures, True
+                continue
             dst.write(dumps(f.to_dict() if args.with_uncertainty else f.record) + "\n")
     return failures, stop

@@ -34,18 +34,20 @@ tokens are what later predictions are conditioned on; an unparseable one stays m
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+import torch
 from tqdm.auto import tqdm
 
 from .checkpoint import TrainedModel, load_checkpoint
 from .codec import Encoded
-from .errors import RecordError
+from .errors import MalformedJSON, RecordError, ValueOutOfRange
 from .paths import field_of, format_path, get, numbers_named, parse_path, set_value
-from .records import check_record
+from .records import MAX_DEPTH, check_record
 
 __all__ = ["load", "Model", "Filled", "FieldPrediction"]
 
@@ -72,6 +74,8 @@ class Filled:
     record: dict
     predictions: list[FieldPrediction]
     kind: str  # "mixture" | "digits" | "bits" | "tokens" | "none"
+    #: set when a prediction of this record is not a finite number (see :meth:`Model.run_jobs`)
+    error: RecordError | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"record": ..., "uncertainty_kind": ..., "predictions": {path: {value, ...}}}``."""
@@ -88,14 +92,18 @@ class _Job:
     number_slots: np.ndarray  # int64[K]: (first) token position of each number, document order
     hidden: list[int]  # indices into number_slots, document order
     paths: list[tuple]
+    index: int | None = None  # the record's number in its input, for error messages
 
 
 def _copy(node: Any) -> Any:
-    """Copy the containers of a JSON value (leaves are immutable): a fast deepcopy."""
+    """Copy the containers of a JSON value (leaves are immutable): a fast deepcopy. NumPy
+    scalars (``np.float64(1.5)``, ``np.int64(3)``) become the Python numbers they hold."""
     if isinstance(node, dict):
         return {k: _copy(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_copy(v) for v in node]
+    if isinstance(node, np.generic):
+        return node.item()
     return node
 
 
@@ -156,8 +164,12 @@ class Model:
                      progress: bool = False) -> list[Filled]:
         """:meth:`predict` for many records. An error names the record (0-based) and JSON path."""
         jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
-        return self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
-                             progress=progress)
+        filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
+                               progress=progress)
+        for f in filled:
+            if f.error is not None:
+                raise f.error
+        return filled
 
     # -- building blocks (the CLI uses them to report errors per record) --------------------
     def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> _Job:
@@ -170,7 +182,11 @@ class Model:
         try:
             if not isinstance(record, dict):
                 check_record(record)  # raises the located error
-            rec = _copy(record)
+            try:
+                rec = _copy(record)
+            except RecursionError:
+                raise MalformedJSON(f"nesting deeper than {MAX_DEPTH} levels") from None
+            check_record(rec)
             hidden_paths: dict[tuple, None] = {}
             for pattern in mask:
                 for p in numbers_named(rec, pattern):
@@ -195,11 +211,33 @@ class Model:
         slot_of = {p: k for k, p in enumerate(paths)}
         hidden = sorted(slot_of[p] for p in hidden_paths)
         slots = self.codec.number_starts(enc.ids)  # one per number (text: its first token)
-        return _Job(rec, enc, slots, hidden, paths)
+        if not self.trained.text:  # values the encoding cannot take: an error naming the path
+            visible = np.ones(len(paths), bool)
+            visible[hidden] = False
+            pos = slots[visible]
+            norm = self.trained.normalizer.forward(enc.values[pos], enc.fields[pos])
+            ok = self.trained.encoding.representable(torch.from_numpy(norm)).numpy()
+            if not ok.all():
+                k = int(np.flatnonzero(visible)[np.flatnonzero(~ok)[0]])
+                raise ValueOutOfRange(f"value {enc.values[slots[k]]!r} is {norm[~ok][0]!r} after "
+                                      f"normalization, outside the range of encoding "
+                                      f"{self.trained.encoding.config()} "
+                                      f"({self.trained.encoding.range_text()})",
+                                      record=index, path=format_path(paths[k]))
+        return _Job(rec, enc, slots, hidden, paths, index)
 
     def run_jobs(self, jobs: Sequence[_Job], *, batch_size: int = 256, mode: str = "joint",
-                 intervals: Sequence[float] = _INTERVALS, progress: bool = False) -> list[Filled]:
-        """Predict prepared jobs; returns one :class:`Filled` per job, in order."""
+                 intervals: Sequence[float] = _INTERVALS, progress: bool = False,
+                 keep_nonfinite: bool = False) -> list[Filled]:
+        """Predict prepared jobs; returns one :class:`Filled` per job, in order.
+
+        A prediction that is not a finite number (a diverged model, or inputs so far outside the
+        training range that the activations overflow) cannot be written into a JSON record:
+        its :class:`Filled` gets ``error`` (a :class:`RecordError` naming the record, the path
+        and, when one stands out, the input value that caused it) and keeps the record unfilled
+        there. ``keep_nonfinite=True`` (evaluation) keeps such values as they are instead.
+        Text encodings' unparseable predictions are not errors: they are ``None`` (module
+        docstring)."""
         if mode not in ("joint", "sequential"):
             raise ValueError(f"mode must be 'joint' or 'sequential', got {mode!r}")
         for c in intervals:
@@ -244,7 +282,7 @@ class Model:
                             ids[i][pos:pos + k_tok] = [self.vocab.index[t] for t in unc["tokens"]]
                     says = None if pred.says_number is None else bool(pred.says_number[k])
                     done[i].append(FieldPrediction(format_path(job.paths[slot]),
-                                                   None if value != value else value,
+                                                   None if value != value and self.trained.text else value,
                                                    self._uncertainty(unc, intervals), says))
             bar.update(sum(1 for i in active if len(jobs[i].hidden) == r + 1) if mode == "sequential"
                        else len(active))
@@ -252,10 +290,32 @@ class Model:
         out = []
         for job, fps in zip(jobs, done):
             rec = job.record
+            error = None
             for fp in fps:
+                bad = fp.value is not None and not math.isfinite(fp.value)
+                if bad and not keep_nonfinite:
+                    error = error or self._nonfinite_error(job, fp)
+                    continue
                 set_value(rec, parse_path(fp.path), fp.value)
-            out.append(Filled(rec, fps, self.kind))
+            out.append(Filled(rec, fps, self.kind, error))
         return out
+
+    def _nonfinite_error(self, job: _Job, fp: FieldPrediction) -> RecordError:
+        """The error for a non-finite prediction, naming the visible input that stands out most
+        from the training range (|normalized value| > 1000) when there is one."""
+        msg = f"the model's prediction is {fp.value!r}, not a finite number"
+        visible = np.ones(len(job.paths), bool)
+        visible[job.hidden] = False
+        pos = job.number_slots[visible]
+        if len(pos):
+            norm = np.abs(self.trained.normalizer.forward(job.encoded.values[pos], job.encoded.fields[pos]))
+            k = int(np.argmax(norm))
+            if norm[k] > 1e3:
+                where = format_path(job.paths[int(np.flatnonzero(visible)[k])])
+                msg += (f": input {where} = {job.encoded.values[pos[k]]!r} is {norm[k]:.3g} after "
+                        f"normalization, far outside the training range (the model's activations "
+                        f"overflow)")
+        return RecordError(msg, record=job.index, path=fp.path)
 
     # -- helpers --------------------------------------------------------------------------------
     def _uncertainty(self, unc: dict[str, np.ndarray], intervals: Sequence[float]) -> dict[str, Any]:

@@ -16,7 +16,11 @@ from typing import Any, Iterator
 
 from .errors import MalformedJSON
 
-__all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record"]
+__all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record", "MAX_DEPTH"]
+
+#: deepest nesting of objects/lists a record may have: deeper ones are an error naming the path
+#: (scientific records are a few levels deep; the limit keeps every recursive walk safe)
+MAX_DEPTH = 256
 
 
 def _reject_constant(name: str) -> Any:
@@ -36,7 +40,8 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_
 
 
 def check_record(record: Any) -> None:
-    """Raise :class:`MalformedJSON` unless ``record`` is a JSON object of finite numbers.
+    """Raise :class:`MalformedJSON` unless ``record`` is a JSON object of finite numbers, nested
+    at most :data:`MAX_DEPTH` deep.
 
     The error names the JSON path of the first offending value.
     """
@@ -47,6 +52,9 @@ def check_record(record: Any) -> None:
     stack: list[tuple[tuple, Any]] = [((), record)]
     while stack:
         path, node = stack.pop()
+        if len(path) > MAX_DEPTH:
+            raise MalformedJSON(f"nesting deeper than {MAX_DEPTH} levels",
+                                path=format_path(path[:4]) + "…")
         if isinstance(node, dict):
             for k, v in node.items():
                 if not isinstance(k, str):
@@ -57,12 +65,17 @@ def check_record(record: Any) -> None:
         elif isinstance(node, float) and not math.isfinite(node):
             raise MalformedJSON(f"non-finite number {node!r} (overflow or NaN/Infinity)",
                                 path=format_path(path))
-        elif not (node is None or isinstance(node, (str, bool, int, float))):
-            raise MalformedJSON(f"{type(node).__name__} is not a JSON value", path=format_path(path))
+        elif not (node is None or type(node) in (str, bool, int, float)):
+            kind = type(node)
+            raise MalformedJSON(f"{kind.__module__}.{kind.__name__} is not a JSON value "
+                                "(convert it to a Python int/float/str)", path=format_path(path))
 
 
 def loads(text: str, *, file: str | None = None, line: int | None = None) -> dict:
     """Parse one JSON object strictly (see module docstring); errors carry ``file``/``line``."""
+    if text.startswith("\ufeff"):
+        raise MalformedJSON("the line starts with a byte-order mark (U+FEFF): save the file as "
+                            "UTF-8 without BOM", file=file, line=line)
     try:
         record, end = _DECODER.raw_decode(text.strip())
         if end != len(text.strip()):
@@ -72,6 +85,8 @@ def loads(text: str, *, file: str | None = None, line: int | None = None) -> dic
         raise e.located(file=file, line=line) from None
     except json.JSONDecodeError as e:
         raise MalformedJSON(f"invalid JSON: {e.msg} at column {e.colno}", file=file, line=line) from None
+    except RecursionError:
+        raise MalformedJSON(f"nesting deeper than {MAX_DEPTH} levels", file=file, line=line) from None
     return record
 
 

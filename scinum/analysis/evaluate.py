@@ -78,7 +78,8 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
             records.append(rec)
         for field in fields:
             jobs = [model.prepare(r, [field], index=i) for i, r in enumerate(records)]
-            filled = model.run_jobs(jobs, batch_size=batch_size, progress=progress)
+            filled = model.run_jobs(jobs, batch_size=batch_size, progress=progress,
+                                    keep_nonfinite=True)  # scored (MSE inf), not dropped
             part = []
             for i, (rec, f) in enumerate(zip(records, filled)):
                 for p in f.predictions:
@@ -99,12 +100,17 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
 
 def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
     """``not_number``: the share of masked numbers at which the token head's argmax is not a
-    number token (the xVal paper reads the number head only where it is one, §2.2). NaN for text
-    encodings (their failure to give a number is ``unparseable``)."""
+    number token (the xVal paper reads the number head only where it is one, §2.2);
+    ``non_finite``: the share of predictions that are NaN or ±inf. Both NaN for text encodings
+    (their failure to give a number is ``unparseable``)."""
     says = frame["says_number"]
     if says.isna().all():
-        return {"not_number": math.nan}
-    return {"not_number": float(1.0 - says.astype(bool).mean())}
+        return {"not_number": math.nan, "non_finite": math.nan}
+    pred = frame["pred"].to_numpy(dtype=np.float64)
+    return {"not_number": float(1.0 - says.astype(bool).mean()),
+            # a single-token model whose prediction is NaN or ±inf (diverged, or overflowing
+            # inputs); NaN ones also count as unparseable, ±inf ones make the MSE inf
+            "non_finite": float(np.mean(~np.isfinite(pred)))}
 
 
 def _physical_mse(manifest: dict, frame: pd.DataFrame) -> dict[str, float]:

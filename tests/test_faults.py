@@ -1,0 +1,136 @@
+"""Bad input and faults: every one is a clear, located error; nothing is lost or half-written.
+
+The fault corpus of the fresh-machine trial found seven causes; each has a test here that fails
+if it comes back (the issue's numbering in brackets)."""
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+import torch
+
+import scinum
+from scinum.analysis.evaluate import evaluate
+from scinum.cli import main
+from scinum.config import load_config
+from scinum.datasets import DatasetWriter
+from scinum.errors import MalformedJSON, RecordError, ValueOutOfRange
+from scinum.records import MAX_DEPTH, loads
+from scinum.training import fit
+
+
+class Orbit:
+    def __call__(self, i):
+        rng = random.Random(i)
+        a = rng.uniform(0.5, 2.0)
+        xs = [rng.uniform(-1, 1) for _ in range(4)]
+        return {"params": {"a": a, "n": 4}, "points": [[x, a * x] for x in xs]}, {}
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("faults")
+    w = DatasetWriter(root / "data", builder="orbit", version="1", parameters={}, seed=0, shard_size=64)
+    w.write_split("train", 64, Orbit())
+    w.write_split("test", 12, Orbit())
+    w.finish()
+    return root / "data"
+
+
+@pytest.fixture(scope="module")
+def ckpt(data, tmp_path_factory):
+    cfg = load_config(overrides={
+        "data": {"path": str(data), "batch_size": 16}, "out_dir": str(tmp_path_factory.mktemp("run")),
+        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
+        "trainer": {"max_steps": 10, "accelerator": "cpu", "devices": 1, "progress_bar": False,
+                    "limit_val_batches": 0, "checkpoint_every_n_steps": 1000}})
+    return fit(cfg)
+
+
+RECORD = Orbit()(5)[0]
+
+
+def _jsonl(path, records):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path
+
+
+# [1] huge finite inputs: never a silent null -------------------------------------------------
+@pytest.mark.parametrize("value", [1e30, 3e38, -1e30])
+def test_huge_input_is_an_error_naming_record_and_path(ckpt, value):
+    rec = json.loads(json.dumps(RECORD))
+    rec["points"][0][0] = value
+    model = scinum.load(ckpt)
+    with pytest.raises(RecordError, match=r"record 0.*points\[0\]\[0\]") as e:
+        model.fill(rec, ["params.a"])
+    assert "prediction" in str(e.value) or isinstance(e.value, ValueOutOfRange)
+
+
+def test_cli_reports_a_huge_input_and_writes_every_good_record(ckpt, tmp_path, capsys):
+    bad = json.loads(json.dumps(RECORD))
+    bad["points"][1][1] = 1e30
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD, bad, RECORD])
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--on-error", "skip", "--output", str(tmp_path / "out.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 1 and "in.jsonl:2" in err and "points[1][1]" in err
+    out = [json.loads(l) for l in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(out) == 2 and all(isinstance(r["params"]["a"], float) for r in out)
+
+
+def test_non_finite_predictions_are_errors_in_fill_and_counted_in_evaluate(ckpt, data):
+    """A diverged model (here: its head made to output inf) never fills null silently; the
+    evaluation scores it (MSE inf, non_finite 1) instead of calling it unparseable."""
+    model = scinum.load(ckpt)
+    with torch.no_grad():
+        model.trained.head.out.bias.fill_(float("inf"))
+    with pytest.raises(RecordError, match="not a finite number"):
+        model.fill(RECORD, ["params.a"])
+    table, preds = evaluate(model, data, ["params.a"], ["test"])
+    row = table.iloc[0]
+    assert row["non_finite"] == 1.0 and row["mse"] == math.inf and row["unparseable"] == 0.0
+    assert np.isinf(preds["pred"]).all()
+
+
+# [2] deep nesting: a per-record error, every good record still written --------------------
+def test_deep_nesting_is_a_located_error():
+    with pytest.raises(MalformedJSON, match="nesting deeper than"):
+        loads("[" * 10000 + "]" * 10000, file="f.jsonl", line=3)
+    with pytest.raises(MalformedJSON, match=r"f.jsonl:4.*nesting deeper than"):
+        loads('{"a":' * (MAX_DEPTH + 5) + "1" + "}" * (MAX_DEPTH + 5), file="f.jsonl", line=4)
+
+
+def test_deep_api_record_is_a_record_error(ckpt):
+    deep = {"x": 1.0}
+    for _ in range(900):
+        deep = {"x": deep}
+    with pytest.raises(RecordError, match="nesting deeper than"):
+        scinum.load(ckpt).fill(deep, ["params.a"])
+
+
+def test_cli_skip_keeps_every_good_record_around_a_deep_one(ckpt, tmp_path, capsys):
+    lines = [RECORD] * 3 + ['{"a":' * 10000 + "1" + "}" * 10000] + [RECORD] * 3
+    src = _jsonl(tmp_path / "in.jsonl", lines)
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--on-error", "skip"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "in.jsonl:4" in err and "nesting deeper than" in err
+    assert len(out.splitlines()) == 6
+
+
+# extras --------------------------------------------------------------------------------------
+def test_bom_is_named():
+    with pytest.raises(MalformedJSON, match="byte-order mark"):
+        loads("\ufeff" + json.dumps(RECORD), file="f.jsonl", line=1)
+
+
+def test_numpy_scalars_in_api_records(ckpt):
+    rec = json.loads(json.dumps(RECORD))
+    rec["points"][0][0] = np.float64(rec["points"][0][0])
+    rec["params"]["n"] = np.int64(4)
+    model = scinum.load(ckpt)
+    assert model.fill(rec, ["params.a"]) == model.fill(RECORD, ["params.a"])
+    rec["points"][0][1] = object()
+    with pytest.raises(RecordError, match=r"points\[0\]\[1\].*object is not a JSON value"):
+        model.fill(rec, ["params.a"])
