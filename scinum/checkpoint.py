@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from . import encodings
+from .atomic import atomic_path
 from .codec import Codec, Encoded, Vocabulary
 from .errors import CheckpointError
 from .heads import make_head
@@ -44,11 +45,9 @@ def build_model(meta: dict[str, Any]) -> NumberMLM:
 
 def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: dict[str, Any]) -> None:
     """Write ``{"scinum": meta, "state_dict": ...}`` atomically (temp name + rename)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch.save({"scinum": meta, "state_dict": state}, tmp)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        torch.save({"scinum": meta, "state_dict": state}, tmp)
 
 
 @dataclass

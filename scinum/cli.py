@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
 
 from .errors import ScinumError
 
@@ -66,11 +69,32 @@ def main(argv: list[str] | None = None) -> int:
     if chosen is None:
         parser.print_help()
         return 0 if not argv else 2
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         return int(chosen.run(args) or 0)
     except ScinumError as e:
         print(f"scinum: error: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `scinum fill ... | head -1`: end quietly, as other Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout
+        return 128 + signal.SIGPIPE
+    except KeyboardInterrupt:
+        print("scinum: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except OSError as e:  # a path the user gave that cannot be written or read: one line
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"scinum: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM: unwind like Ctrl-C, so every ``finally`` runs (temporary files are removed)."""
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

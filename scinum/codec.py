@@ -35,7 +35,8 @@ import numpy as np
 
 from .errors import MalformedJSON, ValueOutOfRange, VocabularyError
 from .paths import format_path
-from .records import check_record, loads, write_text_atomic
+from .atomic import write_text_atomic
+from .records import check_record, loads
 
 __all__ = ["Vocabulary", "Codec", "Encoded", "SPECIALS", "PAD", "MASK", "NUM", "INT"]
 

@@ -27,7 +27,8 @@ from typing import Any, Callable, Iterator, Mapping
 from tqdm.auto import tqdm
 
 from .errors import DatasetError
-from .records import dumps, read_jsonl, write_text_atomic
+from .atomic import write_bytes_atomic, write_text_atomic
+from .records import dumps, read_jsonl
 
 __all__ = ["Dataset", "DatasetWriter", "SampleFn", "FORMAT", "FORMAT_VERSION"]
 
@@ -65,12 +66,7 @@ def _write_shard(args: tuple) -> tuple[int, int, dict]:
     build_dir = Path(split_dir).parent / ".build"
     write_text_atomic(build_dir / f"{Path(split_dir).name}.{shard:05d}.stats.json",
                       json.dumps({"count": stop - start, "stats": dict(stats)}))
-    tmp = final.with_name(f".{name}.tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, final)
+    write_bytes_atomic(final, data)
     return shard, stop - start, dict(stats)
 
 

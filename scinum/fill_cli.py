@@ -10,18 +10,22 @@ too long for the model) is reported on stderr with its line number and JSON path
 ``--on-error fail`` (default) stops — on stdout the records before it have been written,
 nothing after — and ``--on-error skip`` leaves it out and goes on. The exit status is 1 if any
 record failed. ``--output FILE`` is written to a temporary name and renamed only when the run
-completes, so a stopped run leaves no output file at all.
+completes, so a stopped run (a failed record under ``--on-error fail``, Ctrl-C, SIGTERM, a full
+disk) leaves no output file and no temporary file. A line longer than ``--max-record-bytes`` is
+a bad record, found without reading it whole.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Iterator
 
 from tqdm.auto import tqdm
 
-from .errors import RecordError
+from .atomic import atomic_path
+from .errors import RecordError, ScinumError
 from .records import dumps, loads
 
 
@@ -40,24 +44,60 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--chunk", type=int, default=4096, help="records read per chunk")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--max-record-bytes", type=int, default=16 << 20, metavar="N",
+                        help="longest input line accepted, in characters (default 16 Mi); a "
+                             "longer record is reported like any bad record")
 
 
 def run(args: argparse.Namespace) -> int:
     from .infer import load
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise ScinumError(f"--output {args.output}: directory {Path(args.output).resolve().parent} "
+                          "does not exist")
+    if args.max_record_bytes <= 0:
+        raise ScinumError(f"--max-record-bytes must be > 0, got {args.max_record_bytes}")
     model = load(args.ckpt, device=args.device)
-    src = open(args.input, encoding="utf-8") if args.input else sys.stdin
     name = args.input or "<stdin>"
-    if args.output:
-        final = Path(args.output)
-        tmp = final.with_name(f".{final.name}.tmp{os.getpid()}")
-        dst = open(tmp, "w", encoding="utf-8")
-    else:
-        dst = sys.stdout
-    failures, total, stopped = 0, 0, False
-    bar = tqdm(desc="fill", unit="record", disable=None, file=sys.stderr, dynamic_ncols=True)
     try:
+        src = open(args.input, encoding="utf-8") if args.input else sys.stdin
+    except OSError as e:
+        raise ScinumError(f"--input {args.input}: {e.strerror}") from None
+    try:
+        with ExitStack() as stack:
+            if args.input:
+                stack.enter_context(src)
+            if args.output:  # a temporary name, renamed only when every record is through
+                tmp = stack.enter_context(atomic_path(args.output))
+                dst = stack.enter_context(open(tmp, "w", encoding="utf-8"))
+            else:
+                dst = sys.stdout
+            failures, total, stopped = _stream(model, src, name, args, dst)
+            dst.flush()
+            if stopped and args.output:
+                raise _Stopped  # leaves no output file: the run did not complete
+    except _Stopped:
+        pass
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):
+            raise
+        where = args.output or "<stdout>"
+        raise ScinumError(f"{where}: cannot write ({e.strerror}); nothing was published") from None
+    if failures:
+        what = "stopped at the first failed record" if stopped else f"{failures} of {total} records skipped"
+        print(f"scinum fill: {what}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+class _Stopped(Exception):
+    """``--on-error fail`` stopped the run: the temporary output is discarded."""
+
+
+def _stream(model, src, name: str, args: argparse.Namespace, dst) -> tuple[int, int, bool]:
+    """Fill ``src`` into ``dst`` chunk by chunk; returns (failed, total, stopped)."""
+    failures, total, stopped = 0, 0, False
+    with tqdm(desc="fill", unit="record", disable=None, file=sys.stderr, dynamic_ncols=True) as bar:
         chunk: list[tuple[int, str]] = []
-        for line_no, text in enumerate(src, start=1):
+        for line_no, text in enumerate(_lines(src, args.max_record_bytes), start=1):
             if text.strip():
                 chunk.append((line_no, text))
             if len(chunk) >= args.chunk:
@@ -66,26 +106,31 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(len(chunk))
                 chunk = []
                 if stopped:
-                    break
-        if chunk and not stopped:
+                    return failures, total, stopped
+        if chunk:
             n_fail, stopped = _process(model, chunk, name, args, dst)
             failures, total = failures + n_fail, total + len(chunk)
             bar.update(len(chunk))
-        dst.flush()
-    finally:
-        bar.close()
-        if args.input:
-            src.close()
-        if args.output:
-            dst.close()
-            if stopped:
-                tmp.unlink(missing_ok=True)
-            else:
-                os.replace(tmp, final)
-    if failures:
-        what = "stopped at the first failed record" if stopped else f"{failures} of {total} records skipped"
-        print(f"scinum fill: {what}", file=sys.stderr)
-    return 1 if failures else 0
+    return failures, total, stopped
+
+
+def _lines(src, limit: int) -> Iterator[str]:
+    """The lines of ``src``; a line longer than ``limit`` bytes is read no further than that and
+    replaced by a marker that :func:`_process` reports (memory stays bounded)."""
+    while True:
+        text = src.readline(limit + 1)
+        if not text:
+            return
+        if len(text) > limit and not text.endswith("\n"):
+            while (rest := src.readline(1 << 20)) and not rest.endswith("\n"):
+                pass  # skip the rest of the oversized line
+            yield _TOO_LONG
+        else:
+            yield text
+
+
+#: stands for a line over ``--max-record-bytes`` (never valid JSON, so never a record)
+_TOO_LONG = "\x00too-long"
 
 
 def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Namespace, dst) -> tuple[int, bool]:
@@ -93,6 +138,8 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
     jobs, lines, failures = [], [], 0
     for line_no, text in chunk:
         try:
+            if text is _TOO_LONG:
+                raise RecordError(f"record longer than --max-record-bytes {args.max_record_bytes}")
             record = loads(text, file=name, line=line_no)
             jobs.append(model.prepare(record, args.mask))
             lines.append(line_no)

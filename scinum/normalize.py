@@ -31,7 +31,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .records import write_text_atomic
+from .atomic import write_text_atomic
 
 __all__ = ["Normalizer", "METHODS", "BOUND"]
 

@@ -7,7 +7,6 @@ Here each of those is an error that names the file, line and JSON path.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import math
 import os
@@ -109,14 +108,3 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
         for n, text in enumerate(f, start=1):
             if text.strip():
                 yield n, loads(text, file=str(path), line=n)
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary name and a rename (never half-written)."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with io.open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)

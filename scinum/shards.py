@@ -27,7 +27,8 @@ from .datasets import Dataset
 from .errors import RecordError, ValueOutOfRange
 from .normalize import Normalizer
 from .paths import format_path
-from .records import read_jsonl, write_text_atomic
+from .atomic import write_text_atomic
+from .records import read_jsonl
 
 __all__ = ["tokenize_dataset", "TokenShards", "fit_normalizer", "check_representable"]
 

@@ -25,7 +25,7 @@ from . import encodings
 from .checkpoint import FORMAT, VERSION, build_model, save_checkpoint
 from .config import load_config, resolve_normalizer
 from .data import MLMDataModule
-from .records import write_text_atomic
+from .atomic import write_text_atomic
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 

@@ -2,9 +2,15 @@
 
 The fault corpus of the fresh-machine trial found seven causes; each has a test here that fails
 if it comes back (the issue's numbering in brackets)."""
+import errno
 import json
 import math
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -134,3 +140,83 @@ def test_numpy_scalars_in_api_records(ckpt):
     rec["points"][0][1] = object()
     with pytest.raises(RecordError, match=r"points\[0\]\[1\].*object is not a JSON value"):
         model.fill(rec, ["params.a"])
+
+
+# [3] an interrupted --output run publishes nothing ---------------------------------------
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_output_run_leaves_no_file(ckpt, tmp_path, sig):
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 20000)
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "scinum.cli", "fill", "--ckpt", str(ckpt),
+                             "--mask", "params.a", "--input", str(src), "--output", str(out),
+                             "--chunk", "32"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    tmp = tmp_path / f".out.jsonl.tmp{proc.pid}"
+    while not (tmp.exists() and tmp.stat().st_size > 0):  # mid-run: records are being written
+        assert proc.poll() is None and time.time() < deadline, proc.stderr.read().decode()
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    err = proc.communicate(timeout=60)[1].decode()
+    assert proc.returncode == 128 + sig, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]  # no output, no temp
+
+
+# [4] I/O errors: one line naming the path, nothing half-written --------------------------
+def test_output_into_a_missing_directory(ckpt, tmp_path, capsys):
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD])
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--output", str(tmp_path / "nope" / "o.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 1 and "nope" in err and "does not exist" in err and ".tmp" not in err
+
+
+def test_full_disk_keeps_no_temp_file(ckpt, tmp_path, capsys, monkeypatch):
+    import scinum.fill_cli as fill_cli
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 5)
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(fill_cli, "dumps", full)
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--output", str(tmp_path / "o.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 1 and "o.jsonl: cannot write (No space left on device)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def _run_cli(args, **kw):
+    return subprocess.run([sys.executable, "-m", "scinum.cli", *args], capture_output=True, **kw)
+
+
+def test_stdout_full_and_closed_pipe(ckpt, tmp_path):
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 300)
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "scinum.cli", "fill", "--ckpt", str(ckpt), "--mask",
+                            "params.a", "--input", str(src)], stdout=full, stderr=subprocess.PIPE)
+    err = p.stderr.decode()
+    assert p.returncode == 1 and "No space left on device" in err and "Traceback" not in err
+    shell = (f"{sys.executable} -m scinum.cli fill --ckpt {ckpt} --mask params.a --input {src} "
+             f"--chunk 8 | head -1")
+    p = subprocess.run(["bash", "-c", shell], capture_output=True)
+    assert len(p.stdout.splitlines()) == 1 and b"Traceback" not in p.stderr and b"Error" not in p.stderr
+
+
+def test_build_into_an_existing_file(tmp_path, capsys):
+    f = tmp_path / "taken"
+    f.write_text("x")
+    assert main(["build", "planets", str(f), "--train", "2", "--val", "0", "--test", "0",
+                 "--ood", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "taken" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_record_longer_than_the_limit_is_reported_without_reading_it(ckpt, tmp_path, capsys):
+    huge = json.dumps({**RECORD, "pad": "x" * 5000})
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD, huge, RECORD])
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--on-error", "skip", "--max-record-bytes", "1000"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "in.jsonl:2" in err and "--max-record-bytes 1000" in err
+    assert len(out.splitlines()) == 2

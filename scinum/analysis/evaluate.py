@@ -28,7 +28,7 @@ import pandas as pd
 from ..datasets import Dataset
 from ..errors import DatasetError, ScinumError
 from ..paths import get, matches, parse_path, select
-from ..records import write_text_atomic
+from ..atomic import write_text_atomic
 from .metrics import summarize
 
 __all__ = ["default_fields", "evaluate", "train_values", "write_results", "results_meta"]
