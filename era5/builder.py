@@ -101,6 +101,9 @@ def run(a: argparse.Namespace) -> int:
         raise DatasetError(f"--stations {a.stations}: need 1 <= MIN <= MAX")
     if a.steps[0] < 2 or a.steps[0] > a.steps[1]:
         raise DatasetError(f"--steps {a.steps}: need 2 <= MIN <= MAX")
+    if a.train < 1:
+        raise DatasetError("era5: --train 0: a dataset needs training samples (the vocabulary "
+                           "and normalizers are fitted on them)")
     if a.ood > 0 and a.ood_south_of is None:
         raise DatasetError(f"--ood {a.ood}: the ood_south split needs --ood-south-of LAT "
                            "(e.g. -60); without it every split draws from all latitudes")

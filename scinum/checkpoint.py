@@ -179,15 +179,17 @@ def load_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # the unpickler raises many kinds on a truncated or foreign file
-        raise CheckpointError(f"{path}: not a readable checkpoint (truncated or not a torch file: "
-                              f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]})") from None
+        first = (str(e).splitlines() or [""])[0][:200]
+        detail = "" if "weights_only" in str(e) else f": {type(e).__name__}: {first}"
+        raise CheckpointError(f"{path}: not a readable checkpoint (truncated, not a torch file, or "
+                              f"holding objects that a safe load refuses{detail})") from None
     meta = ckpt.get("scinum") if isinstance(ckpt, dict) else None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a scinum checkpoint (no scinum metadata)")
-    if meta.get("version", 0) > VERSION:
-        raise CheckpointError(f"{path}: checkpoint version {meta['version']} is newer than this "
-                              f"scinum reads ({VERSION})")
+    _check_meta(path, meta)
     state = ckpt.get("state_dict", {})
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path}: its state_dict is a {type(state).__name__}, not a dict")
     if any(k.startswith("model.") for k in state):
         state = {k[len("model."):]: v for k, v in state.items() if k.startswith("model.")}
     try:
@@ -195,4 +197,32 @@ def load_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
         model.load_state_dict(state)
     except (KeyError, ValueError, RuntimeError, TypeError) as e:
         raise CheckpointError(f"{path}: weights do not match the stored config ({str(e)[:300]})") from None
-    return TrainedModel(meta, model, device)
+    try:
+        return TrainedModel(meta, model, device)
+    except (KeyError, ValueError, TypeError, AttributeError) as e:
+        raise CheckpointError(f"{path}: damaged metadata ({type(e).__name__}: {str(e)[:300]})") from None
+
+
+#: metadata entries every checkpoint has, and their types
+_META_TYPES = {"model": dict, "encoding": dict, "head": dict, "vocab": dict, "normalizer": dict}
+
+
+def _check_meta(path: Path, meta: dict[str, Any]) -> None:
+    """Raise :class:`CheckpointError` naming the first metadata entry that is missing or of the
+    wrong type (a checkpoint edited or written by something else)."""
+    version = meta.get("version")
+    if type(version) is not int or not 1 <= version:
+        raise CheckpointError(f"{path}: checkpoint format version {version!r} is not a version "
+                              f"number (this scinum reads 1..{VERSION})")
+    if version > VERSION:
+        raise CheckpointError(f"{path}: checkpoint version {version} is newer than this scinum "
+                              f"reads ({VERSION})")
+    for key, kind in _META_TYPES.items():
+        if not isinstance(meta.get(key), kind):
+            what = "missing" if key not in meta else f"a {type(meta[key]).__name__}, not a {kind.__name__}"
+            raise CheckpointError(f"{path}: metadata entry {key!r} is {what}")
+    if not isinstance(meta["encoding"].get("name"), str):
+        raise CheckpointError(f"{path}: metadata entry 'encoding' names no encoding")
+    ctx = meta.get("context_length")
+    if ctx is not None and (type(ctx) is not int or ctx < 1):
+        raise CheckpointError(f"{path}: metadata entry 'context_length' is {ctx!r}, not a length")

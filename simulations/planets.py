@@ -153,6 +153,9 @@ def build(out: str | os.PathLike, *, train: int, val: int, test: int, ood: int, 
         if int(n) != n or n < 0:
             raise DatasetError(f"planets: --{name.split('_')[0]} count must be an integer "
                                f">= 0, got {n}")
+    if train < 1:
+        raise DatasetError("planets: --train 0: a dataset needs training samples (the vocabulary "
+                           "and normalizers are fitted on them)")
     if int(seed) != seed or seed < 0:
         raise DatasetError(f"planets: seed must be an integer >= 0, got {seed}")
     if workers < 1:

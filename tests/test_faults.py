@@ -21,7 +21,7 @@ from scinum.analysis.evaluate import evaluate
 from scinum.cli import main
 from scinum.config import load_config
 from scinum.datasets import DatasetWriter
-from scinum.errors import MalformedJSON, RecordError, ValueOutOfRange
+from scinum.errors import CheckpointError, DatasetError, MalformedJSON, RecordError, ValueOutOfRange
 from scinum.records import MAX_DEPTH, loads
 from scinum.training import fit
 
@@ -220,3 +220,55 @@ def test_record_longer_than_the_limit_is_reported_without_reading_it(ckpt, tmp_p
     out, err = capsys.readouterr()
     assert code == 1 and "in.jsonl:2" in err and "--max-record-bytes 1000" in err
     assert len(out.splitlines()) == 2
+
+
+# [5] bad checkpoint metadata: a CheckpointError naming the file and the problem ------------
+@pytest.mark.parametrize("edit,match", [
+    (lambda m: m.__setitem__("version", "2"), "version '2' is not a version number"),
+    (lambda m: m.__setitem__("version", 99), "version 99 is newer"),
+    (lambda m: m.__setitem__("version", None), "version None"),
+    (lambda m: m.pop("vocab"), "'vocab' is missing"),
+    (lambda m: m.__setitem__("normalizer", [1]), "'normalizer' is a list"),
+    (lambda m: m["vocab"].pop("tokens"), "damaged metadata"),
+    (lambda m: m.__setitem__("context_length", -3), "context_length"),
+])
+def test_bad_checkpoint_metadata(ckpt, tmp_path, edit, match):
+    c = torch.load(ckpt, weights_only=True)
+    edit(c["scinum"])
+    torch.save(c, tmp_path / "bad.ckpt")
+    with pytest.raises(CheckpointError, match=rf"bad.ckpt: .*{match}"):
+        scinum.load(tmp_path / "bad.ckpt")
+
+
+def test_unreadable_checkpoint_gives_no_unsafe_advice(tmp_path):
+    (tmp_path / "rand.ckpt").write_bytes(bytes(random.Random(0).randrange(256) for _ in range(4096)))
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pwned",))
+
+    torch.save({"scinum": Evil()}, tmp_path / "evil.ckpt")
+    for name in ("rand.ckpt", "evil.ckpt"):
+        with pytest.raises(CheckpointError, match=name) as e:
+            scinum.load(tmp_path / name)
+        assert "weights_only" not in str(e.value)
+
+
+# [6] empty datasets ---------------------------------------------------------------------
+def test_zero_training_samples_is_refused(tmp_path, capsys):
+    assert main(["build", "planets", str(tmp_path / "p"), "--train", "0", "--val", "0",
+                 "--test", "0", "--ood", "0"]) == 1
+    assert "--train 0" in capsys.readouterr().err and not (tmp_path / "p").exists()
+
+
+def test_evaluate_with_nothing_to_score_is_a_clear_error(ckpt, tmp_path, capsys):
+    w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=0)
+    w.write_split("train", 4, Orbit())
+    w.write_split("test", 0, Orbit())
+    w.finish()
+    assert main(["evaluate", "--ckpt", str(ckpt), "--data", str(tmp_path / "d"), "--out",
+                 str(tmp_path / "r"), "--fields", "params.a"]) == 1
+    err = capsys.readouterr().err
+    assert "nothing to score" in err and "Traceback" not in err
+    with pytest.raises(DatasetError, match=r"\['test'\] hold no records"):
+        evaluate(ckpt, tmp_path / "d", ["params.a"], ["test"])

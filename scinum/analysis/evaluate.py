@@ -64,7 +64,18 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
         model = load(model)
     ds = Dataset(data)
     fields = list(fields) if fields else default_fields(ds.manifest)
-    splits = list(splits) if splits else [s for s in ds.splits if s == "test" or s.startswith("ood_")]
+    if splits:
+        missing = [s for s in splits if s not in ds.splits]
+        empty = [s for s in splits if s in ds.splits and ds.count(s) == 0]
+        if missing or empty:
+            raise DatasetError(f"{data}: split(s) {missing + empty} " + ("not in the dataset"
+                               if missing else "hold no records") + f" (splits: {ds.splits})")
+        splits = list(splits)
+    else:  # test and every ood_* split that holds records
+        splits = [s for s in ds.splits if (s == "test" or s.startswith("ood_")) and ds.count(s)]
+        if not splits:
+            raise DatasetError(f"{data}: no test or ood_* split holds records, nothing to score "
+                               f"(counts: { {s: ds.count(s) for s in ds.splits} })")
     meta = model.trained.meta
     encoding = meta["encoding"]["name"]
     head = meta["head"].get("kind", "native")
