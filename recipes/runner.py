@@ -84,11 +84,11 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
     cores the machine has (results are reproducible across machines). Text encodings (several
     tokens per number, about twice the cost per step) start first, so the pool finishes evenly.
     """
-    import multiprocessing
     import os
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
     from scinum import encodings
+    from scinum.processes import worker_pool
 
     ckpts, todo = {}, []
     for label, cfg in configs.items():
@@ -104,7 +104,7 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
         for label in todo:
             configs[label]["trainer"]["progress_bar"] = False
     started = time.time()
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with worker_pool(jobs) as pool:
         futures = {}
         for label in todo:
             log(f"[{name}] {label}: training ({configs[label]['trainer']['max_steps']} steps)")

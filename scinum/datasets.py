@@ -16,8 +16,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 import os
 import shutil
 from collections import Counter
@@ -28,6 +27,7 @@ from tqdm.auto import tqdm
 
 from .errors import DatasetError
 from .atomic import write_bytes_atomic, write_text_atomic
+from .processes import worker_pool
 from .records import dumps, read_jsonl
 
 __all__ = ["Dataset", "DatasetWriter", "SampleFn", "FORMAT", "FORMAT_VERSION"]
@@ -151,9 +151,8 @@ class DatasetWriter:
                     stats.update(shard_stats)
                     bar.update(count)
             else:
-                # a process pool that raises (BrokenProcessPool) if a worker dies, never hangs
-                ctx = multiprocessing.get_context("spawn")
-                with ProcessPoolExecutor(min(workers, len(todo)), mp_context=ctx) as pool:
+                # raises (BrokenProcessPool) if a worker dies, never hangs; workers die with us
+                with worker_pool(min(workers, len(todo))) as pool:
                     futures = [pool.submit(_write_shard, job) for job in todo]
                     try:
                         for fut in as_completed(futures):

@@ -272,3 +272,52 @@ def test_evaluate_with_nothing_to_score_is_a_clear_error(ckpt, tmp_path, capsys)
     assert "nothing to score" in err and "Traceback" not in err
     with pytest.raises(DatasetError, match=r"\['test'\] hold no records"):
         evaluate(ckpt, tmp_path / "d", ["params.a"], ["test"])
+
+
+# [7] builder workers die with a killed builder ---------------------------------------------
+def _children(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (from /proc)."""
+    parent_of = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    parent_of[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent_of.items() if pp == p]
+        out.update(kids)
+        todo.extend(kids)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_killed_builder_takes_its_workers_with_it(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "scinum.cli", "build", "planets",
+                             str(tmp_path / "p"), "--train", "4000", "--val", "0", "--test", "0",
+                             "--ood", "0", "--workers", "2", "--shard-size", "50"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 90
+    workers: set[int] = set()
+    while len(workers) < 2 or not list((tmp_path / "p" / "train").glob("part-*")):
+        assert proc.poll() is None and time.time() < deadline, "build ended before the kill"
+        workers = {c for c in _children(proc.pid) if "resource_tracker" not in
+                   open(f"/proc/{c}/cmdline", "rb").read().decode(errors="replace")}
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 10
+    while any(_alive(w) for w in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers)
