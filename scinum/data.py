@@ -26,13 +26,13 @@ from torch.utils.data import DataLoader
 from . import encodings
 from .codec import Codec, Encoded, Vocabulary
 from .datasets import Dataset
-from .errors import RecordError
+from .errors import ConfigError, RecordError
 from .normalize import Normalizer
 from .paths import numbers_named
 from .shards import TokenShards, check_representable, fit_normalizer, tokenize_dataset
 
 __all__ = ["make_batch", "MLMCollator", "BucketBatchSampler", "hidden_positions", "expand_numbers",
-           "MLMDataModule"]
+           "MLMDataModule", "check_batches"]
 
 def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
     """bool[L]: the number tokens of ``codec.encode(record)`` that any of ``patterns`` names
@@ -164,6 +164,17 @@ class MLMCollator:
                           encoding=self.encoding, pad_to=self.pad_to, codec=self.codec)
 
 
+def check_batches(n_records: int, batch_size: int, world_size: int, split: str = "a split") -> None:
+    """Raise :class:`~scinum.errors.ConfigError` saying what to change when ``n_records`` records
+    in batches of ``batch_size`` give fewer batches than there are ranks (each needs one)."""
+    if (-(-n_records // batch_size)) // world_size == 0:
+        raise ConfigError(
+            f"{split}: {n_records} records make {-(-n_records // batch_size)} batch(es) of "
+            f"{batch_size}, fewer than the {world_size} ranks that each need one: lower "
+            f"data.batch_size to at most {max(1, n_records // world_size)}, use fewer devices, "
+            f"or (validation) set trainer.limit_val_batches: 0")
+
+
 class BucketBatchSampler:
     """Batches of ``batch_size`` records of similar length; yields lists of ``(index, batch_seed)``.
 
@@ -179,9 +190,8 @@ class BucketBatchSampler:
                  infinite: bool = True, rank: int = 0, world_size: int = 1, start: int = 0):
         self.lengths, self.bs, self.seed, self.pool = np.asarray(lengths), batch_size, seed, pool
         self.infinite, self.rank, self.world, self.start = infinite, rank, world_size, start
+        check_batches(len(self.lengths), batch_size, world_size)
         self.per_pass = (-(-len(self.lengths) // batch_size) // world_size) * world_size
-        if self.per_pass == 0:
-            raise ValueError(f"{len(self.lengths)} records make no batch for {world_size} ranks")
 
     def _pass(self, p: int) -> list[np.ndarray]:
         n = len(self.lengths)

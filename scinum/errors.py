@@ -57,3 +57,7 @@ class DatasetError(ScinumError):
 
 class CheckpointError(ScinumError):
     """A checkpoint file that is truncated, foreign or inconsistent."""
+
+
+class ConfigError(ScinumError, ValueError):
+    """A training configuration that cannot work; the message says what to change."""

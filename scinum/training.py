@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from . import encodings
 from .checkpoint import FORMAT, VERSION, build_model, save_checkpoint
 from .config import load_config, resolve_normalizer
-from .data import MLMDataModule
+from .data import MLMDataModule, check_batches
 from .atomic import write_text_atomic
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
@@ -139,7 +139,6 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     L.seed_everything(config["seed"], workers=True, verbose=False)
     out = Path(config["out_dir"])
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / "config.json", json.dumps(config, indent=1))
     encoding = encodings.from_config(config["encoding"])
     d, t = config["data"], dict(config["trainer"])
     dm = MLMDataModule(d["path"], encoding, normalizer=resolve_normalizer(config, encoding),
@@ -147,6 +146,7 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
                        num_workers=d["num_workers"], pool=d["pool"], cache_dir=d["cache_dir"],
                        max_run=d["max_run"], val_split=d["val_split"])
     dm.prepare()
+    _check_world(config, dm)  # before any process is spawned: say what to change
     meta = make_meta(config, dm, encoding)
     module = MLMModule(meta, config["optim"], t["max_steps"])
     precision = t.pop("precision")
@@ -167,12 +167,33 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
         callbacks=[ckpt_cb, *callbacks], logger=_loggers(out), default_root_dir=out,
         deterministic=False, enable_model_summary=False, num_sanity_val_steps=0, **t)
+    if trainer.is_global_zero:  # one writer per run: rank 0
+        write_text_atomic(out / "config.json", json.dumps(config, indent=1))
     last = out / "checkpoints" / "last.ckpt"
     trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.exists() else None)
     final = out / "model.ckpt"
     if trainer.is_global_zero:
         save_checkpoint(final, module.model, meta)
     return final
+
+
+def _check_world(config: dict, dm: MLMDataModule) -> None:
+    """Every rank needs a batch of train (and validation) records: checked in the launching
+    process, so a bad setting fails once, with its fix, instead of in every spawned rank."""
+    t = config["trainer"]
+    devices = t["devices"] if isinstance(t["devices"], int) else (
+        len(t["devices"]) if isinstance(t["devices"], (list, tuple)) else 1)
+    world = max(1, devices) * max(1, int(t.get("num_nodes", 1)))
+    bs = config["data"]["batch_size"]
+    check_batches(len(dm.shards["train"]), bs, world, "train split")
+    if dm.val_split in dm.shards and t["limit_val_batches"] != 0:
+        check_batches(len(dm.shards[dm.val_split]), bs, world, f"{dm.val_split} split")
+
+
+def is_global_zero() -> bool:
+    """Whether this process is the one that speaks for a (possibly distributed) run."""
+    from lightning.pytorch.utilities import rank_zero_only
+    return getattr(rank_zero_only, "rank", 0) == 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -210,5 +231,6 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, ValueError, OSError) as e:
         raise SystemExit(f"scinum fit: bad config: {e}") from None
     path = fit(config)
-    print(f"scinum fit: model written to {path}")
+    if is_global_zero():
+        print(f"scinum fit: model written to {path}")
     return 0
