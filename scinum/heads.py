@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .bits import bits_to_float64, float64_to_bits
 from .normalize import BOUND
 
 __all__ = ["NumberHead", "ScalarHead", "DigitHead", "BitHead", "MixtureHead", "make_head"]
@@ -105,12 +106,10 @@ class BitHead(NumberHead):
         return self.features(h).float()
 
     def loss(self, out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        from .encodings.bittokens import float64_to_bits
         bits = float64_to_bits(target).to(out.dtype)
         return F.binary_cross_entropy_with_logits(out, bits, reduction="none").mean(-1)
 
     def predict(self, out: torch.Tensor) -> torch.Tensor:
-        from .encodings.bittokens import bits_to_float64
         return bits_to_float64(out > 0)
 
     def uncertainty(self, out: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -147,10 +146,6 @@ class MixtureHead(NumberHead):
             self.out.bias[k:2 * k] = torch.linspace(lo, hi, k) if k > 1 else (lo + hi) / 2
             half_gap = (hi - lo) / (2 * k)  # neighbouring components overlap at about 1 sigma
             self.out.bias[2 * k:] = math.log(math.expm1(max(half_gap, 2 * self.sigma_min)))
-
-    def config(self) -> dict[str, Any]:
-        return {"kind": "mixture", "n_components": self.k, "sigma_min": self.sigma_min,
-                "point": self.point, "init_range": list(self.init_range)}
 
     def forward(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         z = self.features(h).float()

@@ -210,6 +210,3 @@ class NumberMLM(nn.Module):
     def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None) -> torch.Tensor:
         return self.trunk(ids, feats, attend)
 
-    def n_params(self) -> int:
-        return sum(p.numel() for p in self.parameters())
-

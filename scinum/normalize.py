@@ -24,14 +24,11 @@ record's units, so the method also decides how much each field counts in trainin
 """
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
-from .atomic import write_text_atomic
 
 __all__ = ["Normalizer", "METHODS", "BOUND"]
 
@@ -141,10 +138,3 @@ class Normalizer:
         return cls(names, np.array([d["fields"][k]["shift"] for k in names], dtype=np.float64),
                    np.array([d["fields"][k]["scale"] for k in names], dtype=np.float64),
                    d.get("method", "none"), d.get("bound"))
-
-    def save(self, path: str | Path) -> None:
-        write_text_atomic(path, json.dumps(self.to_dict(), indent=1))
-
-    @classmethod
-    def load(cls, path: str | Path) -> "Normalizer":
-        return cls.from_dict(json.loads(Path(path).read_text()))

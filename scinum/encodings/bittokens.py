@@ -11,22 +11,8 @@ from typing import Any
 
 import torch
 
+from ..bits import bits_to_float64, float64_to_bits
 from .base import NumberEncoding, register
-
-_SHIFTS = torch.arange(63, -1, -1, dtype=torch.int64)  # MSB first
-
-
-def float64_to_bits(values: torch.Tensor) -> torch.Tensor:
-    """float64[...] -> int64[..., 64] of 0/1, MSB (sign) first."""
-    words = torch.as_tensor(values, dtype=torch.float64).contiguous().view(torch.int64)
-    return (words.unsqueeze(-1) >> _SHIFTS.to(words.device)) & 1
-
-
-def bits_to_float64(bits: torch.Tensor) -> torch.Tensor:
-    """int/bool[..., 64] of 0/1, MSB first -> float64[...] (two's-complement wrap is intended)."""
-    words = (bits.to(torch.int64) << _SHIFTS.to(bits.device)).sum(-1)
-    return words.view(torch.float64)
-
 
 @register
 class BitTokens(NumberEncoding):
