@@ -48,3 +48,22 @@ def test_results_carry_the_commit_that_made_them():
     assert p["commit"] == (head or None) and isinstance(p["machine"], str) and p["finished"]
     if head:
         assert p["dirty"] in (True, False)
+
+
+def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
+    from recipes.publish import publish
+    res = tmp_path / "res"
+    (res / "plots").mkdir(parents=True)
+    (res / "table.md").write_text("| a |\n|---|\n| 1 |\n")
+    (res / "table.csv").write_text("a\n1\n")
+    (res / "plots" / "ood_x.png").write_bytes(b"png")
+    meta = {"recipe": "planets", "commit": "0123456789abcdef", "dirty": True, "machine": "m",
+            "elapsed_s": 600.4, "finished": "2026-11-22T12:00:00+00:00"}
+    (res / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(SystemExit, match="uncommitted"):
+        publish(res, tmp_path / "docs")
+    (res / "meta.json").write_text(json.dumps({**meta, "dirty": False}))
+    out = publish(res, tmp_path / "docs")
+    text = (out / "table.md").read_text()
+    assert "`0123456789`" in text and "10 min 0 s" in text and text.endswith("| 1 |\n")
+    assert (out / "ood_x.png").read_bytes() == b"png"

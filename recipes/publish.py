@@ -1,0 +1,51 @@
+"""Copy a recipe's results into the docs, with the provenance that produced them.
+
+    python -m recipes.publish results/planets docs/results/planets-quick
+
+Writes ``DOCS/table.md`` (the results table under a header naming the commit, machine, preset and
+run time from ``meta.json``), ``DOCS/table.csv`` and ``DOCS/meta.json``, and copies the plots
+named by ``--plots`` (default: the OOD plots). Refuses results made from uncommitted changes
+(``dirty``), so a published number always comes from committed code.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from scinum.atomic import write_text_atomic
+
+
+def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
+    meta = json.loads((results / "meta.json").read_text())
+    if meta.get("dirty") or not meta.get("commit"):
+        raise SystemExit(f"{results}: made from uncommitted changes (or outside git); commit, "
+                         "re-run the recipe, then publish")
+    docs.mkdir(parents=True, exist_ok=True)
+    minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
+    header = (f"Results of `python recipes/{meta['recipe']}.py` at commit `{meta['commit'][:10]}`, "
+              f"{meta['machine']}, {minutes} min {seconds} s end to end (finished "
+              f"{meta['finished']}). Regenerate with the same command and "
+              f"`python -m recipes.publish {results} {docs}`.\n\n")
+    write_text_atomic(docs / "table.md", header + (results / "table.md").read_text())
+    shutil.copyfile(results / "table.csv", docs / "table.csv")
+    write_text_atomic(docs / "meta.json", json.dumps(meta, indent=1))
+    for name in plots if plots is not None else [p.name for p in (results / "plots").glob("ood_*.png")]:
+        shutil.copyfile(results / "plots" / name, docs / name)
+    return docs
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m recipes.publish", description=__doc__.splitlines()[0])
+    p.add_argument("results", type=Path)
+    p.add_argument("docs", type=Path)
+    p.add_argument("--plots", nargs="*", help="plot file names to copy (default: ood_*.png)")
+    a = p.parse_args(argv)
+    print(publish(a.results, a.docs, a.plots))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
