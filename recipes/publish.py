@@ -19,16 +19,18 @@ from scinum.atomic import write_text_atomic
 
 
 def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
+    """Write ``docs`` from the recipe results in ``results`` (module docstring)."""
     meta = json.loads((results / "meta.json").read_text())
     if meta.get("dirty") or not meta.get("commit"):
         raise SystemExit(f"{results}: made from uncommitted changes (or outside git); commit, "
                          "re-run the recipe, then publish")
     docs.mkdir(parents=True, exist_ok=True)
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
-    header = (f"Results of `python recipes/{meta['recipe']}.py` at commit `{meta['commit'][:10]}`, "
-              f"{meta['machine']}, {minutes} min {seconds} s end to end (finished "
-              f"{meta['finished']}). Regenerate with the same command and "
-              f"`python -m recipes.publish {results} {docs}`.\n\n")
+    command = f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
+    header = (f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
+              f"{minutes} min {seconds} s for build, training and evaluation (finished "
+              f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
+              f"`python -m recipes.publish results/{meta['recipe']} {docs}`.\n\n")
     write_text_atomic(docs / "table.md", header + (results / "table.md").read_text())
     shutil.copyfile(results / "table.csv", docs / "table.csv")
     write_text_atomic(docs / "meta.json", json.dumps(meta, indent=1))

@@ -119,7 +119,7 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
 def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
                models: Sequence[str] | None = None,
                workers: int | None = None, overrides: dict | None = None, jobs: int | None = None,
-               log=print) -> Path:
+               preset_name: str | None = None, log=print) -> Path:
     """Run one recipe preset end to end; returns the results directory. ``overrides`` (a nested
     config dict) apply to every model's training config, after the preset's own settings;
     ``jobs`` models train at once (default: one per core, see :func:`train_models`)."""
@@ -166,7 +166,8 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
                      {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1),
-                      **provenance(), "preset": preset, "overrides": overrides or {},
+                      **provenance(), "preset_name": preset_name, "preset": preset,
+                      "overrides": overrides or {},
                       "models": {label: json.loads((work / "models" / label / "config.json").read_text())
                                  for label in chosen}})
     written = plots.make_all(out)
@@ -199,5 +200,6 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     work = a.work or Path("runs") / f"{name}-{a.preset}"
     out = a.out or Path("results") / name
     run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
+               preset_name=a.preset,
                overrides=parse_overrides(a.set), log=lambda s: print(s, file=sys.stderr, flush=True))
     return 0

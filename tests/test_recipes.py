@@ -58,7 +58,7 @@ def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     (res / "table.csv").write_text("a\n1\n")
     (res / "plots" / "ood_x.png").write_bytes(b"png")
     meta = {"recipe": "planets", "commit": "0123456789abcdef", "dirty": True, "machine": "m",
-            "elapsed_s": 600.4, "finished": "2026-11-22T12:00:00+00:00"}
+            "elapsed_s": 600.4, "preset_name": "quick", "finished": "2026-11-22T12:00:00+00:00"}
     (res / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(SystemExit, match="uncommitted"):
         publish(res, tmp_path / "docs")
@@ -66,4 +66,5 @@ def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     out = publish(res, tmp_path / "docs")
     text = (out / "table.md").read_text()
     assert "`0123456789`" in text and "10 min 0 s" in text and text.endswith("| 1 |\n")
+    assert "python recipes/planets.py --preset quick" in text
     assert (out / "ood_x.png").read_bytes() == b"png"
