@@ -178,6 +178,9 @@ def run(a: argparse.Namespace) -> int:
                                     f"64 columns of grid points ({fit_nans} NaN dropped)"},
         scalings={"data[*][*]": {"kind": "affine", "mean": mean, "std": std, "unit": "K",
                                  "undo": "t2m_K = value * std + mean"}},
-        task={"next_step_mask": NEXT_STEP_MASK, "step_hours": a.step_hours})
+        task={"next_step_mask": NEXT_STEP_MASK, "step_hours": a.step_hours},
+        evaluation={"fields": [NEXT_STEP_MASK],
+                    "ood_fields": {} if a.ood_south_of is None else {OOD_SPLIT: NEXT_STEP_MASK},
+                    "units": {NEXT_STEP_MASK: "temperature, σ units (MSE × std² = K²)"}})
     print(f"{a.out}: done ({'synthetic' if a.source == 'synthetic' else source})")
     return 0

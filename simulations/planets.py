@@ -105,10 +105,24 @@ class SampleMaker:
                            f"(seed {self.seed}); check the priors")
 
 
+#: what ``scinum evaluate`` scores on a planets dataset by default (the manifest's
+#: ``evaluation``): the masked fields, which field each OOD split is about, and their units
+EVALUATION = {
+    "fields": ["description.stepsize", "description.planet0.a", "description.planet0.e",
+               "description.planet0.m"],
+    "ood_fields": {"ood_stepsize": "description.stepsize", "ood_a1": "description.planet0.a"},
+    "units": {"description.stepsize": "time (G = M = 1)",
+              "description.planet0.a": "length (a of the innermost orbit = 1)",
+              "description.planet0.e": "eccentricity × 20",
+              "description.planet0.m": "mass × 1e5 (central mass = 1)"},
+}
+
+
 def manifest_notes(config: PlanetsConfig) -> dict[str, Any]:
-    """The manifest's ``scalings``, ``units``, ``priors`` and ``ood`` sections."""
+    """The manifest's ``scalings``, ``units``, ``priors``, ``ood`` and ``evaluation`` sections."""
     gap = config.a1_gap_end()
     return {
+        "evaluation": EVALUATION,
         "scalings": {
             "description.*.m": {"factor": MASS_SCALE, "undo": "divide by 1e5 to get the "
                                 "planet mass in central masses"},

@@ -105,6 +105,8 @@ def test_record_format_and_manifest(reference):
     train = np.concatenate([np.ravel(r["data"]) for r in recs["train"]])
     assert abs(train.mean()) < 0.3 and 0.6 < train.std() < 1.4
     m = ds.manifest
+    assert m["evaluation"]["fields"] == [NEXT_STEP_MASK]
+    assert m["evaluation"]["ood_fields"] == {"ood_south": NEXT_STEP_MASK}
     assert m["scalings"]["data[*][*]"]["std"] == m["normalization"]["std"] > 0
     assert m["splits"]["train"]["stats"] == {"nan_redraws": 0}
     p = m["periods"]
@@ -194,6 +196,7 @@ def test_default_build_draws_every_latitude_and_has_no_ood_split(sources, tmp_pa
                                      "--val", "2", "--test", "2"])) == 0
     ds = Dataset(out)
     assert ds.splits == ["train", "val", "test"] and ds.manifest["ood"] == {}
+    assert ds.manifest["evaluation"]["ood_fields"] == {}
     lats = [math.asin(c[0]) for r in ds.records("train") for c in r["description"]["coords"]]
     assert min(lats) < math.radians(-60) and max(lats) > math.radians(60)
     with pytest.raises(DatasetError, match="--ood-south-of"):

@@ -321,3 +321,9 @@ def test_killed_builder_takes_its_workers_with_it(tmp_path):
     while any(_alive(w) for w in workers) and time.time() < deadline:
         time.sleep(0.1)
     assert not any(_alive(w) for w in workers)
+
+
+def test_dataset_without_an_evaluation_declaration_asks_for_fields(ckpt, data):
+    """A dataset whose builder declares no evaluation fields (user data, older builds)."""
+    with pytest.raises(DatasetError, match="declares no evaluation fields: pass --fields"):
+        evaluate(ckpt, data)

@@ -165,7 +165,7 @@ def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, monk
     p.loc[mix, "mixture"] = json.dumps({"weights": [np.nan, 1.0], "means": [np.inf, -np.inf],
                                         "stds": [1.0, np.inf]}).replace("NaN", "NaN")
     p.to_csv(d / "predictions.csv", index=False)
-    (d / "meta.json").write_text(json.dumps({"builder": "era5", "ood_fields": {"ood_stepsize": STEP}}))
+    (d / "meta.json").write_text(json.dumps({"builder": "toy", "ood_fields": {"ood_stepsize": STEP}}))
     legends: list[str] = []
     save = plots._save
 

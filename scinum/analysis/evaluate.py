@@ -1,7 +1,7 @@
 """Evaluate a trained model on a dataset: in-distribution vs out-of-distribution metrics.
 
-For each split (``test`` and every ``ood_*`` by default) and each field mask (planets:
-``description.stepsize``, ``description.planet0.a``/``.e``/``.m``; ERA5: ``data[*][-1]``), every
+For each split (``test`` and every ``ood_*`` by default) and each field mask (default: the
+fields the dataset's builder declares in its manifest, ``evaluation.fields``), every
 record gets that one field masked and predicted (all its numbers jointly, one forward pass),
 and the predictions are scored with :func:`scinum.analysis.metrics.summarize`.
 
@@ -33,21 +33,14 @@ from .metrics import summarize
 
 __all__ = ["default_fields", "evaluate", "train_values", "write_results", "results_meta"]
 
-#: Fields evaluated by default, per dataset builder.
-PLANETS_FIELDS = ["description.stepsize", "description.planet0.a", "description.planet0.e",
-                  "description.planet0.m"]
-#: Which field each planets OOD split is out of distribution for.
-PLANETS_OOD = {"ood_stepsize": "description.stepsize", "ood_a1": "description.planet0.a"}
-
-
 def default_fields(manifest: dict) -> list[str]:
-    """The evaluation masks for a dataset built by a known builder."""
-    builder = manifest.get("builder")
-    if builder == "planets":
-        return list(PLANETS_FIELDS)
-    if builder == "era5":
-        return [manifest.get("task", {}).get("next_step_mask", "data[*][-1]")]
-    raise DatasetError(f"no default evaluation fields for builder {builder!r}: pass --fields")
+    """The fields a dataset's builder declares for evaluation (``manifest["evaluation"]``)."""
+    fields = manifest.get("evaluation", {}).get("fields")
+    if not fields:
+        raise DatasetError(f"dataset (builder {manifest.get('builder')!r}) declares no evaluation "
+                           "fields: pass --fields PATH ... (a dataset built by an older scinum: "
+                           "or delete it and build it again)")
+    return list(fields)
 
 
 def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
@@ -187,20 +180,15 @@ def train_values(data: str | Path, fields: Sequence[str], cap: int = 200,
 
 
 def results_meta(data: str | Path) -> dict[str, Any]:
-    """``meta.json`` content for a dataset: name, builder, units, OOD field per split."""
+    """``meta.json`` content for a dataset: name, builder, and its evaluation declaration (units,
+    the field each OOD split is about)."""
     manifest = Dataset(data).manifest
-    builder = manifest.get("builder")
-    meta: dict[str, Any] = {"dataset": str(data), "builder": builder,
-                            "synthetic": bool(manifest.get("synthetic", False))}
-    if builder == "planets":
-        meta["ood_fields"] = {s: f for s, f in PLANETS_OOD.items() if s in manifest.get("splits", {})}
-        meta["units"] = {"description.stepsize": "time (G = M = 1)",
-                         "description.planet0.a": "length (a of the innermost orbit = 1)",
-                         "description.planet0.e": "eccentricity × 20",
-                         "description.planet0.m": "mass × 1e5 (central mass = 1)"}
-    elif builder == "era5":
-        meta["units"] = {f: "normalized temperature (σ units)" for f in default_fields(manifest)}
-    return meta
+    declared = manifest.get("evaluation", {})
+    return {"dataset": str(data), "builder": manifest.get("builder"),
+            "synthetic": bool(manifest.get("synthetic", False)),
+            "ood_fields": {s: f for s, f in declared.get("ood_fields", {}).items()
+                           if s in manifest.get("splits", {})},
+            "units": dict(declared.get("units", {}))}
 
 
 def _markdown(table: pd.DataFrame) -> str:

@@ -361,7 +361,7 @@ def make_all(results_dir: str | Path) -> list[Path]:
     * ``hist_<split>__<field>.png`` per field, on ``test`` (else the first split by name);
     * ``gmm_<model>_<split>__<field>.png`` per mixture-head model and field, on that split;
     * ``scatter_<split>__<field>.png`` per (split, field) with ≥ :data:`MANY_VALUES` distinct
-      true values, or every (split, field) when meta's builder is ``era5``.
+      true values (continuous fields: a line per true value would say nothing).
     """
     res = load_results(results_dir)
     outdir = Path(results_dir) / "plots"
@@ -381,9 +381,8 @@ def make_all(results_dir: str | Path) -> list[Path]:
             for (m, f), _ in sorted(mix.groupby(["model", "field"]), key=lambda kv: kv[0]):
                 name = f"gmm_{_slug(m)}_{_slug(ref)}__{_slug(f)}.png"
                 written.append(plot_gmm_density(res, m, f, ref, outdir / name))
-    era5 = res.meta.get("builder") == "era5"
     for (s, f), g in sorted(p.groupby(["split", "field"]), key=lambda kv: kv[0]):
-        if era5 or g["true"].nunique() >= MANY_VALUES:
+        if g["true"].nunique() >= MANY_VALUES:
             written.append(plot_scatter(res, f, s, outdir / f"scatter_{_slug(s)}__{_slug(f)}.png"))
     return written
 
