@@ -16,13 +16,14 @@ import sys
 from pathlib import Path
 
 from scinum.atomic import write_text_atomic
+from scinum.errors import RecipeError
 
 
 def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     """Write ``docs`` from the recipe results in ``results`` (module docstring)."""
     meta = json.loads((results / "meta.json").read_text())
     if meta.get("dirty") or not meta.get("commit"):
-        raise SystemExit(f"{results}: made from uncommitted changes (or outside git); commit, "
+        raise RecipeError(f"{results}: made from uncommitted changes (or outside git); commit, "
                          "re-run the recipe, then publish")
     docs.mkdir(parents=True, exist_ok=True)
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
@@ -45,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("docs", type=Path)
     p.add_argument("--plots", nargs="*", help="plot file names to copy (default: ood_*.png)")
     a = p.parse_args(argv)
-    print(publish(a.results, a.docs, a.plots))
+    try:
+        print(publish(a.results, a.docs, a.plots))
+    except RecipeError as e:
+        print(f"recipes.publish: error: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -28,6 +28,7 @@ import yaml
 
 from scinum.cli import main as scinum_main
 from scinum.config import apply_overrides, load_config, parse_overrides
+from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["load_preset", "run_recipe", "main"]
 
@@ -35,7 +36,7 @@ __all__ = ["load_preset", "run_recipe", "main"]
 def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
     presets = yaml.safe_load(Path(recipe_yaml).read_text())
     if preset not in presets:
-        raise SystemExit(f"{recipe_yaml.name}: no preset {preset!r} (have {sorted(presets)})")
+        raise RecipeError(f"{recipe_yaml.name}: no preset {preset!r} (have {sorted(presets)})")
     return presets[preset]
 
 
@@ -136,11 +137,11 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
         build += ["--workers", str(workers)]
     log(f"[{name}] building dataset in {data}")
     if scinum_main(["build", name, str(data), *build]) != 0:
-        raise SystemExit(f"[{name}] dataset build failed")
+        raise RecipeError(f"[{name}] dataset build failed")
     chosen = list(preset["models"]) if not models else list(models)
     unknown = [m for m in chosen if m not in preset["models"]]
     if unknown:
-        raise SystemExit(f"[{name}] unknown model(s) {unknown}; preset has {list(preset['models'])}")
+        raise RecipeError(f"[{name}] unknown model(s) {unknown}; preset has {list(preset['models'])}")
     configs = {}
     for label in chosen:
         base = copy.deepcopy(preset["train"])
@@ -192,14 +193,18 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
                    help="training config overrides for every model, after the preset's own "
                         "(e.g. model.positions=rope normalizer=scale)")
     a = p.parse_args(argv)
-    preset = load_preset(here / f"{name}.yaml", a.preset)
-    if a.source:
-        build = list(preset["build"])
-        build[build.index("--source") + 1] = a.source
-        preset["build"] = build
     work = a.work or Path("runs") / f"{name}-{a.preset}"
     out = a.out or Path("results") / name
-    run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
-               preset_name=a.preset,
-               overrides=parse_overrides(a.set), log=lambda s: print(s, file=sys.stderr, flush=True))
+    try:
+        preset = load_preset(here / f"{name}.yaml", a.preset)
+        if a.source:
+            build = list(preset["build"])
+            build[build.index("--source") + 1] = a.source
+            preset["build"] = build
+        run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
+                   preset_name=a.preset, overrides=parse_overrides(a.set),
+                   log=lambda s: print(s, file=sys.stderr, flush=True))
+    except ScinumError as e:  # a library error becomes one line and an exit code here only
+        print(f"recipes/{name}.py: error: {e}", file=sys.stderr)
+        return 1
     return 0

@@ -37,18 +37,15 @@ __all__ = ["make_batch", "MLMCollator", "BucketBatchSampler", "hidden_positions"
 def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
     """bool[L]: the number tokens of ``codec.encode(record)`` that any of ``patterns`` names
     (``data[-1][*]``, ``description.*``...; the same rule as fill, :func:`scinum.paths.numbers_named`;
-    text mode: all tokens of those numbers). Raises ``KeyError`` naming a pattern that names
-    no number."""
+    text mode: all tokens of those numbers). Raises :class:`~scinum.errors.RecordError` naming
+    a pattern that names no number — the same error as fill gives for the same mask."""
     slot = {p: k for k, p in enumerate(codec.number_paths(record))}
     ids = codec.encode(record).ids
     hide = np.zeros(len(slot), bool)
     for pattern in patterns:
-        try:
-            hit = [slot[p] for p in numbers_named(record, pattern) if p in slot]
-        except RecordError as e:
-            raise KeyError(f"path {pattern!r} names no number of the record ({e})") from None
+        hit = [slot[p] for p in numbers_named(record, pattern) if p in slot]
         if not hit:
-            raise KeyError(f"path {pattern!r} names no number of the record")
+            raise RecordError(f"mask {pattern!r} names no number of the record")
         hide[hit] = True
     out = np.zeros(len(ids), bool)
     out[codec.number_starts(ids)[hide]] = True

@@ -61,3 +61,12 @@ class CheckpointError(ScinumError):
 
 class ConfigError(ScinumError, ValueError):
     """A training configuration that cannot work; the message says what to change."""
+
+
+class ResultsError(ScinumError):
+    """A results directory that is missing, incomplete or malformed; names the file."""
+
+
+class RecipeError(ScinumError):
+    """A recipe that cannot run as asked (unknown preset or model, failed build, results that
+    cannot be published); the message says what to change."""

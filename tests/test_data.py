@@ -11,7 +11,7 @@ from scinum.codec import Codec
 from scinum.data import BucketBatchSampler, MLMCollator, MLMDataModule, hidden_positions
 from scinum.shards import TokenShards, tokenize_dataset
 from scinum.datasets import Dataset, DatasetWriter
-from scinum.errors import ValueOutOfRange, VocabularyError
+from scinum.errors import RecordError, ValueOutOfRange, VocabularyError
 
 
 class Toy:
@@ -108,7 +108,7 @@ def test_hidden_positions_by_path():
     vals = enc.values[hide]
     assert sorted(vals.tolist()) == [0.125, 1.0, 3.0]
     assert hidden_positions(codec, rec, ["pts[1]"]).sum() == 2
-    with pytest.raises(KeyError):
+    with pytest.raises(RecordError):
         hidden_positions(codec, rec, ["tag"])
 
 

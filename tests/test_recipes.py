@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from recipes.runner import load_preset, provenance, run_recipe
+from scinum.errors import RecipeError
 
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
 
@@ -60,7 +61,7 @@ def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     meta = {"recipe": "planets", "commit": "0123456789abcdef", "dirty": True, "machine": "m",
             "elapsed_s": 600.4, "preset_name": "quick", "finished": "2026-11-22T12:00:00+00:00"}
     (res / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(SystemExit, match="uncommitted"):
+    with pytest.raises(RecipeError, match="uncommitted"):
         publish(res, tmp_path / "docs")
     (res / "meta.json").write_text(json.dumps({**meta, "dirty": False}))
     out = publish(res, tmp_path / "docs")

@@ -33,7 +33,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..errors import ScinumError
+from ..errors import ResultsError
 from .metrics import gmm_nll_per_sample, r2
 
 __all__ = ["ResultsError", "Results", "load_results", "plot_ood", "plot_histograms",
@@ -44,10 +44,6 @@ REQUIRED_COLUMNS = ("model", "field", "split", "true", "pred")
 MANY_VALUES = 20
 _DPI = 120
 _PNG_METADATA = {"Software": None}
-
-
-class ResultsError(ScinumError):
-    """A results directory that is missing, incomplete or malformed; names the file."""
 
 
 @dataclass
