@@ -24,7 +24,8 @@ from torch import nn
 
 from scinum import encodings
 from scinum.codec import Codec, Vocabulary
-from scinum.data import BucketBatchSampler, make_batch
+from scinum.batch import make_batch
+from scinum.data import BucketBatchSampler
 from scinum.heads import make_head
 from scinum.model import ModelConfig, NumberMLM
 from scinum.normalize import Normalizer

@@ -86,7 +86,7 @@ class TrainedModel:
 
         ``seqs``: encoded records (``self.codec.encode(record)``; values at hidden positions are
         ignored — they may be NaN). ``hide``: one bool[L] per sequence, True at the number tokens
-        to hide and predict (see :func:`scinum.data.hidden_positions` for paths -> mask); True at a
+        to hide and predict (see :func:`scinum.batch.hidden_positions` for paths -> mask); True at a
         non-number token raises ``ValueError``. Sequences are batched by length; the result is in
         input order. ``quantiles`` (in (0, 1)) adds ``uncertainty["quantiles"]`` [M, Q] for heads
         that have them (mixture). Values and location/spread uncertainties (``means``, ``mean``,
@@ -99,7 +99,7 @@ class TrainedModel:
         ``unparseable`` bool[M], ``p_number`` [M] (product of the chosen tokens' probabilities)
         and ``tokens`` str[M, k] (the predicted token strings).
         """
-        from .data import expand_numbers, make_batch
+        from .batch import expand_numbers, make_batch
         if len(seqs) != len(hide):
             raise ValueError(f"{len(seqs)} sequences but {len(hide)} hide masks")
         masks = [np.asarray(h, bool) for h in hide]

@@ -22,7 +22,7 @@
 
 Numbers enter at ``[NUM]``/``[INT]`` tokens as the encoding prescribes (``combine``):
 ``"multiply"`` (xVal) scales the token embedding by the single feature, ``"add"`` adds a linear
-map (no bias) of the features. The caller (:mod:`scinum.data`) hands in features that are
+map (no bias) of the features. The caller (:mod:`scinum.batch`) hands in features that are
 already *neutral* where no visible number sits (1 for multiply, 0 for add), so a masked number's
 value cannot reach the trunk: its token is ``[MASK]`` and its features are neutral.
 

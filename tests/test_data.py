@@ -8,7 +8,8 @@ import torch
 
 from scinum import encodings
 from scinum.codec import Codec
-from scinum.data import BucketBatchSampler, MLMCollator, MLMDataModule, hidden_positions
+from scinum.batch import hidden_positions
+from scinum.data import BucketBatchSampler, MLMCollator, MLMDataModule
 from scinum.shards import TokenShards, tokenize_dataset
 from scinum.datasets import Dataset, DatasetWriter
 from scinum.errors import RecordError, ValueOutOfRange, VocabularyError

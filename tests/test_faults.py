@@ -327,3 +327,13 @@ def test_dataset_without_an_evaluation_declaration_asks_for_fields(ckpt, data):
     """A dataset whose builder declares no evaluation fields (user data, older builds)."""
     with pytest.raises(DatasetError, match="declares no evaluation fields: pass --fields"):
         evaluate(ckpt, data)
+
+
+def test_inference_does_not_import_lightning(ckpt):
+    """Loading a model and filling a record needs torch, not the training stack."""
+    code = ("import sys, json, scinum; m = scinum.load(sys.argv[1]); "
+            f"m.fill(json.loads({json.dumps(json.dumps(RECORD))}), ['params.a']); "
+            "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('lightning', 'pytorch_lightning'));"
+            "print(bad); sys.exit(1 if bad else 0)")
+    p = subprocess.run([sys.executable, "-c", code, str(ckpt)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr[-2000:]

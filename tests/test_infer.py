@@ -184,7 +184,7 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     recorded scaling."""
     import torch
     from scinum.analysis.evaluate import evaluate
-    from scinum.data import hidden_positions, make_batch
+    from scinum.batch import hidden_positions, make_batch
 
     w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=1, shard_size=64)
     w.write_split("train", 8, Orbit())

@@ -5,7 +5,7 @@ import torch
 
 from scinum import encodings
 from scinum.codec import Codec, Vocabulary
-from scinum.data import make_batch
+from scinum.batch import make_batch
 from scinum.heads import make_head
 from scinum.model import ModelConfig, NumberMLM, Transformer
 from scinum.normalize import Normalizer

@@ -12,7 +12,8 @@ from scinum.analysis.evaluate import evaluate
 from scinum.checkpoint import FORMAT, VERSION
 from scinum.codec import Codec, Vocabulary
 from scinum.config import load_config, resolve_normalizer
-from scinum.data import MLMCollator, MLMDataModule, hidden_positions, make_batch
+from scinum.batch import hidden_positions, make_batch
+from scinum.data import MLMCollator, MLMDataModule
 from scinum.datasets import DatasetWriter
 from scinum.heads import make_head
 from scinum.infer import load

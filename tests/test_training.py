@@ -13,7 +13,7 @@ from scinum.checkpoint import FORMAT, VERSION, load_checkpoint
 from scinum.cli import main as cli_main
 from scinum.codec import Codec, Vocabulary
 from scinum.config import load_config, resolve_normalizer
-from scinum.data import hidden_positions, make_batch
+from scinum.batch import hidden_positions, make_batch
 from scinum.datasets import DatasetWriter
 from scinum.errors import CheckpointError
 from scinum.model import ModelConfig
@@ -194,7 +194,7 @@ def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
     assert q[0] < q[1] < q[2]
     # the normalized spread times the field's scale
     with torch.no_grad():
-        from scinum.data import make_batch as mb
+        from scinum.batch import make_batch as mb
         b = mb([seq], [hide], vocab=m.vocab, normalizer=m.normalizer, encoding=m.encoding)
         out_ = m.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]])
     assert np.allclose(p.uncertainty["std"], m.head.uncertainty(out_)["std"].numpy() * scale)
