@@ -95,16 +95,39 @@ class _Job:
     index: int | None = None  # the record's number in its input, for error messages
 
 
-def _copy(node: Any) -> Any:
-    """Copy the containers of a JSON value (leaves are immutable): a fast deepcopy. NumPy
-    scalars (``np.float64(1.5)``, ``np.int64(3)``) become the Python numbers they hold."""
-    if isinstance(node, dict):
-        return {k: _copy(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_copy(v) for v in node]
-    if isinstance(node, np.generic):
-        return node.item()
-    return node
+_LEAVES = (str, int, bool, type(None))
+
+
+class _NotJSON(Exception):
+    """Raised by :func:`_copy` at the first value that is not strict JSON (located afterwards
+    by :func:`scinum.records.check_record`)."""
+
+
+def _copy(node: Any, depth: int = 0) -> Any:
+    """Copy the containers of a JSON value (leaves are immutable) in one pass that also checks
+    it: raises :class:`_NotJSON` at a non-finite float, a non-JSON value or nesting deeper than
+    :data:`~scinum.records.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
+    become the Python numbers they hold."""
+    if depth > MAX_DEPTH:
+        raise _NotJSON
+    t = type(node)
+    if t is dict:
+        return {k if type(k) is str else _bad_key(): _copy(v, depth + 1) for k, v in node.items()}
+    if t is list:
+        return [_copy(v, depth + 1) for v in node]
+    if t is float:
+        if node - node != 0.0:  # inf or NaN
+            raise _NotJSON
+        return node
+    if t in _LEAVES:
+        return node
+    if isinstance(node, np.generic) and isinstance(node.item(), (int, float, bool)):
+        return _copy(node.item(), depth)
+    raise _NotJSON
+
+
+def _bad_key() -> str:
+    raise _NotJSON
 
 
 def _null_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
@@ -184,9 +207,9 @@ class Model:
                 check_record(record)  # raises the located error
             try:
                 rec = _copy(record)
-            except RecursionError:
-                raise MalformedJSON(f"nesting deeper than {MAX_DEPTH} levels") from None
-            check_record(rec)
+            except _NotJSON:
+                check_record(record)  # names the path of the offending value
+                raise MalformedJSON("not a JSON object of finite numbers") from None
             hidden_paths: dict[tuple, None] = {}
             for pattern in mask:
                 for p in numbers_named(rec, pattern):
