@@ -85,11 +85,39 @@ def test_fill_many_matches_fill_and_null_placeholders(ckpt):
 
 def test_sequential_mode_conditions_on_filled_values(ckpt):
     model = scinum.load(ckpt)
+    n = len(RECORD["points"])
     joint = model.predict(RECORD, mask=["points[*][1]"])
     seq = model.predict(RECORD, mask=["points[*][1]"], mode="sequential")
     assert [p.path for p in joint.predictions] == [p.path for p in seq.predictions]
-    # the first number sees the same context in both modes; later ones see filled values
+    # the first number sees the same context in both modes
     assert seq.predictions[0].value == pytest.approx(joint.predictions[0].value, rel=1e-5)
+    # number k is predicted from a record holding the k earlier predictions, the rest masked
+    for k in range(1, n):
+        rec = json.loads(json.dumps(RECORD))
+        for j in range(k):
+            rec["points"][j][1] = seq.predictions[j].value
+        step = model.predict(rec, mask=[f"points[{j}][1]" for j in range(k, n)])
+        assert seq.predictions[k].value == pytest.approx(step.predictions[0].value, rel=1e-5)
+    assert any(abs(s.value - j.value) > 1e-6 for s, j in zip(seq.predictions[1:], joint.predictions[1:]))
+
+
+def test_predictions_are_the_head_output_in_record_units(ckpt):
+    """The filled value is the head's normalized prediction mapped back by the field's own
+    scale and shift (computed here by hand): dropping ``normalizer.inverse`` would fail this."""
+    import torch
+    from scinum.batch import hidden_positions, make_batch
+    model = scinum.load(ckpt)
+    m = model.trained
+    field = m.normalizer.to_dict()["fields"]["params.a"]
+    assert field["scale"] != 1.0 and field["shift"] != 0.0  # a non-trivial map
+    hide = hidden_positions(m.codec, RECORD, ["params.a"])
+    b = make_batch([m.codec.encode(RECORD)], [hide], vocab=m.vocab, normalizer=m.normalizer,
+                   encoding=m.encoding)
+    with torch.no_grad():
+        norm = float(m.head.predict(m.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]]))[0])
+    filled = model.fill(RECORD, ["params.a"])["params"]["a"]
+    assert filled == pytest.approx(norm * field["scale"] + field["shift"], rel=1e-12)
+    assert filled != pytest.approx(norm, rel=1e-3)
 
 
 def test_mixture_uncertainty(gmm_ckpt):
