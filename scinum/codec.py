@@ -45,6 +45,8 @@ SPECIALS = (PAD, MASK, NUM, INT)
 _FIXED = ("{", "}", "[", "]", "true", "false", "null")
 _BRACKETS = set("{}[]")
 _MAX_SAFE_INT = 2 ** 53
+#: longest run of brackets that becomes one token (longer runs are split)
+MAX_RUN = 8
 
 
 @dataclass
@@ -84,7 +86,7 @@ class Vocabulary:
         return isinstance(other, Vocabulary) and (self.tokens, self.fields) == (other.tokens, other.fields)
 
     @classmethod
-    def build(cls, records: Iterable[dict], *, max_run: int = 8, min_run_count: int = 1,
+    def build(cls, records: Iterable[dict], *, max_run: int = MAX_RUN, min_run_count: int = 1,
               number_tokens: Iterable[str] = ()) -> "Vocabulary":
         """Collect keys, strings, bracket runs (length 2..``max_run``) and numeric fields.
 

@@ -24,13 +24,16 @@ from typing import Any, Sequence
 
 import yaml
 
+from .batch import MASK_PROB
+from .codec import MAX_RUN
+
 __all__ = ["DEFAULTS", "load_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
 
 DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "out_dir": "runs/scinum",
-    "data": {"path": None, "batch_size": 32, "mask_prob": 0.2, "num_workers": 0, "pool": 50,
-             "cache_dir": None, "max_run": 8, "val_split": "val"},
+    "data": {"path": None, "batch_size": 32, "mask_prob": MASK_PROB, "num_workers": 0, "pool": 50,
+             "cache_dir": None, "max_run": MAX_RUN, "val_split": "val"},
     "encoding": {"name": "xval"},
     "head": {"kind": "native"},
     "normalizer": None,

@@ -24,8 +24,8 @@ import torch
 from torch.utils.data import DataLoader
 
 from . import encodings
-from .codec import Codec, Encoded, Vocabulary
-from .batch import make_batch
+from .codec import MAX_RUN, Codec, Encoded, Vocabulary
+from .batch import MASK_PROB, make_batch
 from .datasets import Dataset
 from .errors import ConfigError
 from .normalize import Normalizer
@@ -47,7 +47,7 @@ class MLMCollator:
     """
 
     def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
-                 mask_prob: float = 0.2, seed: int = 0, pad_to: int = 1):
+                 mask_prob: float = MASK_PROB, seed: int = 0, pad_to: int = 1):
         if not 0 < mask_prob < 1:
             raise ValueError(f"mask_prob must be in (0, 1), got {mask_prob}")
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
@@ -153,8 +153,8 @@ class MLMDataModule(L.LightningDataModule):
     """
 
     def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", batch_size: int = 32,
-                 mask_prob: float = 0.2, seed: int = 0, num_workers: int = 0, pool: int = 50,
-                 cache_dir: str | None = None, max_run: int = 8, val_split: str | None = "val"):
+                 mask_prob: float = MASK_PROB, seed: int = 0, num_workers: int = 0, pool: int = 50,
+                 cache_dir: str | None = None, max_run: int = MAX_RUN, val_split: str | None = "val"):
         super().__init__()
         self.path, self.encoding, self.method = path, encoding, normalizer
         self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed

@@ -22,7 +22,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import torch
 
-from .codec import Codec, Encoded, Vocabulary
+from .codec import MAX_RUN, Codec, Encoded, Vocabulary
 from .datasets import Dataset
 from .errors import RecordError, ValueOutOfRange
 from .normalize import Normalizer
@@ -48,7 +48,7 @@ def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: 
 
 def tokenize_dataset(path: str | os.PathLike, splits: Sequence[str] = ("train", "val"), *,
                      cache_dir: str | os.PathLike | None = None,
-                     max_run: int = 8, text: Any = None) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
+                     max_run: int = MAX_RUN, text: Any = None) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
     """Tokenize ``splits`` of a dataset directory once (later calls reuse the shards).
 
     Returns the vocabulary (built from ``train``) and a :class:`TokenShards` per split. A record
