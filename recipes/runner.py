@@ -28,6 +28,7 @@ import yaml
 
 from scinum.cli import main as scinum_main
 from scinum.config import apply_overrides, load_config, parse_overrides
+from scinum.atomic import write_text_atomic
 from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["load_preset", "run_recipe", "main"]
@@ -171,6 +172,11 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
                       "overrides": overrides or {},
                       "models": {label: json.loads((work / "models" / label / "config.json").read_text())
                                  for label in chosen}})
+    (out / "logs").mkdir(parents=True, exist_ok=True)
+    for label in chosen:  # training curves: is each model still learning?
+        metrics = work / "models" / label / "logs" / "metrics.csv"
+        if metrics.is_file():
+            write_text_atomic(out / "logs" / f"{label}.csv", metrics.read_text())
     written = plots.make_all(out)
     log((out / "table.md").read_text())
     log(f"[{name}] {len(written)} plots in {out / 'plots'}; total {time.time() - t0:.0f} s")

@@ -184,3 +184,36 @@ def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, monk
     assert any("outside range" in t for t in legends)
     scatter_counts = [t for t in legends if "R²" in t and "off-scale" in t]
     assert scatter_counts  # the scatter panels name how many they drew at the edge
+
+
+def test_training_curves_from_the_logs(tmp_path, monkeypatch):
+    """results/<recipe>/logs/<model>.csv -> plots/curves_<model>.png with train and val lines
+    of the losses and of the number error."""
+    import scinum.analysis.curves as curves
+    d = write_results(tmp_path / "res")
+    (d / "logs").mkdir()
+    steps = np.arange(9, 300, 10)
+    rows = [{"epoch": 0, "step": s, "train/loss": 3 * np.exp(-s / 100) + 0.1,
+             "train/token_ce": 2 * np.exp(-s / 100), "train/number_loss": np.exp(-s / 80),
+             "train/number_abs_err": 0.5 * np.exp(-s / 90)} for s in steps]
+    rows += [{"epoch": 0, "step": s, "val/loss": 0.5, "val/token_ce": 0.3, "val/number_loss": 0.2,
+              "val/number_abs_err": 0.1} for s in (99, 199, 299)]
+    pd.DataFrame(rows).to_csv(d / "logs" / "xval.csv", index=False)
+    labels: list[str] = []
+    original = curves.Figure.savefig
+
+    def spy(fig, *a, **k):  # every figure passes here; the curves' are the ones with "train"
+        for ax in fig.axes:
+            mine = [t for t in ax.get_legend_handles_labels()[1] if t.startswith(("train ", "val "))]
+            if mine:
+                labels.extend(mine)
+                assert ax.get_yscale() == "log"  # positive losses: a log axis
+        return original(fig, *a, **k)
+
+    monkeypatch.setattr(curves.Figure, "savefig", spy)
+    written = make_all(d)
+    assert (d / "plots" / "curves_xval.png") in written
+    assert {"train loss", "val loss", "train number_abs_err", "val number_abs_err"} <= set(labels)
+    (d / "logs" / "bad.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(ResultsError, match="bad.csv: not a scinum training log"):
+        make_all(d)

@@ -34,6 +34,11 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     assert not table.duplicated(["model", "field", "split"]).any()
     # every cell is scored; an 8-step BitTokens model may predict ~1e200, whose MSE is inf
     assert not table["mse"].isna().any() and (table["n"] > 0).all()
+    # training curves for every model that logged (8-step models log no row at 10-step intervals)
+    logged = [m for m in models if (tmp_path / "work" / "models" / m / "logs" / "metrics.csv").is_file()]
+    assert logged and sorted(p.stem for p in (out / "logs").glob("*.csv")) == sorted(logged)
+    curves = {p.name for p in (out / "plots").glob("curves_*.png")}
+    assert curves == {f"curves_{m.replace('+', '_')}.png" for m in logged}
     pngs = list((out / "plots").glob("*.png"))
     assert pngs and all(p.stat().st_size > 5000 for p in pngs)
     # re-running reuses the finished dataset and models (resumable recipe)

@@ -34,6 +34,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..errors import ResultsError
+from .curves import plot_curves
 from .metrics import gmm_nll_per_sample, r2
 
 __all__ = ["ResultsError", "Results", "load_results", "plot_ood", "plot_histograms",
@@ -357,7 +358,8 @@ def make_all(results_dir: str | Path) -> list[Path]:
     * ``hist_<split>__<field>.png`` per field, on ``test`` (else the first split by name);
     * ``gmm_<model>_<split>__<field>.png`` per mixture-head model and field, on that split;
     * ``scatter_<split>__<field>.png`` per (split, field) with ≥ :data:`MANY_VALUES` distinct
-      true values (continuous fields: a line per true value would say nothing).
+      true values (continuous fields: a line per true value would say nothing);
+    * ``curves_<model>.png`` per training log in ``results_dir/logs/`` (:mod:`.curves`).
     """
     res = load_results(results_dir)
     outdir = Path(results_dir) / "plots"
@@ -377,6 +379,8 @@ def make_all(results_dir: str | Path) -> list[Path]:
             for (m, f), _ in sorted(mix.groupby(["model", "field"]), key=lambda kv: kv[0]):
                 name = f"gmm_{_slug(m)}_{_slug(ref)}__{_slug(f)}.png"
                 written.append(plot_gmm_density(res, m, f, ref, outdir / name))
+    for log in sorted((Path(results_dir) / "logs").glob("*.csv")):  # copied by the recipes
+        written.append(plot_curves(log, outdir / f"curves_{_slug(log.stem)}.png", title=log.stem))
     for (s, f), g in sorted(p.groupby(["split", "field"]), key=lambda kv: kv[0]):
         if g["true"].nunique() >= MANY_VALUES:
             written.append(plot_scatter(res, f, s, outdir / f"scatter_{_slug(s)}__{_slug(f)}.png"))
