@@ -8,15 +8,15 @@ A results directory (written by :mod:`scinum.analysis.evaluate`) holds:
   (JSON ``{"weights": [...], "means": [...], "stds": [...]}`` in record units).
 * ``train_values.json`` (optional): ``{field: sorted distinct training values}``.
 * ``meta.json`` (optional): ``{"dataset", "builder", "units": {field: unit},
-  "ood_fields": {split: field}}``; any key may be missing.
-* ``table.csv``: the metrics table; not needed for plotting.
+  "ood_fields": {split: field}}``; any key may be missing;
+* ``logs/<model>.csv`` (optional): training logs, drawn by :mod:`.curves`.
 
 Plots (PNG, Agg backend, deterministic, one colour per model across all plots):
 
 * :func:`plot_ood` — predicted vs true on an OOD split with the training values (Fig. 5 of seed
   002); :func:`plot_histograms` — prediction histograms per model vs the true values (Fig. 7);
   :func:`plot_gmm_density` — one mixture-head predictive density; :func:`plot_scatter` —
-  predicted vs true per model with R² (ERA5, §3.2).
+  predicted vs true per model with R² (ERA5, §3.2); training curves (:mod:`.curves`).
 """
 from __future__ import annotations
 
