@@ -18,6 +18,7 @@ from .errors import ScinumError
 BUILDERS = {
     "planets": ("simulations.planets", "planetary orbits simulated with REBOUND (xVal paper)"),
     "era5": ("era5.builder", "ERA5 2 m temperature grids sampled into station series"),
+    "jsonl": ("scinum.jsonl_dataset", "your own JSONL records (splits from files or --split)"),
 }
 #: ``scinum <command>``.
 COMMANDS = {

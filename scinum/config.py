@@ -33,7 +33,10 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "out_dir": "runs/scinum",
     "data": {"path": None, "batch_size": 32, "mask_prob": MASK_PROB, "num_workers": 0, "pool": 50,
-             "cache_dir": None, "max_run": MAX_RUN, "val_split": "val"},
+             "cache_dir": None, "max_run": MAX_RUN, "val_split": "val",
+             # fill-task training: numbers these JSON paths name are hidden with this
+             # probability on top of the MLM masking (mask_prob 0: only these)
+             "mask_fields": [], "mask_fields_prob": 0.5},
     "encoding": {"name": "xval"},
     "head": {"kind": "native"},
     "normalizer": None,

@@ -29,17 +29,20 @@ from .batch import MASK_PROB, make_batch
 from .datasets import Dataset
 from .errors import ConfigError
 from .normalize import Normalizer
-from .shards import TokenShards, check_representable, fit_normalizer, tokenize_dataset
+from .shards import TokenShards, check_representable, fit_normalizer, targeted_numbers, tokenize_dataset
 
-__all__ = ["MLMCollator", "BucketBatchSampler", "MLMDataModule", "check_batches"]
+__all__ = ["MLMCollator", "BucketBatchSampler", "MLMDataModule", "check_batches", "check_mask_probs"]
 
 class MLMCollator:
-    """Collate ``(Encoded, batch_seed)`` items into a :func:`make_batch` dict with random masking.
+    """Collate ``(Encoded, batch_seed)`` or ``(Encoded, batch_seed, targeted)`` items into a
+    :func:`make_batch` dict with random masking.
 
-    Each real token is hidden with probability ``mask_prob`` (xVal: 0.2), drawn from a generator
-    seeded by ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
-    processes or on the order batches are produced. ``(Encoded, batch_seed, hide)`` items carry
-    their own masks (evaluation: whole fields hidden by path, see :func:`hidden_positions`).
+    Each real token is hidden with probability ``mask_prob`` (xVal: 0.2; 0 is allowed with
+    ``mask_fields_prob > 0``), and each number of ``targeted`` (bool[L]: the numbers of the
+    fields named by ``data.mask_fields``, at their first token) is hidden with probability
+    ``mask_fields_prob`` in addition. Draws come from a generator seeded by
+    ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
+    processes or on the order batches are produced.
 
     Text encodings: a number is hidden iff the draw at its first token says so, and then all its
     tokens are (the draws at its other tokens are ignored): each number is hidden with
@@ -47,28 +50,41 @@ class MLMCollator:
     """
 
     def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
-                 mask_prob: float = MASK_PROB, seed: int = 0, pad_to: int = 1):
-        if not 0 < mask_prob < 1:
-            raise ValueError(f"mask_prob must be in (0, 1), got {mask_prob}")
+                 mask_prob: float = MASK_PROB, seed: int = 0, pad_to: int = 1,
+                 mask_fields_prob: float = 0.0):
+        check_mask_probs(mask_prob, mask_fields_prob)
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
+        self.mask_fields_prob = mask_fields_prob
         self.codec = Codec(vocab, text=encoding) if encodings.is_text(encoding) else None
 
     def __call__(self, items: Sequence[tuple]) -> dict[str, torch.Tensor]:
         seqs = [it[0] for it in items]
-        if all(len(it) > 2 for it in items):
-            hide = [it[2] for it in items]
-        else:
-            rng = np.random.default_rng([self.seed, int(items[0][1])])
-            hide = [rng.random(len(s)) < self.mask_prob for s in seqs]
-            if self.codec is not None and self.codec.tokens_per_number > 1:
-                for s, h in zip(seqs, hide):  # one decision per number: the draw at its start
-                    starts = self.codec.number_starts(s.ids)
-                    drawn = h[starts]
-                    h[s.fields >= 0] = False
-                    h[starts] = drawn
+        rng = np.random.default_rng([self.seed, int(items[0][1])])
+        hide = [rng.random(len(s)) < self.mask_prob for s in seqs]
+        if self.codec is not None and self.codec.tokens_per_number > 1:
+            for s, h in zip(seqs, hide):  # one decision per number: the draw at its start
+                starts = self.codec.number_starts(s.ids)
+                drawn = h[starts]
+                h[s.fields >= 0] = False
+                h[starts] = drawn
+        for it, h in zip(items, hide):
+            if len(it) > 2 and it[2] is not None:
+                h |= it[2] & (rng.random(len(h)) < self.mask_fields_prob)
         return make_batch(seqs, hide, vocab=self.vocab, normalizer=self.normalizer,
                           encoding=self.encoding, pad_to=self.pad_to, codec=self.codec)
+
+
+def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:
+    """Raise :class:`~scinum.errors.ConfigError` unless ``0 <= mask_prob < 1``,
+    ``0 <= mask_fields_prob <= 1`` and something is hidden (``mask_prob`` 0 needs mask_fields)."""
+    if not 0 <= mask_prob < 1:
+        raise ConfigError(f"data.mask_prob must be in [0, 1), got {mask_prob}")
+    if not 0 <= mask_fields_prob <= 1:
+        raise ConfigError(f"data.mask_fields_prob must be in [0, 1], got {mask_fields_prob}")
+    if mask_prob == 0 and mask_fields_prob == 0:
+        raise ConfigError("data.mask_prob is 0 and no data.mask_fields are hidden: nothing to "
+                          "learn from (name the fields to fill in data.mask_fields, or raise mask_prob)")
 
 
 def check_batches(n_records: int, batch_size: int, world_size: int, split: str = "a split") -> None:
@@ -132,15 +148,19 @@ class BucketBatchSampler:
 
 
 class _Items(torch.utils.data.Dataset):
-    def __init__(self, shards: TokenShards):
-        self.shards = shards
+    """Record ``i`` of ``shards`` with its batch seed and its ``targeted`` numbers (or None)."""
+
+    def __init__(self, shards: TokenShards, targeted: np.ndarray | None = None):
+        self.shards, self.targeted = shards, targeted
 
     def __len__(self) -> int:
         return len(self.shards)
 
-    def __getitem__(self, item: tuple[int, int]) -> tuple[Encoded, int]:
+    def __getitem__(self, item: tuple[int, int]) -> tuple[Encoded, int, np.ndarray | None]:
         i, batch_seed = item
-        return self.shards[i], batch_seed
+        a, b = self.shards.offsets[i], self.shards.offsets[i + 1]
+        targeted = None if self.targeted is None else np.array(self.targeted[a:b], bool)
+        return self.shards[i], batch_seed, targeted
 
 
 class MLMDataModule(L.LightningDataModule):
@@ -148,18 +168,25 @@ class MLMDataModule(L.LightningDataModule):
 
     ``setup`` tokenizes (once, cached), fits the normalizer on train and checks every train/val
     number is representable by the encoding (error: file, line, path; text encodings: the codec
-    checks while tokenizing). With several devices each
+    checks while tokenizing). ``mask_fields`` (JSON path patterns): the numbers they name are
+    hidden with probability ``mask_fields_prob`` on top of the MLM masking — training for the
+    fill task a user has (:func:`scinum.shards.targeted_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     """
 
     def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", batch_size: int = 32,
                  mask_prob: float = MASK_PROB, seed: int = 0, num_workers: int = 0, pool: int = 50,
-                 cache_dir: str | None = None, max_run: int = MAX_RUN, val_split: str | None = "val"):
+                 cache_dir: str | None = None, max_run: int = MAX_RUN, val_split: str | None = "val",
+                 mask_fields: Sequence[str] = (), mask_fields_prob: float = 0.5):
         super().__init__()
         self.path, self.encoding, self.method = path, encoding, normalizer
         self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
         self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
         self.val_split = val_split
+        self.mask_fields = list(mask_fields)
+        self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
+        self.targeted: dict[str, np.ndarray] = {}
+        check_mask_probs(mask_prob, self.mask_fields_prob)
         self.vocab: Vocabulary | None = None
         self.normalizer: Normalizer | None = None
 
@@ -175,13 +202,22 @@ class MLMDataModule(L.LightningDataModule):
         if text is None:  # text: the codec already refused (located) what the scheme cannot write
             for s in self.shards.values():
                 check_representable(s, self.normalizer, self.encoding, Codec(self.vocab))
+        if self.mask_fields:
+            codec = Codec(self.vocab, text=text)
+            self.targeted = {split: targeted_numbers(shards, codec, self.mask_fields)
+                             for split, shards in self.shards.items()}
+            if not self.targeted["train"].any():
+                raise ConfigError(f"data.mask_fields {self.mask_fields} name no number of any "
+                                  f"training record of {self.path}")
 
     def setup(self, stage: str | None = None) -> None:
         self.prepare()
 
-    def _loader(self, shards: TokenShards, sampler: BucketBatchSampler) -> DataLoader:
-        collate = MLMCollator(self.vocab, self.normalizer, self.encoding, self.mask_prob, self.seed)
-        return DataLoader(_Items(shards), batch_sampler=sampler, collate_fn=collate,
+    def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
+        collate = MLMCollator(self.vocab, self.normalizer, self.encoding, self.mask_prob, self.seed,
+                              mask_fields_prob=self.mask_fields_prob)
+        items = _Items(self.shards[split], self.targeted.get(split))
+        return DataLoader(items, batch_sampler=sampler, collate_fn=collate,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
 
     def _rank(self) -> tuple[int, int]:
@@ -192,7 +228,7 @@ class MLMDataModule(L.LightningDataModule):
         rank, world = self._rank()
         t = self.trainer
         start = t.global_step * t.accumulate_grad_batches if t is not None else 0
-        return self._loader(self.shards["train"], BucketBatchSampler(
+        return self._loader("train", BucketBatchSampler(
             self.shards["train"].lengths, self.batch_size, seed=self.seed, pool=self.pool,
             rank=rank, world_size=world, start=start))
 
@@ -200,6 +236,6 @@ class MLMDataModule(L.LightningDataModule):
         if self.val_split not in self.shards:
             return []
         rank, world = self._rank()
-        return self._loader(self.shards[self.val_split], BucketBatchSampler(
+        return self._loader(self.val_split, BucketBatchSampler(
             self.shards[self.val_split].lengths, self.batch_size, infinite=False, rank=rank,
             world_size=world))

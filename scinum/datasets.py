@@ -46,27 +46,35 @@ def _check_split_name(split: str) -> None:
         raise DatasetError(f"split name {split!r} must be one of {SPLIT_NAMES} or 'ood_<name>'")
 
 
-def _write_shard(args: tuple) -> tuple[int, int, dict]:
-    """Build and atomically write one shard; returns (shard index, n samples, stats)."""
-    split_dir, shard, start, stop, make_sample, compress = args
-    name = f"part-{shard:05d}.jsonl" + (".gz" if compress else "")
-    final = Path(split_dir) / name
-    stats: Counter = Counter()
-    lines = []
-    for i in range(start, stop):
-        record, sample_stats = make_sample(i)
-        stats.update(sample_stats)
-        lines.append(dumps(record))
-    data = ("\n".join(lines) + "\n").encode("utf-8")
+def _shard_name(shard: int, compress: bool) -> str:
+    return f"part-{shard:05d}.jsonl" + (".gz" if compress else "")
+
+
+def _store_shard(split_dir: Path, shard: int, records: list[dict], stats: Mapping[str, int],
+                 compress: bool) -> None:
+    """Write one shard atomically: its stats sidecar, then the shard (its presence = done)."""
+    data = ("\n".join(dumps(r) for r in records) + "\n").encode("utf-8")
     if compress:
         buf = io.BytesIO()
         with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
             gz.write(data)
         data = buf.getvalue()
-    build_dir = Path(split_dir).parent / ".build"
-    write_text_atomic(build_dir / f"{Path(split_dir).name}.{shard:05d}.stats.json",
-                      json.dumps({"count": stop - start, "stats": dict(stats)}))
-    write_bytes_atomic(final, data)
+    build_dir = split_dir.parent / ".build"
+    write_text_atomic(build_dir / f"{split_dir.name}.{shard:05d}.stats.json",
+                      json.dumps({"count": len(records), "stats": dict(stats)}))
+    write_bytes_atomic(split_dir / _shard_name(shard, compress), data)
+
+
+def _write_shard(args: tuple) -> tuple[int, int, dict]:
+    """Build and atomically write one shard; returns (shard index, n samples, stats)."""
+    split_dir, shard, start, stop, make_sample, compress = args
+    stats: Counter = Counter()
+    records = []
+    for i in range(start, stop):
+        record, sample_stats = make_sample(i)
+        stats.update(sample_stats)
+        records.append(record)
+    _store_shard(Path(split_dir), shard, records, stats, compress)
     return shard, stop - start, dict(stats)
 
 
@@ -122,25 +130,20 @@ class DatasetWriter:
 
         Returns ``{"count": n, "shards": k, "stats": {...}}`` (summed sample stats).
         """
-        _check_split_name(split)
         if n < 0:
             raise DatasetError(f"split {split!r}: sample count must be >= 0, got {n}")
         if workers < 1:
             raise DatasetError(f"workers must be >= 1, got {workers}")
         if self.complete:
             return json.loads((self.out / "manifest.json").read_text())["splits"][split]
-        split_dir = self.out / split
-        split_dir.mkdir(parents=True, exist_ok=True)
-        for stale in split_dir.glob(".part-*.tmp*"):  # left by a killed build
-            stale.unlink()
+        split_dir = self.open_split(split)
         n_shards = -(-n // self.shard_size)
         todo, stats, done = [], Counter(), 0
         for k in range(n_shards):
             start, stop = k * self.shard_size, min(n, (k + 1) * self.shard_size)
-            name = f"part-{k:05d}.jsonl" + (".gz" if self.compress else "")
-            sidecar = self.build_dir / f"{split}.{k:05d}.stats.json"
-            if (split_dir / name).exists() and sidecar.exists():
-                stats.update(json.loads(sidecar.read_text())["stats"])
+            finished = self.finished_shard(split, k)
+            if finished is not None:
+                stats.update(finished["stats"])
                 done += stop - start
             else:
                 todo.append((str(split_dir), k, start, stop, make_sample, self.compress))
@@ -162,7 +165,37 @@ class DatasetWriter:
                     except BaseException:
                         pool.shutdown(wait=True, cancel_futures=True)
                         raise
-        entry = {"count": n, "shards": n_shards, "stats": dict(sorted(stats.items()))}
+        return self.close_split(split, n, n_shards, stats)
+
+    # Streaming builders (records arrive in order, e.g. read from a file) write shard by shard:
+    # open_split, then finished_shard / write_shard for k = 0, 1, ..., then close_split.
+
+    def open_split(self, split: str) -> Path:
+        """Create ``split``'s directory (removing temporaries a killed build left); returns it."""
+        _check_split_name(split)
+        split_dir = self.out / split
+        split_dir.mkdir(parents=True, exist_ok=True)
+        for stale in split_dir.glob(".part-*.tmp*"):
+            stale.unlink()
+        return split_dir
+
+    def finished_shard(self, split: str, shard: int) -> dict | None:
+        """``{"count", "stats"}`` of shard ``shard`` if a previous run wrote it, else None."""
+        sidecar = self.build_dir / f"{split}.{shard:05d}.stats.json"
+        if (self.out / split / _shard_name(shard, self.compress)).exists() and sidecar.exists():
+            return json.loads(sidecar.read_text())
+        return None
+
+    def write_shard(self, split: str, shard: int, records: list[dict],
+                    stats: Mapping[str, int] | None = None) -> None:
+        """Write shard ``shard`` of ``split`` (atomically) from ``records``."""
+        _store_shard(self.out / split, shard, records, stats or {}, self.compress)
+
+    def close_split(self, split: str, count: int, n_shards: int, stats: Mapping[str, int],
+                    **extra: Any) -> dict:
+        """Record a written split for the manifest: ``{"count", "shards", "stats", **extra}``."""
+        entry = {"count": count, "shards": n_shards, "stats": dict(sorted(stats.items())),
+                 **json.loads(json.dumps(extra))}
         self.splits[split] = entry
         return entry
 

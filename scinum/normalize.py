@@ -15,7 +15,13 @@ Methods (``Normalizer.fit(..., method=...)``):
   each field's range maps to 0 (planets: Δt = 0.5 of {0.2, 0.3, 0.5, 0.8}), which gives it the
   zero xVal embedding, and signs no longer mean what they meant;
 * ``"standard"`` — mean 0, standard deviation in ``(0.5, 1]``; the mean maps to 0;
-* ``"none"`` — identity (FoNE, BitTokens: they represent raw values).
+* ``"binade"`` — put the training range inside one binade: its centre maps to 1.5 and it spans
+  at most ``[1.25, 1.75]`` (``shift = centre - 1.5·scale``), so every value near the training
+  range has the float64 exponent of 1 and a positive sign, and its mantissa bits are the
+  fixed-point binary digits of its place in the range (BitTokens: the bits a head must predict
+  become a binary expansion, most significant first; raw planets positions instead flip sign
+  and exponent bits around 0, 1 and 2);
+* ``"none"`` — identity (FoNE: it represents raw values).
 
 A number loss in normalized units (MSE, NLL) weighs each field by ``1/scale²`` relative to the
 record's units, so the method also decides how much each field counts in training: with
@@ -36,7 +42,7 @@ __all__ = ["Normalizer", "METHODS", "BOUND"]
 #: start spread over the same range
 BOUND = 5.0
 
-METHODS = ("scale", "minmax", "standard", "none")
+METHODS = ("scale", "minmax", "standard", "binade", "none")
 
 
 def _pow2_at_least(x: float) -> float:
@@ -101,6 +107,10 @@ class Normalizer:
             shift[seen] = lo[seen] / 2 + hi[seen] / 2
             half = (hi - lo) / 2
             scale[seen] = [_pow2_at_least(h / bound) for h in half[seen]]
+        elif method == "binade":
+            half = (hi - lo) / 2
+            scale[seen] = [_pow2_at_least(h / 0.25) for h in half[seen]]
+            shift[seen] = (lo[seen] / 2 + hi[seen] / 2) - 1.5 * scale[seen]
         elif method == "scale":
             top = np.maximum(np.abs(lo), np.abs(hi))
             scale[seen] = [_pow2_at_least(t / bound) for t in top[seen]]

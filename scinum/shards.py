@@ -9,6 +9,7 @@
 * :class:`TokenShards` reads one split: concatenated ``ids`` int32, ``values`` float64,
   ``fields`` int32, ``offsets`` int64[n+1], and the ``(file, line)`` of every record.
 * :func:`fit_normalizer` / :func:`check_representable` scan the shards chunk by chunk.
+* :func:`targeted_numbers` marks the numbers that ``data.mask_fields`` patterns name (cached).
 """
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ from .datasets import Dataset
 from .errors import RecordError, ValueOutOfRange
 from .normalize import Normalizer
 from .paths import format_path
-from .atomic import write_text_atomic
+from .atomic import write_bytes_atomic, write_text_atomic
 from .records import read_jsonl
 
-__all__ = ["tokenize_dataset", "TokenShards", "fit_normalizer", "check_representable"]
+__all__ = ["tokenize_dataset", "TokenShards", "fit_normalizer", "check_representable",
+           "targeted_numbers"]
 
 CACHE_FORMAT = 1
 _CHUNK = 1 << 20  # tokens per chunk when scanning shards
@@ -171,3 +173,30 @@ def check_representable(shards: TokenShards, normalizer: Normalizer, encoding: A
                               f"{float(normalizer.forward(shards.values[tok:tok + 1], shards.fields[tok:tok + 1])[0])!r}) "
                               f"is outside the exact range of encoding {encoding.config()} "
                               f"({encoding.range_text()})", file=file, line=line, path=path)
+
+
+def targeted_numbers(shards: TokenShards, codec: Codec, patterns: Sequence[str]) -> np.ndarray:
+    """bool[tokens of ``shards``]: True at the (first token of the) numbers that any of
+    ``patterns`` names in each record (:func:`scinum.paths.numbers_named`, the rule fill uses; a
+    pattern may name nothing in some records). Computed by reading the records once and cached
+    next to the shards (``targets-<hash>.bin``), so later runs memory-map it."""
+    from .paths import numbers_named, parse_path
+    for p in patterns:
+        parse_path(p)  # a malformed pattern fails here, before any reading
+    digest = hashlib.sha256(json.dumps(sorted(patterns)).encode()).hexdigest()[:16]
+    cache = shards.path / f"targets-{digest}.bin"
+    n_tok = int(shards.offsets[-1])
+    if not cache.exists():
+        out = np.zeros(n_tok, bool)
+        base = shards.dataset_path if shards.dataset_path else Path(".")
+        i = 0
+        for k, rel in enumerate(shards.files):
+            for line, record in read_jsonl(base / rel):
+                slot = {p: j for j, p in enumerate(codec.number_paths(record))}
+                starts = shards.offsets[i] + codec.number_starts(shards[i].ids)
+                for pattern in patterns:
+                    hit = [slot[p] for p in numbers_named(record, pattern) if p in slot]
+                    out[starts[hit]] = True
+                i += 1
+        write_bytes_atomic(cache, out.astype(np.uint8).tobytes())
+    return np.fromfile(cache, dtype=np.uint8).astype(bool) if n_tok else np.zeros(0, bool)

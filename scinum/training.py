@@ -143,6 +143,7 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     d, t = config["data"], dict(config["trainer"])
     dm = MLMDataModule(d["path"], encoding, normalizer=resolve_normalizer(config, encoding),
                        batch_size=d["batch_size"], mask_prob=d["mask_prob"], seed=config["seed"],
+                       mask_fields=d["mask_fields"], mask_fields_prob=d["mask_fields_prob"],
                        num_workers=d["num_workers"], pool=d["pool"], cache_dir=d["cache_dir"],
                        max_run=d["max_run"], val_split=d["val_split"])
     dm.prepare()

@@ -8,7 +8,7 @@ from scinum.normalize import Normalizer
 finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)
 
 
-@pytest.mark.parametrize("method", ["minmax", "standard", "none"])
+@pytest.mark.parametrize("method", ["minmax", "standard", "binade", "none"])
 @given(train=st.lists(finite, min_size=1, max_size=30), test=st.lists(finite, min_size=1, max_size=30))
 def test_inverse_is_exact_to_one_ulp(method, train, test):
     norm = Normalizer.fit(["f"], [(np.zeros(len(train), int), np.array(train))], method)
@@ -29,6 +29,19 @@ def test_minmax_maps_training_range_into_bound():
     y = n.forward(v, np.zeros(4, int))
     assert np.abs(y).max() <= 5.0 and np.abs(y).max() > 2.5
     assert n.shift[0] == 7.0
+
+
+@given(lo=st.floats(-1e6, 1e6), width=st.floats(0, 1e6))
+def test_binade_puts_the_training_range_in_one_binade(lo, width):
+    """Every training value maps into [1.25, 1.75]: sign and exponent bits of the float64 are
+    those of 1.5, so only mantissa bits vary (what a bit head then has to predict)."""
+    v = np.linspace(lo, lo + width, 7)
+    n = Normalizer.fit(["f"], [(np.zeros(7, int), v)], "binade")
+    y = n.forward(v, np.zeros(7, int))
+    assert np.all((y >= 1.25) & (y <= 1.75)), y
+    assert np.all(np.frexp(y)[1] == np.frexp(1.5)[1])
+    if width > 1e-9 * abs(lo):  # distinct values, not lost to rounding
+        assert y.max() - y.min() > 0.12  # the range fills at least a quarter of the binade
 
 
 def test_standard_statistics_and_fields_independent():

@@ -1,0 +1,290 @@
+"""``scinum build jsonl``: your own JSONL records as a dataset directory.
+
+Splits come from files (``--train A.jsonl B.jsonl.gz --val V.jsonl --test T.jsonl --ood
+late=L.jsonl``) or from one deterministic split of the train files (``--split 0.9,0.05,0.05
+--seed S``: record ``i`` goes to a split chosen by the ``i``-th draw of a generator seeded by
+``S``, so the same files and seed give the same split on any machine).
+
+* Every line is read by the strict reader (:mod:`scinum.records`): NaN, duplicate keys, bad
+  UTF-8... are errors naming ``file:line`` and the JSON path. ``on_error="skip"`` skips such
+  lines instead, counts them and keeps the first few locations in the manifest — never silently.
+* Records stream through in order; memory holds one shard per split, whatever the input size.
+  ``.gz`` inputs are read transparently.
+* The manifest records each input's size and sha256, the counts, the skipped lines and, per
+  split, every numeric field seen (:func:`scinum.paths.field_of`) with its count, min and max.
+  ``fields`` (``--fields PATH ...``) declares the fields ``scinum evaluate`` scores by default.
+* Resumable and atomic like every builder (:class:`~scinum.datasets.DatasetWriter`): a killed
+  build leaves no half-written shard; running it again skips the shards it finished and ends
+  byte-identical to an uninterrupted build. Changed input files are refused (their sha256 is
+  part of the build's parameters).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .datasets import DatasetWriter
+from .errors import DatasetError, MalformedJSON
+from .paths import field_of, parse_path
+from .records import loads
+
+__all__ = ["build", "add_arguments", "run"]
+
+#: how many skipped-line locations the manifest keeps (the count is always complete)
+KEEP_SKIPPED = 20
+_DRAWS = 1 << 16  # uniform draws generated at a time for --split
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, raw bytes)`` of a JSONL or JSONL.gz file (1-based)."""
+    import gzip
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as f:
+            yield from enumerate(f, start=1)
+    except (OSError, EOFError) as e:  # a truncated or corrupt .gz
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise DatasetError(f"{path}: cannot be read to the end ({e})") from None
+
+
+class _FieldRanges:
+    """Count, min and max of every numeric field (``data[*][0]``...) seen in a split."""
+
+    def __init__(self) -> None:
+        self.count: Counter = Counter()
+        self.lo: dict[str, float] = {}
+        self.hi: dict[str, float] = {}
+        self._names: dict[tuple, str] = {}  # path shape -> field name (computed once each)
+
+    def add(self, record: Any) -> None:
+        stack: list[tuple[tuple, Any]] = [((), record)]
+        while stack:
+            path, node = stack.pop()
+            if isinstance(node, dict):
+                stack.extend((path + (k,), v) for k, v in node.items())
+            elif isinstance(node, list):
+                stack.extend((path + (i,), v) for i, v in enumerate(node))
+            elif type(node) in (int, float):
+                shape = tuple(-1 if isinstance(s, int) else s for s in path)
+                name = self._names.get(shape)
+                if name is None:
+                    name = self._names[shape] = field_of(path)
+                self.count[name] += 1
+                v = float(node)
+                if name in self.lo:
+                    self.lo[name] = min(self.lo[name], v)
+                    self.hi[name] = max(self.hi[name], v)
+                else:
+                    self.lo[name] = self.hi[name] = v
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        return {f: {"count": self.count[f], "min": self.lo[f], "max": self.hi[f]}
+                for f in sorted(self.count)}
+
+
+class _SplitOut:
+    """One output split being streamed: buffers a shard, writes it unless a previous run did."""
+
+    def __init__(self, writer: DatasetWriter, name: str):
+        self.writer, self.name = writer, name
+        self.shard_size = writer.shard_size
+        writer.open_split(name)
+        self.buffer: list[dict] = []
+        self.count = self.shards = 0
+        self.fields = _FieldRanges()
+
+    def add(self, record: dict) -> None:
+        self.fields.add(record)
+        self.buffer.append(record)
+        self.count += 1
+        if len(self.buffer) == self.shard_size:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.buffer and self.writer.finished_shard(self.name, self.shards) is None:
+            self.writer.write_shard(self.name, self.shards, self.buffer)
+        self.shards += bool(self.buffer)
+        self.buffer = []
+
+    def close(self) -> dict:
+        self._flush()
+        return self.writer.close_split(self.name, self.count, self.shards, {},
+                                       fields=self.fields.to_dict())
+
+
+def _check_fractions(split: Sequence[float]) -> tuple[float, float, float]:
+    if len(split) != 3 or any(not (f >= 0) for f in split) or abs(sum(split) - 1) > 1e-9:
+        raise DatasetError(f"--split needs three fractions >= 0 for train, val, test that sum to 1, "
+                           f"got {list(split)}")
+    return tuple(float(f) for f in split)  # type: ignore[return-value]
+
+
+def build(out: str | os.PathLike, *, train: Sequence[str | os.PathLike],
+          val: Sequence[str | os.PathLike] = (), test: Sequence[str | os.PathLike] = (),
+          ood: Mapping[str, Sequence[str | os.PathLike]] | None = None,
+          split: Sequence[float] | None = None, seed: int = 0, on_error: str = "fail",
+          fields: Sequence[str] | None = None, shard_size: int = 1000, compress: bool = False,
+          progress: bool = True) -> dict:
+    """Build a dataset directory from JSONL(.gz) files; returns its manifest.
+
+    ``ood``: split name (``late`` or ``ood_late``) -> files. ``split``: fractions for train, val,
+    test drawn from the ``train`` files (then ``val``/``test`` files are not allowed).
+    ``on_error``: ``"fail"`` (the first bad line raises, naming file:line and path) or
+    ``"skip"`` (bad lines are skipped and counted in the manifest's ``skipped``).
+    """
+    if on_error not in ("fail", "skip"):
+        raise DatasetError(f"on_error must be 'fail' or 'skip', got {on_error!r}")
+    if not train:
+        raise DatasetError("no --train file given")
+    if split is not None:
+        fractions = _check_fractions(split)
+        if val or test:
+            raise DatasetError("--split draws val and test from the train files: give either "
+                               "--split or --val/--test files, not both")
+    sources: dict[str, list[Path]] = {"train": [Path(f) for f in train]}
+    if val:
+        sources["val"] = [Path(f) for f in val]
+    if test:
+        sources["test"] = [Path(f) for f in test]
+    for name, files in (ood or {}).items():
+        key = name if name.startswith("ood_") else f"ood_{name}"
+        if not files:
+            raise DatasetError(f"OOD split {name!r} has no file")
+        sources[key] = [Path(f) for f in files]
+    for files in sources.values():
+        for f in files:
+            if not f.is_file():
+                raise DatasetError(f"{f}: no such input file")
+    for p in fields or ():
+        parse_path(p)  # a typo is an error now, not at evaluation time
+    inputs = {split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": _sha256(f)}
+                           for f in files] for split_name, files in sources.items()}
+    params = {"inputs": inputs, "split": list(fractions) if split is not None else None,
+              "on_error": on_error}
+    fresh = not Path(out).exists() or not any(Path(out).iterdir())
+    writer = DatasetWriter(out, builder="jsonl", version="1", parameters=params, seed=seed,
+                           shard_size=shard_size, compress=compress)
+    if writer.complete:
+        return writer.finish()
+    try:
+        return _stream(writer, sources, split is not None and fractions, seed, on_error, fields,
+                       progress)
+    except (MalformedJSON, DatasetError):
+        if fresh:  # a bad input, not an interruption: leave nothing behind (an interrupted
+            shutil.rmtree(out, ignore_errors=True)  # build stays, to resume)
+        raise
+
+
+def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: Any, seed: int,
+            on_error: str, fields: Sequence[str] | None, progress: bool) -> dict:
+    """Read every input line once, route each record to its split's shards; finish."""
+    skipped, where = 0, []
+    outs: dict[str, _SplitOut] = {}
+    names = list(sources) if not fractions else ["train", "val", "test"] + \
+        [s for s in sources if s != "train"]
+    for name in names:
+        outs[name] = _SplitOut(writer, name)
+    rng = np.random.default_rng(seed)
+    draws, d = np.empty(0), 0
+    edges = np.cumsum(fractions[:2]) if fractions else None
+    with tqdm(desc="jsonl", unit="record", dynamic_ncols=True, disable=None if progress else True) as bar:
+        for source, files in sources.items():
+            for f in files:
+                for line, raw in _lines(f):
+                    try:
+                        text = raw.decode("utf-8")
+                        if not text.strip():
+                            continue
+                        record = loads(text, file=str(f), line=line)
+                    except (MalformedJSON, UnicodeDecodeError) as e:
+                        if isinstance(e, UnicodeDecodeError):
+                            e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})",
+                                              file=str(f), line=line)
+                        if on_error == "fail":
+                            raise e from None
+                        skipped += 1
+                        if len(where) < KEEP_SKIPPED:
+                            where.append(str(e))
+                        continue
+                    target = source
+                    if source == "train" and edges is not None:
+                        if d == len(draws):
+                            draws, d = rng.random(_DRAWS), 0
+                        target = ("train", "val", "test")[int(np.searchsorted(edges, draws[d], side="right"))]
+                        d += 1
+                    outs[target].add(record)
+                    bar.update()
+    for name, o in outs.items():
+        o.close()
+    if outs["train"].count == 0:
+        raise DatasetError(f"no training record: the train files {[str(f) for f in sources['train']]} "
+                           f"hold {'only bad lines' if skipped else 'no records'}")
+    extra: dict[str, Any] = {"skipped": {"count": skipped, "first": where}}
+    if fields:
+        extra["evaluation"] = {"fields": list(fields)}
+    return writer.finish(**extra)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags of ``scinum build jsonl``."""
+    parser.add_argument("out", type=Path, help="output dataset directory")
+    parser.add_argument("--train", nargs="+", required=True, metavar="FILE",
+                        help="training records (.jsonl or .jsonl.gz), one JSON object per line")
+    parser.add_argument("--val", nargs="+", default=[], metavar="FILE", help="validation records")
+    parser.add_argument("--test", nargs="+", default=[], metavar="FILE", help="test records")
+    parser.add_argument("--ood", nargs="+", default=[], metavar="NAME=FILE",
+                        help="an out-of-distribution split ood_NAME from FILE (repeatable)")
+    parser.add_argument("--split", metavar="TRAIN,VAL,TEST",
+                        help="split the --train files into train/val/test with these fractions "
+                             "(e.g. 0.9,0.05,0.05), deterministically for a given --seed")
+    parser.add_argument("--seed", type=int, default=0, help="seed of --split [0]")
+    parser.add_argument("--on-error", choices=("fail", "skip"), default="fail",
+                        help="a bad line: stop naming file:line:path [fail], or skip and count it")
+    parser.add_argument("--fields", nargs="+", metavar="PATH",
+                        help="the fields `scinum evaluate` scores by default (JSON paths)")
+    parser.add_argument("--shard-size", type=int, default=1000, help="records per shard [1000]")
+    parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``scinum build jsonl``."""
+    ood: dict[str, list[str]] = {}
+    for item in args.ood:
+        name, sep, file = item.partition("=")
+        if not sep or not name or not file:
+            raise DatasetError(f"--ood takes NAME=FILE, got {item!r}")
+        ood.setdefault(name, []).append(file)
+    split = None
+    if args.split:
+        try:
+            split = [float(x) for x in args.split.split(",")]
+        except ValueError:
+            raise DatasetError(f"--split takes three fractions like 0.9,0.05,0.05, got {args.split!r}") from None
+    manifest = build(args.out, train=args.train, val=args.val, test=args.test, ood=ood, split=split,
+                     seed=args.seed, on_error=args.on_error, fields=args.fields,
+                     shard_size=args.shard_size, compress=args.compress)
+    counts = {s: v["count"] for s, v in manifest["splits"].items()}
+    skipped = manifest["skipped"]
+    print(f"jsonl: wrote {args.out} ({counts} records; {len(manifest['splits']['train']['fields'])} "
+          f"numeric fields in train)")
+    if skipped["count"]:
+        print(f"jsonl: skipped {skipped['count']} bad line(s) (listed in the manifest); first: "
+              f"{skipped['first'][0]}")
+    return 0
