@@ -195,8 +195,11 @@ def targeted_numbers(shards: TokenShards, codec: Codec, patterns: Sequence[str])
                 slot = {p: j for j, p in enumerate(codec.number_paths(record))}
                 starts = shards.offsets[i] + codec.number_starts(shards[i].ids)
                 for pattern in patterns:
-                    hit = [slot[p] for p in numbers_named(record, pattern) if p in slot]
-                    out[starts[hit]] = True
+                    try:
+                        named = numbers_named(record, pattern)
+                    except RecordError:  # names nothing (or no number) in this record
+                        continue
+                    out[starts[[slot[p] for p in named if p in slot]]] = True
                 i += 1
         write_bytes_atomic(cache, out.astype(np.uint8).tobytes())
     return np.fromfile(cache, dtype=np.uint8).astype(bool) if n_tok else np.zeros(0, bool)

@@ -217,7 +217,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ckpt", required=True, nargs="+", help="checkpoint(s) to evaluate")
     parser.add_argument("--data", required=True, help="dataset directory")
     parser.add_argument("--out", required=True, help="results directory to write")
-    parser.add_argument("--fields", nargs="+", help="masks to evaluate (default: per builder)")
+    parser.add_argument("--fields", nargs="+", help="fields to evaluate, one at a time (default: those the dataset's manifest "
+                             "declares: its builder's, or `scinum build jsonl --fields`)")
     parser.add_argument("--splits", nargs="+", help="splits (default: test and every ood_*)")
     parser.add_argument("--labels", nargs="+", help="a model label per checkpoint")
     parser.add_argument("--limit", type=int, help="at most this many records per split")
