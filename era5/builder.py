@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scinum.datasets import DatasetWriter
+from scinum.datasets import PART_HELP, DatasetWriter, parse_part
 from scinum.errors import DatasetError
 
 from . import synthetic
@@ -61,6 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--shard-size", type=int, default=1000)
     p.add_argument("--compress", action="store_true", help="gzip the shards")
+    p.add_argument("--part", metavar="I/N|finish", help=PART_HELP)
     for split in ("train", "val", "test"):
         p.add_argument(f"--{split}-period", type=_period, default=None, metavar="START/END",
                        help=f"{split} period, ISO dates, END exclusive (default: 80/10/10 %% "
@@ -109,7 +110,8 @@ def run(a: argparse.Namespace) -> int:
                            "(e.g. -60); without it every split draws from all latitudes")
     params = _parameters(a)
     writer = DatasetWriter(a.out, builder="era5", version=BUILDER_VERSION, parameters=params,
-                           seed=a.seed, shard_size=a.shard_size, compress=a.compress)
+                           seed=a.seed, shard_size=a.shard_size, compress=a.compress,
+                           part=parse_part(getattr(a, "part", None)))
     if writer.complete:
         print(f"{a.out}: already complete")
         return 0
@@ -163,7 +165,7 @@ def run(a: argparse.Namespace) -> int:
                            decimals=None if a.decimals < 0 else a.decimals)
         if split != OOD_SPLIT or a.ood_south_of is not None:
             writer.write_split(split, n, SampleMaker(cfg, view), workers=a.workers)
-    writer.finish(
+    if writer.finish(
         synthetic=a.source == "synthetic",
         source={"path": source if a.source != "synthetic" else "synthetic",
                 "description": view.source, "grid": [len(view.lat), len(view.lon)],
@@ -181,6 +183,9 @@ def run(a: argparse.Namespace) -> int:
         task={"next_step_mask": NEXT_STEP_MASK, "step_hours": a.step_hours},
         evaluation={"fields": [NEXT_STEP_MASK],
                     "ood_fields": {} if a.ood_south_of is None else {OOD_SPLIT: NEXT_STEP_MASK},
-                    "units": {NEXT_STEP_MASK: "temperature, σ units (MSE × std² = K²)"}})
+                    "units": {NEXT_STEP_MASK: "temperature, σ units (MSE × std² = K²)"}}) is None:
+        print(f"{a.out}: wrote part {a.part}; when every part is done: the same command with "
+              "--part finish")
+        return 0
     print(f"{a.out}: done ({'synthetic' if a.source == 'synthetic' else source})")
     return 0

@@ -7,7 +7,12 @@ Builders (planets, ERA5, yours) produce one through :class:`DatasetWriter`, whic
 * every shard is written under a temporary name and renamed, so a killed build leaves no
   half-written shard, and running the same build again resumes where it stopped and ends
   byte-identical to an uninterrupted build;
-* the manifest is written last; its presence means the dataset is complete.
+* the manifest is written last; its presence means the dataset is complete;
+* several machines can build one dataset (``part=(i, n)``: only shards ``k`` with
+  ``k % n == i``, into one shared directory, no manifest), then one finishing run
+  (``part="finish"``) verifies every shard against its record count and writes the manifest:
+  the result is byte-identical to a one-process build (SLURM array jobs: see the builders'
+  READMEs).
 
 Readers use :class:`Dataset` (``Dataset(path).records("train")``).
 """
@@ -30,7 +35,7 @@ from .atomic import write_bytes_atomic, write_text_atomic
 from .processes import worker_pool
 from .records import dumps, read_jsonl
 
-__all__ = ["Dataset", "DatasetWriter", "SampleFn", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["Dataset", "DatasetWriter", "SampleFn", "FORMAT", "FORMAT_VERSION", "parse_part", "PART_HELP"]
 
 FORMAT = "scinum-dataset"
 FORMAT_VERSION = 1
@@ -39,6 +44,26 @@ SPLIT_NAMES = ("train", "val", "test")
 #: ``make_sample(i) -> (record, stats)``: a picklable callable building sample ``i`` of a split
 #: deterministically; ``stats`` counts events such as rejected draws (``{"rejected": 2}``).
 SampleFn = Callable[[int], "tuple[dict, Mapping[str, int]]"]
+
+
+#: help text of the builders' ``--part`` flag
+PART_HELP = ("build only part I of N (0 <= I < N) of the shards, for N machines sharing OUT (e.g. "
+             "a SLURM array job: --part $SLURM_ARRAY_TASK_ID/N); then one run with --part finish "
+             "verifies every shard and writes the manifest")
+
+
+def parse_part(text: str | None) -> tuple[int, int] | str | None:
+    """``"I/N"`` -> ``(I, N)``; ``"finish"`` -> ``"finish"``; None -> None (the whole build)."""
+    if text is None or text == "finish":
+        return text
+    i, sep, n = text.partition("/")
+    try:
+        part = (int(i), int(n))
+    except ValueError:
+        part = None
+    if not sep or part is None or not 0 <= part[0] < part[1]:
+        raise DatasetError(f"--part takes I/N with 0 <= I < N (e.g. 0/4), or 'finish'; got {text!r}")
+    return part
 
 
 def _check_split_name(split: str) -> None:
@@ -92,9 +117,14 @@ class DatasetWriter:
 
     def __init__(self, out_dir: str | os.PathLike, *, builder: str, version: str,
                  parameters: Mapping[str, Any], seed: int, shard_size: int = 1000,
-                 compress: bool = False):
+                 compress: bool = False, part: tuple[int, int] | str | None = None):
         if shard_size < 1:
             raise DatasetError(f"shard_size must be >= 1, got {shard_size}")
+        if part is not None and part != "finish":
+            i, n = part
+            if not (isinstance(i, int) and isinstance(n, int) and 0 <= i < n):
+                raise DatasetError(f"part must be (i, n) with 0 <= i < n, or 'finish'; got {part!r}")
+        self.part = part
         self.out = Path(out_dir)
         self.build_dir = self.out / ".build"
         self.shard_size, self.compress = shard_size, compress
@@ -113,7 +143,8 @@ class DatasetWriter:
             self.complete = True
             return
         self.complete = False
-        if self.out.exists() and any(self.out.iterdir()) and not params_file.exists():
+        if self.out.exists() and any(p.name != ".build" for p in self.out.iterdir()) \
+                and not params_file.exists():
             raise DatasetError(f"{self.out} exists, is not empty and is not a scinum build "
                                "in progress; refusing to write into it")
         if params_file.exists():
@@ -138,15 +169,24 @@ class DatasetWriter:
             return json.loads((self.out / "manifest.json").read_text())["splits"][split]
         split_dir = self.open_split(split)
         n_shards = -(-n // self.shard_size)
-        todo, stats, done = [], Counter(), 0
+        todo, stats, done, missing = [], Counter(), 0, []
         for k in range(n_shards):
             start, stop = k * self.shard_size, min(n, (k + 1) * self.shard_size)
             finished = self.finished_shard(split, k)
             if finished is not None:
+                if self.part == "finish":
+                    self._verify(split, k, stop - start, finished)
                 stats.update(finished["stats"])
                 done += stop - start
-            else:
+            elif self.part == "finish":
+                missing.append(k)
+            elif self._mine(k):
                 todo.append((str(split_dir), k, start, stop, make_sample, self.compress))
+        if missing:
+            raise DatasetError(f"{self.out}: cannot finish, split {split!r} lacks shard(s) "
+                               f"{missing[:20]}{' ...' if len(missing) > 20 else ''} of {n_shards}: "
+                               "run the parts that build them (or run without a part to build "
+                               "them here)")
         with tqdm(total=n, initial=done, desc=desc or split, unit="sample", dynamic_ncols=True,
                   disable=None) as bar:
             if workers == 1 or len(todo) <= 1:
@@ -167,16 +207,39 @@ class DatasetWriter:
                         raise
         return self.close_split(split, n, n_shards, stats)
 
+    def _mine(self, shard: int) -> bool:
+        """Whether this run builds ``shard`` (every shard, unless it is one part of several)."""
+        return not isinstance(self.part, tuple) or shard % self.part[1] == self.part[0]
+
+    def _verify(self, split: str, shard: int, count: int, sidecar: dict) -> None:
+        """Raise :class:`DatasetError` unless shard ``shard`` holds ``count`` complete records."""
+        path = self.out / split / _shard_name(shard, self.compress)
+        try:
+            with (gzip.open(path, "rb") if self.compress else open(path, "rb")) as f:
+                data = f.read()
+        except (OSError, EOFError) as e:
+            raise DatasetError(f"{path}: unreadable shard ({e}); delete it and run its part again") from None
+        lines = data.count(b"\n")
+        if sidecar.get("count") != count or lines != count or not data.endswith(b"\n"):
+            raise DatasetError(f"{path}: holds {lines} records, expected {count}; delete it and "
+                               "run its part again")
+
     # Streaming builders (records arrive in order, e.g. read from a file) write shard by shard:
     # open_split, then finished_shard / write_shard for k = 0, 1, ..., then close_split.
 
     def open_split(self, split: str) -> Path:
-        """Create ``split``'s directory (removing temporaries a killed build left); returns it."""
+        """Create ``split``'s directory (removing temporaries a killed build left in this run's
+        shards; those of other parts building at the same time are theirs); returns it."""
         _check_split_name(split)
         split_dir = self.out / split
         split_dir.mkdir(parents=True, exist_ok=True)
-        for stale in split_dir.glob(".part-*.tmp*"):
-            stale.unlink()
+        if self.part is None:
+            for stale in split_dir.glob(".part-*.tmp*"):
+                stale.unlink(missing_ok=True)
+        elif self.part != "finish":
+            for stale in split_dir.glob(".part-*.tmp*"):
+                if self._mine(int(stale.name[6:11])):
+                    stale.unlink(missing_ok=True)
         return split_dir
 
     def finished_shard(self, split: str, shard: int) -> dict | None:
@@ -199,10 +262,13 @@ class DatasetWriter:
         self.splits[split] = entry
         return entry
 
-    def finish(self, **extra: Any) -> dict:
-        """Write ``manifest.json`` (header, splits, ``extra`` e.g. scalings) and drop build state."""
+    def finish(self, **extra: Any) -> dict | None:
+        """Write ``manifest.json`` (header, splits, ``extra`` e.g. scalings) and drop build state.
+        One part of a multi-part build writes nothing and returns None (``part="finish"`` does)."""
         if self.complete:
             return json.loads((self.out / "manifest.json").read_text())
+        if isinstance(self.part, tuple):
+            return None
         manifest = {**self.header, "splits": self.splits, **json.loads(json.dumps(extra))}
         write_text_atomic(self.out / "manifest.json", json.dumps(manifest, indent=1) + "\n")
         shutil.rmtree(self.build_dir, ignore_errors=True)

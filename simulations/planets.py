@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import rebound
 
-from scinum.datasets import DatasetWriter
+from scinum.datasets import PART_HELP, DatasetWriter, parse_part
 from scinum.errors import DatasetError
 
 from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, SPLITS, ZERO_ANGLE_PROB,
@@ -155,8 +155,12 @@ def manifest_notes(config: PlanetsConfig) -> dict[str, Any]:
 
 def build(out: str | os.PathLike, *, train: int, val: int, test: int, ood: int, seed: int,
           config: PlanetsConfig | None = None, workers: int = 1, shard_size: int = 1000,
-          compress: bool = False) -> dict:
+          compress: bool = False, part: tuple[int, int] | str | None = None) -> dict | None:
     """Build (or resume) the planets dataset in ``out``; returns the manifest.
+
+    ``part=(i, n)`` builds only shards ``k % n == i`` of each split and returns None;
+    ``part="finish"`` verifies that every shard exists and writes the manifest
+    (:class:`~scinum.datasets.DatasetWriter`).
 
     ``ood`` is the sample count of each OOD split. Raises :class:`DatasetError` for impossible
     parameters before anything is written.
@@ -176,7 +180,7 @@ def build(out: str | os.PathLike, *, train: int, val: int, test: int, ood: int, 
         raise DatasetError(f"planets: workers must be >= 1, got {workers}")
     params = {**config.to_json(), "counts": counts}
     writer = DatasetWriter(out, builder="planets", version=BUILDER_VERSION, parameters=params,
-                           seed=seed, shard_size=shard_size, compress=compress)
+                           seed=seed, shard_size=shard_size, compress=compress, part=part)
     for split, n in counts.items():
         writer.write_split(split, n, SampleMaker(config, seed, split), workers=workers,
                            desc=f"planets {split}")
@@ -214,6 +218,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                      f"{d.ood_a1_range}")
     parser.add_argument("--shard-size", type=int, default=1000, help="samples per shard [1000]")
     parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
+    parser.add_argument("--part", metavar="I/N|finish", help=PART_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -224,7 +229,12 @@ def run(args: argparse.Namespace) -> int:
                            ood_a1_range=args.ood_a1_range)
     manifest = build(args.out, train=args.train, val=args.val, test=args.test, ood=args.ood,
                      seed=args.seed, config=config, workers=args.workers,
-                     shard_size=args.shard_size, compress=args.compress)
+                     shard_size=args.shard_size, compress=args.compress,
+                     part=parse_part(args.part))
+    if manifest is None:
+        print(f"planets: wrote part {args.part} of {args.out}; when every part is done: "
+              f"the same command with --part finish")
+        return 0
     rejected = {s: v["stats"].get("rejected", 0) for s, v in manifest["splits"].items()}
     print(f"planets: wrote {args.out} ({ {s: v['count'] for s, v in manifest['splits'].items()} }"
           f" samples, rejected draws {rejected})")

@@ -1,5 +1,6 @@
 """Dataset directories: determinism in (seed, i), atomic shards, resume, refusals."""
 import random
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,37 @@ def test_builder_workers_do_not_import_torch():
     import sys
     code = "import sys, scinum.datasets; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def _tree_bytes(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(Path(root).rglob("*")) if p.is_file()}
+
+
+def test_two_parts_built_by_two_processes_finish_byte_identical_to_one_build(tmp_path):
+    """Scale-out: 2 processes stand in for 2 machines sharing the output directory (e.g. a SLURM
+    array job); `--part finish` verifies the shards and writes the manifest."""
+    import subprocess
+    import sys
+    args = ["--train", "40", "--val", "9", "--test", "9", "--ood", "9", "--steps", "3",
+            "--shard-size", "4", "--workers", "1", "--seed", "5"]
+    run = "import sys; from scinum.cli import main; sys.exit(main(sys.argv[1:]))"
+    shared = tmp_path / "shared"
+    procs = [subprocess.Popen([sys.executable, "-c", run, "build", "planets", str(shared), *args,
+                               "--part", f"{i}/2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for i in range(2)]
+    assert [p.wait(timeout=300) for p in procs] == [0, 0], [p.stderr.read()[-500:] for p in procs]
+    assert not (shared / "manifest.json").exists()  # no part finishes the dataset
+    from scinum.cli import main
+    assert main(["build", "planets", str(tmp_path / "one"), *args]) == 0
+    shard = shared / "train" / "part-00003.jsonl"
+    good = shard.read_bytes()
+    shard.write_bytes(good[: len(good) // 2])  # a part that died mid-copy on shared storage
+    assert main(["build", "planets", str(shared), *args, "--part", "finish"]) == 1
+    shard.unlink()
+    from simulations.planets import PlanetsConfig, build
+    with pytest.raises(DatasetError, match=r"lacks shard\(s\) \[3\]"):
+        build(shared, train=40, val=9, test=9, ood=9, seed=5, shard_size=4, part="finish",
+              config=PlanetsConfig(steps=3))
+    assert main(["build", "planets", str(shared), *args, "--part", "1/2"]) == 0  # rebuilds shard 3
+    assert main(["build", "planets", str(shared), *args, "--part", "finish"]) == 0
+    assert _tree_bytes(shared) == _tree_bytes(tmp_path / "one")
