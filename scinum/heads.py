@@ -96,39 +96,18 @@ class DigitHead(NumberHead):
         return {"digit_probs": digit_p, "negative_prob": sign_p[..., 1], "p_number": p_number}
 
 
-#: per-bit loss weights of the bit head (MSB first: sign, 11 exponent bits, 52 mantissa bits)
-BIT_WEIGHTS = ("uniform", "significance")
-
-
-def bit_weights(kind: str) -> torch.Tensor:
-    """float32[64] summing to 1. ``uniform``: the BitTokens paper's mean over the 64 bits.
-    ``significance``: sign and exponent bits weigh 1 and mantissa bit ``k`` (k = 1…52) weighs
-    ``2^(1-k)`` — a bit weighs as much as the relative error its flip makes, so the bits below
-    what a model can resolve stop dominating the loss."""
-    if kind == "uniform":
-        w = torch.ones(64)
-    elif kind == "significance":
-        w = torch.cat([torch.ones(12), 2.0 ** -torch.arange(52, dtype=torch.float32)])
-    else:
-        raise ValueError(f"bit weights must be one of {BIT_WEIGHTS}, got {kind!r}")
-    return w / w.sum()
-
-
 class BitHead(NumberHead):
-    """BitTokens' head: 64 logits, one per float64 bit (MSB first), trained with BCE weighted
-    per bit (:func:`bit_weights`)."""
+    """BitTokens' head: 64 logits, one per float64 bit (MSB first), trained with BCE."""
 
-    def __init__(self, d_model: int, weights: str = "uniform"):
+    def __init__(self, d_model: int):
         super().__init__(d_model, 64)
-        self.register_buffer("weights", bit_weights(weights), persistent=False)
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         return self.features(h).float()
 
     def loss(self, out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         bits = float64_to_bits(target).to(out.dtype)
-        bce = F.binary_cross_entropy_with_logits(out, bits, reduction="none")
-        return (bce * self.weights).sum(-1)  # not a matmul: autocast would make it bf16
+        return F.binary_cross_entropy_with_logits(out, bits, reduction="none").mean(-1)
 
     def predict(self, out: torch.Tensor) -> torch.Tensor:
         return bits_to_float64(out > 0)

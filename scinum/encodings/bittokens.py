@@ -3,9 +3,7 @@
 Bits are MSB first (sign, 11 exponent bits, 52 mantissa bits); bit 1 -> +1, bit 0 -> -1.
 With ``reciprocal=True`` the 64 bits of ``1/x`` follow (the paper's option that eases
 division). Every float64 is representable and decodes bit-exactly (±0, ±inf, NaN payloads,
-subnormals). The native head predicts the 64 bits with BCE; ``bit_weights`` chooses how the 64
-per-bit losses are weighed (:func:`scinum.heads.bit_weights`: the paper's ``uniform`` mean, or
-``significance``).
+subnormals). The native head predicts the 64 bits with BCE.
 """
 from __future__ import annotations
 
@@ -21,11 +19,8 @@ class BitTokens(NumberEncoding):
     name = "bittokens"
     combine = "add"
 
-    def __init__(self, reciprocal: bool = False, bit_weights: str = "uniform"):
-        from ..heads import BIT_WEIGHTS
-        if bit_weights not in BIT_WEIGHTS:
-            raise ValueError(f"bittokens: bit_weights must be one of {BIT_WEIGHTS}, got {bit_weights!r}")
-        self.reciprocal, self.bit_weights = bool(reciprocal), bit_weights
+    def __init__(self, reciprocal: bool = False):
+        self.reciprocal = bool(reciprocal)
 
     @property
     def dim(self) -> int:
@@ -50,7 +45,7 @@ class BitTokens(NumberEncoding):
 
     def make_head(self, d_model: int):
         from ..heads import BitHead
-        return BitHead(d_model, self.bit_weights)
+        return BitHead(d_model)
 
     def options(self) -> dict[str, Any]:
-        return {"reciprocal": self.reciprocal, "bit_weights": self.bit_weights}
+        return {"reciprocal": self.reciprocal}
