@@ -41,9 +41,13 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
 class MLMModule(L.LightningModule):
     """Wraps a :class:`~scinum.model.NumberMLM` built from checkpoint metadata ``meta``."""
 
-    def __init__(self, meta: dict[str, Any], optim: dict[str, Any], max_steps: int):
+    def __init__(self, meta: dict[str, Any], optim: dict[str, Any], max_steps: int,
+                 watch: dict[int, str] | None = None):
+        """``watch``: field id -> field name whose validation error is logged on its own
+        (``val/err/<field>``: the training curves of the fields a dataset is evaluated on)."""
         super().__init__()
         self.meta, self.optim, self.max_steps = meta, optim, max_steps
+        self.watch = dict(watch or {})
         self.model = build_model(meta)
 
     def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -66,8 +70,16 @@ class MLMModule(L.LightningModule):
         with torch.no_grad():
             err = (self.model.head.predict(out) - batch["num_target"]).abs().sum() / n
         loss = token_ce + self.optim["number_loss_weight"] * number_loss
-        return {"loss": loss, "token_ce": token_ce, "number_loss": number_loss,
-                "number_abs_err": err.float()}
+        res = {"loss": loss, "token_ce": token_ce, "number_loss": number_loss,
+               "number_abs_err": err.float()}
+        if self.watch and not self.training:
+            with torch.no_grad():
+                abs_err = (self.model.head.predict(out) - batch["num_target"]).abs()
+                for fid, name in self.watch.items():
+                    on = batch["num_field"] == fid
+                    if bool(on.any()):
+                        res[f"err/{name}"] = (abs_err[on].mean().float(), int(on.sum()))
+        return res
 
     def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)
@@ -79,8 +91,11 @@ class MLMModule(L.LightningModule):
 
     def validation_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> None:
         res = self.losses(batch)
+        per_field = {k: res.pop(k) for k in [k for k in res if k.startswith("err/")]}
         self.log_dict({f"val/{k}": v for k, v in res.items()}, batch_size=batch["ids"].shape[0],
                       sync_dist=True, prog_bar=False)
+        for k, (v, n) in per_field.items():  # mean over the field's numbers, not over batches
+            self.log(f"val/{k}", v, batch_size=n, sync_dist=True)
 
     def configure_optimizers(self):
         o = self.optim
@@ -149,7 +164,7 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     dm.prepare()
     _check_world(config, dm)  # before any process is spawned: say what to change
     meta = make_meta(config, dm, encoding)
-    module = MLMModule(meta, config["optim"], t["max_steps"])
+    module = MLMModule(meta, config["optim"], t["max_steps"], watch=_watched_fields(dm))
     precision = t.pop("precision")
     if precision == "auto":
         gpu = t["accelerator"] in ("auto", "gpu", "cuda") and torch.cuda.is_available()
@@ -176,6 +191,17 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     if trainer.is_global_zero:
         save_checkpoint(final, module.model, meta)
     return final
+
+
+def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
+    """Field id -> name of the fields the dataset declares for evaluation (its manifest's
+    ``evaluation.fields``, as fields: ``data[-1][*]`` -> ``data[*][*]``) that the vocabulary
+    knows; their validation error is logged per field."""
+    from .datasets import Dataset
+    from .paths import field_of
+    declared = Dataset(dm.path).manifest.get("evaluation", {}).get("fields", [])
+    index = {f: i for i, f in enumerate(dm.vocab.fields)}
+    return {index[f]: f for f in dict.fromkeys(field_of(p) for p in declared) if f in index}
 
 
 def _check_world(config: dict, dm: MLMDataModule) -> None:

@@ -197,14 +197,16 @@ def test_training_curves_from_the_logs(tmp_path, monkeypatch):
              "train/token_ce": 2 * np.exp(-s / 100), "train/number_loss": np.exp(-s / 80),
              "train/number_abs_err": 0.5 * np.exp(-s / 90)} for s in steps]
     rows += [{"epoch": 0, "step": s, "val/loss": 0.5, "val/token_ce": 0.3, "val/number_loss": 0.2,
-              "val/number_abs_err": 0.1} for s in (99, 199, 299)]
+              "val/number_abs_err": 0.1, "val/err/description.stepsize": 0.3 / s,
+              "val/err/description.planet0.a": 0.2} for s in (99, 199, 299)]
     pd.DataFrame(rows).to_csv(d / "logs" / "xval.csv", index=False)
     labels: list[str] = []
     original = curves.Figure.savefig
 
     def spy(fig, *a, **k):  # every figure passes here; the curves' are the ones with "train"
         for ax in fig.axes:
-            mine = [t for t in ax.get_legend_handles_labels()[1] if t.startswith(("train ", "val "))]
+            mine = [t for t in ax.get_legend_handles_labels()[1]
+                    if t.startswith(("train ", "val ", "description."))]
             if mine:
                 labels.extend(mine)
                 assert ax.get_yscale() == "log"  # positive losses: a log axis
@@ -213,7 +215,8 @@ def test_training_curves_from_the_logs(tmp_path, monkeypatch):
     monkeypatch.setattr(curves.Figure, "savefig", spy)
     written = make_all(d)
     assert (d / "plots" / "curves_xval.png") in written
-    assert {"train loss", "val loss", "train number_abs_err", "val number_abs_err"} <= set(labels)
+    assert {"train loss", "val loss", "train number_abs_err", "val number_abs_err",
+            "description.stepsize", "description.planet0.a"} <= set(labels)  # per-field panel
     (d / "logs" / "bad.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ResultsError, match="bad.csv: not a scinum training log"):
         make_all(d)

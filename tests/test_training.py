@@ -99,7 +99,7 @@ def dataset(tmp_path_factory):
     w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=32)
     w.write_split("train", 48, Toy())
     w.write_split("val", 8, Toy())
-    w.finish()
+    w.finish(evaluation={"fields": ["m", "data[-1][*]"]})
     return path
 
 
@@ -136,6 +136,16 @@ def reference_run(dataset, tmp_path_factory):
     cfg_file.write_text(yaml.safe_dump(_config(dataset, out / "run")))
     assert cli_main(["fit", "--config", str(cfg_file), "--trainer.max_steps", "6", "seed=0"]) == 0
     return out / "run"
+
+
+def test_validation_logs_the_error_of_each_evaluation_field(reference_run):
+    """The curves of the fields a dataset is evaluated on: val/err/<field> at every validation,
+    a mean over that field's hidden numbers (data[-1][*] is logged as its field data[*][*])."""
+    with open(reference_run / "logs" / "metrics.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("val/loss")]
+    assert [int(r["step"]) for r in rows] == [2, 5]
+    for r in rows:
+        assert float(r["val/err/data[*][*]"]) > 0 and float(r["val/err/m"]) >= 0
 
 
 def test_same_seed_same_loss_curve(dataset, reference_run, tmp_path):

@@ -3,10 +3,12 @@
 ``<run>/logs/metrics.csv`` (Lightning's CSV logger) holds, per logged step, ``train/loss``,
 ``train/token_ce``, ``train/number_loss``, ``train/number_abs_err`` (mean |prediction − target|
 of the hidden numbers, normalized units) and, at each validation, the same under ``val/``.
-A recipe copies each model's log to ``results/<recipe>/logs/<model>.csv``; :func:`plot_curves`
-draws one figure per model: the losses (left) and the number error (right) over steps, training
-values as a rolling mean over 10 logged steps with the raw values faint behind, validation as
-points.
+Single-token models also log, at each validation, ``val/err/<field>`` for every field the
+dataset declares for evaluation (planets: Δt, a₁, e₁, m₁). A recipe copies each model's log to
+``results/<recipe>/logs/<model>.csv``; :func:`plot_curves` draws one figure per model: the
+losses, the number error and (when logged) the validation error per evaluation field over steps,
+training values as a rolling mean over 10 logged steps with the raw values faint behind,
+validation as points.
 """
 from __future__ import annotations
 
@@ -43,9 +45,21 @@ def plot_curves(log_path: str | Path, out: str | Path, title: str | None = None)
     """Draw the training curves of one run (module docstring) into ``out`` (PNG)."""
     log = read_log(log_path)
     title = title or Path(log_path).stem
-    fig = Figure(figsize=(10, 3.8))
+    per_field = [c for c in log.columns if c.startswith("val/err/")]
+    fig = Figure(figsize=(15 if per_field else 10, 3.8))
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 2, squeeze=False)
+    axes = fig.subplots(1, 3 if per_field else 2, squeeze=False)
+    if per_field:
+        ax = axes[0][2]
+        for k, col in enumerate(per_field):
+            val = log[["step", col]].dropna()
+            ax.plot(val["step"], val[col], "o-", color=f"C{k}", ms=4, lw=1.2, label=col[len("val/err/"):])
+        ax.set(xlabel="step", ylabel="validation mean |prediction − target| (normalized)",
+               title=f"{title}: error per evaluation field")
+        if (log[per_field].to_numpy(dtype=np.float64) > 0).any():
+            ax.set_yscale("log")
+        ax.grid(alpha=0.2)
+        ax.legend(fontsize=8)
     for ax, (name, keys, ylabel) in zip(axes[0], _PANELS):
         for k, key in enumerate(keys):
             color = f"C{k}"
