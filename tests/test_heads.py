@@ -107,3 +107,15 @@ def test_heads_are_finite_under_bf16_autocast(name):
             loss = head.loss(out, target)
         assert loss.dtype == torch.float32 and torch.isfinite(loss).all()
         assert head.predict(out).dtype == torch.float64
+
+
+def test_mixture_mse_weight_adds_the_squared_error_of_the_mean():
+    torch.manual_seed(0)
+    plain, mixed = MixtureHead(8, 3), MixtureHead(8, 3, mse_weight=0.5)
+    mixed.load_state_dict(plain.state_dict())
+    h, target = torch.randn(5, 8), torch.tensor([0.3, -1.0, 2.0, 0.0, 4.5], dtype=torch.float64)
+    out = plain(h)
+    mean = (out[0].exp() * out[1]).sum(-1)
+    expected = plain.loss(out, target) + 0.5 * (mean - target.float()) ** 2
+    assert torch.allclose(mixed.loss(mixed(h), target), expected, rtol=1e-6)
+    assert make_head(encodings.get("xval"), 8, {"kind": "mixture", "mse_weight": 1.0}).mse_weight == 1.0
