@@ -132,6 +132,7 @@ _KEY_TEXT: dict[str, str] = {}
 _FIELD_CHILD: dict[tuple[str, str], str] = {}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _MEMO_LIMIT = 100_000
+_SHAPE_LIMIT = 4096  # record shapes remembered by a codec (records of many shapes: no reuse)
 
 
 class _Invalid(Exception):
@@ -256,6 +257,7 @@ class Codec:
         self.vocab, self.text = vocab, text
         self._text_ids: dict[float, list[int]] = {}
         self._runs: dict[str, list[int]] = {}
+        self._shapes: dict[tuple, tuple] = {}  # record shape -> ids, fields, number slots, paths
         if text is not None:
             missing = [t for t in text.vocabulary() if t not in vocab.index]
             if missing:
@@ -274,6 +276,8 @@ class Codec:
     def number_starts(self, ids: np.ndarray) -> np.ndarray:
         """Positions (int64[K]) where the numbers of a token sequence begin; each number spans
         :attr:`tokens_per_number` tokens from there."""
+        if self.text is None:  # two ids: cheaper than np.isin
+            return np.flatnonzero((ids == self.vocab.num_id) | (ids == self.vocab.int_id))
         return np.flatnonzero(np.isin(ids, self.start_token_ids))
 
     def _number_ids(self, value: int | float, piece: int, record: dict) -> list[int]:
@@ -312,7 +316,39 @@ class Codec:
 
     def encode(self, record: dict) -> Encoded:
         """Tokenize one record (see module docstring). Errors name the JSON path."""
+        return self.encode_with_paths(record)[0]
+
+    def encode_with_paths(self, record: dict) -> tuple[Encoded, list[tuple]]:
+        """:meth:`encode` and :meth:`number_paths` in one pass over the record.
+
+        Records of one *shape* (the same keys, strings, list lengths and int/float kinds, only
+        the numbers differ) share their token ids, fields and number paths: those are computed
+        for the first record of a shape and reused (single-token codecs; text codecs' tokens
+        depend on the values). Returns fresh arrays each call."""
         kinds, items, flds, _ = _checked_pieces(record)
+        if self.text is not None:
+            return self._encode_pieces(record, kinds, items, flds), self.number_paths(record)
+        shape = (tuple(kinds), tuple(it if k != NUMBER else type(it) is int for k, it in zip(kinds, items)))
+        cached = self._shapes.get(shape)
+        if cached is None:
+            enc = self._encode_pieces(record, kinds, items, flds)
+            pieces = [j for j, k in enumerate(kinds) if k == NUMBER]
+            cached = (enc.ids, enc.fields, np.flatnonzero(enc.fields >= 0), pieces,
+                      self.number_paths(record))
+            if len(self._shapes) < _SHAPE_LIMIT:
+                self._shapes[shape] = cached
+            return enc, list(cached[4])
+        ids, fields, num_pos, pieces, paths = cached
+        nums = [items[j] for j in pieces]
+        for j, v in zip(pieces, nums):
+            if type(v) is int and abs(v) > _MAX_SAFE_INT:
+                raise ValueOutOfRange(f"integer {v} is not exactly representable as "
+                                      "float64 (|n| > 2^53)", path=self._path_at(record, j))
+        values = np.full(len(ids), np.nan)
+        values[num_pos] = nums
+        return Encoded(ids.copy(), values, fields.copy()), list(paths)
+
+    def _encode_pieces(self, record: dict, kinds: list, items: list, flds: list) -> Encoded:
         index, field_index = self.vocab.index, self.vocab.field_index
         ids: list[int] = []
         num_pos: list[int] = []

@@ -103,26 +103,29 @@ class _NotJSON(Exception):
     by :func:`scinum.records.check_record`)."""
 
 
-def _copy(node: Any, depth: int = 0) -> Any:
+def _copy(node: Any, depth: int = 0, nulls: list | None = None) -> Any:
     """Copy the containers of a JSON value (leaves are immutable) in one pass that also checks
     it: raises :class:`_NotJSON` at a non-finite float, a non-JSON value or nesting deeper than
     :data:`~scinum.records.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
-    become the Python numbers they hold."""
+    become the Python numbers they hold. ``nulls``: gets one entry per ``null`` met (so a caller
+    looks for placeholders only in records that have some)."""
     if depth > MAX_DEPTH:
         raise _NotJSON
     t = type(node)
     if t is dict:
-        return {k if type(k) is str else _bad_key(): _copy(v, depth + 1) for k, v in node.items()}
+        return {k if type(k) is str else _bad_key(): _copy(v, depth + 1, nulls) for k, v in node.items()}
     if t is list:
-        return [_copy(v, depth + 1) for v in node]
+        return [_copy(v, depth + 1, nulls) for v in node]
     if t is float:
         if node - node != 0.0:  # inf or NaN
             raise _NotJSON
         return node
+    if node is None and nulls is not None:
+        nulls.append(None)
     if t in _LEAVES:
         return node
     if isinstance(node, np.generic) and isinstance(node.item(), (int, float, bool)):
-        return _copy(node.item(), depth)
+        return _copy(node.item(), depth, nulls)
     raise _NotJSON
 
 
@@ -205,8 +208,9 @@ class Model:
         try:
             if not isinstance(record, dict):
                 check_record(record)  # raises the located error
+            nulls: list = []
             try:
-                rec = _copy(record)
+                rec = _copy(record, 0, nulls)
             except _NotJSON:
                 check_record(record)  # names the path of the offending value
                 raise MalformedJSON("not a JSON object of finite numbers") from None
@@ -214,7 +218,7 @@ class Model:
             for pattern in mask:
                 for p in numbers_named(rec, pattern):
                     hidden_paths.setdefault(p, None)
-            for p in _null_paths(rec):
+            for p in _null_paths(rec) if nulls else ():
                 if field_of(p) in self._known_fields:
                     hidden_paths.setdefault(p, None)
             if not hidden_paths:
@@ -223,14 +227,13 @@ class Model:
             for p in hidden_paths:
                 if get(rec, p) is None:
                     set_value(rec, p, 0.0)
-            enc = self.codec.encode(rec)
+            enc, paths = self.codec.encode_with_paths(rec)
         except RecordError as e:
             raise e.located(record=index) from None
         if self.context_length is not None and len(enc) > self.context_length:
             raise RecordError(f"record is {len(enc)} tokens, longer than the model's context "
                               f"({self.context_length} tokens, the longest training record)",
                               record=index)
-        paths = self.codec.number_paths(rec)
         slot_of = {p: k for k, p in enumerate(paths)}
         hidden = sorted(slot_of[p] for p in hidden_paths)
         slots = self.codec.number_starts(enc.ids)  # one per number (text: its first token)

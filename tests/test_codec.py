@@ -104,3 +104,23 @@ def test_decode_rejects_broken_token_streams():
         codec.decode(enc.ids[:-1], enc.values[:-1])
     with pytest.raises(MalformedJSON, match=r"\[MASK\]"):
         codec.decode(np.r_[enc.ids[:3], codec.vocab.mask_id, enc.ids[4:]], enc.values)
+
+
+@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.integers(-10**6, 10**6)), min_size=2, max_size=6))
+def test_records_of_one_shape_reuse_the_structure_and_encode_like_a_fresh_codec(values):
+    """The shape cache: every record of one shape encodes exactly as a codec that never saw the
+    shape before would, with its own values and number paths; an unsafe int is still refused."""
+    from scinum.errors import ValueOutOfRange
+    recs = [{"a": x, "b": [n, {"c": x, "s": "k"}], "t": True} for x, n in values]
+    vocab = Vocabulary.build(recs)
+    shared = Codec(vocab)
+    for r in recs:
+        enc, paths = shared.encode_with_paths(r)
+        fresh = Codec(vocab)
+        ref = fresh.encode(r)
+        assert np.array_equal(enc.ids, ref.ids) and np.array_equal(enc.fields, ref.fields)
+        assert np.array_equal(enc.values, ref.values, equal_nan=True)
+        assert paths == fresh.number_paths(r) == [("a",), ("b", 0), ("b", 1, "c")]
+        assert shared.decode(enc.ids, enc.values) == r
+    with pytest.raises(ValueOutOfRange, match=r"b\[0\]"):
+        shared.encode({"a": 1.0, "b": [2**60, {"c": 1.0, "s": "k"}], "t": True})
