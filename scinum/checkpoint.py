@@ -117,11 +117,11 @@ class TrainedModel:
             batch = make_batch([clean[i] for i in idx], [masks[i] for i in idx], vocab=self.vocab,
                                normalizer=self.normalizer, encoding=self.encoding, codec=self.codec)
             batch = {k: v.to(self.device) for k, v in batch.items()}
-            h = self.model(batch["ids"], batch["feats"], batch["attend"])
+            rows, valid = _wanted_rows(batch["num_pos"])
+            h_num = self.model(batch["ids"], batch["feats"], batch["attend"], rows)[valid]
             if self.text:
-                self._predict_text(h, batch, [seqs[i] for i in idx], [masks[i] for i in idx], idx, out)
+                self._predict_text(h_num, [seqs[i] for i in idx], [masks[i] for i in idx], idx, out)
                 continue
-            h_num = h[batch["num_pos"]]
             res = self.head(h_num)
             token = self.model.trunk.token_logits(h_num).argmax(-1).cpu().numpy()
             says = (token == self.vocab.num_id) | (token == self.vocab.int_id)
@@ -145,11 +145,12 @@ class TrainedModel:
                                     says[sl])
         return out  # type: ignore[return-value]
 
-    def _predict_text(self, h: torch.Tensor, batch: dict[str, torch.Tensor], seqs: Sequence[Encoded],
+    def _predict_text(self, h_num: torch.Tensor, seqs: Sequence[Encoded],
                       masks: Sequence[np.ndarray], idx: np.ndarray, out: list) -> None:
-        """Text encodings: argmax tokens at the hidden positions, grouped per number, parsed."""
+        """Text encodings: argmax tokens at the hidden positions (``h_num``, row-major), grouped
+        per number, parsed."""
         k = self.codec.tokens_per_number
-        probs = self.model.trunk.token_logits(h[batch["num_pos"]]).float().softmax(-1)
+        probs = self.model.trunk.token_logits(h_num).float().softmax(-1)
         p, tok = probs.max(-1)
         p, tok = p.double().cpu().numpy().reshape(-1, k), tok.cpu().numpy().reshape(-1, k)
         names = np.array(self.vocab.tokens, dtype=object)[tok]
@@ -164,6 +165,16 @@ class TrainedModel:
             out[i] = Prediction(pos, values[sl], {"unparseable": np.isnan(values[sl]),
                                                   "p_number": p[sl].prod(1),
                                                   "tokens": names[sl].astype(str)})
+
+
+def _wanted_rows(num_pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """bool[B, L] -> (rows int64[B, M], valid bool[B, M]): each sequence's True positions in
+    order, padded to the longest count M with position 0; ``h[rows][valid] == h[num_pos]``."""
+    counts = num_pos.sum(1)
+    m = max(int(counts.max()) if len(counts) else 0, 1)
+    valid = torch.arange(m, device=num_pos.device)[None, :] < counts[:, None]
+    order = torch.argsort((~num_pos).to(torch.int8), dim=1, stable=True)  # True positions first
+    return order[:, :m], valid
 
 
 def load_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu") -> TrainedModel:

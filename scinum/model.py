@@ -116,16 +116,23 @@ class Block(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None,
-                attn_mask: torch.Tensor | None) -> torch.Tensor:
-        """``rope``: (cos, sin) [L, 1, 1, hd/2] to rotate queries and keys, or None (no RoPE)."""
+                attn_mask: torch.Tensor | None, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """``rope``: (cos, sin) [L, 1, 1, hd/2] to rotate queries and keys, or None (no RoPE).
+
+        ``rows`` int64[B, M]: compute the output only at these positions of each sequence (keys
+        and values still come from all of them) -> [B, M, d]; None: every position -> [B, L, d].
+        """
         B, L, d = x.shape
         qkv = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads)
         qk = qkv[:, :, :2] if rope is None else _rope(qkv[:, :, :2], *rope)
         q, k = qk.transpose(1, 3).unbind(2)  # [B, H, L, hd] each
         v = qkv[:, :, 2].transpose(1, 2)
+        if rows is not None:  # only the queries of the wanted positions
+            q = q.gather(2, rows[:, None, :, None].expand(-1, q.shape[1], -1, q.shape[3]))
+            x = x.gather(1, rows[:, :, None].expand(-1, -1, d))
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask,
                                            dropout_p=self.dropout if self.training else 0.0)
-        x = x + self.drop(self.proj(a.transpose(1, 2).reshape(B, L, d)))
+        x = x + self.drop(self.proj(a.transpose(1, 2).reshape(B, x.shape[1], d)))
         return x + self.drop(self.fc_out(F.gelu(self.fc(self.ln2(x)))))
 
 
@@ -176,11 +183,13 @@ class Transformer(nn.Module):
         return x
 
     def forward(self, ids: torch.Tensor, feats: torch.Tensor,
-                attend: torch.Tensor | None = None) -> torch.Tensor:
+                attend: torch.Tensor | None = None, rows: torch.Tensor | None = None) -> torch.Tensor:
         """Hidden states float[B, L, d].
 
         ``attend`` bool[B, L]: True at real tokens, False at padding (None: no padding). Rows of
-        padding positions are computed but meaningless.
+        padding positions are computed but meaningless. ``rows`` int64[B, M]: only the hidden
+        states at these positions are wanted -> float[B, M, d]; the last block then computes
+        nothing else (inference reads a few masked numbers: about 40 % fewer FLOPs at 2 layers).
         """
         x = self.embed(ids, feats)
         rope = None
@@ -189,8 +198,8 @@ class Transformer(nn.Module):
                               self.inv_freq)
             rope = tuple(t.to(x.dtype)[:, None, None, :] for t in (ang.cos(), ang.sin()))
         mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
-        for block in self.blocks:
-            x = block(x, rope, mask)
+        for n, block in enumerate(self.blocks):
+            x = block(x, rope, mask, rows if n == len(self.blocks) - 1 else None)
         return self.ln_f(x)
 
     def token_logits(self, h: torch.Tensor) -> torch.Tensor:
@@ -207,6 +216,7 @@ class NumberMLM(nn.Module):
         self.trunk = Transformer(cfg)
         self.head = head
 
-    def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None) -> torch.Tensor:
-        return self.trunk(ids, feats, attend)
+    def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None,
+                rows: torch.Tensor | None = None) -> torch.Tensor:
+        return self.trunk(ids, feats, attend, rows)
 

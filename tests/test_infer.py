@@ -113,8 +113,12 @@ def test_predictions_are_the_head_output_in_record_units(ckpt):
     hide = hidden_positions(m.codec, RECORD, ["params.a"])
     b = make_batch([m.codec.encode(RECORD)], [hide], vocab=m.vocab, normalizer=m.normalizer,
                    encoding=m.encoding)
+    from scinum.checkpoint import _wanted_rows
+    rows, valid = _wanted_rows(b["num_pos"])
     with torch.no_grad():
-        norm = float(m.head.predict(m.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]]))[0])
+        norm = float(m.head.predict(m.head(m.model(b["ids"], b["feats"], b["attend"], rows)[valid]))[0])
+        full = float(m.head.predict(m.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]]))[0])
+    assert norm == pytest.approx(full, rel=1e-5)  # only the wanted rows: the same up to float32 sums
     filled = model.fill(RECORD, ["params.a"])["params"]["a"]
     assert filled == pytest.approx(norm * field["scale"] + field["shift"], rel=1e-12)
     assert filled != pytest.approx(norm, rel=1e-3)

@@ -156,3 +156,28 @@ def test_config_without_positions_is_a_rope_trunk():
     del old["positions"], old["max_positions"]
     cfg = ModelConfig.from_dict(old)
     assert cfg.positions == "rope" and Transformer(cfg).pos is None
+
+
+@pytest.mark.parametrize("positions", ["learned", "rope", "both"])
+def test_wanted_rows_give_the_full_outputs_at_those_positions(positions):
+    """Inference computes the last block only at the masked positions: the same hidden states
+    as the full forward there (float32 sums aside), padding and uneven counts included."""
+    from scinum.checkpoint import _wanted_rows
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions,
+                      max_positions=16)
+    net = Transformer(cfg).eval()
+    ids = torch.randint(0, 30, (3, 12))
+    feats = torch.rand(3, 12, 1) + 0.5
+    attend = torch.ones(3, 12, dtype=torch.bool)
+    attend[1, 9:] = False
+    want = torch.zeros(3, 12, dtype=torch.bool)
+    want[0, [1, 5, 11]] = True
+    want[1, 8] = True
+    want[2, [0, 3]] = True
+    rows, valid = _wanted_rows(want)
+    with torch.no_grad():
+        full = net(ids, feats, attend)[want]
+        part = net(ids, feats, attend, rows)[valid]
+    assert part.shape == full.shape == (6, 32)
+    assert torch.allclose(part, full, atol=1e-5)
