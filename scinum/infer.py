@@ -44,7 +44,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .checkpoint import TrainedModel, load_checkpoint
-from .codec import Encoded
+from .codec import _MAX_SAFE_INT, Encoded
 from .errors import MalformedJSON, RecordError, ValueOutOfRange
 from .paths import field_of, format_path, get, numbers_named, parse_path, set_value
 from .records import MAX_DEPTH, check_record
@@ -95,38 +95,82 @@ class _Job:
     index: int | None = None  # the record's number in its input, for error messages
 
 
-_LEAVES = (str, int, bool, type(None))
-
-
 class _NotJSON(Exception):
     """Raised by :func:`_copy` at the first value that is not strict JSON (located afterwards
     by :func:`scinum.records.check_record`)."""
 
 
-def _copy(node: Any, depth: int = 0, nulls: list | None = None) -> Any:
+def _copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
     """Copy the containers of a JSON value (leaves are immutable) in one pass that also checks
     it: raises :class:`_NotJSON` at a non-finite float, a non-JSON value or nesting deeper than
     :data:`~scinum.records.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
-    become the Python numbers they hold. ``nulls``: gets one entry per ``null`` met (so a caller
-    looks for placeholders only in records that have some)."""
+    become the Python numbers they hold.
+
+    Also appends to ``shape`` the record's structure (keys, strings, list bounds, the kind of
+    each leaf: everything but the numbers' values) and to ``leaves`` its numbers and nulls in
+    document order: two records with equal shapes tokenize alike but for those values."""
     if depth > MAX_DEPTH:
         raise _NotJSON
     t = type(node)
     if t is dict:
-        return {k if type(k) is str else _bad_key(): _copy(v, depth + 1, nulls) for k, v in node.items()}
+        shape.append(_OPEN)
+        out = {}
+        for k, v in node.items():
+            if type(k) is not str:
+                raise _NotJSON
+            shape.append(k)
+            out[k] = _copy(v, depth + 1, shape, leaves)
+        shape.append(_CLOSE)
+        return out
     if t is list:
-        return [_copy(v, depth + 1, nulls) for v in node]
+        shape.append(_LIST)
+        out = [_copy(v, depth + 1, shape, leaves) for v in node]
+        shape.append(_END)
+        return out
     if t is float:
         if node - node != 0.0:  # inf or NaN
             raise _NotJSON
+        shape.append(_FLOAT)
+        leaves.append(node)
         return node
-    if node is None and nulls is not None:
-        nulls.append(None)
-    if t in _LEAVES:
+    if t is int:
+        shape.append(_INT)
+        leaves.append(node)
+        return node
+    if node is None:
+        shape.append(_NULL)
+        leaves.append(None)
+        return node
+    if t is bool:
+        shape.append(_TRUE if node else _FALSE)
+        return node
+    if t is str:
+        shape.append(_STR)
+        shape.append(node)
         return node
     if isinstance(node, np.generic) and isinstance(node.item(), (int, float, bool)):
-        return _copy(node.item(), depth, nulls)
+        return _copy(node.item(), depth, shape, leaves)
     raise _NotJSON
+
+
+# shape markers of _copy (ints: never equal to a key or string, which are str)
+_OPEN, _CLOSE, _LIST, _END, _FLOAT, _INT, _NULL, _TRUE, _FALSE, _STR = range(10)
+_SHAPE_LIMIT = 4096  # record shapes (with their masks) a Model remembers
+
+
+def _leaf_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    """Paths of the numbers and nulls of a JSON value, in document order (as ``_copy`` lists
+    their values)."""
+    out: list[tuple] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.extend(_leaf_paths(v, prefix + (k,)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.extend(_leaf_paths(v, prefix + (i,)))
+    elif node is None or (type(node) in (int, float)):
+        out.append(prefix)
+    return out
 
 
 def _bad_key() -> str:
@@ -168,6 +212,7 @@ class Model:
             self.kind = "tokens"
         self.context_length = trained.meta.get("context_length")
         self._known_fields = set(self.vocab.fields)
+        self._shapes: dict[tuple, tuple] = {}  # (record shape, mask) -> its structural part
 
     # -- public API ---------------------------------------------------------------------------
     def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
@@ -208,34 +253,34 @@ class Model:
         try:
             if not isinstance(record, dict):
                 check_record(record)  # raises the located error
-            nulls: list = []
+            shape: list = []
+            leaves: list = []
             try:
-                rec = _copy(record, 0, nulls)
+                rec = _copy(record, 0, shape, leaves)
             except _NotJSON:
                 check_record(record)  # names the path of the offending value
                 raise MalformedJSON("not a JSON object of finite numbers") from None
-            hidden_paths: dict[tuple, None] = {}
-            for pattern in mask:
-                for p in numbers_named(rec, pattern):
-                    hidden_paths.setdefault(p, None)
-            for p in _null_paths(rec) if nulls else ():
-                if field_of(p) in self._known_fields:
-                    hidden_paths.setdefault(p, None)
-            if not hidden_paths:
-                raise RecordError("nothing to fill: give --mask paths or put null placeholders "
-                                  "at numeric fields")
-            for p in hidden_paths:
-                if get(rec, p) is None:
+            key = (tuple(shape), tuple(mask))
+            known = self._shapes.get(key)
+            if known is not None and not any(type(v) is int and abs(v) > _MAX_SAFE_INT for v in leaves):
+                enc, paths, hidden, filled_nulls, leaf_of_number = known
+                for p in filled_nulls:
                     set_value(rec, p, 0.0)
-            enc, paths = self.codec.encode_with_paths(rec)
+                values = enc.values.copy()
+                values[enc.fields >= 0] = [0.0 if (v := leaves[i]) is None else v for i in leaf_of_number]
+                enc = Encoded(enc.ids, values, enc.fields)
+            else:
+                enc, paths, hidden, filled_nulls = self._resolve(rec, mask, bool(_NULL in shape))
+                if not self.trained.text and len(self._shapes) < _SHAPE_LIMIT:
+                    leaf_index = {p: i for i, p in enumerate(_leaf_paths(rec))}
+                    self._shapes[key] = (enc, paths, hidden, filled_nulls,
+                                         [leaf_index[p] for p in paths])
         except RecordError as e:
             raise e.located(record=index) from None
         if self.context_length is not None and len(enc) > self.context_length:
             raise RecordError(f"record is {len(enc)} tokens, longer than the model's context "
                               f"({self.context_length} tokens, the longest training record)",
                               record=index)
-        slot_of = {p: k for k, p in enumerate(paths)}
-        hidden = sorted(slot_of[p] for p in hidden_paths)
         slots = self.codec.number_starts(enc.ids)  # one per number (text: its first token)
         if not self.trained.text:  # values the encoding cannot take: an error naming the path
             visible = np.ones(len(paths), bool)
@@ -251,6 +296,27 @@ class Model:
                                       f"({self.trained.encoding.range_text()})",
                                       record=index, path=format_path(paths[k]))
         return _Job(rec, enc, slots, hidden, paths, index)
+
+    def _resolve(self, rec: dict, mask: Sequence[str], has_nulls: bool):
+        """The structural part of :meth:`prepare` (the same for every record of one shape):
+        the hidden numbers (``mask`` and null placeholders at known fields, which get 0.0 in
+        ``rec``), the encoding and the number paths -> ``(enc, paths, hidden, filled_nulls)``."""
+        hidden_paths: dict[tuple, None] = {}
+        for pattern in mask:
+            for p in numbers_named(rec, pattern):
+                hidden_paths.setdefault(p, None)
+        for p in _null_paths(rec) if has_nulls else ():
+            if field_of(p) in self._known_fields:
+                hidden_paths.setdefault(p, None)
+        if not hidden_paths:
+            raise RecordError("nothing to fill: give --mask paths or put null placeholders "
+                              "at numeric fields")
+        filled_nulls = [p for p in hidden_paths if get(rec, p) is None]
+        for p in filled_nulls:
+            set_value(rec, p, 0.0)
+        enc, paths = self.codec.encode_with_paths(rec)
+        slot_of = {p: k for k, p in enumerate(paths)}
+        return enc, paths, sorted(slot_of[p] for p in hidden_paths), filled_nulls
 
     def run_jobs(self, jobs: Sequence[_Job], *, batch_size: int = 256, mode: str = "joint",
                  intervals: Sequence[float] = _INTERVALS, progress: bool = False,

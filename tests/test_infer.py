@@ -10,7 +10,7 @@ import scinum
 from scinum.cli import main
 from scinum.config import load_config
 from scinum.datasets import DatasetWriter
-from scinum.errors import CheckpointError, MalformedJSON, RecordError, VocabularyError
+from scinum.errors import CheckpointError, MalformedJSON, RecordError, ValueOutOfRange, VocabularyError
 from scinum.training import fit
 
 
@@ -239,3 +239,25 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     assert row["mse_K2"] == pytest.approx(row["mse"] * 9.0)
     assert math.isnan(table[table["field"] == "points[*][0]"].iloc[0]["mse_K2"])  # not scaled
     assert set(preds["says_number"].unique()) <= {True, False}
+
+
+def test_records_of_one_shape_prepare_like_a_model_that_never_saw_the_shape(ckpt):
+    """prepare remembers the structure of each record shape (tokens, number paths, hidden
+    numbers, placeholders): every later record of that shape must come out exactly as a fresh
+    model prepares it, its own values included; an unsafe int still fails with its path."""
+    shared = scinum.load(ckpt)
+    recs = [Orbit()(i)[0] for i in range(40)]
+    for r in recs[::3]:
+        r["points"][1][1] = None  # a placeholder in some of them: another shape
+    for r in recs:
+        for mask in (["params.a"], ["points[*][0]", "params.a"]):
+            got = shared.prepare(r, mask)
+            ref = scinum.load(ckpt).prepare(r, mask)
+            assert np.array_equal(got.encoded.ids, ref.encoded.ids)
+            assert np.array_equal(got.encoded.values, ref.encoded.values, equal_nan=True)
+            assert got.hidden == ref.hidden and got.paths == ref.paths and got.record == ref.record
+    assert len(shared._shapes) < 20  # shapes were reused
+    bad = json.loads(json.dumps(recs[1]))
+    bad["params"]["n"] = 2 ** 60
+    with pytest.raises(ValueOutOfRange, match="params.n"):
+        shared.prepare(bad, ["params.a"])
