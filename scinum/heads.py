@@ -29,7 +29,11 @@ __all__ = ["NumberHead", "ScalarHead", "DigitHead", "BitHead", "MixtureHead", "m
 
 
 class NumberHead(nn.Module):
-    """Base: an MLP with one hidden layer (as in the xVal paper) feeding ``n_out`` outputs."""
+    """Base: an MLP with one hidden layer (as in the xVal paper) feeding ``n_out`` outputs.
+    ``uncertainty_kind`` names what :meth:`uncertainty` returns (``none``, ``digits``, ``bits``,
+    ``mixture``): what fill reports as the prediction's uncertainty."""
+
+    uncertainty_kind = "none"
 
     def __init__(self, d_model: int, n_out: int):
         super().__init__()
@@ -67,6 +71,8 @@ class DigitHead(NumberHead):
     ``out = (digit_logits float[N, n_digits, 10], sign_logits float[N, 2])``.
     """
 
+    uncertainty_kind = "digits"
+
     def __init__(self, d_model: int, encoding: Any):
         super().__init__(d_model, 2 * encoding.n_digits + 2)
         self.encoding = encoding
@@ -99,6 +105,8 @@ class DigitHead(NumberHead):
 class BitHead(NumberHead):
     """BitTokens' head: 64 logits, one per float64 bit (MSB first), trained with BCE."""
 
+    uncertainty_kind = "bits"
+
     def __init__(self, d_model: int):
         super().__init__(d_model, 64)
 
@@ -130,6 +138,8 @@ class MixtureHead(NumberHead):
     Point prediction: the mixture mean (``point="mean"``) or the mean of the heaviest component
     (``point="mode"``, closer to the mode of a multi-modal prediction).
     """
+
+    uncertainty_kind = "mixture"
 
     def __init__(self, d_model: int, n_components: int = 8, sigma_min: float = 1e-3,
                  point: str = "mean", init_range: Sequence[float] = (-BOUND, BOUND),

@@ -206,10 +206,7 @@ class Model:
     def __init__(self, trained: TrainedModel):
         self.trained = trained
         self.codec, self.vocab = trained.codec, trained.vocab
-        head = type(trained.head).__name__
-        self.kind = {"MixtureHead": "mixture", "DigitHead": "digits", "BitHead": "bits"}.get(head, "none")
-        if trained.text:
-            self.kind = "tokens"
+        self.kind = "tokens" if trained.text else trained.head.uncertainty_kind
         self.context_length = trained.meta.get("context_length")
         self._known_fields = set(self.vocab.fields)
         self._shapes: dict[tuple, tuple] = {}  # (record shape, mask) -> its structural part
