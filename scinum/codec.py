@@ -25,7 +25,6 @@ back rounded to the scheme's precision, as floats).
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path as FilePath
@@ -36,7 +35,9 @@ import numpy as np
 from .errors import MalformedJSON, ValueOutOfRange, VocabularyError
 from .paths import format_path
 from .atomic import write_text_atomic
-from .records import check_record, loads
+from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
+from .pieces import pieces as record_pieces
+from .records import loads
 
 __all__ = ["Vocabulary", "Codec", "Encoded", "SPECIALS", "PAD", "MASK", "NUM", "INT"]
 
@@ -98,7 +99,7 @@ class Vocabulary:
         runs: Counter = Counter()
         fields: dict[str, None] = {}
         for record in records:
-            kinds, items, flds, _ = _checked_pieces(record)
+            kinds, items, flds, _ = checked_pieces(record)
             for kind, text, fld in zip(kinds, items, flds):
                 if kind == RUN:
                     for k in range(0, len(text), max_run):
@@ -127,124 +128,8 @@ class Vocabulary:
         return cls.from_dict(json.loads(FilePath(path).read_text(encoding="utf-8")))
 
 
-RUN, KEY, STR, LIT, NUMBER = range(5)
-_KEY_TEXT: dict[str, str] = {}
-_FIELD_CHILD: dict[tuple[str, str], str] = {}
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _MEMO_LIMIT = 100_000
 _SHAPE_LIMIT = 4096  # record shapes remembered by a codec (records of many shapes: no reuse)
-
-
-class _Invalid(Exception):
-    """Raised by :func:`_pieces` on a non-JSON value; callers locate it with check_record."""
-
-
-def _key_text(k: str) -> str:
-    """The token text of an object key: ``"key":``."""
-    t = _KEY_TEXT.get(k)
-    if t is None:
-        t = json.dumps(k, ensure_ascii=False) + ":"
-        if len(_KEY_TEXT) < _MEMO_LIMIT:
-            _KEY_TEXT[k] = t
-    return t
-
-
-def _field_child(parent: str, k: str) -> str:
-    """Field string of key ``k`` under field ``parent`` — the text :func:`paths.field_of` gives."""
-    f = _FIELD_CHILD.get((parent, k))
-    if f is None:
-        if _IDENT.fullmatch(k):
-            f = f"{parent}.{k}" if parent else k
-        else:
-            f = parent + "[" + json.dumps(k, ensure_ascii=False) + "]"
-        if len(_FIELD_CHILD) < _MEMO_LIMIT:
-            _FIELD_CHILD[(parent, k)] = f
-    return f
-
-
-def _pieces(record: Any, with_paths: bool = False) -> tuple[list[int], list, list, list | None]:
-    """The pieces of a record in document order, as parallel lists ``(kinds, items, fields, paths)``.
-
-    ``kinds``: RUN/KEY/STR/LIT/NUMBER; ``items``: token text (the number itself for NUMBER);
-    ``fields``: the field string of each number (None elsewhere); ``paths`` (only with
-    ``with_paths``): the JSON path tuple of each piece (for runs: where the run ends).
-    Consecutive brackets merge into one RUN piece. Raises :class:`_Invalid` on non-JSON values.
-    """
-    kinds: list[int] = []
-    items: list = []
-    fields: list = []
-    paths: list | None = [] if with_paths else None
-    run: list[str] = []
-    stack: list = []
-
-    def emit(kind: int, item, field) -> None:
-        kinds.append(kind)
-        items.append(item)
-        fields.append(field)
-        if paths is not None:
-            paths.append(tuple(stack))
-
-    def flush() -> None:
-        if run:
-            emit(RUN, "".join(run), None)
-            run.clear()
-
-    def walk(node, field: str) -> None:
-        t = type(node)
-        if t is dict or (t is not list and isinstance(node, dict)):
-            run.append("{")
-            for k, v in node.items():
-                if type(k) is not str:
-                    raise _Invalid
-                flush()
-                if paths is not None:
-                    stack.append(k)
-                emit(KEY, _key_text(k), None)
-                walk(v, _field_child(field, k))
-                if paths is not None:
-                    stack.pop()
-            run.append("}")
-        elif t is list or isinstance(node, (list, tuple)):
-            run.append("[")
-            child = field + "[*]"
-            if paths is None:
-                for v in node:
-                    walk(v, child)
-            else:
-                for i, v in enumerate(node):
-                    stack.append(i)
-                    walk(v, child)
-                    stack.pop()
-            run.append("]")
-        else:
-            flush()
-            if node is None:
-                emit(LIT, "null", None)
-            elif t is bool:
-                emit(LIT, "true" if node else "false", None)
-            elif t is float or t is int:
-                if t is float and node - node != 0:  # inf or nan
-                    raise _Invalid
-                emit(NUMBER, node, field)
-            elif t is str:
-                emit(STR, json.dumps(node, ensure_ascii=False), None)
-            else:
-                raise _Invalid
-
-    if type(record) is not dict:
-        raise _Invalid
-    walk(record, "")
-    flush()
-    return kinds, items, fields, paths
-
-
-def _checked_pieces(record: Any, with_paths: bool = False):
-    """:func:`_pieces`, turning a non-JSON value into check_record's located MalformedJSON."""
-    try:
-        return _pieces(record, with_paths)
-    except _Invalid:
-        check_record(record)
-        raise MalformedJSON("not a JSON object of finite numbers") from None
 
 
 class Codec:
@@ -325,7 +210,7 @@ class Codec:
         the numbers differ) share their token ids, fields and number paths: those are computed
         for the first record of a shape and reused (single-token codecs; text codecs' tokens
         depend on the values). Returns fresh arrays each call."""
-        kinds, items, flds, _ = _checked_pieces(record)
+        kinds, items, flds, _ = checked_pieces(record)
         if self.text is not None:
             return self._encode_pieces(record, kinds, items, flds), self.number_paths(record)
         shape = (tuple(kinds), tuple(it if k != NUMBER else type(it) is int for k, it in zip(kinds, items)))
@@ -385,7 +270,7 @@ class Codec:
 
     def _path_at(self, record: dict, piece: int) -> str:
         """The JSON path (text) of piece number ``piece`` of ``record`` (for error messages)."""
-        return format_path(_pieces(record, with_paths=True)[3][piece])
+        return format_path(record_pieces(record, with_paths=True)[3][piece])
 
     def number_paths(self, record: dict) -> list[tuple]:
         """JSON paths of the numbers of ``record``, in token order (for error messages, fill)."""

@@ -47,7 +47,8 @@ from .checkpoint import TrainedModel, load_checkpoint
 from .codec import _MAX_SAFE_INT, Encoded
 from .errors import MalformedJSON, RecordError, ValueOutOfRange
 from .paths import field_of, format_path, get, numbers_named, parse_path, set_value
-from .records import MAX_DEPTH, check_record
+from .record_shape import NULL, NotJSON, checked_copy, leaf_paths, null_paths
+from .records import check_record
 
 __all__ = ["load", "Model", "Filled", "FieldPrediction"]
 
@@ -95,104 +96,7 @@ class _Job:
     index: int | None = None  # the record's number in its input, for error messages
 
 
-class _NotJSON(Exception):
-    """Raised by :func:`_copy` at the first value that is not strict JSON (located afterwards
-    by :func:`scinum.records.check_record`)."""
-
-
-def _copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
-    """Copy the containers of a JSON value (leaves are immutable) in one pass that also checks
-    it: raises :class:`_NotJSON` at a non-finite float, a non-JSON value or nesting deeper than
-    :data:`~scinum.records.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
-    become the Python numbers they hold.
-
-    Also appends to ``shape`` the record's structure (keys, strings, list bounds, the kind of
-    each leaf: everything but the numbers' values) and to ``leaves`` its numbers and nulls in
-    document order: two records with equal shapes tokenize alike but for those values."""
-    if depth > MAX_DEPTH:
-        raise _NotJSON
-    t = type(node)
-    if t is dict:
-        shape.append(_OPEN)
-        out = {}
-        for k, v in node.items():
-            if type(k) is not str:
-                raise _NotJSON
-            shape.append(k)
-            out[k] = _copy(v, depth + 1, shape, leaves)
-        shape.append(_CLOSE)
-        return out
-    if t is list:
-        shape.append(_LIST)
-        out = [_copy(v, depth + 1, shape, leaves) for v in node]
-        shape.append(_END)
-        return out
-    if t is float:
-        if node - node != 0.0:  # inf or NaN
-            raise _NotJSON
-        shape.append(_FLOAT)
-        leaves.append(node)
-        return node
-    if t is int:
-        shape.append(_INT)
-        leaves.append(node)
-        return node
-    if node is None:
-        shape.append(_NULL)
-        leaves.append(None)
-        return node
-    if t is bool:
-        shape.append(_TRUE if node else _FALSE)
-        return node
-    if t is str:
-        shape.append(_STR)
-        shape.append(node)
-        return node
-    if isinstance(node, np.generic) and isinstance(node.item(), (int, float, bool)):
-        return _copy(node.item(), depth, shape, leaves)
-    raise _NotJSON
-
-
-# shape markers of _copy (ints: never equal to a key or string, which are str)
-_OPEN, _CLOSE, _LIST, _END, _FLOAT, _INT, _NULL, _TRUE, _FALSE, _STR = range(10)
 _SHAPE_LIMIT = 4096  # record shapes (with their masks) a Model remembers
-
-
-def _leaf_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
-    """Paths of the numbers and nulls of a JSON value, in document order (as ``_copy`` lists
-    their values)."""
-    out: list[tuple] = []
-    if isinstance(node, dict):
-        for k, v in node.items():
-            out.extend(_leaf_paths(v, prefix + (k,)))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            out.extend(_leaf_paths(v, prefix + (i,)))
-    elif node is None or (type(node) in (int, float)):
-        out.append(prefix)
-    return out
-
-
-def _bad_key() -> str:
-    raise _NotJSON
-
-
-def _null_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
-    """Paths of the ``null`` leaves of a JSON value (the fill placeholders)."""
-    out: list[tuple] = []
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if v is None:
-                out.append(prefix + (k,))
-            elif isinstance(v, (dict, list)):
-                out.extend(_null_paths(v, prefix + (k,)))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            if v is None:
-                out.append(prefix + (i,))
-            elif isinstance(v, (dict, list)):
-                out.extend(_null_paths(v, prefix + (i,)))
-    return out
 
 
 def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
@@ -253,8 +157,8 @@ class Model:
             shape: list = []
             leaves: list = []
             try:
-                rec = _copy(record, 0, shape, leaves)
-            except _NotJSON:
+                rec = checked_copy(record, 0, shape, leaves)
+            except NotJSON:
                 check_record(record)  # names the path of the offending value
                 raise MalformedJSON("not a JSON object of finite numbers") from None
             key = (tuple(shape), tuple(mask))
@@ -267,9 +171,9 @@ class Model:
                 values[enc.fields >= 0] = [0.0 if (v := leaves[i]) is None else v for i in leaf_of_number]
                 enc = Encoded(enc.ids, values, enc.fields)
             else:
-                enc, paths, hidden, filled_nulls = self._resolve(rec, mask, bool(_NULL in shape))
+                enc, paths, hidden, filled_nulls = self._resolve(rec, mask, bool(NULL in shape))
                 if not self.trained.text and len(self._shapes) < _SHAPE_LIMIT:
-                    leaf_index = {p: i for i, p in enumerate(_leaf_paths(rec))}
+                    leaf_index = {p: i for i, p in enumerate(leaf_paths(rec))}
                     self._shapes[key] = (enc, paths, hidden, filled_nulls,
                                          [leaf_index[p] for p in paths])
         except RecordError as e:
@@ -302,7 +206,7 @@ class Model:
         for pattern in mask:
             for p in numbers_named(rec, pattern):
                 hidden_paths.setdefault(p, None)
-        for p in _null_paths(rec) if has_nulls else ():
+        for p in null_paths(rec) if has_nulls else ():
             if field_of(p) in self._known_fields:
                 hidden_paths.setdefault(p, None)
         if not hidden_paths:

@@ -45,7 +45,7 @@ ANY_INDEX = Wildcard("index")
 Segment = Union[str, int, Wildcard]
 Path = tuple  # tuple[Segment, ...]
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _INDEX = re.compile(r"\[(-?\d+|\*)\]")
 
 
@@ -91,7 +91,7 @@ def parse_path(text: str) -> Path:
                 segs.append(ANY_KEY)
                 i += 1
             else:
-                m = _IDENT.match(text, i)
+                m = IDENTIFIER.match(text, i)
                 if not m:
                     raise PathSyntaxError(f"bad key at column {i + 1} in {text!r} "
                                           "(quote unusual keys as [\"key\"])")
@@ -113,7 +113,7 @@ def format_path(path: Iterable[Segment]) -> str:
             raise TypeError(f"bad path segment {seg!r}")
         elif isinstance(seg, int):
             out.append(f"[{seg}]")
-        elif _IDENT.fullmatch(seg):
+        elif IDENTIFIER.fullmatch(seg):
             out.append(f".{seg}" if out else seg)
         else:
             out.append("[" + json.dumps(seg, ensure_ascii=False) + "]")

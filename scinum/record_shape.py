@@ -1,0 +1,111 @@
+"""A checked copy of a record, with its *shape* and its leaves (what fill prepares from).
+
+:func:`checked_copy` copies a JSON value's containers, checks that it is strict JSON and lists
+its shape (keys, strings, list bounds, leaf kinds: all but the numbers' values) and its numbers
+and nulls in document order. Records of one shape tokenize alike except for those values, so
+:class:`scinum.infer.Model` resolves masks and encodes once per shape.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .records import MAX_DEPTH
+
+__all__ = ["NotJSON", "checked_copy", "leaf_paths", "null_paths", "NULL"]
+
+
+class NotJSON(Exception):
+    """Raised by :func:`checked_copy` at the first value that is not strict JSON (located afterwards
+    by :func:`scinum.records.check_record`)."""
+
+
+def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
+    """Copy the containers of a JSON value (leaves are immutable) in one pass that also checks
+    it: raises :class:`NotJSON` at a non-finite float, a non-JSON value or nesting deeper than
+    :data:`~scinum.records.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
+    become the Python numbers they hold.
+
+    Also appends to ``shape`` the record's structure (keys, strings, list bounds, the kind of
+    each leaf: everything but the numbers' values) and to ``leaves`` its numbers and nulls in
+    document order: two records with equal shapes tokenize alike but for those values."""
+    if depth > MAX_DEPTH:
+        raise NotJSON
+    t = type(node)
+    if t is dict:
+        shape.append(_OPEN)
+        out = {}
+        for k, v in node.items():
+            if type(k) is not str:
+                raise NotJSON
+            shape.append(k)
+            out[k] = checked_copy(v, depth + 1, shape, leaves)
+        shape.append(_CLOSE)
+        return out
+    if t is list:
+        shape.append(_LIST)
+        out = [checked_copy(v, depth + 1, shape, leaves) for v in node]
+        shape.append(_END)
+        return out
+    if t is float:
+        if node - node != 0.0:  # inf or NaN
+            raise NotJSON
+        shape.append(_FLOAT)
+        leaves.append(node)
+        return node
+    if t is int:
+        shape.append(_INT)
+        leaves.append(node)
+        return node
+    if node is None:
+        shape.append(NULL)
+        leaves.append(None)
+        return node
+    if t is bool:
+        shape.append(_TRUE if node else _FALSE)
+        return node
+    if t is str:
+        shape.append(_STR)
+        shape.append(node)
+        return node
+    if isinstance(node, np.generic) and isinstance(node.item(), (int, float, bool)):
+        return checked_copy(node.item(), depth, shape, leaves)
+    raise NotJSON
+
+
+# shape markers of checked_copy (ints: never equal to a key or string, which are str)
+_OPEN, _CLOSE, _LIST, _END, _FLOAT, _INT, NULL, _TRUE, _FALSE, _STR = range(10)
+
+
+def leaf_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    """Paths of the numbers and nulls of a JSON value, in document order (as :func:`checked_copy` lists
+    their values)."""
+    out: list[tuple] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out.extend(leaf_paths(v, prefix + (k,)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out.extend(leaf_paths(v, prefix + (i,)))
+    elif node is None or (type(node) in (int, float)):
+        out.append(prefix)
+    return out
+
+
+def null_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    """Paths of the ``null`` leaves of a JSON value (the fill placeholders)."""
+    out: list[tuple] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if v is None:
+                out.append(prefix + (k,))
+            elif isinstance(v, (dict, list)):
+                out.extend(null_paths(v, prefix + (k,)))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            if v is None:
+                out.append(prefix + (i,))
+            elif isinstance(v, (dict, list)):
+                out.extend(null_paths(v, prefix + (i,)))
+    return out
