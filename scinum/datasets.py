@@ -233,10 +233,7 @@ class DatasetWriter:
         _check_split_name(split)
         split_dir = self.out / split
         split_dir.mkdir(parents=True, exist_ok=True)
-        if self.part is None:
-            for stale in split_dir.glob(".part-*.tmp*"):
-                stale.unlink(missing_ok=True)
-        elif self.part != "finish":
+        if self.part != "finish":
             for stale in split_dir.glob(".part-*.tmp*"):
                 if self._mine(int(stale.name[6:11])):
                     stale.unlink(missing_ok=True)

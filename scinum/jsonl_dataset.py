@@ -33,7 +33,8 @@ from tqdm.auto import tqdm
 
 from .datasets import DatasetWriter
 from .errors import DatasetError, MalformedJSON
-from .paths import field_of, parse_path
+from .paths import parse_path
+from .pieces import NUMBER, pieces
 from .records import loads
 
 __all__ = ["build", "add_arguments", "run"]
@@ -71,28 +72,19 @@ class _FieldRanges:
         self.count: Counter = Counter()
         self.lo: dict[str, float] = {}
         self.hi: dict[str, float] = {}
-        self._names: dict[tuple, str] = {}  # path shape -> field name (computed once each)
 
     def add(self, record: Any) -> None:
-        stack: list[tuple[tuple, Any]] = [((), record)]
-        while stack:
-            path, node = stack.pop()
-            if isinstance(node, dict):
-                stack.extend((path + (k,), v) for k, v in node.items())
-            elif isinstance(node, list):
-                stack.extend((path + (i,), v) for i, v in enumerate(node))
-            elif type(node) in (int, float):
-                shape = tuple(-1 if isinstance(s, int) else s for s in path)
-                name = self._names.get(shape)
-                if name is None:
-                    name = self._names[shape] = field_of(path)
-                self.count[name] += 1
-                v = float(node)
-                if name in self.lo:
-                    self.lo[name] = min(self.lo[name], v)
-                    self.hi[name] = max(self.hi[name], v)
-                else:
-                    self.lo[name] = self.hi[name] = v
+        kinds, items, fields, _ = pieces(record)
+        for kind, item, name in zip(kinds, items, fields):
+            if kind != NUMBER:
+                continue
+            self.count[name] += 1
+            v = float(item)
+            if name in self.lo:
+                self.lo[name] = min(self.lo[name], v)
+                self.hi[name] = max(self.hi[name], v)
+            else:
+                self.lo[name] = self.hi[name] = v
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         return {f: {"count": self.count[f], "min": self.lo[f], "max": self.hi[f]}
