@@ -18,7 +18,7 @@ import numpy as np
 import torch
 import yaml
 
-from scinum.checkpoint import FORMAT, VERSION, TrainedModel, build_model
+from scinum.checkpoint import CheckpointMeta
 from scinum.codec import Codec, Vocabulary
 from scinum.datasets import Dataset
 from scinum.infer import Model
@@ -36,10 +36,9 @@ def quick_model(records: list[dict]) -> Model:
     encoded = [codec.encode(r) for r in records]
     norm = Normalizer.fit(vocab.fields, [(e.fields, e.values) for e in encoded], "minmax")
     cfg = ModelConfig(vocab_size=len(vocab), num_dim=1, combine="multiply", **preset["train"]["model"])
-    meta = {"format": FORMAT, "version": VERSION, "model": cfg.to_dict(), "encoding": {"name": "xval"},
-            "head": {"kind": "native"}, "vocab": vocab.to_dict(), "normalizer": norm.to_dict(), "run": {}}
+    meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)
     torch.manual_seed(0)
-    return Model(TrainedModel(meta, build_model(meta)))
+    return Model(meta, meta.build_model())
 
 
 def main() -> None:

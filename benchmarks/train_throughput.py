@@ -69,7 +69,7 @@ class Reference(nn.Module):
         h = self.ln(self.enc(x, src_key_padding_mask=~b["attend"]))
         logits = self.lm(h)
         ce = F.cross_entropy(logits.transpose(1, 2), b["targets"], ignore_index=-100)
-        num = self.num(h).squeeze(-1)[b["num_pos"]]
+        num = self.num(h).squeeze(-1)[b["num_hidden"]]
         return ce + F.mse_loss(num, b["num_target"].float())
 
 
@@ -90,7 +90,7 @@ def main() -> None:
 
     def batch_of(idx, seed):
         hide = [np.random.default_rng([seed, int(i)]).random(len(seqs[i])) < 0.2 for i in idx]
-        return make_batch([seqs[i] for i in idx], hide, vocab=vocab, normalizer=norm, encoding=enc)
+        return make_batch([seqs[i] for i in idx], hide, codec=codec, normalizer=norm, encoding=enc)
 
     cfg = ModelConfig(vocab_size=len(vocab), d_model=D, n_layers=LAYERS, n_heads=HEADS)
     ours = NumberMLM(cfg, make_head(enc, D))
@@ -99,10 +99,7 @@ def main() -> None:
     opt_ref = torch.optim.AdamW(ref.parameters(), lr=3e-4)
 
     def step_ours(b):
-        h = ours(b["ids"], b["feats"], b["attend"])
-        tok = b["targets"] != -100
-        ce = F.cross_entropy(ours.trunk.token_logits(h[tok]), b["targets"][tok])
-        loss = ce + ours.head.loss(ours.head(h[b["num_pos"]]), b["num_target"]).mean()
+        loss = ours.losses(b)["loss"]  # what training computes
         opt_ours.zero_grad(set_to_none=True)
         loss.backward()
         opt_ours.step()

@@ -83,8 +83,9 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
     Each model trains on **one thread**, ``jobs`` of them at once in separate processes (default:
     one per core). Small models parallelise badly over threads, so this is faster on a few cores
     than one model after another on all of them, and a model's numbers do not depend on how many
-    cores the machine has (results are reproducible across machines). Text encodings (several
-    tokens per number, about twice the cost per step) start first, so the pool finishes evenly.
+    cores the machine has (results are reproducible across machines). Encodings with several
+    tokens per number (text, about twice the cost per step) start first, so the pool finishes
+    evenly.
     """
     import os
     from concurrent.futures import as_completed
@@ -100,7 +101,7 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
             ckpts[label] = ckpt
         else:
             todo.append(label)
-    todo.sort(key=lambda lb: not encodings.is_text(encodings.from_config(configs[lb]["encoding"])))
+    todo.sort(key=lambda lb: -encodings.from_config(configs[lb]["encoding"]).tokens_per_number)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     if jobs > 1:  # progress bars of parallel runs would interleave: a line per model instead
         for label in todo:

@@ -17,14 +17,17 @@ tokens (xVal reference: ``11 + 15·n_planets + 3·n_planets·n_steps``).
 A key, string or numeric field the vocabulary lacks raises :class:`VocabularyError` naming the
 JSON path — nothing is dropped or replaced silently.
 
-Text mode (``Codec(vocab, text=scinum.encodings.get("p1000"))``, the xVal paper's baselines):
-each number becomes its ``text.tokens_per_number`` tokens instead of one ``[NUM]``; its exact
-value and field id sit on every one of them, and decoding parses the tokens (so numbers come
-back rounded to the scheme's precision, as floats).
+How a number is spelled is the encoding's (:class:`Spelling`, which every
+:class:`~scinum.encodings.NumberEncoding` is): ``Codec(vocab, encoding)``. The default is one
+``[NUM]``/``[INT]`` token; the text baselines (``scinum.encodings.get("p1000")``, the xVal
+paper's) write each number as ``tokens_per_number`` tokens, its exact value and field id on
+every one of them, and decoding parses the tokens (so numbers come back rounded to the scheme's
+precision, as floats).
 """
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path as FilePath
@@ -39,7 +42,7 @@ from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
 from .pieces import pieces as record_pieces
 from .records import loads
 
-__all__ = ["Vocabulary", "Codec", "Encoded", "SPECIALS", "PAD", "MASK", "NUM", "INT"]
+__all__ = ["Vocabulary", "Codec", "Encoded", "Spelling", "SPECIALS", "PAD", "MASK", "NUM", "INT"]
 
 PAD, MASK, NUM, INT = "[PAD]", "[MASK]", "[NUM]", "[INT]"
 SPECIALS = (PAD, MASK, NUM, INT)
@@ -48,6 +51,42 @@ _BRACKETS = set("{}[]")
 _MAX_SAFE_INT = 2 ** 53
 #: longest run of brackets that becomes one token (longer runs are split)
 MAX_RUN = 8
+
+
+class Spelling:
+    """How a number is written in tokens: by default one ``[INT]`` (JSON integer) or ``[NUM]``
+    token whose value sits beside it. Number encodings that write numbers otherwise (the text
+    baselines) override these."""
+
+    name = "one-token"
+    #: vocabulary tokens per number
+    tokens_per_number: int = 1
+    #: whether a number's tokens depend on its value beyond int/float (then records of one
+    #: shape do not share their token ids)
+    value_in_tokens = False
+
+    def vocabulary(self) -> list[str]:
+        """Number tokens the vocabulary must hold besides ``[NUM]``/``[INT]``, in a fixed order."""
+        return []
+
+    def tokens(self, value: int | float) -> list[str]:
+        """The ``tokens_per_number`` tokens of one number. Raises
+        :class:`~scinum.errors.ValueOutOfRange` for a number this spelling cannot write."""
+        return [INT if type(value) is int else NUM]
+
+    def starts(self) -> set[str]:
+        """Tokens that can begin a number."""
+        return {NUM, INT}
+
+    def parse(self, tokens: list[str], value: float = math.nan) -> int | float | None:
+        """The number written by ``tokens`` whose value slot holds ``value``, or None if the
+        tokens do not form one."""
+        if tokens == [INT]:
+            return int(value)
+        return float(value) if tokens == [NUM] else None
+
+
+ONE_TOKEN = Spelling()
 
 
 @dataclass
@@ -92,8 +131,8 @@ class Vocabulary:
         """Collect keys, strings, bracket runs (length 2..``max_run``) and numeric fields.
 
         ``records`` is typically ``Dataset(path).records("train")``; order of first appearance
-        decides ids, so the same data gives the same vocabulary. ``number_tokens``: a text
-        encoding's :meth:`~scinum.encodings.text.TextEncoding.vocabulary`, for text mode.
+        decides ids, so the same data gives the same vocabulary. ``number_tokens``: the
+        encoding's :meth:`Spelling.vocabulary` (the number tokens it spells with, if any).
         """
         seen: dict[str, None] = {}
         runs: Counter = Counter()
@@ -135,49 +174,54 @@ _SHAPE_LIMIT = 4096  # record shapes remembered by a codec (records of many shap
 class Codec:
     """Encode records into :class:`Encoded` sequences with a :class:`Vocabulary`, and back.
 
-    ``text``: a :class:`~scinum.encodings.text.TextEncoding` for text mode (module docstring).
+    ``encoding``: the number encoding, whose :class:`Spelling` writes each number (None: one
+    ``[NUM]``/``[INT]`` token, the spelling of every single-token encoding).
     """
 
-    def __init__(self, vocab: Vocabulary, text: Any = None):
-        self.vocab, self.text = vocab, text
-        self._text_ids: dict[float, list[int]] = {}
+    def __init__(self, vocab: Vocabulary, encoding: Spelling | None = None):
+        self.vocab = vocab
+        self.spelling = encoding if encoding is not None else ONE_TOKEN
+        self._number_memo: dict[float, list[int]] = {}
         self._runs: dict[str, list[int]] = {}
         self._shapes: dict[tuple, tuple] = {}  # record shape -> ids, fields, number slots, paths
-        if text is not None:
-            missing = [t for t in text.vocabulary() if t not in vocab.index]
-            if missing:
-                raise ValueError(f"vocabulary lacks {len(missing)} {text.name} number tokens "
-                                 "(build it with number_tokens=text.vocabulary())")
-            self.number_token_ids = np.array(sorted(vocab.index[t] for t in text.vocabulary()))
-            self.start_token_ids = np.array(sorted(vocab.index[t] for t in text.starts()))
-        else:
-            self.number_token_ids = np.array([vocab.num_id, vocab.int_id])
-            self.start_token_ids = self.number_token_ids
-
-    @property
-    def tokens_per_number(self) -> int:
-        return 1 if self.text is None else self.text.tokens_per_number
+        missing = [t for t in self.spelling.vocabulary() if t not in vocab.index]
+        if missing:
+            raise ValueError(f"vocabulary lacks {len(missing)} {self.spelling.name} number tokens "
+                             "(build it with number_tokens=encoding.vocabulary())")
+        self.start_token_ids = np.array(sorted(vocab.index[t] for t in self.spelling.starts()))
+        self.tokens_per_number = self.spelling.tokens_per_number
 
     def number_starts(self, ids: np.ndarray) -> np.ndarray:
         """Positions (int64[K]) where the numbers of a token sequence begin; each number spans
         :attr:`tokens_per_number` tokens from there."""
-        if self.text is None:  # two ids: cheaper than np.isin
-            return np.flatnonzero((ids == self.vocab.num_id) | (ids == self.vocab.int_id))
+        if len(self.start_token_ids) == 2:  # cheaper than np.isin
+            a, b = self.start_token_ids
+            return np.flatnonzero((ids == a) | (ids == b))
         return np.flatnonzero(np.isin(ids, self.start_token_ids))
 
-    def _number_ids(self, value: int | float, piece: int, record: dict) -> list[int]:
-        if self.text is None:
-            return [self.vocab.int_id if type(value) is int else self.vocab.num_id]
+    def number_ids(self, value: int | float) -> list[int]:
+        """The token ids that spell ``value`` (raises :class:`ValueOutOfRange`)."""
+        if not self.spelling.value_in_tokens:
+            return [self.vocab.index[t] for t in self.spelling.tokens(value)]
         key = float(value)
-        ids = self._text_ids.get(key)
+        ids = self._number_memo.get(key)
         if ids is None:
-            try:
-                ids = [self.vocab.index[t] for t in self.text.tokens(key)]
-            except ValueOutOfRange as e:
-                raise e.located(path=self._path_at(record, piece)) from None
-            if len(self._text_ids) < 100_000:
-                self._text_ids[key] = ids
+            ids = [self.vocab.index[t] for t in self.spelling.tokens(key)]
+            if len(self._number_memo) < _MEMO_LIMIT:
+                self._number_memo[key] = ids
         return ids
+
+    def respell(self, ids: np.ndarray, pos: int, value: float) -> None:
+        """Write the tokens of ``value`` into ``ids`` at the number that starts at ``pos``, for
+        spellings whose tokens carry the value (one-token spellings keep their token)."""
+        if self.spelling.value_in_tokens:
+            ids[pos:pos + self.tokens_per_number] = self.number_ids(value)
+
+    def _number_ids(self, value: int | float, piece: int, record: dict) -> list[int]:
+        try:
+            return self.number_ids(value)
+        except ValueOutOfRange as e:
+            raise e.located(path=self._path_at(record, piece)) from None
 
     def _split_run(self, text: str) -> list[int]:
         """Greedy longest-match of a bracket run onto known run tokens (single brackets always)."""
@@ -208,10 +252,10 @@ class Codec:
 
         Records of one *shape* (the same keys, strings, list lengths and int/float kinds, only
         the numbers differ) share their token ids, fields and number paths: those are computed
-        for the first record of a shape and reused (single-token codecs; text codecs' tokens
-        depend on the values). Returns fresh arrays each call."""
+        for the first record of a shape and reused (unless the spelling's tokens depend on the
+        values). Returns fresh arrays each call."""
         kinds, items, flds, _ = checked_pieces(record)
-        if self.text is not None:
+        if self.spelling.value_in_tokens:
             return self._encode_pieces(record, kinds, items, flds), self.number_paths(record)
         shape = (tuple(kinds), tuple(it if k != NUMBER else type(it) is int for k, it in zip(kinds, items)))
         cached = self._shapes.get(shape)
@@ -304,29 +348,27 @@ class Codec:
         ids = np.asarray(ids).tolist()
         values = np.asarray(values, dtype=np.float64).tolist()
         k, span = 0, self.tokens_per_number
-        text_ids = set(self.number_token_ids.tolist()) if self.text is not None else set()
+        starts = set(self.start_token_ids.tolist())
         while k < len(ids):
             tid, v = ids[k], values[k]
             tok = tokens[tid]
             k += 1
             if tok in (PAD, MASK):
                 raise MalformedJSON(f"cannot decode a {tok} token")
-            if tid in text_ids:
-                number = self.text.parse([tokens[t] for t in ids[k - 1:k - 1 + span]])
+            if tid in starts:
+                spelled = [tokens[t] for t in ids[k - 1:k - 1 + span]]
+                number = self.spelling.parse(spelled, v)
                 if number is None:
-                    raise MalformedJSON(f"tokens {[tokens[t] for t in ids[k - 1:k - 1 + span]]} "
-                                        f"do not form a {self.text.name} number")
+                    raise MalformedJSON(f"tokens {spelled} do not form a {self.spelling.name} number")
                 k += span - 1
                 pieces = [repr(number)]
-            elif tok == NUM or tok == INT:
-                pieces = [repr(float(v)) if tok == NUM else str(int(v))]
             elif set(tok) <= _BRACKETS:
                 pieces = list(tok)
             else:
                 pieces = [tok]
             for piece in pieces:
-                starts = piece[0] not in "}]"
-                if starts and value_end:
+                starts_value = piece[0] not in "}]"
+                if starts_value and value_end:
                     out.append(",")
                 out.append(piece)
                 value_end = not piece.endswith(":") and piece not in ("{", "[")

@@ -136,12 +136,12 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
 def resolve_normalizer(config: dict, encoding: Any) -> str:
     """The normalizer method: ``config["normalizer"]`` if set, else the encoding's default —
     except that a mixture head (which works in normalized space, with means initialised over
-    [-5, 5]) gets ``"standard"`` where the encoding's default is ``"none"``. Text encodings
-    (P10/P1000/...) always use ``"none"``: their tokens write the raw values, so there is nothing
-    to normalize (any other setting raises ``ValueError``)."""
-    if getattr(encoding, "kind", None) == "text":
+    [-5, 5]) gets ``"standard"`` where the encoding's default is ``"none"``. Encodings that are
+    not ``normalizable`` (the text baselines, whose tokens write the raw values) always use
+    ``"none"`` (any other setting raises ``ValueError``)."""
+    if not encoding.normalizable:
         if config.get("normalizer") not in (None, "none"):
-            raise ValueError(f"text encoding {encoding.name} writes raw values as tokens: "
+            raise ValueError(f"encoding {encoding.name} writes raw values as tokens: "
                              f"normalizer must be none, got {config['normalizer']!r}")
         return "none"
     if config.get("normalizer"):

@@ -5,14 +5,12 @@
   :func:`scinum.batch.make_batch` (shared with inference, which never imports Lightning).
 * :class:`BucketBatchSampler` groups records of similar length so padding costs little.
 
-Text encodings (P10/P1000/B1999/FP15, :mod:`scinum.encodings.text`): the vocabulary gets the
-scheme's number tokens and the codec writes each number as ``k`` tokens (the cache key includes
-the encoding, so text and single-token shards never mix). A masked number masks *all* its
-tokens: :func:`make_batch` widens any hidden token of a number to its whole span, and
-:class:`MLMCollator` draws one mask decision per number (at its first token), so a number is
-hidden with probability ``mask_prob`` whatever ``k`` is, as with single-token encodings. There
-are no number features: ``feats`` is neutral (1, ``combine="multiply"``, ``num_dim=1``)
-everywhere, and the hidden number tokens are trained by the token cross-entropy.
+Encodings that spell a number in ``k`` tokens (the text baselines P10/P1000/B1999/FP15): the
+vocabulary gets their number tokens and the codec writes each number as ``k`` tokens (the cache
+key includes the encoding). A masked number masks *all* its tokens: :func:`make_batch` widens
+any hidden token of a number to its whole span, and :class:`MLMCollator` draws one mask decision
+per number (at its first token), so a number is hidden with probability ``mask_prob`` whatever
+``k`` is.
 """
 from __future__ import annotations
 
@@ -23,7 +21,6 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from . import encodings
 from .codec import MAX_RUN, Codec, Encoded, Vocabulary
 from .batch import MASK_PROB, make_batch
 from .datasets import Dataset
@@ -44,9 +41,9 @@ class MLMCollator:
     ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
     processes or on the order batches are produced.
 
-    Text encodings: a number is hidden iff the draw at its first token says so, and then all its
-    tokens are (the draws at its other tokens are ignored): each number is hidden with
-    probability ``mask_prob``, as with single-token encodings, rather than ``1-(1-p)^k``.
+    A number spelled in several tokens is hidden iff the draw at its first token says so, and
+    then all its tokens are (the draws at its other tokens are ignored): each number is hidden
+    with probability ``mask_prob``, whatever its token count, rather than ``1-(1-p)^k``.
     """
 
     def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
@@ -56,13 +53,13 @@ class MLMCollator:
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
         self.mask_fields_prob = mask_fields_prob
-        self.codec = Codec(vocab, text=encoding) if encodings.is_text(encoding) else None
+        self.codec = Codec(vocab, encoding)
 
     def __call__(self, items: Sequence[tuple]) -> dict[str, torch.Tensor]:
         seqs = [it[0] for it in items]
         rng = np.random.default_rng([self.seed, int(items[0][1])])
         hide = [rng.random(len(s)) < self.mask_prob for s in seqs]
-        if self.codec is not None and self.codec.tokens_per_number > 1:
+        if self.codec.tokens_per_number > 1:
             for s, h in zip(seqs, hide):  # one decision per number: the draw at its start
                 starts = self.codec.number_starts(s.ids)
                 drawn = h[starts]
@@ -71,8 +68,8 @@ class MLMCollator:
         for it, h in zip(items, hide):
             if len(it) > 2 and it[2] is not None:
                 h |= it[2] & (rng.random(len(h)) < self.mask_fields_prob)
-        return make_batch(seqs, hide, vocab=self.vocab, normalizer=self.normalizer,
-                          encoding=self.encoding, pad_to=self.pad_to, codec=self.codec)
+        return make_batch(seqs, hide, codec=self.codec, normalizer=self.normalizer,
+                          encoding=self.encoding, pad_to=self.pad_to)
 
 
 def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:
@@ -195,15 +192,13 @@ class MLMDataModule(L.LightningDataModule):
         if self.vocab is not None:
             return
         splits = ["train"] + ([self.val_split] if self.val_split in Dataset(self.path).splits else [])
-        text = self.encoding if encodings.is_text(self.encoding) else None
         self.vocab, self.shards = tokenize_dataset(self.path, splits, cache_dir=self.cache_dir,
-                                                   max_run=self.max_run, text=text)
+                                                   max_run=self.max_run, encoding=self.encoding)
         self.normalizer = fit_normalizer(self.shards["train"], self.vocab, self.method)
-        if text is None:  # text: the codec already refused (located) what the scheme cannot write
-            for s in self.shards.values():
-                check_representable(s, self.normalizer, self.encoding, Codec(self.vocab))
+        codec = Codec(self.vocab, self.encoding)
+        for s in self.shards.values():
+            check_representable(s, self.normalizer, self.encoding, codec)
         if self.mask_fields:
-            codec = Codec(self.vocab, text=text)
             self.targeted = {split: targeted_numbers(shards, codec, self.mask_fields)
                              for split, shards in self.shards.items()}
             if not self.targeted["train"].any():

@@ -1,13 +1,19 @@
 """Number heads: from the trunk's hidden state at a masked number to a prediction and a loss.
 
 Every head works in the encoding's (normalized) value space; :mod:`scinum.normalize` maps
-predictions back to a record's units. Interface (:class:`NumberHead`):
+predictions back to a record's units. Interface (:class:`NumberHead`), over the N hidden number
+*tokens* of a batch in row-major order (an encoding with ``k`` tokens per number gives its k
+rows one after another):
 
-* ``forward(h: float[N, d]) -> out`` (a tensor or a tuple of tensors, head-specific);
-* ``loss(out, target: float64[N]) -> float32[N]``: per-number loss;
-* ``predict(out) -> float64[N]``: point prediction;
-* ``uncertainty(out) -> dict[str, Tensor]``: what the head knows about its own error
-  (empty for the scalar head, which has none).
+* ``forward(h: float[N, d], token_logits: float[N, V] | None = None) -> out`` (a tensor or a
+  tuple of tensors, head-specific; ``token_logits`` are the trunk's token-head logits at the
+  same rows, which :class:`TokenHead` reads and the others ignore);
+* ``loss(out, target: float64[N]) -> float32[N]``: per-row loss;
+* ``predict(out) -> float64[N]``: point prediction (every row of a number holds the number's);
+* ``uncertainty(out, quantiles=()) -> dict[str, Tensor | ndarray]``: what the head knows about
+  its own error, one entry per row (empty for the scalar head, which has none); heads with a
+  distribution add ``quantiles`` [N, Q] at the levels asked for. An ``unparseable`` entry (bool)
+  marks predictions that are not numbers at all (their value is NaN).
 
 :class:`MixtureHead` (a Gaussian mixture) can replace any encoding's native head. It models the
 *normalized* value, so pair it with a normalizer that brings values to O(1) (``minmax`` or
@@ -18,6 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -25,15 +32,30 @@ from torch import nn
 from .bits import bits_to_float64, float64_to_bits
 from .normalize import BOUND
 
-__all__ = ["NumberHead", "ScalarHead", "DigitHead", "BitHead", "MixtureHead", "make_head"]
+__all__ = ["NumberHead", "MLPHead", "ScalarHead", "DigitHead", "BitHead", "MixtureHead", "TokenHead",
+           "make_head"]
 
 
 class NumberHead(nn.Module):
-    """Base: an MLP with one hidden layer (as in the xVal paper) feeding ``n_out`` outputs.
-    ``uncertainty_kind`` names what :meth:`uncertainty` returns (``none``, ``digits``, ``bits``,
-    ``mixture``): what fill reports as the prediction's uncertainty."""
+    """The interface (module docstring). ``uncertainty_kind`` names what :meth:`uncertainty`
+    returns (``none``, ``digits``, ``bits``, ``mixture``, ``tokens``): what fill reports as the
+    prediction's uncertainty."""
 
     uncertainty_kind = "none"
+
+    def loss(self, out: Any, target: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def predict(self, out: Any) -> torch.Tensor:
+        raise NotImplementedError
+
+    def uncertainty(self, out: Any, quantiles: Sequence[float] = ()) -> dict[str, Any]:
+        return {}
+
+
+class MLPHead(NumberHead):
+    """A head reading the hidden state through an MLP with one hidden layer (as in the xVal
+    paper) that feeds ``n_out`` outputs."""
 
     def __init__(self, d_model: int, n_out: int):
         super().__init__()
@@ -43,17 +65,14 @@ class NumberHead(nn.Module):
     def features(self, h: torch.Tensor) -> torch.Tensor:
         return self.out(F.gelu(self.hidden(h)))
 
-    def uncertainty(self, out: Any) -> dict[str, torch.Tensor]:
-        return {}
 
-
-class ScalarHead(NumberHead):
+class ScalarHead(MLPHead):
     """xVal's head: one number, trained with MSE. Gives no uncertainty."""
 
     def __init__(self, d_model: int):
         super().__init__(d_model, 1)
 
-    def forward(self, h: torch.Tensor) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> torch.Tensor:
         return self.features(h).squeeze(-1)
 
     def loss(self, out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -63,7 +82,7 @@ class ScalarHead(NumberHead):
         return out.to(torch.float64)
 
 
-class DigitHead(NumberHead):
+class DigitHead(MLPHead):
     """FoNE's head: a 10-way classification per decimal digit plus a 2-way sign.
 
     As in the FoNE paper, each digit's logits are the dot products of a 2-d slice with the ten
@@ -79,7 +98,8 @@ class DigitHead(NumberHead):
         k = torch.arange(10, dtype=torch.float64) * (2 * torch.pi / 10)
         self.register_buffer("circle", torch.stack([k.cos(), k.sin()], -1).float(), persistent=False)
 
-    def forward(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
         z = self.features(h).float()
         slices = z[..., 2:].unflatten(-1, (self.encoding.n_digits, 2))
         return slices @ self.circle.T, z[..., :2]
@@ -95,14 +115,14 @@ class DigitHead(NumberHead):
         digit_logits, sign_logits = out
         return self.encoding.from_digits(sign_logits.argmax(-1), digit_logits.argmax(-1))
 
-    def uncertainty(self, out) -> dict[str, torch.Tensor]:
+    def uncertainty(self, out, quantiles: Sequence[float] = ()) -> dict[str, torch.Tensor]:
         """Per-digit probabilities (MSB first), sign probability and that of the decoded number."""
         digit_p, sign_p = out[0].softmax(-1), out[1].softmax(-1)
         p_number = digit_p.max(-1).values.prod(-1) * sign_p.max(-1).values
         return {"digit_probs": digit_p, "negative_prob": sign_p[..., 1], "p_number": p_number}
 
 
-class BitHead(NumberHead):
+class BitHead(MLPHead):
     """BitTokens' head: 64 logits, one per float64 bit (MSB first), trained with BCE."""
 
     uncertainty_kind = "bits"
@@ -110,7 +130,7 @@ class BitHead(NumberHead):
     def __init__(self, d_model: int):
         super().__init__(d_model, 64)
 
-    def forward(self, h: torch.Tensor) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> torch.Tensor:
         return self.features(h).float()
 
     def loss(self, out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -120,12 +140,12 @@ class BitHead(NumberHead):
     def predict(self, out: torch.Tensor) -> torch.Tensor:
         return bits_to_float64(out > 0)
 
-    def uncertainty(self, out: torch.Tensor) -> dict[str, torch.Tensor]:
+    def uncertainty(self, out: torch.Tensor, quantiles: Sequence[float] = ()) -> dict[str, torch.Tensor]:
         """Per-bit probabilities of a 1 (MSB first)."""
         return {"bit_probs": torch.sigmoid(out)}
 
 
-class MixtureHead(NumberHead):
+class MixtureHead(MLPHead):
     """Gaussian mixture over the normalized value: ``K`` components.
 
     ``out = (log_w float32[N, K], mu float32[N, K], sigma float32[N, K])`` with log-weights by
@@ -162,7 +182,8 @@ class MixtureHead(NumberHead):
             half_gap = (hi - lo) / (2 * k)  # neighbouring components overlap at about 1 sigma
             self.out.bias[2 * k:] = math.log(math.expm1(max(half_gap, 2 * self.sigma_min)))
 
-    def forward(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         z = self.features(h).float()
         logits, mu, s = z.split(self.k, dim=-1)
         return logits.log_softmax(-1), mu, F.softplus(s) + self.sigma_min
@@ -190,12 +211,16 @@ class MixtureHead(NumberHead):
         log_w, mu, _ = out
         return mu.gather(-1, log_w.argmax(-1, keepdim=True)).squeeze(-1).double()
 
-    def uncertainty(self, out) -> dict[str, torch.Tensor]:
-        """``weights``, ``means``, ``stds`` [N, K] and the mixture's ``mean``, ``std`` [N] (float64)."""
+    def uncertainty(self, out, quantiles: Sequence[float] = ()) -> dict[str, torch.Tensor]:
+        """``weights``, ``means``, ``stds`` [N, K], the mixture's ``mean``, ``std`` [N] and, when
+        asked, its ``quantiles`` [N, Q] (float64)."""
         log_w, mu, sigma = out
         mean, std = self._moments(out)
-        return {"weights": log_w.double().exp(), "means": mu.double(), "stds": sigma.double(),
-                "mean": mean, "std": std}
+        res = {"weights": log_w.double().exp(), "means": mu.double(), "stds": sigma.double(),
+               "mean": mean, "std": std}
+        if len(quantiles):
+            res["quantiles"] = self.quantile(out, list(quantiles))
+        return res
 
     def sample(self, out, n: int = 1, generator: torch.Generator | None = None) -> torch.Tensor:
         """``n`` draws per number: float64[N, n]."""
@@ -228,23 +253,65 @@ class MixtureHead(NumberHead):
         return res[:, 0] if scalar else res
 
 
-def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None) -> NumberHead | None:
-    """The number head a config names: ``{"kind": "native"}`` (the encoding's own head) or
-    ``{"kind": "mixture", n_components, sigma_min, point, init_range, mse_weight}``.
+class TokenHead(NumberHead):
+    """The text encodings' native head: a number is its ``k`` tokens, predicted by the trunk's
+    (tied) token head, so this head has no parameters. Its rows come ``k`` per number; each row
+    of a number gets the number parsed from the argmax token at each of its rows.
 
-    Text encodings (P10/P1000/...) have no number head — their numbers are tokens, predicted by
-    the token head — so this returns None for them (and refuses any kind but ``native``)."""
+    The loss is 0: the hidden number tokens are among the token cross-entropy's targets, which
+    trains them. ``uncertainty``: ``tokens`` str[N, k] (the predicted tokens), ``p_number`` (the
+    product of their probabilities) and ``unparseable`` (tokens that do not form a number)."""
+
+    uncertainty_kind = "tokens"
+
+    def __init__(self, encoding: Any, vocab: Any):
+        if vocab is None:
+            raise ValueError(f"the {encoding.name} token head needs the model's vocabulary")
+        super().__init__()
+        self.encoding, self.k = encoding, encoding.tokens_per_number
+        self.vocab_tokens = np.array(vocab.tokens, dtype=object)
+
+    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> torch.Tensor:
+        if token_logits is None:
+            raise ValueError("TokenHead reads the token logits: call it as head(h, token_logits)")
+        return token_logits.float()
+
+    def loss(self, out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return out.new_zeros(out.shape[0])
+
+    def _numbers(self, out: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(tokens str[n, k], values float64[n] (NaN: unparseable), p_number float64[n])."""
+        p, tok = out.softmax(-1).max(-1)
+        names = self.vocab_tokens[tok.cpu().numpy().reshape(-1, self.k)]
+        values = np.array([math.nan if (v := self.encoding.parse(list(t))) is None else v
+                           for t in names], np.float64)
+        return names.astype(str), values, p.double().cpu().numpy().reshape(-1, self.k).prod(1)
+
+    def predict(self, out: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(self._numbers(out)[1].repeat(self.k)).to(out.device)
+
+    def uncertainty(self, out: torch.Tensor, quantiles: Sequence[float] = ()) -> dict[str, Any]:
+        names, values, p = self._numbers(out)
+        return {"tokens": names.repeat(self.k, 0), "p_number": p.repeat(self.k),
+                "unparseable": np.isnan(values).repeat(self.k)}
+
+
+def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None,
+              vocab: Any = None) -> NumberHead:
+    """The number head a config names: ``{"kind": "native"}`` (the encoding's own head) or
+    ``{"kind": "mixture", n_components, sigma_min, point, init_range, mse_weight}`` (for
+    encodings that write a number as one token). ``vocab``: the model's vocabulary (heads that
+    read tokens need it)."""
     config = dict(config or {"kind": "native"})
     kind = config.pop("kind", "native")
-    if getattr(encoding, "kind", None) == "text":
-        if kind != "native" or config:
-            raise ValueError(f"text encoding {encoding.name} has no number head: head must be "
-                             f"{{kind: native}}, got {{kind: {kind}, ...}}")
-        return None
     if kind == "native":
         if config:
             raise ValueError(f"native head takes no options, got {sorted(config)}")
-        return encoding.make_head(d_model)
+        return encoding.make_head(d_model, vocab)
     if kind == "mixture":
+        if encoding.tokens_per_number != 1:
+            raise ValueError(f"encoding {encoding.name} writes a number as "
+                             f"{encoding.tokens_per_number} tokens: its head must be "
+                             f"{{kind: native}} (the mixture head reads one token per number)")
         return MixtureHead(d_model, **config)
     raise ValueError(f"unknown head kind {kind!r}; choose 'native' or 'mixture'")

@@ -25,8 +25,8 @@ probability of the decoded number); ``"bits"`` (BitTokens) — ``bit_probs`` (64
 ``p_number`` (the product of their probabilities) and ``unparseable``; ``"none"`` — the scalar
 xVal head estimates no uncertainty, and says so.
 
-Text encodings: a number is several tokens; masking it masks all of them, and the prediction is
-the argmax token at each, parsed by the encoding. Tokens that do not form a number (e.g.
+Encodings that spell a number in several tokens (the text baselines): masking it masks all of
+them, and the prediction is the argmax token at each, parsed by the encoding. Tokens that do not form a number (e.g.
 ``['+', 'E-1', '602']``) are an *unparseable* prediction: the filled record gets ``null`` there
 (never NaN, which is not JSON, and never a made-up number), ``FieldPrediction.value`` is None
 and its uncertainty says ``"unparseable": true``. In ``mode="sequential"`` a parsed number's
@@ -43,24 +43,27 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from .checkpoint import TrainedModel, load_checkpoint
-from .codec import _MAX_SAFE_INT, Encoded
-from .errors import MalformedJSON, RecordError, ValueOutOfRange
-from .paths import field_of, format_path, get, numbers_named, parse_path, set_value
-from .record_shape import NULL, NotJSON, checked_copy, leaf_paths, null_paths
-from .records import check_record
+from .batch import expand_numbers, make_batch
+from .checkpoint import CheckpointMeta, load_checkpoint
+from .codec import Codec, Encoded
+from .errors import RecordError
+from .fill_jobs import Job, JobMaker
+from .model import NumberMLM
+from .paths import format_path, parse_path, set_value
 
 __all__ = ["load", "Model", "Filled", "FieldPrediction"]
 
 _INTERVALS = (0.68, 0.95)
+#: uncertainty entries that are locations / spreads in normalized units (converted to the record's)
+_LOCATIONS, _SPREADS = ("means", "mean", "quantiles"), ("stds", "std")
 
 
 @dataclass
 class FieldPrediction:
     """One filled number: its JSON ``path``, predicted ``value`` (float64, record units; None
     for an unparseable text-encoding prediction), the head's ``uncertainty`` (JSON-able; empty
-    for the scalar head) and ``says_number``: whether the token head, too, predicts a number
-    token there (the xVal paper's gate, §2.2; None for text encodings)."""
+    for the scalar head) and ``says_number``: whether the token head, too, predicts that a
+    number starts there (the xVal paper's gate, §2.2)."""
 
     path: str
     value: float | None
@@ -85,35 +88,40 @@ class Filled:
 
 
 @dataclass
-class _Job:
-    """A record prepared for prediction: placeholder-free copy, its encoding, hidden paths."""
+class Prediction:
+    """The hidden numbers of one sequence. ``positions`` int64[M] (their first tokens,
+    ascending), ``values`` float64[M] in the record's units, ``uncertainty`` {name: array [M, ...]}
+    (locations and spreads in the record's units), ``says_number`` bool[M]: whether the token
+    head's argmax there begins a number (the xVal paper reads the number head only where it
+    does, §2.2)."""
 
-    record: dict
-    encoded: Encoded
-    number_slots: np.ndarray  # int64[K]: (first) token position of each number, document order
-    hidden: list[int]  # indices into number_slots, document order
-    paths: list[tuple]
-    index: int | None = None  # the record's number in its input, for error messages
-
-
-_SHAPE_LIMIT = 4096  # record shapes (with their masks) a Model remembers
+    positions: np.ndarray
+    values: np.ndarray
+    uncertainty: dict[str, np.ndarray]
+    says_number: np.ndarray
 
 
 def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
     """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs)."""
-    return Model(load_checkpoint(path, device=device))
+    return Model(*load_checkpoint(path), device=device)
 
 
 class Model:
-    """A trained model ready to fill records. Wraps :class:`~scinum.checkpoint.TrainedModel`."""
+    """A trained model ready to fill records: the checkpoint's ``meta``, the ``model`` (eval
+    mode, on ``device``), its ``encoding``, ``vocab``, ``codec`` and ``normalizer``.
 
-    def __init__(self, trained: TrainedModel):
-        self.trained = trained
-        self.codec, self.vocab = trained.codec, trained.vocab
-        self.kind = "tokens" if trained.text else trained.head.uncertainty_kind
-        self.context_length = trained.meta.get("context_length")
-        self._known_fields = set(self.vocab.fields)
-        self._shapes: dict[tuple, tuple] = {}  # (record shape, mask) -> its structural part
+    Records go in through :meth:`prepare` (:class:`~scinum.fill_jobs.JobMaker`), are predicted
+    in batches by :meth:`run_jobs` / :meth:`predict_hidden`, and come back in record units."""
+
+    def __init__(self, meta: CheckpointMeta, model: NumberMLM, device: str | torch.device = "cpu"):
+        self.meta, self.device = meta, torch.device(device)
+        self.model = model.to(self.device).eval()
+        self.encoding = meta.make_encoding()
+        self.vocab, self.normalizer = meta.vocab, meta.normalizer
+        self.codec = Codec(self.vocab, self.encoding)
+        self.kind = model.head.uncertainty_kind
+        self.context_length = meta.context_length
+        self._jobs = JobMaker(self.codec, self.normalizer, self.encoding, self.context_length)
 
     # -- public API ---------------------------------------------------------------------------
     def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
@@ -144,82 +152,12 @@ class Model:
         return filled
 
     # -- building blocks (the CLI uses them to report errors per record) --------------------
-    def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> _Job:
-        """Validate a record, resolve its masks and placeholders, encode it.
+    def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> Job:
+        """Validate a record, resolve its masks and placeholders, encode it
+        (:meth:`scinum.fill_jobs.JobMaker.make`: errors name ``index`` and the path)."""
+        return self._jobs.make(record, mask, index=index)
 
-        Raises :class:`~scinum.errors.RecordError` (or a subclass) naming ``index`` and the path.
-        """
-        if isinstance(mask, str):
-            mask = [mask]
-        try:
-            if not isinstance(record, dict):
-                check_record(record)  # raises the located error
-            shape: list = []
-            leaves: list = []
-            try:
-                rec = checked_copy(record, 0, shape, leaves)
-            except NotJSON:
-                check_record(record)  # names the path of the offending value
-                raise MalformedJSON("not a JSON object of finite numbers") from None
-            key = (tuple(shape), tuple(mask))
-            known = self._shapes.get(key)
-            if known is not None and not any(type(v) is int and abs(v) > _MAX_SAFE_INT for v in leaves):
-                enc, paths, hidden, filled_nulls, leaf_of_number = known
-                for p in filled_nulls:
-                    set_value(rec, p, 0.0)
-                values = enc.values.copy()
-                values[enc.fields >= 0] = [0.0 if (v := leaves[i]) is None else v for i in leaf_of_number]
-                enc = Encoded(enc.ids, values, enc.fields)
-            else:
-                enc, paths, hidden, filled_nulls = self._resolve(rec, mask, bool(NULL in shape))
-                if not self.trained.text and len(self._shapes) < _SHAPE_LIMIT:
-                    leaf_index = {p: i for i, p in enumerate(leaf_paths(rec))}
-                    self._shapes[key] = (enc, paths, hidden, filled_nulls,
-                                         [leaf_index[p] for p in paths])
-        except RecordError as e:
-            raise e.located(record=index) from None
-        if self.context_length is not None and len(enc) > self.context_length:
-            raise RecordError(f"record is {len(enc)} tokens, longer than the model's context "
-                              f"({self.context_length} tokens, the longest training record)",
-                              record=index)
-        slots = self.codec.number_starts(enc.ids)  # one per number (text: its first token)
-        if not self.trained.text:  # values the encoding cannot take: an error naming the path
-            visible = np.ones(len(paths), bool)
-            visible[hidden] = False
-            pos = slots[visible]
-            norm = self.trained.normalizer.forward(enc.values[pos], enc.fields[pos])
-            ok = self.trained.encoding.representable(torch.from_numpy(norm)).numpy()
-            if not ok.all():
-                k = int(np.flatnonzero(visible)[np.flatnonzero(~ok)[0]])
-                raise ValueOutOfRange(f"value {enc.values[slots[k]]!r} is {norm[~ok][0]!r} after "
-                                      f"normalization, outside the range of encoding "
-                                      f"{self.trained.encoding.config()} "
-                                      f"({self.trained.encoding.range_text()})",
-                                      record=index, path=format_path(paths[k]))
-        return _Job(rec, enc, slots, hidden, paths, index)
-
-    def _resolve(self, rec: dict, mask: Sequence[str], has_nulls: bool):
-        """The structural part of :meth:`prepare` (the same for every record of one shape):
-        the hidden numbers (``mask`` and null placeholders at known fields, which get 0.0 in
-        ``rec``), the encoding and the number paths -> ``(enc, paths, hidden, filled_nulls)``."""
-        hidden_paths: dict[tuple, None] = {}
-        for pattern in mask:
-            for p in numbers_named(rec, pattern):
-                hidden_paths.setdefault(p, None)
-        for p in null_paths(rec) if has_nulls else ():
-            if field_of(p) in self._known_fields:
-                hidden_paths.setdefault(p, None)
-        if not hidden_paths:
-            raise RecordError("nothing to fill: give --mask paths or put null placeholders "
-                              "at numeric fields")
-        filled_nulls = [p for p in hidden_paths if get(rec, p) is None]
-        for p in filled_nulls:
-            set_value(rec, p, 0.0)
-        enc, paths = self.codec.encode_with_paths(rec)
-        slot_of = {p: k for k, p in enumerate(paths)}
-        return enc, paths, sorted(slot_of[p] for p in hidden_paths), filled_nulls
-
-    def run_jobs(self, jobs: Sequence[_Job], *, batch_size: int = 256, mode: str = "joint",
+    def run_jobs(self, jobs: Sequence[Job], *, batch_size: int = 256, mode: str = "joint",
                  intervals: Sequence[float] = _INTERVALS, progress: bool = False,
                  keep_nonfinite: bool = False) -> list[Filled]:
         """Predict prepared jobs; returns one :class:`Filled` per job, in order.
@@ -229,22 +167,22 @@ class Model:
         its :class:`Filled` gets ``error`` (a :class:`RecordError` naming the record, the path
         and, when one stands out, the input value that caused it) and keeps the record unfilled
         there. ``keep_nonfinite=True`` (evaluation) keeps such values as they are instead.
-        Text encodings' unparseable predictions are not errors: they are ``None`` (module
-        docstring)."""
+        Unparseable predictions (text encodings) are not errors: they are ``None`` (module
+        docstring) and stay hidden in later rounds of ``mode="sequential"``."""
         if mode not in ("joint", "sequential"):
             raise ValueError(f"mode must be 'joint' or 'sequential', got {mode!r}")
         for c in intervals:
             if not 0 < c < 1:
                 raise ValueError(f"interval coverage must be in (0, 1), got {c}")
-        quantiles = [q for c in intervals for q in ((1 - c) / 2, (1 + c) / 2)] if self.kind == "mixture" else []
+        quantiles = [q for c in intervals for q in ((1 - c) / 2, (1 + c) / 2)]
         done: list[list[FieldPrediction]] = [[] for _ in jobs]
         values = [j.encoded.values.copy() for j in jobs]
-        ids = [j.encoded.ids.copy() if self.trained.text else j.encoded.ids for j in jobs]
+        ids = [j.encoded.ids.copy() for j in jobs]
         k_tok = self.codec.tokens_per_number
         rounds = 1 if mode == "joint" else max((len(j.hidden) for j in jobs), default=0)
         bar = tqdm(total=len(jobs), desc="fill", unit="record", disable=not progress or None,
                    dynamic_ncols=True)
-        unknown: list[list[int]] = [[] for _ in jobs]  # text: unparseable slots stay hidden
+        unknown: list[list[int]] = [[] for _ in jobs]  # unparseable slots stay hidden
         for r in range(rounds):
             active = [i for i, j in enumerate(jobs) if r < len(j.hidden)] if mode == "sequential" \
                 else list(range(len(jobs)))
@@ -253,30 +191,28 @@ class Model:
                 job = jobs[i]
                 todo = job.hidden[r:] if mode == "sequential" else job.hidden
                 hide = np.zeros(len(job.encoded), bool)
-                starts = job.number_slots[todo + unknown[i] if unknown[i] else todo]
-                hide[starts if k_tok == 1 else (starts[:, None] + np.arange(k_tok)).ravel()] = True
+                hide[job.number_slots[todo + unknown[i] if unknown[i] else todo]] = True
                 seqs.append(Encoded(ids[i], values[i], job.encoded.fields))
                 hides.append(hide)
                 targets.append(todo[:1] if mode == "sequential" else todo)
-            preds = self.trained.predict(seqs, hides, batch_size=batch_size, quantiles=quantiles)
+            preds = self.predict_hidden(seqs, hides, batch_size=batch_size, quantiles=quantiles)
             for i, pred, want in zip(active, preds, targets):
                 job = jobs[i]
                 at = {int(p): k for k, p in enumerate(pred.positions)}
                 for slot in want:
                     pos = job.number_slots[slot]
                     k = at[int(pos)]
-                    value = float(pred.values[k])
-                    values[i][pos:pos + k_tok] = value
                     unc = {name: arr[k] for name, arr in pred.uncertainty.items()}
-                    if self.trained.text:  # later rounds see the parsed number's tokens
-                        if value != value:
-                            unknown[i].append(slot)
-                        else:
-                            ids[i][pos:pos + k_tok] = [self.vocab.index[t] for t in unc["tokens"]]
-                    says = None if pred.says_number is None else bool(pred.says_number[k])
-                    done[i].append(FieldPrediction(format_path(job.paths[slot]),
-                                                   None if value != value and self.trained.text else value,
-                                                   self._uncertainty(unc, intervals), says))
+                    value: float | None = float(pred.values[k])
+                    if unc.get("unparseable", False):
+                        value = None
+                        unknown[i].append(slot)
+                    else:  # later rounds see the filled number
+                        values[i][pos:pos + k_tok] = value
+                        self.codec.respell(ids[i], pos, value)
+                    done[i].append(FieldPrediction(format_path(job.paths[slot]), value,
+                                                   self._uncertainty(unc, intervals),
+                                                   bool(pred.says_number[k])))
             bar.update(sum(1 for i in active if len(jobs[i].hidden) == r + 1) if mode == "sequential"
                        else len(active))
         bar.close()
@@ -293,7 +229,58 @@ class Model:
             out.append(Filled(rec, fps, self.kind, error))
         return out
 
-    def _nonfinite_error(self, job: _Job, fp: FieldPrediction) -> RecordError:
+    @torch.no_grad()
+    def predict_hidden(self, seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *,
+                       batch_size: int = 64, quantiles: Sequence[float] = ()) -> list[Prediction]:
+        """Predict the numbers at the hidden positions of encoded sequences, in record units.
+
+        ``seqs``: ``self.codec.encode(record)`` of each record (values at hidden positions are
+        ignored — they may be NaN). ``hide``: one bool[L] per sequence, True at the number tokens
+        to hide and predict (:func:`scinum.batch.hidden_positions` turns paths into one); a
+        hidden token of a number hides all its tokens; True at a non-number token raises
+        ``ValueError``. Sequences are batched by length; the result is in input order.
+        ``quantiles`` (in (0, 1)) adds ``uncertainty["quantiles"]`` [M, Q] for heads with a
+        distribution (mixture). Values and location/spread uncertainties (``means``, ``mean``,
+        ``quantiles``, ``stds``, ``std``) are in the record's units; other entries
+        (probabilities, weights, tokens) are unit-free."""
+        if len(seqs) != len(hide):
+            raise ValueError(f"{len(seqs)} sequences but {len(hide)} hide masks")
+        masks = [np.asarray(h, bool) for h in hide]
+        for k, (s, h) in enumerate(zip(seqs, masks)):
+            if h.shape != s.ids.shape or (h & (s.fields < 0)).any():
+                raise ValueError(f"sequence {k}: hide mask must be bool[{len(s)}] and True only at "
+                                 "number tokens")
+        masks = [expand_numbers(h, s.ids, self.codec) for s, h in zip(seqs, masks)]
+        clean = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
+        k_tok = self.codec.tokens_per_number
+        order = np.argsort([len(s) for s in seqs], kind="stable")
+        out: list[Prediction | None] = [None] * len(seqs)
+        for a in range(0, len(order), batch_size):
+            idx = order[a:a + batch_size]
+            batch = make_batch([clean[i] for i in idx], [masks[i] for i in idx], codec=self.codec,
+                               normalizer=self.normalizer, encoding=self.encoding)
+            batch = {k: v.to(self.device) for k, v in batch.items()}
+            res = self.model.predict(batch, quantiles)
+            first = slice(None, None, k_tok)  # the rows of a number's first token
+            fids = batch["num_field"].cpu().numpy()[first]
+            values = self.normalizer.inverse(res.values.cpu().numpy()[first], fids)
+            says = np.isin(res.token.cpu().numpy()[first], self.codec.start_token_ids)
+            unc = {k: (v.double().cpu().numpy() if torch.is_tensor(v) else np.asarray(v))[first]
+                   for k, v in res.uncertainty.items()}
+            for k in unc:
+                shape = (-1,) + (1,) * (unc[k].ndim - 1)
+                if k in _LOCATIONS:
+                    unc[k] = self.normalizer.inverse(unc[k], np.broadcast_to(fids.reshape(shape), unc[k].shape))
+                elif k in _SPREADS:
+                    unc[k] = unc[k] * self.normalizer.scale[fids].reshape(shape)
+            starts = np.concatenate([[0], np.cumsum(res.counts.cpu().numpy() // k_tok)])
+            for j, i in enumerate(idx):
+                sl = slice(starts[j], starts[j + 1])
+                out[i] = Prediction(np.flatnonzero(masks[i])[::k_tok], values[sl],
+                                    {k: v[sl] for k, v in unc.items()}, says[sl])
+        return out  # type: ignore[return-value]
+
+    def _nonfinite_error(self, job: Job, fp: FieldPrediction) -> RecordError:
         """The error for a non-finite prediction, naming the visible input that stands out most
         from the training range (|normalized value| > 1000) when there is one."""
         msg = f"the model's prediction is {fp.value!r}, not a finite number"
@@ -301,7 +288,7 @@ class Model:
         visible[job.hidden] = False
         pos = job.number_slots[visible]
         if len(pos):
-            norm = np.abs(self.trained.normalizer.forward(job.encoded.values[pos], job.encoded.fields[pos]))
+            norm = np.abs(self.normalizer.forward(job.encoded.values[pos], job.encoded.fields[pos]))
             k = int(np.argmax(norm))
             if norm[k] > 1e3:
                 where = format_path(job.paths[int(np.flatnonzero(visible)[k])])

@@ -20,20 +20,20 @@
   Which one a recipe uses is a measured choice (``docs/fidelity.md``). A learned table has no
   vector past ``max_positions``: longer inputs raise ``ValueError``.
 
-Numbers enter at ``[NUM]``/``[INT]`` tokens as the encoding prescribes (``combine``):
-``"multiply"`` (xVal) scales the token embedding by the single feature, ``"add"`` adds a linear
-map (no bias) of the features. The caller (:mod:`scinum.batch`) hands in features that are
-already *neutral* where no visible number sits (1 for multiply, 0 for add), so a masked number's
-value cannot reach the trunk: its token is ``[MASK]`` and its features are neutral.
+Numbers enter at their tokens as the encoding prescribes (``combine``): ``"multiply"`` (xVal)
+scales the token embedding by the single feature, ``"add"`` adds a linear map (no bias) of the
+features, ``"none"`` (``num_dim == 0``: the text baselines, whose tokens spell the number) takes
+no features. The caller (:mod:`scinum.batch`) hands in features that are already *neutral*
+where no visible number sits (1 for multiply, 0 for add), so a masked number's value cannot
+reach the trunk: its token is ``[MASK]`` and its features are neutral.
 
-Text encodings (P10/P1000/B1999/FP15) have no number features and no number head: the model is
-built with ``combine="multiply"``, ``num_dim=1`` and gets features of 1 everywhere (a neutral
-input, so the trunk is exactly a plain token transformer), and ``NumberMLM.head`` is None.
+:class:`NumberMLM` (trunk + number head) owns its loss (:meth:`NumberMLM.losses`) and its
+prediction (:meth:`NumberMLM.predict`), both in normalized units.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -41,10 +41,12 @@ from torch import nn
 
 from .heads import NumberHead
 
-__all__ = ["ModelConfig", "Transformer", "NumberMLM", "POSITIONS"]
+__all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES"]
 
 #: position encodings of the trunk (see the module docstring)
 POSITIONS = ("learned", "rope", "both")
+#: how number features enter the trunk (see the module docstring)
+COMBINES = ("multiply", "add", "none")
 
 
 @dataclass
@@ -72,8 +74,11 @@ class ModelConfig:
                              f"learned table) > 0, got {self.max_positions!r}")
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
             raise ValueError(f"d_model {self.d_model} must split into {self.n_heads} heads of even size")
-        if self.combine not in ("multiply", "add"):
-            raise ValueError(f"combine must be 'multiply' or 'add', got {self.combine!r}")
+        if self.combine not in COMBINES:
+            raise ValueError(f"combine must be one of {COMBINES}, got {self.combine!r}")
+        if (self.combine == "none") != (self.num_dim == 0):
+            raise ValueError(f"combine {self.combine!r} with num_dim {self.num_dim}: features enter "
+                             "the trunk exactly when there are some (combine 'none' iff num_dim 0)")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,9 +175,9 @@ class Transformer(nn.Module):
         visible numbers) -> [B, L, d]; number features combined with the token embedding, plus
         the learned position vector where the trunk has one."""
         x = self.tok(ids)
-        if self.num_proj is None:
+        if self.cfg.combine == "multiply":
             x = x * feats[..., :1].to(x.dtype)
-        else:
+        elif self.cfg.combine == "add":
             x = x + self.num_proj(feats.to(x.dtype))
         if self.pos is not None:
             L = ids.shape[1]
@@ -207,11 +212,24 @@ class Transformer(nn.Module):
         return h @ self.tok.weight.T
 
 
+@dataclass
+class NumberOutputs:
+    """What :meth:`NumberMLM.predict` says at the N hidden number tokens of a batch (row-major):
+    ``values`` float64[N] (normalized units), ``uncertainty`` {name: [N, ...]} (the head's, in
+    normalized units), ``token`` int64[N]: the token head's argmax there, ``counts`` int64[B]:
+    hidden number tokens per sequence."""
+
+    values: torch.Tensor
+    uncertainty: dict[str, Any]
+    token: torch.Tensor
+    counts: torch.Tensor
+
+
 class NumberMLM(nn.Module):
     """Trunk plus number head: the whole trainable model (what a checkpoint's weights hold).
-    ``head`` is None for text encodings (numbers are tokens)."""
+    It owns its loss (:meth:`losses`) and its prediction (:meth:`predict`)."""
 
-    def __init__(self, cfg: ModelConfig, head: NumberHead | None):
+    def __init__(self, cfg: ModelConfig, head: NumberHead):
         super().__init__()
         self.trunk = Transformer(cfg)
         self.head = head
@@ -220,3 +238,53 @@ class NumberMLM(nn.Module):
                 rows: torch.Tensor | None = None) -> torch.Tensor:
         return self.trunk(ids, feats, attend, rows)
 
+    def losses(self, batch: dict[str, torch.Tensor], number_loss_weight: float = 1.0,
+               fields: dict[int, str] | None = None) -> dict[str, Any]:
+        """Training losses of a :func:`~scinum.batch.make_batch` batch.
+
+        ``loss`` = ``token_ce`` (mean over hidden tokens) + ``number_loss_weight`` ·
+        ``number_loss`` (mean over hidden number tokens; each 0, not NaN, when a batch hides
+        none), and ``number_abs_err``: mean |prediction − target| (normalized units, over the
+        predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
+        error is also returned on its own, as ``err/<name>``: (mean error, count)."""
+        h = self(batch["ids"], batch["feats"], batch["attend"])
+        tok = batch["targets"] != -100
+        logits = self.trunk.token_logits(h[tok]).float()
+        token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
+        num = batch["num_hidden"]
+        out = self.head(h[num], logits[num[tok]])
+        n = num.sum().clamp(min=1)
+        number_loss = self.head.loss(out, batch["num_target"]).sum() / n
+        with torch.no_grad():
+            err = (self.head.predict(out) - batch["num_target"]).abs()
+            finite = err.isfinite()
+            abs_err = torch.where(finite, err, 0).sum() / finite.sum().clamp(min=1)
+        res: dict[str, Any] = {"loss": token_ce + number_loss_weight * number_loss, "token_ce": token_ce,
+                               "number_loss": number_loss, "number_abs_err": abs_err.float()}
+        for fid, name in (fields or {}).items():
+            on = (batch["num_field"] == fid) & finite
+            if bool(on.any()):
+                res[f"err/{name}"] = (err[on].mean().float(), int(on.sum()))
+        return res
+
+    @torch.no_grad()
+    def predict(self, batch: dict[str, torch.Tensor], quantiles: Sequence[float] = ()) -> NumberOutputs:
+        """The head's prediction at the hidden number tokens (``batch["num_hidden"]``); the last
+        block computes only those rows. ``quantiles``: passed to the head's uncertainty."""
+        num = batch["num_hidden"]
+        rows, valid = _wanted_rows(num)
+        h = self(batch["ids"], batch["feats"], batch["attend"], rows)[valid]
+        logits = self.trunk.token_logits(h)
+        out = self.head(h, logits)
+        return NumberOutputs(self.head.predict(out), self.head.uncertainty(out, quantiles),
+                             logits.argmax(-1), num.sum(1))
+
+
+def _wanted_rows(num_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """bool[B, L] -> (rows int64[B, M], valid bool[B, M]): each sequence's True positions in
+    order, padded to the longest count M with position 0; ``h[rows][valid] == h[num_hidden]``."""
+    counts = num_hidden.sum(1)
+    m = max(int(counts.max()) if len(counts) else 0, 1)
+    valid = torch.arange(m, device=num_hidden.device)[None, :] < counts[:, None]
+    order = torch.argsort((~num_hidden).to(torch.int8), dim=1, stable=True)  # True positions first
+    return order[:, :m], valid

@@ -4,8 +4,8 @@
   ``key`` hashes the manifest and the codec options, so a rebuilt dataset gets new shards. The
   vocabulary is built from the train split and saved next to the shards (``vocab.json``). Raw
   float64 values are stored; normalization happens at batch time, so any normalizer can be used
-  with the same shards. Text encodings get their number tokens in the vocabulary and their own
-  cache key (text and single-token shards never mix).
+  with the same shards. Encodings that spell numbers in tokens of their own (the text
+  baselines) get those tokens in the vocabulary and their own cache key.
 * :class:`TokenShards` reads one split: concatenated ``ids`` int32, ``values`` float64,
   ``fields`` int32, ``offsets`` int64[n+1], and the ``(file, line)`` of every record.
 * :func:`fit_normalizer` / :func:`check_representable` scan the shards chunk by chunk.
@@ -23,7 +23,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import torch
 
-from .codec import MAX_RUN, Codec, Encoded, Vocabulary
+from .codec import MAX_RUN, ONE_TOKEN, Codec, Encoded, Spelling, Vocabulary
 from .datasets import Dataset
 from .errors import RecordError, ValueOutOfRange
 from .normalize import Normalizer
@@ -39,10 +39,10 @@ _CHUNK = 1 << 20  # tokens per chunk when scanning shards
 
 
 def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int,
-                text: Any = None) -> Path:
+                spelling: Spelling) -> Path:
     key = {"manifest": dataset.manifest, "max_run": max_run, "format": CACHE_FORMAT}
-    if text is not None:  # single-token keys stay as they were (existing caches remain valid)
-        key["text"] = text.config()
+    if spelling.value_in_tokens or spelling.tokens_per_number != 1 or spelling.vocabulary():
+        key["text"] = spelling.config()  # one-token keys stay as they were (caches remain valid)
     key = json.dumps(key, sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return Path(cache_dir) / digest if cache_dir else dataset.path / ".tokens" / digest
@@ -50,23 +50,25 @@ def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: 
 
 def tokenize_dataset(path: str | os.PathLike, splits: Sequence[str] = ("train", "val"), *,
                      cache_dir: str | os.PathLike | None = None,
-                     max_run: int = MAX_RUN, text: Any = None) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
+                     max_run: int = MAX_RUN, encoding: Spelling | None = None
+                     ) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
     """Tokenize ``splits`` of a dataset directory once (later calls reuse the shards).
 
     Returns the vocabulary (built from ``train``) and a :class:`TokenShards` per split. A record
     the vocabulary cannot encode raises a :class:`RecordError` naming its file, line and path.
-    ``text``: a text encoding (:class:`~scinum.encodings.TextEncoding`) for text mode; a number
-    it cannot write raises :class:`ValueOutOfRange` (file, line, path).
+    ``encoding``: the number encoding, which spells the numbers (None: one ``[NUM]``/``[INT]``
+    token each); a number it cannot write raises :class:`ValueOutOfRange` (file, line, path).
     """
     dataset = Dataset(path)
-    root = _cache_root(dataset, cache_dir, max_run, text)
+    spelling = encoding if encoding is not None else ONE_TOKEN
+    root = _cache_root(dataset, cache_dir, max_run, spelling)
     root.mkdir(parents=True, exist_ok=True)
     vocab_file = root / "vocab.json"
     if not vocab_file.exists():
         Vocabulary.build(dataset.records("train"), max_run=max_run,
-                         number_tokens=text.vocabulary() if text is not None else ()).save(vocab_file)
+                         number_tokens=spelling.vocabulary()).save(vocab_file)
     vocab = Vocabulary.load(vocab_file)
-    codec = Codec(vocab, text=text)
+    codec = Codec(vocab, spelling)
     out = {}
     for split in splits:
         if not (root / split / "meta.json").exists():

@@ -19,13 +19,13 @@ from typing import Any, Sequence
 
 import lightning as L
 import torch
-import torch.nn.functional as F
 
 from . import encodings
-from .checkpoint import FORMAT, VERSION, build_model, save_checkpoint
+from .atomic import write_text_atomic
+from .checkpoint import CheckpointMeta, save_checkpoint
 from .config import load_config, resolve_normalizer
 from .data import MLMDataModule, check_batches
-from .atomic import write_text_atomic
+from .model import ModelConfig
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 
@@ -39,47 +39,23 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
 
 
 class MLMModule(L.LightningModule):
-    """Wraps a :class:`~scinum.model.NumberMLM` built from checkpoint metadata ``meta``."""
+    """Lightning's view of a :class:`~scinum.model.NumberMLM` built from checkpoint metadata
+    ``meta`` (the model owns its losses; this adds logging, the optimiser and checkpoints)."""
 
-    def __init__(self, meta: dict[str, Any], optim: dict[str, Any], max_steps: int,
+    def __init__(self, meta: CheckpointMeta, optim: dict[str, Any], max_steps: int,
                  watch: dict[int, str] | None = None):
         """``watch``: field id -> field name whose validation error is logged on its own
         (``val/err/<field>``: the training curves of the fields a dataset is evaluated on)."""
         super().__init__()
         self.meta, self.optim, self.max_steps = meta, optim, max_steps
         self.watch = dict(watch or {})
-        self.model = build_model(meta)
+        self.model = meta.build_model()
 
-    def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        """``loss``, ``token_ce``, ``number_loss`` (float32 scalars) and ``number_abs_err`` (mean
-        |prediction - target| in normalized units, for logging). Text encodings: no number head,
-        ``number_loss`` and ``number_abs_err`` are 0 and ``loss == token_ce`` (the hidden number
-        tokens are among the token targets)."""
-        h = self.model(batch["ids"], batch["feats"], batch["attend"])
-        tok = batch["targets"] != -100
-        logits = self.model.trunk.token_logits(h[tok]).float()
-        token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
-        if self.model.head is None:  # text encoding: its number tokens are in token_ce
-            number_loss = err = torch.zeros((), device=token_ce.device)
-            return {"loss": token_ce, "token_ce": token_ce, "number_loss": number_loss,
-                    "number_abs_err": err}
-        out = self.model.head(h[batch["num_pos"]])
-        per = self.model.head.loss(out, batch["num_target"])
-        n = batch["num_pos"].sum().clamp(min=1)
-        number_loss = per.sum() / n
-        with torch.no_grad():
-            err = (self.model.head.predict(out) - batch["num_target"]).abs().sum() / n
-        loss = token_ce + self.optim["number_loss_weight"] * number_loss
-        res = {"loss": loss, "token_ce": token_ce, "number_loss": number_loss,
-               "number_abs_err": err.float()}
-        if self.watch and not self.training:
-            with torch.no_grad():
-                abs_err = (self.model.head.predict(out) - batch["num_target"]).abs()
-                for fid, name in self.watch.items():
-                    on = batch["num_field"] == fid
-                    if bool(on.any()):
-                        res[f"err/{name}"] = (abs_err[on].mean().float(), int(on.sum()))
-        return res
+    def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, Any]:
+        """:meth:`NumberMLM.losses <scinum.model.NumberMLM.losses>` with the configured number
+        loss weight (and, in validation, the watched fields' errors)."""
+        return self.model.losses(batch, self.optim["number_loss_weight"],
+                                 None if self.training else self.watch)
 
     def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)
@@ -109,16 +85,11 @@ class MLMModule(L.LightningModule):
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        checkpoint["scinum"] = self.meta
+        checkpoint["scinum"] = self.meta.to_dict()
 
 
-def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> dict[str, Any]:
-    """Checkpoint metadata (plain JSON-able data) for a prepared data module."""
-    from .model import ModelConfig
-    if encodings.is_text(encoding):  # no number features: a neutral multiplicative input of 1
-        num_dim, combine = 1, "multiply"
-    else:
-        num_dim, combine = encoding.dim, encoding.combine
+def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
+    """Checkpoint metadata for a prepared data module."""
     longest = int(dm.shards["train"].lengths.max())
     model = dict(config["model"])
     if model.get("positions") != "rope":
@@ -127,12 +98,10 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> dict[str, Any]:
         elif model["max_positions"] < longest:
             raise ValueError(f"model.max_positions {model['max_positions']} is shorter than the longest "
                              f"training record ({longest} tokens): raise it or leave it null")
-    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=num_dim, combine=combine, **model)
-    return {"format": FORMAT, "version": VERSION, "model": cfg.to_dict(), "encoding": encoding.config(),
-            "head": dict(config["head"]), "vocab": dm.vocab.to_dict(), "normalizer": dm.normalizer.to_dict(),
-            "run": {"data": str(config["data"]["path"]), "seed": config["seed"]},
-            # the longest training record: fill refuses longer ones (positions never trained)
-            "context_length": longest}
+    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, **model)
+    return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
+                          head=dict(config["head"]), context_length=longest,
+                          run={"data": str(config["data"]["path"]), "seed": config["seed"]})
 
 
 def _loggers(out: Path) -> list:

@@ -98,6 +98,6 @@ def test_bf16_mixed_on_cpu_trains_and_loads_in_fp32(dataset, tmp_path):
         losses = [float(r["train/loss"]) for r in csv.DictReader(f) if r["train/loss"]]
     assert len(losses) == 4 and np.isfinite(losses).all()
     model = scinum.load(path)
-    assert all(p.dtype == torch.float32 for p in model.trained.model.parameters())
+    assert all(p.dtype == torch.float32 for p in model.model.parameters())
     filled = model.fill(Toy()(7)[0], ["m"])
     assert np.isfinite(filled["m"])

@@ -90,7 +90,7 @@ def test_non_finite_predictions_are_errors_in_fill_and_counted_in_evaluate(ckpt,
     evaluation scores it (MSE inf, non_finite 1) instead of calling it unparseable."""
     model = scinum.load(ckpt)
     with torch.no_grad():
-        model.trained.head.out.bias.fill_(float("inf"))
+        model.model.head.out.bias.fill_(float("inf"))
     with pytest.raises(RecordError, match="not a finite number"):
         model.fill(RECORD, ["params.a"])
     table, preds = evaluate(model, data, ["params.a"], ["test"])

@@ -107,17 +107,17 @@ def test_predictions_are_the_head_output_in_record_units(ckpt):
     import torch
     from scinum.batch import hidden_positions, make_batch
     model = scinum.load(ckpt)
-    m = model.trained
+    m = model
     field = m.normalizer.to_dict()["fields"]["params.a"]
     assert field["scale"] != 1.0 and field["shift"] != 0.0  # a non-trivial map
     hide = hidden_positions(m.codec, RECORD, ["params.a"])
-    b = make_batch([m.codec.encode(RECORD)], [hide], vocab=m.vocab, normalizer=m.normalizer,
+    b = make_batch([m.codec.encode(RECORD)], [hide], codec=m.codec, normalizer=m.normalizer,
                    encoding=m.encoding)
-    from scinum.checkpoint import _wanted_rows
-    rows, valid = _wanted_rows(b["num_pos"])
+    from scinum.model import _wanted_rows
+    rows, valid = _wanted_rows(b["num_hidden"])
     with torch.no_grad():
-        norm = float(m.head.predict(m.head(m.model(b["ids"], b["feats"], b["attend"], rows)[valid]))[0])
-        full = float(m.head.predict(m.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]]))[0])
+        norm = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], rows)[valid]))[0])
+        full = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_hidden"]]))[0])
     assert norm == pytest.approx(full, rel=1e-5)  # only the wanted rows: the same up to float32 sums
     filled = model.fill(RECORD, ["params.a"])["params"]["a"]
     assert filled == pytest.approx(norm * field["scale"] + field["shift"], rel=1e-12)
@@ -154,7 +154,7 @@ def test_bad_input_names_record_and_path(ckpt, record, mask, err, match):
 
 def test_record_longer_than_context(ckpt):
     model = scinum.load(ckpt)
-    model.context_length = 10
+    model._jobs.context_length = 10
     with pytest.raises(RecordError, match="longer than the model's context"):
         model.fill(RECORD, mask=["params.a"])
 
@@ -223,16 +223,16 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     w.write_split("test", 24, Orbit())
     w.finish(scalings={"params.a": {"kind": "affine", "mean": 0.0, "std": 3.0, "unit": "K"}})
     table, preds = evaluate(ckpt, tmp_path / "d", ["params.a", "points[*][0]"], ["test"])
-    m = scinum.load(ckpt).trained
+    m = scinum.load(ckpt)
     from scinum.datasets import Dataset
     records = list(Dataset(tmp_path / "d").records("test"))
     says = []
     for r in records:
         seq = m.codec.encode(r)
         hide = hidden_positions(m.codec, r, ["params.a"])
-        b = make_batch([seq], [hide], vocab=m.vocab, normalizer=m.normalizer, encoding=m.encoding)
+        b = make_batch([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding)
         with torch.no_grad():
-            tok = m.model.trunk.token_logits(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]]).argmax(-1)
+            tok = m.model.trunk.token_logits(m.model(b["ids"], b["feats"], b["attend"])[b["num_hidden"]]).argmax(-1)
         says.append(bool(tok.item() in (m.vocab.num_id, m.vocab.int_id)))
     row = table[table["field"] == "params.a"].iloc[0]
     assert row["not_number"] == pytest.approx(1 - np.mean(says))
@@ -256,7 +256,7 @@ def test_records_of_one_shape_prepare_like_a_model_that_never_saw_the_shape(ckpt
             assert np.array_equal(got.encoded.ids, ref.encoded.ids)
             assert np.array_equal(got.encoded.values, ref.encoded.values, equal_nan=True)
             assert got.hidden == ref.hidden and got.paths == ref.paths and got.record == ref.record
-    assert len(shared._shapes) < 20  # shapes were reused
+    assert len(shared._jobs._shapes) < 20  # shapes were reused
     bad = json.loads(json.dumps(recs[1]))
     bad["params"]["n"] = 2 ** 60
     with pytest.raises(ValueOutOfRange, match="params.n"):

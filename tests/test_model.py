@@ -29,7 +29,7 @@ def _setup(name: str, n_layers: int = 2):
 
 
 def _batch(vocab, seqs, hides, norm, enc):
-    return make_batch(seqs, hides, vocab=vocab, normalizer=norm, encoding=enc)
+    return make_batch(seqs, hides, codec=Codec(vocab), normalizer=norm, encoding=enc)
 
 
 def test_trunk_conventions():
@@ -60,8 +60,8 @@ def test_padding_invariance(name):
     with torch.no_grad():
         h1 = model(alone["ids"], alone["feats"], alone["attend"])[0]
         h2 = model(both["ids"], both["feats"], both["attend"])[0, :len(short)]
-        p1 = model.head.predict(model.head(h1[alone["num_pos"][0]]))
-        p2 = model.head.predict(model.head(h2[both["num_pos"][0, :len(short)]]))
+        p1 = model.head.predict(model.head(h1[alone["num_hidden"][0]]))
+        p2 = model.head.predict(model.head(h2[both["num_hidden"][0, :len(short)]]))
     assert torch.allclose(h1, h2, atol=1e-5)
     assert torch.allclose(p1, p2, atol=1e-5)
 
@@ -76,7 +76,7 @@ def test_hidden_values_never_reach_the_input(name):
     other = type(s)(s.ids.copy(), s.values.copy(), s.fields)
     other.values[num[[0, 2]]] = [3.75, -0.875]
     a, b = _batch(vocab, [s], [hide], norm, enc), _batch(vocab, [other], [hide], norm, enc)
-    for k in ("ids", "feats", "attend", "targets", "num_pos"):
+    for k in ("ids", "feats", "attend", "targets", "num_hidden"):
         assert torch.equal(a[k], b[k]), k
     assert not torch.equal(a["num_target"], b["num_target"])  # the targets do differ
     assert (a["ids"][0, num[[0, 2]]] == vocab.mask_id).all()
@@ -108,7 +108,7 @@ def test_forward_under_bf16_autocast():
     batch = _batch(vocab, seqs, [np.asarray(s.fields >= 0) for s in seqs], norm, enc)
     with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
         h = model(batch["ids"], batch["feats"], batch["attend"])
-        loss = model.head.loss(model.head(h[batch["num_pos"]]), batch["num_target"])
+        loss = model.head.loss(model.head(h[batch["num_hidden"]]), batch["num_target"])
     assert torch.isfinite(h).all() and torch.isfinite(loss).all()
 
 
@@ -162,7 +162,7 @@ def test_config_without_positions_is_a_rope_trunk():
 def test_wanted_rows_give_the_full_outputs_at_those_positions(positions):
     """Inference computes the last block only at the masked positions: the same hidden states
     as the full forward there (float32 sums aside), padding and uneven counts included."""
-    from scinum.checkpoint import _wanted_rows
+    from scinum.model import _wanted_rows
     torch.manual_seed(0)
     cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions,
                       max_positions=16)

@@ -17,7 +17,7 @@ SCHEMES = {"p10": (5, ["-", "6", "0", "2", "E-1"], 29),
 def test_table1_tokens_and_vocabulary_sizes(name):
     n_tokens, example, vocab_size = SCHEMES[name]
     enc = encodings.get(name)
-    assert encodings.is_text(enc) and encodings.from_config(enc.config()).config() == enc.config()
+    assert isinstance(enc, encodings.TextEncoding) and enc.dim == 0 and encodings.from_config(enc.config()).config() == enc.config()
     assert enc.tokens(-6.02e1) == example
     assert enc.tokens_per_number == n_tokens
     assert len(enc.vocabulary()) == len(set(enc.vocabulary())) == vocab_size
@@ -71,7 +71,7 @@ def test_codec_text_mode_lengths_and_round_trip():
     ratios = {}
     for name in SCHEMES:
         enc = encodings.get(name)
-        codec = Codec(Vocabulary.build(recs, number_tokens=enc.vocabulary()), text=enc)
+        codec = Codec(Vocabulary.build(recs, number_tokens=enc.vocabulary()), enc)
         lengths = 0
         for r in recs:
             e = codec.encode(r)

@@ -9,13 +9,13 @@ import torch
 
 from scinum import encodings
 from scinum.analysis.evaluate import evaluate
-from scinum.checkpoint import FORMAT, VERSION
+from scinum.checkpoint import CheckpointMeta
 from scinum.codec import Codec, Vocabulary
 from scinum.config import load_config, resolve_normalizer
 from scinum.batch import hidden_positions, make_batch
 from scinum.data import MLMCollator, MLMDataModule
 from scinum.datasets import DatasetWriter
-from scinum.heads import make_head
+from scinum.heads import TokenHead, make_head
 from scinum.infer import load
 from scinum.model import ModelConfig
 from scinum.normalize import Normalizer
@@ -37,7 +37,7 @@ def one_thread():
 def _text_setup(name, records):
     enc = encodings.get(name)
     vocab = Vocabulary.build(records, number_tokens=enc.vocabulary())
-    codec = Codec(vocab, text=enc)
+    codec = Codec(vocab, enc)
     seqs = [codec.encode(r) for r in records]
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs],
                           resolve_normalizer({"head": {"kind": "native"}, "normalizer": None}, enc))
@@ -52,7 +52,7 @@ def test_a_masked_number_masks_all_its_tokens(name):
     hidden = total = 0
     for batch_seed in range(40):
         b = col([(s, batch_seed) for s in seqs])
-        assert torch.all(b["feats"] == 1) and b["feats"].shape[-1] == 1
+        assert b["feats"].shape[-1] == 0  # no number features: the tokens carry the numbers
         for row, s in enumerate(seqs):
             ids, tgt = b["ids"][row].numpy(), b["targets"][row].numpy()
             for a in codec.number_starts(s.ids):
@@ -71,26 +71,23 @@ def test_a_masked_number_masks_all_its_tokens(name):
     hide = [np.zeros(len(s), bool) for s in seqs]
     a = codec.number_starts(seqs[0].ids)[0]
     hide[0][a + k - 1] = True
-    b = make_batch(seqs, hide, vocab=vocab, normalizer=norm, encoding=enc, codec=codec)
-    assert (b["ids"][0, a:a + k] == vocab.mask_id).all() and int(b["num_pos"].sum()) == k
+    b = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc)
+    assert (b["ids"][0, a:a + k] == vocab.mask_id).all() and int(b["num_hidden"].sum()) == k
     assert hidden_positions(codec, RECORDS[0], ["x"]).sum() == k
-    with pytest.raises(ValueError, match="codec"):
-        make_batch(seqs, hide, vocab=vocab, normalizer=norm, encoding=enc)
 
 
 @pytest.mark.parametrize("name", ["p10", "p1000"])
 def test_text_model_trains(name):
     torch.manual_seed(0)
     enc, vocab, codec, seqs, norm = _text_setup(name, RECORDS)
-    assert make_head(enc, 16) is None
-    mcfg = ModelConfig(vocab_size=len(vocab), num_dim=1, combine="multiply", d_model=32,
+    head = make_head(enc, 16, vocab=vocab)
+    assert isinstance(head, TokenHead) and not list(head.parameters())
+    mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
                        n_layers=1, n_heads=2)
-    meta = {"format": FORMAT, "version": VERSION, "model": mcfg.to_dict(), "encoding": enc.config(),
-            "head": {"kind": "native"}, "vocab": vocab.to_dict(), "normalizer": norm.to_dict()}
+    meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm)
     optim = {"lr": 3e-3, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 5,
              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
     module = MLMModule(meta, optim, max_steps=1000)
-    assert module.model.head is None
     col = MLMCollator(vocab, norm, enc, mask_prob=0.3, seed=0)
     batch = col([(s, 0) for s in seqs])
     opt = torch.optim.Adam(module.parameters(), lr=3e-3)
@@ -104,8 +101,8 @@ def test_text_model_trains(name):
         opt.step()
     assert losses[-1] < 0.3 * losses[0]
     # a batch that hides nothing gives finite (zero) losses, not NaN
-    empty = make_batch(seqs, [np.zeros(len(s), bool) for s in seqs], vocab=vocab, normalizer=norm,
-                       encoding=enc, codec=codec)
+    empty = make_batch(seqs, [np.zeros(len(s), bool) for s in seqs], codec=codec, normalizer=norm,
+                       encoding=enc)
     assert all(math.isfinite(v.item()) for v in module.losses(empty).values())
 
 
@@ -115,7 +112,7 @@ def test_text_config_resolution():
     assert resolve_normalizer(cfg, enc) == "none"
     with pytest.raises(ValueError, match="normalizer"):
         resolve_normalizer({**cfg, "normalizer": "minmax"}, enc)
-    with pytest.raises(ValueError, match="no number head"):
+    with pytest.raises(ValueError, match="head must be"):
         make_head(enc, 16, {"kind": "mixture"})
 
 
@@ -147,7 +144,25 @@ def text_model(dataset, tmp_path_factory):
         "optim": {"warmup_steps": 2, "lr": 3e-3},
         "trainer": {"max_steps": 12, "val_check_interval": 6, "limit_val_batches": 1,
                     "checkpoint_every_n_steps": 100, "log_every_n_steps": 1, "progress_bar": False}})
-    return load(fit(cfg))
+    model = load(fit(cfg))
+    model.path = out / "model.ckpt"
+    return model
+
+
+def test_version_2_text_checkpoints_load_with_the_same_predictions(text_model, tmp_path):
+    """Version 2 built a text trunk as combine="multiply" with features of 1; it loads as the
+    same function (combine "none") and predicts exactly what the current file does."""
+    old = torch.load(text_model.path, weights_only=True)
+    assert old["scinum"]["model"]["combine"] == "none" and old["scinum"]["model"]["num_dim"] == 0
+    old["scinum"]["version"] = 2
+    old["scinum"]["model"].update(combine="multiply", num_dim=1)
+    torch.save(old, tmp_path / "v2.ckpt")
+    v2 = load(tmp_path / "v2.ckpt")
+    assert v2.model.trunk.cfg.combine == "none"
+    rec = Toy()(5)[0]
+    a, b = v2.predict(rec, ["m", "data[-1][*]"]), text_model.predict(rec, ["m", "data[-1][*]"])
+    assert [p.uncertainty["tokens"] for p in a.predictions] == [p.uncertainty["tokens"] for p in b.predictions]
+    assert [p.uncertainty["p_number"] for p in a.predictions] == [p.uncertainty["p_number"] for p in b.predictions]
 
 
 def test_text_and_single_token_caches_do_not_mix(dataset, text_model):
@@ -170,11 +185,11 @@ def _force(model, monkeypatch, tokens):
         out = torch.zeros(h.shape[0], len(model.vocab))
         out[torch.arange(h.shape[0]), ids[torch.arange(h.shape[0]) % k]] = 30.0
         return out
-    monkeypatch.setattr(model.trained.model.trunk, "token_logits", logits)
+    monkeypatch.setattr(model.model.trunk, "token_logits", logits)
 
 
 def test_fill_gives_parsed_numbers_or_null(text_model, monkeypatch):
-    enc = text_model.trained.encoding
+    enc = text_model.encoding
     assert text_model.kind == "tokens"
     rec = Toy()(3)[0]
     res = text_model.predict(rec, ["m", "data[-1][*]"])
@@ -233,7 +248,7 @@ def test_planets_sequence_length_per_encoding():
     ratios = {}
     for name, ref in reference.items():
         enc = encodings.get(name)
-        codec = Codec(Vocabulary.build(recs, number_tokens=enc.vocabulary()), text=enc)
+        codec = Codec(Vocabulary.build(recs, number_tokens=enc.vocabulary()), enc)
         ratios[name] = sum(len(codec.encode(r)) for r in recs) / single
         assert ratios[name] == pytest.approx(ref, rel=0.06), name
     print("tokens per planets sample vs single-token:",

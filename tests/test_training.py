@@ -9,7 +9,8 @@ import torch
 import yaml
 
 from scinum import encodings
-from scinum.checkpoint import FORMAT, VERSION, load_checkpoint
+from scinum.checkpoint import CheckpointMeta
+from scinum.infer import load
 from scinum.cli import main as cli_main
 from scinum.codec import Codec, Vocabulary
 from scinum.config import load_config, resolve_normalizer
@@ -34,12 +35,11 @@ def _module(records, enc_name, head, lr=3e-3, positions="learned"):
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], resolve_normalizer(cfg, enc))
     mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=48,
                        n_layers=2, n_heads=4, positions=positions)
-    meta = {"format": FORMAT, "version": VERSION, "model": mcfg.to_dict(), "encoding": enc.config(),
-            "head": head, "vocab": vocab.to_dict(), "normalizer": norm.to_dict()}
+    meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm, head=head)
     optim = {"lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 10,
              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
     hide = [hidden_positions(codec, r, ["x"]) for r in records]
-    batch = make_batch(seqs, hide, vocab=vocab, normalizer=norm, encoding=enc)
+    batch = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc)
     return MLMModule(meta, optim, max_steps=10_000), batch, norm
 
 
@@ -80,7 +80,7 @@ def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol, positions
     assert res["token_ce"].item() < 0.02
     with torch.no_grad():
         h = module.model(batch["ids"], batch["feats"], batch["attend"])
-        pred = module.model.head.predict(module.model.head(h[batch["num_pos"]]))
+        pred = module.model.head.predict(module.model.head(h[batch["num_hidden"]]))
     fids = batch["num_field"].numpy()
     raw = norm.inverse(pred.numpy(), fids)
     assert np.allclose(raw, [r["x"] for r in OVERFIT], atol=0.2 * norm.scale[fids].max())
@@ -170,32 +170,32 @@ def test_killed_training_resumes_to_the_same_steps(dataset, reference_run, tmp_p
 
 
 def test_save_load_identical_predictions(dataset, reference_run):
-    exported = load_checkpoint(reference_run / "model.ckpt")
-    lightning = load_checkpoint(reference_run / "checkpoints" / "last.ckpt")
+    exported = load(reference_run / "model.ckpt")
+    lightning = load(reference_run / "checkpoints" / "last.ckpt")
     assert not exported.model.training and exported.vocab == lightning.vocab
     recs = [Toy()(i)[0] for i in range(5)]
     seqs = [exported.codec.encode(r) for r in recs]
     hide = [hidden_positions(exported.codec, r, ["data[-1][*]", "m"]) for r in recs]
-    a = exported.predict(seqs, hide, batch_size=2)
-    b = lightning.predict(seqs, hide, batch_size=2)
+    a = exported.predict_hidden(seqs, hide, batch_size=2)
+    b = lightning.predict_hidden(seqs, hide, batch_size=2)
     for pa, pb, r, h in zip(a, b, recs, hide):
         assert pa.values.dtype == np.float64 and len(pa.values) == 3 == h.sum()
         assert np.array_equal(pa.values, pb.values) and np.array_equal(pa.positions, np.flatnonzero(h))
-    alone = exported.predict(seqs[:1], hide[:1])[0]  # batch composition does not matter
+    alone = exported.predict_hidden(seqs[:1], hide[:1])[0]  # batch composition does not matter
     assert np.allclose(alone.values, a[0].values, rtol=1e-6, atol=1e-9)
     nan_in = [type(s)(s.ids, np.where(h, np.nan, s.values), s.fields) for s, h in zip(seqs, hide)]
-    assert all(np.array_equal(p.values, q.values) for p, q in zip(exported.predict(nan_in, hide, batch_size=2), a))
+    assert all(np.array_equal(p.values, q.values) for p, q in zip(exported.predict_hidden(nan_in, hide, batch_size=2), a))
 
 
 def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
     out = tmp_path / "gmm"
     path = fit(_config(dataset, out, head={"kind": "mixture", "n_components": 3},
                        trainer={"max_steps": 2, "limit_val_batches": 0}))
-    m = load_checkpoint(path)
+    m = load(path)
     rec = Toy()(0)[0]
     seq = m.codec.encode(rec)
     hide = hidden_positions(m.codec, rec, ["m"])
-    p = m.predict([seq], [hide], quantiles=[0.05, 0.5, 0.95])[0]
+    p = m.predict_hidden([seq], [hide], quantiles=[0.05, 0.5, 0.95])[0]
     fid = seq.fields[hide]
     scale = m.normalizer.scale[fid]
     assert p.uncertainty["means"].shape == (1, 3) and p.uncertainty["quantiles"].shape == (1, 3)
@@ -205,9 +205,9 @@ def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
     # the normalized spread times the field's scale
     with torch.no_grad():
         from scinum.batch import make_batch as mb
-        b = mb([seq], [hide], vocab=m.vocab, normalizer=m.normalizer, encoding=m.encoding)
-        out_ = m.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_pos"]])
-    assert np.allclose(p.uncertainty["std"], m.head.uncertainty(out_)["std"].numpy() * scale)
+        b = mb([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding)
+        out_ = m.model.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_hidden"]])
+    assert np.allclose(p.uncertainty["std"], m.model.head.uncertainty(out_)["std"].numpy() * scale)
 
 
 def test_bad_checkpoints_raise_checkpoint_error(reference_run, tmp_path):
@@ -217,7 +217,7 @@ def test_bad_checkpoints_raise_checkpoint_error(reference_run, tmp_path):
     (tmp_path / "text.ckpt").write_text("hello")
     for name in ("trunc.ckpt", "foreign.ckpt", "text.ckpt", "missing.ckpt"):
         with pytest.raises(CheckpointError, match=name):
-            load_checkpoint(tmp_path / name)
+            load(tmp_path / name)
 
 
 def test_config_overrides_and_errors(tmp_path):
@@ -236,22 +236,22 @@ def test_config_overrides_and_errors(tmp_path):
 def test_checkpoints_keep_the_position_options(dataset, reference_run, tmp_path):
     """The default trunk has the learned table, as long as the longest training record; a RoPE
     run round-trips too; a version-1 checkpoint (RoPE, no ``positions`` key) still loads."""
-    learned = load_checkpoint(reference_run / "model.ckpt")
-    mcfg = learned.meta["model"]
-    assert mcfg["positions"] == "learned" and mcfg["max_positions"] == learned.meta["context_length"]
-    assert learned.model.trunk.pos.weight.shape[0] == mcfg["max_positions"]
+    learned = load(reference_run / "model.ckpt")
+    mcfg = learned.meta.model
+    assert mcfg.positions == "learned" and mcfg.max_positions == learned.meta.context_length
+    assert learned.model.trunk.pos.weight.shape[0] == mcfg.max_positions
     rope_path = fit(_config(dataset, tmp_path / "rope", model={"positions": "rope"},
                             trainer={"max_steps": 2, "limit_val_batches": 0}))
-    rope = load_checkpoint(rope_path)
-    assert rope.meta["model"]["positions"] == "rope" and rope.model.trunk.pos is None
+    rope = load(rope_path)
+    assert rope.meta.model.positions == "rope" and rope.model.trunk.pos is None
     old = torch.load(rope_path, weights_only=True)
     old["scinum"]["version"] = 1
     del old["scinum"]["model"]["positions"], old["scinum"]["model"]["max_positions"]
     torch.save(old, tmp_path / "v1.ckpt")
-    v1 = load_checkpoint(tmp_path / "v1.ckpt")
+    v1 = load(tmp_path / "v1.ckpt")
     assert v1.model.trunk.cfg.positions == "rope"
     rec = Toy()(0)[0]
     seq, hide = v1.codec.encode(rec), hidden_positions(v1.codec, rec, ["m"])
-    assert np.array_equal(v1.predict([seq], [hide])[0].values, rope.predict([seq], [hide])[0].values)
+    assert np.array_equal(v1.predict_hidden([seq], [hide])[0].values, rope.predict_hidden([seq], [hide])[0].values)
     with pytest.raises(ValueError, match="shorter than the longest training record"):
         fit(_config(dataset, tmp_path / "short", model={"max_positions": 3}))

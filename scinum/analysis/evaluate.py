@@ -69,9 +69,8 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
         if not splits:
             raise DatasetError(f"{data}: no test or ood_* split holds records, nothing to score "
                                f"(counts: { {s: ds.count(s) for s in ds.splits} })")
-    meta = model.trained.meta
-    encoding = meta["encoding"]["name"]
-    head = meta["head"].get("kind", "native")
+    encoding = model.meta.encoding["name"]
+    head = model.meta.head.get("kind", "native")
     label = label or (encoding if head == "native" else f"{encoding}+{'gmm' if head == 'mixture' else head}")
     rows, tables = [], []
     for split in splits:
@@ -90,7 +89,7 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                     row = {"model": label, "encoding": encoding, "head": head, "field": field,
                            "split": split, "record": i, "path": p.path,
                            "true": float(get(rec, p.path)), "pred": _pred_value(p.value),
-                           "says_number": p.says_number}
+                           "unparseable": p.value is None, "says_number": p.says_number}
                     row.update(_uncertainty_columns(p.uncertainty))
                     part.append(row)
             frame = pd.DataFrame(part)
@@ -103,18 +102,14 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
 
 
 def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
-    """``not_number``: the share of masked numbers at which the token head's argmax is not a
-    number token (the xVal paper reads the number head only where it is one, §2.2);
-    ``non_finite``: the share of predictions that are NaN or ±inf. Both NaN for text encodings
-    (their failure to give a number is ``unparseable``)."""
-    says = frame["says_number"]
-    if says.isna().all():
-        return {"not_number": math.nan, "non_finite": math.nan}
+    """``not_number``: the share of masked numbers at which the token head's argmax does not
+    begin a number (the xVal paper reads the number head only where it does, §2.2);
+    ``non_finite``: the share of predictions that are NaN or ±inf without being unparseable (a
+    diverged model, or overflowing inputs: ±inf ones make the MSE inf)."""
     pred = frame["pred"].to_numpy(dtype=np.float64)
-    return {"not_number": float(1.0 - says.astype(bool).mean()),
-            # a single-token model whose prediction is NaN or ±inf (diverged, or overflowing
-            # inputs); NaN ones also count as unparseable, ±inf ones make the MSE inf
-            "non_finite": float(np.mean(~np.isfinite(pred)))}
+    unparseable = frame["unparseable"].to_numpy(dtype=bool) if "unparseable" in frame else False
+    return {"not_number": float(1.0 - frame["says_number"].astype(bool).mean()),
+            "non_finite": float(np.mean(~np.isfinite(pred) & ~unparseable))}
 
 
 def _physical_mse(manifest: dict, frame: pd.DataFrame) -> dict[str, float]:

@@ -1,10 +1,21 @@
 """The number-encoding interface and its registry.
 
-A :class:`NumberEncoding` turns float64 values into features that enter the transformer at
-``[NUM]`` tokens, says how they enter (``combine``), decodes features back, and makes its native
-prediction head. It is deterministic and parameter-free; the head holds the parameters.
+Every number representation is a :class:`NumberEncoding` — the single-token encodings (xVal,
+FoNE, BitTokens) and the text baselines (P10, P1000, ...) alike — so that no module outside
+``encodings/`` asks which kind it holds. An encoding says
 
-Values reaching an encoding are already normalized (see :mod:`scinum.normalize`).
+* how a number is **spelled in tokens** (:meth:`~NumberEncoding.tokens`, ``tokens_per_number``,
+  the number tokens it adds to the vocabulary, :meth:`~NumberEncoding.parse` to read them back):
+  one ``[NUM]``/``[INT]`` token by default; the text baselines write the value as tokens;
+* which **features** enter the transformer at a number (``dim`` per value, 0 for none), how they
+  enter (``combine``) and how to decode them;
+* its **native head** (:meth:`~NumberEncoding.make_head`): the model's prediction of a hidden
+  number, with its loss;
+* its **default normalizer**, and whether values may be normalized at all (``normalizable``).
+
+An encoding is deterministic and parameter-free; the head holds the parameters. Values reaching
+``encode`` are already normalized (see :mod:`scinum.normalize`). A new encoding is one file with
+a ``@register``-ed subclass: nothing else in the project needs to change.
 """
 from __future__ import annotations
 
@@ -13,6 +24,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from ..codec import Spelling
 from ..errors import ValueOutOfRange
 
 __all__ = ["NumberEncoding", "register", "get", "from_config", "names"]
@@ -20,21 +32,26 @@ __all__ = ["NumberEncoding", "register", "get", "from_config", "names"]
 _REGISTRY: dict[str, type["NumberEncoding"]] = {}
 
 
-class NumberEncoding(ABC):
-    """Interface every number encoding implements (one instance per model)."""
+class NumberEncoding(Spelling, ABC):
+    """Interface every number encoding implements (one instance per model). Its spelling in
+    tokens (:class:`~scinum.codec.Spelling`) is one ``[NUM]``/``[INT]`` token unless it says
+    otherwise."""
 
     #: registry name, e.g. ``"xval"``
     name: ClassVar[str]
     #: ``"multiply"``: the [NUM] embedding is scaled by the single feature (xVal);
-    #: ``"add"``: a linear map of the features is added to the [NUM] embedding (FoNE, BitTokens).
+    #: ``"add"``: a linear map of the features is added to the [NUM] embedding (FoNE, BitTokens);
+    #: ``"none"``: no features (``dim == 0``): the number's tokens carry it (text baselines).
     combine: ClassVar[str]
     #: normalizer method applied to values before encoding (see :mod:`scinum.normalize`)
     default_normalizer: ClassVar[str] = "none"
+    #: False when values must reach the model as they are (text spells the raw value in tokens)
+    normalizable: ClassVar[bool] = True
 
     @property
     @abstractmethod
     def dim(self) -> int:
-        """Number of features per value."""
+        """Number of features per value (0: the encoding gives the trunk no features)."""
 
     @abstractmethod
     def encode(self, values: torch.Tensor) -> torch.Tensor:
@@ -49,8 +66,9 @@ class NumberEncoding(ABC):
         """bool[...]: which values lie in the encoding's exact (or documented) range."""
 
     @abstractmethod
-    def make_head(self, d_model: int) -> "torch.nn.Module":
-        """The native number head (:class:`scinum.heads.NumberHead`) for hidden size ``d_model``."""
+    def make_head(self, d_model: int, vocab: Any = None) -> "torch.nn.Module":
+        """The native number head (:class:`scinum.heads.NumberHead`) for hidden size ``d_model``
+        (``vocab``: the model's :class:`~scinum.codec.Vocabulary`, for heads that read tokens)."""
 
     def options(self) -> dict[str, Any]:
         """Constructor options, JSON-able (saved in checkpoints)."""

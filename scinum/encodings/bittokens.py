@@ -43,7 +43,7 @@ class BitTokens(NumberEncoding):
     def range_text(self) -> str:
         return "every float64"
 
-    def make_head(self, d_model: int):
+    def make_head(self, d_model: int, vocab: Any = None):
         from ..heads import BitHead
         return BitHead(d_model)
 

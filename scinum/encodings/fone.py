@@ -104,7 +104,7 @@ class FoNE(NumberEncoding):
         frac = "exactly " if self.strict else "rounded to "
         return f"|x| < 1e{self.m}, {frac}{self.n} fractional digits"
 
-    def make_head(self, d_model: int):
+    def make_head(self, d_model: int, vocab: Any = None):
         from ..heads import DigitHead
         return DigitHead(d_model, self)
 

@@ -13,19 +13,25 @@ sizes differ slightly from the paper's Table 1 (28/918/1816/28800), which counts
 and no zero; here P10 has ``2 + 10 + 17 = 29`` tokens, P1000 ``2 + 901 + 17 = 920``, B1999
 ``1801 + 17 = 1818`` and FP15 ``2·900·17 + 1 = 30601``.
 
-These are not :class:`~scinum.encodings.base.NumberEncoding` s: a text number is ordinary
-vocabulary tokens, predicted by the token head; there are no number features and no number head.
+As :class:`~scinum.encodings.base.NumberEncoding` s they spell each number in
+``tokens_per_number`` vocabulary tokens and give the trunk no features (``dim == 0``,
+``combine == "none"``); their native head is the token head (:class:`scinum.heads.TokenHead`),
+trained by the token cross-entropy. Values are never normalized (the tokens write the raw value).
 A predicted token sequence that does not parse is *unparseable* (:meth:`parse` returns None),
 never silently replaced.
 """
 from __future__ import annotations
 
+import math
 import re
-from typing import Any, ClassVar
+from typing import Any
+
+import torch
 
 from ..errors import ValueOutOfRange
+from .base import NumberEncoding, register
 
-__all__ = ["TextEncoding", "SCHEMES", "TEXT_ENCODINGS"]
+__all__ = ["TextEncoding", "SCHEMES", "P10", "P1000", "B1999", "FP15"]
 
 #: scheme -> how the pieces (sign, mantissa digits, exponent) group into tokens
 SCHEMES = {
@@ -36,20 +42,21 @@ SCHEMES = {
 }
 
 
-class TextEncoding:
-    """One text scheme. ``tokens(x) -> list[str]``, ``parse(tokens) -> float | None``."""
+class TextEncoding(NumberEncoding):
+    """One text scheme (a subclass per scheme sets ``name``).
+    ``tokens(x) -> list[str]``, ``parse(tokens) -> float | None``."""
 
-    kind: ClassVar[str] = "text"
-    default_normalizer: ClassVar[str] = "none"
+    combine = "none"
+    normalizable = False
+    value_in_tokens = True
 
-    def __init__(self, scheme: str, digits: int = 3, emin: int = -8, emax: int = 8):
-        if scheme not in SCHEMES:
-            raise ValueError(f"unknown text scheme {scheme!r}; choose from {list(SCHEMES)}")
+    def __init__(self, digits: int = 3, emin: int = -8, emax: int = 8):
+        scheme = self.name
         if not 1 <= digits <= 6:
             raise ValueError(f"{scheme}: digits must be in 1..6, got {digits}")
         if emin > emax:
             raise ValueError(f"{scheme}: emin {emin} > emax {emax}")
-        self.name, self.digits, self.emin, self.emax = scheme, int(digits), int(emin), int(emax)
+        self.digits, self.emin, self.emax = int(digits), int(emin), int(emax)
         self._mant = re.compile(rf"(\d{{{self.digits}}})")
         self._slot_sets = [set(s) for s in self._slots()]
 
@@ -128,8 +135,9 @@ class TextEncoding:
         """Tokens that can begin a number (the first slot)."""
         return set(self._slot_sets[0])
 
-    def parse(self, tokens: list[str]) -> float | None:
-        """The number written by ``tokens``, or None if they are not a well-formed number."""
+    def parse(self, tokens: list[str], value: float = math.nan) -> float | None:
+        """The number written by ``tokens`` (``value`` is not read), or None if they are not a
+        well-formed number."""
         if len(tokens) != len(self._slot_sets):
             return None
         if any(t not in slot for t, slot in zip(tokens, self._slot_sets)):
@@ -145,20 +153,49 @@ class TextEncoding:
             return None  # a leading zero is not a canonical mantissa
         return float(f"{m.group(1)}{m.group(2)}e{m.group(3)}")
 
+    # -- no features: the tokens carry the number -------------------------------------------
+    @property
+    def dim(self) -> int:
+        return 0
+
+    def encode(self, values: torch.Tensor) -> torch.Tensor:
+        """No features: float32[..., 0]."""
+        return torch.zeros(torch.as_tensor(values).shape + (0,), dtype=torch.float32)
+
+    def decode(self, features: torch.Tensor) -> torch.Tensor:
+        raise TypeError(f"{self.name} numbers are read from their tokens (parse), not from features")
+
+    def representable(self, values: torch.Tensor) -> torch.Tensor:
+        """Finite values up to the largest writable magnitude (smaller ones round, see above)."""
+        values = torch.as_tensor(values, dtype=torch.float64)
+        return values.isfinite() & (values.abs() < (10 ** self.digits - 0.5) * 10.0 ** self.emax)
+
+    def range_text(self) -> str:
+        return f"finite, |x| <= {'9' * self.digits}E{self.emax:+d}"
+
+    def make_head(self, d_model: int, vocab: Any = None):
+        from ..heads import TokenHead
+        return TokenHead(self, vocab)
+
     def options(self) -> dict[str, Any]:
         return {"digits": self.digits, "emin": self.emin, "emax": self.emax}
 
-    def config(self) -> dict[str, Any]:
-        return {"name": self.name, **self.options()}
 
-    def __repr__(self) -> str:
-        return f"TextEncoding({self.name!r}, digits={self.digits}, emin={self.emin}, emax={self.emax})"
-
-
-def _factory(scheme: str):
-    def make(**options: Any) -> TextEncoding:
-        return TextEncoding(scheme, **options)
-    return make
+@register
+class P10(TextEncoding):
+    name = "p10"
 
 
-TEXT_ENCODINGS = {name: _factory(name) for name in SCHEMES}
+@register
+class P1000(TextEncoding):
+    name = "p1000"
+
+
+@register
+class B1999(TextEncoding):
+    name = "b1999"
+
+
+@register
+class FP15(TextEncoding):
+    name = "fp15"

@@ -43,7 +43,7 @@ class XVal(NumberEncoding):
     def range_text(self) -> str:
         return f"|x| <= {self.max_abs if self.max_abs is not None else _F32_MAX:g} after normalization"
 
-    def make_head(self, d_model: int):
+    def make_head(self, d_model: int, vocab: Any = None):
         from ..heads import ScalarHead
         return ScalarHead(d_model)
 
