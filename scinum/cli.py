@@ -1,7 +1,10 @@
 """The ``scinum`` command line: one entry point, subcommands implemented in their own modules.
 
 Each subcommand module provides ``add_arguments(parser)`` and ``run(args) -> int``; it is only
-imported when its subcommand is used, so ``scinum --help`` stays instant.
+imported when its subcommand is used, so ``scinum --help`` stays instant. A module that sets
+``TAKES_OVERRIDES = True`` (``scinum fit``) gets the arguments its parser does not know in
+``args.overrides`` (``--trainer.max_steps 100``, ``optim.lr=1e-3``); any other subcommand
+refuses them.
 """
 from __future__ import annotations
 
@@ -66,7 +69,10 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser, chosen = build_parser(argv)
-    args = parser.parse_args(argv)
+    if getattr(chosen, "TAKES_OVERRIDES", False):
+        args, args.overrides = parser.parse_known_args(argv)
+    else:
+        args = parser.parse_args(argv)
     if chosen is None:
         parser.print_help()
         return 0 if not argv else 2

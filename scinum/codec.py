@@ -36,7 +36,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from .errors import MalformedJSON, ValueOutOfRange, VocabularyError
-from .paths import format_path
+from .paths import flatten, format_path
 from .atomic import write_text_atomic
 from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
 from .pieces import pieces as record_pieces
@@ -318,25 +318,7 @@ class Codec:
 
     def number_paths(self, record: dict) -> list[tuple]:
         """JSON paths of the numbers of ``record``, in token order (for error messages, fill)."""
-        out: list[tuple] = []
-        stack: list = []
-
-        def walk(node) -> None:
-            if isinstance(node, dict):
-                for k, v in node.items():
-                    stack.append(k)
-                    walk(v)
-                    stack.pop()
-            elif isinstance(node, (list, tuple)):
-                for i, v in enumerate(node):
-                    stack.append(i)
-                    walk(v)
-                    stack.pop()
-            elif isinstance(node, (int, float)) and not isinstance(node, bool):
-                out.append(tuple(stack))
-
-        walk(record)
-        return out
+        return [p for p, v in flatten(record) if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
     def decode(self, ids: Iterable[int], values: Iterable[float]) -> dict:
         """Rebuild the record from ``ids`` and ``values`` (only read at number tokens).

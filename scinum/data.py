@@ -163,9 +163,9 @@ class _Items(torch.utils.data.Dataset):
 class MLMDataModule(L.LightningDataModule):
     """Tokenized train/val shards -> seeded, bucketed MLM batches.
 
-    ``setup`` tokenizes (once, cached), fits the normalizer on train and checks every train/val
-    number is representable by the encoding (error: file, line, path; text encodings: the codec
-    checks while tokenizing). ``mask_fields`` (JSON path patterns): the numbers they name are
+    ``prepare_data`` tokenizes (once, cached; Lightning calls it on one process per node),
+    ``setup`` loads the shards, fits the normalizer on train and checks every train/val number
+    is representable by the encoding (error: file, line, path). ``mask_fields`` (JSON path patterns): the numbers they name are
     hidden with probability ``mask_fields_prob`` on top of the MLM masking — training for the
     fill task a user has (:func:`scinum.shards.targeted_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
@@ -187,13 +187,23 @@ class MLMDataModule(L.LightningDataModule):
         self.vocab: Vocabulary | None = None
         self.normalizer: Normalizer | None = None
 
-    def prepare(self) -> None:
-        """Tokenize, build the vocabulary and fit the normalizer (idempotent)."""
+    def prepare_data(self) -> None:
+        """Lightning calls this once per node (local rank 0) before :meth:`setup`: tokenize the
+        splits and mark the ``mask_fields`` numbers into the caches next to the dataset (a no-op
+        when they are there). Sets no state."""
+        vocab, shards = self._tokenize()
+        if self.mask_fields:
+            codec = Codec(vocab, self.encoding)
+            for split in shards.values():
+                targeted_numbers(split, codec, self.mask_fields)
+
+    def setup(self, stage: str | None = None) -> None:
+        """Load the shards and the vocabulary from the cache, fit the normalizer on train, check
+        every number is representable (error: file, line, path), load the ``mask_fields``
+        marks (idempotent; every rank does it)."""
         if self.vocab is not None:
             return
-        splits = ["train"] + ([self.val_split] if self.val_split in Dataset(self.path).splits else [])
-        self.vocab, self.shards = tokenize_dataset(self.path, splits, cache_dir=self.cache_dir,
-                                                   max_run=self.max_run, encoding=self.encoding)
+        self.vocab, self.shards = self._tokenize()
         self.normalizer = fit_normalizer(self.shards["train"], self.vocab, self.method)
         codec = Codec(self.vocab, self.encoding)
         for s in self.shards.values():
@@ -205,8 +215,19 @@ class MLMDataModule(L.LightningDataModule):
                 raise ConfigError(f"data.mask_fields {self.mask_fields} name no number of any "
                                   f"training record of {self.path}")
 
-    def setup(self, stage: str | None = None) -> None:
-        self.prepare()
+    def prepare(self) -> None:
+        """Outside a Trainer: :meth:`prepare_data` then :meth:`setup`, in this process."""
+        self.prepare_data()
+        self.setup()
+
+    @property
+    def splits(self) -> list[str]:
+        """The splits this module reads: ``train`` and, if the dataset has it, ``val_split``."""
+        return ["train"] + ([self.val_split] if self.val_split in Dataset(self.path).splits else [])
+
+    def _tokenize(self) -> tuple[Vocabulary, dict[str, TokenShards]]:
+        return tokenize_dataset(self.path, self.splits, cache_dir=self.cache_dir,
+                                max_run=self.max_run, encoding=self.encoding)
 
     def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
         collate = MLMCollator(self.vocab, self.normalizer, self.encoding, self.mask_prob, self.seed,

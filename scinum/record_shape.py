@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .paths import flatten
 from .records import MAX_DEPTH
 
 __all__ = ["NotJSON", "checked_copy", "leaf_paths", "null_paths", "NULL"]
@@ -78,34 +79,12 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
 _OPEN, _CLOSE, _LIST, _END, _FLOAT, _INT, NULL, _TRUE, _FALSE, _STR = range(10)
 
 
-def leaf_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+def leaf_paths(node: Any) -> list[tuple]:
     """Paths of the numbers and nulls of a JSON value, in document order (as :func:`checked_copy` lists
     their values)."""
-    out: list[tuple] = []
-    if isinstance(node, dict):
-        for k, v in node.items():
-            out.extend(leaf_paths(v, prefix + (k,)))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            out.extend(leaf_paths(v, prefix + (i,)))
-    elif node is None or (type(node) in (int, float)):
-        out.append(prefix)
-    return out
+    return [p for p, v in flatten(node) if v is None or type(v) in (int, float)]
 
 
-def null_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+def null_paths(node: Any) -> list[tuple]:
     """Paths of the ``null`` leaves of a JSON value (the fill placeholders)."""
-    out: list[tuple] = []
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if v is None:
-                out.append(prefix + (k,))
-            elif isinstance(v, (dict, list)):
-                out.extend(null_paths(v, prefix + (k,)))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            if v is None:
-                out.append(prefix + (i,))
-            elif isinstance(v, (dict, list)):
-                out.extend(null_paths(v, prefix + (i,)))
-    return out
+    return [p for p, v in flatten(node) if v is None]

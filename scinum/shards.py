@@ -26,7 +26,7 @@ import torch
 from .codec import MAX_RUN, ONE_TOKEN, Codec, Encoded, Spelling, Vocabulary
 from .datasets import Dataset
 from .errors import RecordError, ValueOutOfRange
-from .normalize import Normalizer
+from .normalize import BOUND, Normalizer
 from .paths import format_path
 from .atomic import write_bytes_atomic, write_text_atomic
 from .records import read_jsonl
@@ -151,7 +151,7 @@ class TokenShards:
             yield a, np.asarray(self.fields[a:a + _CHUNK]), np.asarray(self.values[a:a + _CHUNK])
 
 
-def fit_normalizer(shards: TokenShards, vocab: Vocabulary, method: str, bound: float = 5.0) -> Normalizer:
+def fit_normalizer(shards: TokenShards, vocab: Vocabulary, method: str, bound: float = BOUND) -> Normalizer:
     """Fit a :class:`Normalizer` on a (train) split's shards, chunk by chunk."""
     return Normalizer.fit(vocab.fields, ((f, v) for _, f, v in shards.chunks()), method, bound)
 

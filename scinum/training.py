@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from functools import partial
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import lightning as L
 import torch
@@ -40,16 +41,27 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
 
 class MLMModule(L.LightningModule):
     """Lightning's view of a :class:`~scinum.model.NumberMLM` built from checkpoint metadata
-    ``meta`` (the model owns its losses; this adds logging, the optimiser and checkpoints)."""
+    (the model owns its losses; this adds logging, the optimiser and checkpoints)."""
 
-    def __init__(self, meta: CheckpointMeta, optim: dict[str, Any], max_steps: int,
-                 watch: dict[int, str] | None = None):
-        """``watch``: field id -> field name whose validation error is logged on its own
-        (``val/err/<field>``: the training curves of the fields a dataset is evaluated on)."""
+    def __init__(self, meta: CheckpointMeta | None, optim: dict[str, Any], max_steps: int,
+                 watch: dict[int, str] | None = None,
+                 plan: Callable[[MLMDataModule], tuple[CheckpointMeta, dict[int, str]]] | None = None):
+        """``meta``: build the model now; or None and ``plan``: Lightning's
+        :meth:`configure_model` builds it once the datamodule is set up, from
+        ``plan(datamodule) -> (meta, watch)``. ``watch``: field id -> field name whose validation
+        error is logged on its own (``val/err/<field>``: the training curves of the fields a
+        dataset is evaluated on)."""
         super().__init__()
-        self.meta, self.optim, self.max_steps = meta, optim, max_steps
+        if meta is None and plan is None:
+            raise ValueError("MLMModule needs meta or a plan to make it from the data")
+        self.meta, self.optim, self.max_steps, self.plan = meta, optim, max_steps, plan
         self.watch = dict(watch or {})
-        self.model = meta.build_model()
+        self.model = meta.build_model() if meta is not None else None
+
+    def configure_model(self) -> None:
+        if self.model is None:
+            self.meta, self.watch = self.plan(self.trainer.datamodule)
+            self.model = self.meta.build_model()
 
     def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.NumberMLM.losses>` with the configured number
@@ -130,25 +142,24 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
                        mask_fields=d["mask_fields"], mask_fields_prob=d["mask_fields_prob"],
                        num_workers=d["num_workers"], pool=d["pool"], cache_dir=d["cache_dir"],
                        max_run=d["max_run"], val_split=d["val_split"])
-    dm.prepare()
     _check_world(config, dm)  # before any process is spawned: say what to change
-    meta = make_meta(config, dm, encoding)
-    module = MLMModule(meta, config["optim"], t["max_steps"], watch=_watched_fields(dm))
+    # the data is tokenized in dm.prepare_data (once per node) and loaded in dm.setup (every
+    # rank); the model is built after that, in MLMModule.configure_model
+    module = MLMModule(None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding))
     precision = t.pop("precision")
     if precision == "auto":
         gpu = t["accelerator"] in ("auto", "gpu", "cuda") and torch.cuda.is_available()
         precision = "bf16-mixed" if gpu else "32-true"
     ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
                               every_n_train_steps=t.pop("checkpoint_every_n_steps"))
-    has_val = dm.val_split in dm.shards and t["limit_val_batches"] != 0
+    has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
     val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
+    # the remaining trainer keys (max_steps, accelerator, devices, num_nodes, strategy,
+    # accumulate_grad_batches, log_every_n_steps) are Trainer arguments of the same name
     trainer = L.Trainer(
-        max_steps=t.pop("max_steps"), accelerator=t.pop("accelerator"), devices=t.pop("devices"),
-        num_nodes=t.pop("num_nodes"), strategy=t.pop("strategy"), precision=precision,
-        accumulate_grad_batches=t.pop("accumulate_grad_batches"),
-        val_check_interval=val_every if has_val else None,
+        precision=precision, val_check_interval=val_every if has_val else None,
         check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
-        log_every_n_steps=t.pop("log_every_n_steps"), enable_progress_bar=t.pop("progress_bar"),
+        enable_progress_bar=t.pop("progress_bar"),
         gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
         callbacks=[ckpt_cb, *callbacks], logger=_loggers(out), default_root_dir=out,
         deterministic=False, enable_model_summary=False, num_sanity_val_steps=0, **t)
@@ -158,8 +169,13 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.exists() else None)
     final = out / "model.ckpt"
     if trainer.is_global_zero:
-        save_checkpoint(final, module.model, meta)
+        save_checkpoint(final, module.model, module.meta)
     return final
+
+
+def _plan(config: dict, encoding: Any, dm: MLMDataModule) -> tuple[CheckpointMeta, dict[int, str]]:
+    """The checkpoint metadata and the watched fields of a set-up datamodule."""
+    return make_meta(config, dm, encoding), _watched_fields(dm)
 
 
 def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
@@ -175,15 +191,18 @@ def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
 
 def _check_world(config: dict, dm: MLMDataModule) -> None:
     """Every rank needs a batch of train (and validation) records: checked in the launching
-    process, so a bad setting fails once, with its fix, instead of in every spawned rank."""
+    process from the manifest's counts, so a bad setting fails once, with its fix, instead of in
+    every spawned rank."""
+    from .datasets import Dataset
+    counts = {split: Dataset(dm.path).count(split) for split in dm.splits}
     t = config["trainer"]
     devices = t["devices"] if isinstance(t["devices"], int) else (
         len(t["devices"]) if isinstance(t["devices"], (list, tuple)) else 1)
     world = max(1, devices) * max(1, int(t.get("num_nodes", 1)))
     bs = config["data"]["batch_size"]
-    check_batches(len(dm.shards["train"]), bs, world, "train split")
-    if dm.val_split in dm.shards and t["limit_val_batches"] != 0:
-        check_batches(len(dm.shards[dm.val_split]), bs, world, f"{dm.val_split} split")
+    check_batches(counts["train"], bs, world, "train split")
+    if dm.val_split in counts and t["limit_val_batches"] != 0:
+        check_batches(counts[dm.val_split], bs, world, f"{dm.val_split} split")
 
 
 def is_global_zero() -> bool:
@@ -192,33 +211,17 @@ def is_global_zero() -> bool:
     return getattr(rank_zero_only, "rank", 0) == 0
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--config FILE`` plus free-form overrides (``--trainer.max_steps 100``, ``optim.lr=1e-3``).
+#: ``scinum fit`` hands the arguments it does not know (the overrides) to :func:`run`
+TAKES_OVERRIDES = True
 
-    Overrides look like options argparse does not know, so this parser hands every token but
-    ``--config``/``--help`` to :func:`scinum.config.parse_overrides` in ``args.overrides``.
-    """
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE``; every other argument is an override (``--trainer.max_steps 100``,
+    ``optim.lr=1e-3``, see :func:`scinum.config.parse_overrides`), in ``args.overrides``."""
+    parser.allow_abbrev = False  # ``--c.x`` is an override, not an abbreviation of --config
     parser.add_argument("--config", required=True, help="YAML config (see configs/planets-tiny.yaml)")
     parser.epilog = ("overrides: --section.key VALUE or section.key=VALUE, e.g. "
                      "--trainer.max_steps 100 encoding.name=fone head.kind=mixture")
-    parse = parser.parse_known_args
-
-    def parse_known_args(args=None, namespace=None):
-        args, own, rest = list(args or []), [], []
-        while args:
-            a = args.pop(0)
-            if a in ("-h", "--help") or a.startswith("--config="):
-                own.append(a)
-            elif a == "--config":
-                own += [a] + args[:1]
-                args = args[1:]
-            else:
-                rest.append(a)
-        ns, extra = parse(own, namespace)
-        ns.overrides = rest + extra
-        return ns, []
-
-    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
 
 
 def run(args: argparse.Namespace) -> int:

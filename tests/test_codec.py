@@ -7,13 +7,15 @@ from hypothesis import given, settings, strategies as st
 
 from scinum.codec import Codec, Vocabulary
 from scinum.errors import MalformedJSON, ValueOutOfRange, VocabularyError
+from scinum.paths import field_of, format_path, parse_path
 
 numbers = st.one_of(st.integers(-2**53, 2**53), st.floats(allow_nan=False, allow_infinity=False),
                     st.just(-0.0), st.just(0.1 + 0.2))
 leaf = st.one_of(numbers, st.none(), st.booleans(), st.text(max_size=6))
+keys = st.one_of(st.text(max_size=5), st.sampled_from(['a.b', 'x[0]', '"q"', '0', '_id', 'é', ' ', 'a-b', '*']))
 value = st.recursive(leaf, lambda c: st.one_of(
-    st.lists(c, max_size=4), st.dictionaries(st.text(max_size=5), c, max_size=4)), max_leaves=25)
-records = st.dictionaries(st.text(max_size=5), value, max_size=5)
+    st.lists(c, max_size=4), st.dictionaries(keys, c, max_size=4)), max_leaves=25)
+records = st.dictionaries(keys, value, max_size=5)
 
 
 def same(a, b) -> bool:
@@ -40,6 +42,11 @@ def test_round_trip_is_exact(record):
     assert (enc.fields[is_num] >= 0).all()
     assert same(codec.decode(enc.ids, enc.values), record)
     assert len(codec.number_paths(record)) == int(is_num.sum())
+    # the codec's field of each number is the one paths.field_of gives for its path, whatever
+    # the keys (dots, brackets, quotes, digits, non-identifiers): one identifier rule
+    assert [codec.vocab.fields[f] for f in enc.fields[is_num]] == \
+        [field_of(p) for p in codec.number_paths(record)]
+    assert all(parse_path(format_path(p)) == p for p in codec.number_paths(record))
 
 
 @given(st.lists(records, min_size=1, max_size=4))
