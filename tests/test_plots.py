@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from scinum.analysis.plots import (ResultsError, load_results, make_all, plot_gmm_density,
-                                   plot_ood)
+                                   plot_ood, plot_scatter)
 from scinum.cli import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -220,3 +220,50 @@ def test_training_curves_from_the_logs(tmp_path, monkeypatch):
     (d / "logs" / "bad.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ResultsError, match="bad.csv: not a scinum training log"):
         make_all(d)
+
+
+def _drawn(monkeypatch, draw):
+    """Run ``draw()`` and return the figure it saved (the axes' artists hold the plotted data)."""
+    import scinum.analysis.plots as plots
+    figs = []
+    save = plots._save
+
+    def spy(fig, out):
+        figs.append(fig)
+        return save(fig, out)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    draw()
+    return figs[0]
+
+
+def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, monkeypatch):
+    """Not just a PNG of some size: the OOD plot's lines are the per-true-value means of each
+    model's predictions on that split, its points every parseable prediction, and each scatter
+    panel holds exactly its model's (true, predicted) pairs with their R² in the legend."""
+    from scinum.analysis.metrics import r2
+    d = write_results(tmp_path / "res")
+    res = load_results(d)
+    p = pd.read_csv(d / "predictions.csv")
+    fig = _drawn(monkeypatch, lambda: plot_ood(res, STEP, "ood_stepsize", tmp_path / "ood.png"))
+    ax = fig.axes[0]
+    lines = {ln.get_label().split(" (")[0]: ln for ln in ax.lines if not ln.get_label().startswith("_")}
+    for model in ("xval", "p1000", "xval+gmm"):
+        g = p[(p["model"] == model) & (p["field"] == STEP) & (p["split"] == "ood_stepsize")]
+        mean = g.groupby("true")["pred"].mean()
+        assert np.allclose(lines[model].get_xdata(), mean.index) and np.allclose(lines[model].get_ydata(), mean)
+    points = np.concatenate([ln.get_ydata() for ln in ax.lines if ln.get_marker() == "o"])
+    ood = p[(p["field"] == STEP) & (p["split"] == "ood_stepsize")]
+    assert np.allclose(np.sort(points), np.sort(ood["pred"]))
+    fig = _drawn(monkeypatch, lambda: plot_scatter(res, A1, "test", tmp_path / "scatter.png"))
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        label = ax.get_legend().get_texts()[0].get_text()
+        model = label.split()[0]
+        g = p[(p["model"] == model) & (p["field"] == A1) & (p["split"] == "test")]
+        shown = g[g["pred"].notna()]
+        xy = ax.collections[0].get_offsets()
+        assert np.allclose(np.sort(xy[:, 0]), np.sort(shown["true"])) and np.allclose(np.sort(xy[:, 1]), np.sort(shown["pred"]))
+        assert f"R² = {r2(g['true'].to_numpy(), g['pred'].to_numpy()):.3f}" in label
+        assert (g["pred"].isna().sum() > 0) == ("unparseable" in label)
