@@ -30,7 +30,7 @@ import json
 import math
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path as FilePath
+from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
@@ -159,12 +159,12 @@ class Vocabulary:
     def from_dict(cls, d: dict[str, Any]) -> "Vocabulary":
         return cls(d["tokens"], d.get("fields", ()))
 
-    def save(self, path: str | FilePath) -> None:
+    def save(self, path: str | Path) -> None:
         write_text_atomic(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=0))
 
     @classmethod
-    def load(cls, path: str | FilePath) -> "Vocabulary":
-        return cls.from_dict(json.loads(FilePath(path).read_text(encoding="utf-8")))
+    def load(cls, path: str | Path) -> "Vocabulary":
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 _MEMO_LIMIT = 100_000

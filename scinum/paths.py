@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator, Union
 
 from .errors import RecordError
 
-__all__ = ["ANY_KEY", "ANY_INDEX", "Path", "numbers_named", "parse_path", "format_path", "field_of", "matches", "select",
+__all__ = ["ANY_KEY", "ANY_INDEX", "JsonPath", "numbers_named", "parse_path", "format_path", "field_of", "matches", "select",
            "flatten", "unflatten", "get", "set_value"]
 
 
@@ -43,7 +43,8 @@ class Wildcard:
 ANY_KEY = Wildcard("key")
 ANY_INDEX = Wildcard("index")
 Segment = Union[str, int, Wildcard]
-Path = tuple  # tuple[Segment, ...]
+#: a parsed JSON path: a tuple of segments (keys, indices, wildcards), e.g. ("data", -1, ANY_INDEX)
+JsonPath = tuple
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _INDEX = re.compile(r"\[(-?\d+|\*)\]")
@@ -53,7 +54,7 @@ class PathSyntaxError(RecordError):
     """A path string that cannot be parsed."""
 
 
-def parse_path(text: str) -> Path:
+def parse_path(text: str) -> JsonPath:
     """Parse ``"data[-1][*]"`` into ``("data", -1, ANY_INDEX)``. The empty string is the root ``()``."""
     segs: list[Segment] = []
     i, n = 0, len(text)
@@ -120,14 +121,14 @@ def format_path(path: Iterable[Segment]) -> str:
     return "".join(out)
 
 
-def field_of(path: Path | str) -> str:
+def field_of(path: JsonPath | str) -> str:
     """The field of a concrete path: every list index becomes ``[*]`` (``data[*][*][*]``)."""
     if isinstance(path, str):
         path = parse_path(path)
     return format_path(tuple(ANY_INDEX if isinstance(s, int) else s for s in path))
 
 
-def matches(pattern: Path | str, path: Path, lengths: tuple | None = None) -> bool:
+def matches(pattern: JsonPath | str, path: JsonPath, lengths: tuple | None = None) -> bool:
     """Whether concrete ``path`` matches ``pattern`` (same depth; ``.*`` matches any one key,
     ``[*]`` any one index).
 
@@ -153,14 +154,14 @@ def matches(pattern: Path | str, path: Path, lengths: tuple | None = None) -> bo
     return True
 
 
-def select(record: Any, pattern: Path | str) -> list[Path]:
+def select(record: Any, pattern: JsonPath | str) -> list[JsonPath]:
     """Concrete paths (non-negative indices) of the nodes of ``record`` that ``pattern`` names,
     in document order. A node may be a leaf or a container."""
     if isinstance(pattern, str):
         pattern = parse_path(pattern)
-    found: list[Path] = []
+    found: list[JsonPath] = []
 
-    def walk(node: Any, k: int, prefix: Path) -> None:
+    def walk(node: Any, k: int, prefix: JsonPath) -> None:
         if k == len(pattern):
             found.append(prefix)
             return
@@ -187,7 +188,7 @@ def _is_number_or_null(v: Any) -> bool:
     return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
-def numbers_named(record: Any, pattern: Path | str) -> list[Path]:
+def numbers_named(record: Any, pattern: JsonPath | str) -> list[JsonPath]:
     """Concrete paths of the numbers a mask ``pattern`` names, in document order: each node it
     selects if that is a number, or every number under it if it is an object or list. ``null``
     leaves count as numbers (they are fill's placeholders).
@@ -202,7 +203,7 @@ def numbers_named(record: Any, pattern: Path | str) -> list[Path]:
         raise RecordError(f"bad mask {text!r}: {e.reason}") from None
     if not nodes:
         raise RecordError(f"mask {text!r} matches no field of the record")
-    out: list[Path] = []
+    out: list[JsonPath] = []
     for node in nodes:
         value = get(record, node)
         if _is_number_or_null(value):
@@ -219,7 +220,7 @@ def numbers_named(record: Any, pattern: Path | str) -> list[Path]:
     return out
 
 
-def flatten(record: Any) -> list[tuple[Path, Any]]:
+def flatten(record: Any) -> list[tuple[JsonPath, Any]]:
     """Leaves of a record as ``(path, value)`` in document order.
 
     A leaf is a scalar (number, string, bool, null) or an empty container (``[]``/``{}``), so
@@ -228,7 +229,7 @@ def flatten(record: Any) -> list[tuple[Path, Any]]:
     return list(_iter_leaves(record, ()))
 
 
-def _iter_leaves(node: Any, prefix: Path) -> Iterator[tuple[Path, Any]]:
+def _iter_leaves(node: Any, prefix: JsonPath) -> Iterator[tuple[JsonPath, Any]]:
     if isinstance(node, dict) and node:
         for k, v in node.items():
             yield from _iter_leaves(v, prefix + (k,))
@@ -239,7 +240,7 @@ def _iter_leaves(node: Any, prefix: Path) -> Iterator[tuple[Path, Any]]:
         yield prefix, (type(node)() if isinstance(node, (dict, list)) else node)
 
 
-def unflatten(leaves: Iterable[tuple[Path, Any]]) -> Any:
+def unflatten(leaves: Iterable[tuple[JsonPath, Any]]) -> Any:
     """Rebuild a record from :func:`flatten` output (list indices must come in order 0, 1, ...)."""
     root: Any = None
     for path, value in leaves:
@@ -255,7 +256,7 @@ def unflatten(leaves: Iterable[tuple[Path, Any]]) -> Any:
     return {} if root is None else root
 
 
-def _child(node: Any, seg: Segment, child_type: type, path: Path) -> Any:
+def _child(node: Any, seg: Segment, child_type: type, path: JsonPath) -> Any:
     if isinstance(node, dict):
         if seg not in node:
             node[seg] = child_type()
@@ -267,7 +268,7 @@ def _child(node: Any, seg: Segment, child_type: type, path: Path) -> Any:
     return node[seg]
 
 
-def _put(node: Any, seg: Segment, value: Any, path: Path) -> None:
+def _put(node: Any, seg: Segment, value: Any, path: JsonPath) -> None:
     if isinstance(node, dict):
         node[seg] = value
     elif seg == len(node):
@@ -276,7 +277,7 @@ def _put(node: Any, seg: Segment, value: Any, path: Path) -> None:
         raise RecordError(f"list index {seg} out of order", path=format_path(path))
 
 
-def get(record: Any, path: Path | str) -> Any:
+def get(record: Any, path: JsonPath | str) -> Any:
     """The value at a concrete path (``KeyError``/``IndexError`` names the path if absent)."""
     if isinstance(path, str):
         path = parse_path(path)
@@ -289,7 +290,7 @@ def get(record: Any, path: Path | str) -> Any:
     return node
 
 
-def set_value(record: Any, path: Path | str, value: Any) -> None:
+def set_value(record: Any, path: JsonPath | str, value: Any) -> None:
     """Replace the value at an existing concrete path, in place."""
     if isinstance(path, str):
         path = parse_path(path)

@@ -15,7 +15,7 @@ Formulas (``P`` = indices of parseable predictions, ``n = |P|``):
 * MSE = mean_P (ŷ − y)²
 * R² = 1 − SSE/SST with SSE = Σ_P (ŷ − y)², SST = Σ_P (y − ȳ)²; NaN when all y_P are equal
   (SST = 0: R² is undefined, not 1 and not −inf).
-* log-sMAPE (seed 004, DESIGN.md): s = |ŷ − y| / (|y| + |ŷ| + ε),
+* log-sMAPE (the BitTokens paper's metric, seed 004): s = |ŷ − y| / (|y| + |ŷ| + ε),
   score = min(1, log10(s + ε) / (−M)), ε = 1e-100, M = 15 significant digits. 1 = every one of
   the 15 digits right, 0 = not even the sign/magnitude (s = 1, e.g. ŷ = −y).
 * exact match = mean_P [|ŷ − y| ≤ atol + rtol·|y|]
