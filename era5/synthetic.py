@@ -34,6 +34,8 @@ from typing import Iterator
 import netCDF4
 import numpy as np
 
+from scinum.atomic import atomic_path
+
 __all__ = ["grid", "time_axis", "t2m_blocks", "t2m_field", "write_netcdf", "write_zarr"]
 
 _COARSE_DEG = 10.0
@@ -133,9 +135,8 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
     path = Path(path)
     times = time_axis(start, days, step_hours)
     lat, lon = grid(resolution, lat_max, lat_min)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     legacy = layout == "cds-legacy"
-    with netCDF4.Dataset(tmp, "w", format="NETCDF4") as nc:
+    with atomic_path(path) as tmp, netCDF4.Dataset(tmp, "w", format="NETCDF4") as nc:
         tname = "time" if legacy else "valid_time"
         nc.createDimension(tname, len(times))
         nc.createDimension("latitude", len(lat))
@@ -195,7 +196,6 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
                     var[j + k, e] = blk[k]
                     var[j + k, 1 - e] = np.ma.array(np.zeros(blk.shape[1:], np.float32), mask=True)
             j += n
-    os.replace(tmp, path)
     return path
 
 

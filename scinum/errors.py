@@ -43,6 +43,10 @@ class MalformedJSON(RecordError):
     """Text that is not a strict JSON object (bad syntax, NaN/Infinity literal, duplicate key...)."""
 
 
+class PathSyntaxError(RecordError):
+    """A JSON path string (a mask, a field) that cannot be parsed."""
+
+
 class VocabularyError(RecordError):
     """A key, string or field that the vocabulary has never seen."""
 

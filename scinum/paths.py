@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any, Iterable, Iterator, Union
 
-from .errors import RecordError
+from .errors import PathSyntaxError, RecordError
 
 __all__ = ["ANY_KEY", "ANY_INDEX", "JsonPath", "numbers_named", "parse_path", "format_path", "field_of", "matches", "select",
            "flatten", "unflatten", "get", "set_value"]
@@ -48,10 +48,6 @@ JsonPath = tuple
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _INDEX = re.compile(r"\[(-?\d+|\*)\]")
-
-
-class PathSyntaxError(RecordError):
-    """A path string that cannot be parsed."""
 
 
 def parse_path(text: str) -> JsonPath:

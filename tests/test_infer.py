@@ -261,3 +261,15 @@ def test_records_of_one_shape_prepare_like_a_model_that_never_saw_the_shape(ckpt
     bad["params"]["n"] = 2 ** 60
     with pytest.raises(ValueOutOfRange, match="params.n"):
         shared.prepare(bad, ["params.a"])
+
+
+def test_inference_does_not_import_lightning(ckpt):
+    """Loading a checkpoint and filling a record needs torch, not the training stack."""
+    import subprocess
+    import sys
+    code = ("import json, sys, scinum; m = scinum.load(sys.argv[1]); "
+            "r = m.fill(json.loads(sys.argv[2]), ['params.a']); "
+            "print(sorted(k for k in sys.modules if k.split('.')[0] in ('lightning', 'pytorch_lightning')))")
+    out = subprocess.run([sys.executable, "-c", code, str(ckpt), json.dumps(RECORD)],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
