@@ -7,7 +7,7 @@ A checkpoint holds plain data and tensors::
 where the metadata (:class:`CheckpointMeta`) is ``{"format": "scinum-checkpoint", "version": 3,
 "model": ModelConfig dict, "encoding": encoding.config(), "head": head config, "vocab":
 Vocabulary.to_dict(), "normalizer": Normalizer.to_dict(), "context_length": int | None,
-"run": {...}}``. Lightning's training checkpoints (``last.ckpt``) carry the same ``"scinum"``
+"calibration": {field: quantile-level table}, "run": {...}}``. Lightning's training checkpoints (``last.ckpt``) carry the same ``"scinum"``
 entry (their ``state_dict`` keys have a ``model.`` prefix), so :func:`load_checkpoint` reads
 either. Older versions load: 1 had no ``model.positions`` (a RoPE trunk), 2 built the text
 encodings' trunk as ``combine="multiply"`` with features of 1 (the same function as ``"none"``).
@@ -23,6 +23,7 @@ import torch
 
 from . import encodings
 from .atomic import atomic_path
+from .calibration import GRID, check_table
 from .codec import Vocabulary
 from .errors import CheckpointError
 from .heads import make_head
@@ -39,7 +40,9 @@ class CheckpointMeta:
     """Everything a checkpoint holds besides the weights.
 
     ``context_length``: the longest training record in tokens (fill refuses longer records,
-    whose positions were never trained); ``run``: where the model came from (data, seed)."""
+    whose positions were never trained); ``calibration``: field -> the recalibration of the
+    head's quantile levels fitted on validation data (:mod:`scinum.calibration`; absent fields:
+    none); ``run``: where the model came from (data, seed)."""
 
     model: ModelConfig
     encoding: dict[str, Any]
@@ -47,6 +50,7 @@ class CheckpointMeta:
     normalizer: Normalizer
     head: dict[str, Any] = field(default_factory=lambda: {"kind": "native"})
     context_length: int | None = None
+    calibration: dict[str, list[float]] = field(default_factory=dict)
     run: dict[str, Any] = field(default_factory=dict)
 
     def make_encoding(self) -> encodings.NumberEncoding:
@@ -62,7 +66,7 @@ class CheckpointMeta:
         return {"format": FORMAT, "version": VERSION, "model": self.model.to_dict(),
                 "encoding": dict(self.encoding), "head": dict(self.head), "vocab": self.vocab.to_dict(),
                 "normalizer": self.normalizer.to_dict(), "context_length": self.context_length,
-                "run": dict(self.run)}
+                "calibration": dict(self.calibration), "run": dict(self.run)}
 
     @classmethod
     def from_dict(cls, meta: Any, path: str | os.PathLike = "checkpoint") -> "CheckpointMeta":
@@ -87,6 +91,10 @@ class CheckpointMeta:
         ctx = meta.get("context_length")
         if ctx is not None and (type(ctx) is not int or ctx < 1):
             raise CheckpointError(f"{path}: metadata entry 'context_length' is {ctx!r}, not a length")
+        cal = meta.get("calibration") or {}
+        if not isinstance(cal, dict) or not all(check_table(t) for t in cal.values()):
+            raise CheckpointError(f"{path}: metadata entry 'calibration' is not field -> a table of "
+                                  f"{len(GRID)} non-decreasing levels in [0, 1]")
         try:
             model = dict(meta["model"])
             if version < 3 and encodings.from_config(meta["encoding"]).dim == 0:
@@ -94,7 +102,8 @@ class CheckpointMeta:
             return cls(model=ModelConfig.from_dict(model), encoding=dict(meta["encoding"]),
                        vocab=Vocabulary.from_dict(meta["vocab"]),
                        normalizer=Normalizer.from_dict(meta["normalizer"]), head=dict(meta["head"]),
-                       context_length=ctx, run=dict(meta.get("run") or {}))
+                       context_length=ctx, calibration={str(k): list(map(float, v)) for k, v in cal.items()},
+                       run=dict(meta.get("run") or {}))
         except (KeyError, ValueError, TypeError, AttributeError) as e:
             raise CheckpointError(f"{path}: damaged metadata ({type(e).__name__}: {str(e)[:300]})") from None
 

@@ -8,6 +8,7 @@ A config is a plain nested dict (JSON-able, saved with each run)::
     encoding:  {name: xval, ...encoding options}
     head:      {kind: native} | {kind: mixture, n_components: 8, sigma_min: 0.001, point: mean}
     normalizer: null   # null: the encoding's default; "standard" for a mixture head when that is "none"
+    calibrate: true    # mixture head: fit its spread per evaluation field on val after training
     model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: learned, max_positions: null, ...}
     optim:     {lr: 3e-4, warmup_steps: 200, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
     trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
@@ -40,6 +41,9 @@ DEFAULTS: dict[str, Any] = {
     "encoding": {"name": "xval"},
     "head": {"kind": "native"},
     "normalizer": None,
+    # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
+    # split after training, so the 68/95 % intervals cover what they say (scinum.calibration)
+    "calibrate": True,
     # positions: learned (xVal's additive table) | rope | both; max_positions null: the longest
     # training record
     "model": {"d_model": 256, "n_layers": 4, "n_heads": 4, "mlp_ratio": 4, "dropout": 0.0,

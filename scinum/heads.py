@@ -42,6 +42,9 @@ class NumberHead(nn.Module):
     prediction's uncertainty."""
 
     uncertainty_kind = "none"
+    #: whether the head predicts a distribution with ``cdf(out, x)`` and quantiles (its intervals
+    #: can then be recalibrated, :mod:`scinum.calibration`)
+    has_distribution = False
 
     def loss(self, out: Any, target: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
@@ -160,6 +163,7 @@ class MixtureHead(MLPHead):
     """
 
     uncertainty_kind = "mixture"
+    has_distribution = True
 
     def __init__(self, d_model: int, n_components: int = 8, sigma_min: float = 1e-3,
                  point: str = "mean", init_range: Sequence[float] = (-BOUND, BOUND),
@@ -213,13 +217,14 @@ class MixtureHead(MLPHead):
 
     def uncertainty(self, out, quantiles: Sequence[float] = ()) -> dict[str, torch.Tensor]:
         """``weights``, ``means``, ``stds`` [N, K], the mixture's ``mean``, ``std`` [N] and, when
-        asked, its ``quantiles`` [N, Q] (float64)."""
+        asked, its ``quantiles`` [N, Q] at the levels ``quantiles`` ([Q], or [N, Q]: per row)
+        (float64)."""
         log_w, mu, sigma = out
         mean, std = self._moments(out)
         res = {"weights": log_w.double().exp(), "means": mu.double(), "stds": sigma.double(),
                "mean": mean, "std": std}
-        if len(quantiles):
-            res["quantiles"] = self.quantile(out, list(quantiles))
+        if torch.as_tensor(quantiles).numel():
+            res["quantiles"] = self.quantile(out, quantiles)
         return res
 
     def sample(self, out, n: int = 1, generator: torch.Generator | None = None) -> torch.Tensor:
@@ -236,13 +241,14 @@ class MixtureHead(MLPHead):
         z = (x.unsqueeze(-1) - mu.view(shape)) / sigma.view(shape)
         return (log_w.exp().view(shape) * 0.5 * torch.erfc(-z / math.sqrt(2))).sum(-1)
 
-    def quantile(self, out, q: float | Sequence[float], iters: int = 60) -> torch.Tensor:
-        """Quantiles ``q`` (in (0, 1)) of each mixture by bisection on the CDF: float64[N, len(q)]
-        (float64[N] for a scalar ``q``). 60 halvings of a bracket ±12σ wide: ~1e-16 relative."""
+    def quantile(self, out, q: Any, iters: int = 60) -> torch.Tensor:
+        """Quantiles ``q`` (in (0, 1); [Q] for every row, or [N, Q] per row) of each mixture by
+        bisection on the CDF: float64[N, Q] (float64[N] for a scalar ``q``). 60 halvings of a
+        bracket ±12σ wide: ~1e-16 relative."""
         _, mu, sigma = (o.double() for o in out)
         qs = torch.as_tensor(q, dtype=torch.float64, device=mu.device)
         scalar = qs.dim() == 0
-        qs = qs.reshape(1, -1).expand(mu.shape[0], -1)
+        qs = qs if qs.dim() == 2 else qs.reshape(1, -1).expand(mu.shape[0], -1)
         lo = (mu - 12 * sigma).min(-1, keepdim=True).values.expand_as(qs).clone()
         hi = (mu + 12 * sigma).max(-1, keepdim=True).values.expand_as(qs).clone()
         for _ in range(iters):

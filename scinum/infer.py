@@ -47,6 +47,7 @@ from .batch import expand_numbers, make_batch
 from .checkpoint import CheckpointMeta, load_checkpoint
 from .codec import Codec, Encoded
 from .errors import RecordError
+from .calibration import recalibrated
 from .fill_jobs import Job, JobMaker
 from .model import NumberMLM
 from .paths import format_path, parse_path, set_value
@@ -121,6 +122,9 @@ class Model:
         self.codec = Codec(self.vocab, self.encoding)
         self.kind = model.head.uncertainty_kind
         self.context_length = meta.context_length
+        #: field id -> the checkpoint's recalibration of its quantile levels (scinum.calibration)
+        self.recalibration = {self.vocab.field_index[f]: np.asarray(t, np.float64)
+                              for f, t in meta.calibration.items() if f in self.vocab.field_index}
         self._jobs = JobMaker(self.codec, self.normalizer, self.encoding, self.context_length)
 
     # -- public API ---------------------------------------------------------------------------
@@ -260,7 +264,8 @@ class Model:
             batch = make_batch([clean[i] for i in idx], [masks[i] for i in idx], codec=self.codec,
                                normalizer=self.normalizer, encoding=self.encoding)
             batch = {k: v.to(self.device) for k, v in batch.items()}
-            res = self.model.predict(batch, quantiles)
+            levels = recalibrated(quantiles, batch["num_field"].cpu().numpy(), self.recalibration)
+            res = self.model.predict(batch, torch.from_numpy(levels).to(self.device))
             first = slice(None, None, k_tok)  # the rows of a number's first token
             fids = batch["num_field"].cpu().numpy()[first]
             values = self.normalizer.inverse(res.values.cpu().numpy()[first], fids)

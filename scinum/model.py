@@ -33,7 +33,7 @@ prediction (:meth:`NumberMLM.predict`), both in normalized units.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Sequence
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -268,9 +268,10 @@ class NumberMLM(nn.Module):
         return res
 
     @torch.no_grad()
-    def predict(self, batch: dict[str, torch.Tensor], quantiles: Sequence[float] = ()) -> NumberOutputs:
+    def predict(self, batch: dict[str, torch.Tensor], quantiles: Any = ()) -> NumberOutputs:
         """The head's prediction at the hidden number tokens (``batch["num_hidden"]``); the last
-        block computes only those rows. ``quantiles``: passed to the head's uncertainty."""
+        block computes only those rows. ``quantiles`` (levels [Q], or [N, Q] per row): passed to
+        the head's uncertainty."""
         num = batch["num_hidden"]
         rows, valid = _wanted_rows(num)
         h = self(batch["ids"], batch["feats"], batch["attend"], rows)[valid]

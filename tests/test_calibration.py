@@ -1,0 +1,76 @@
+"""Quantile recalibration of a mixture head on validation data (scinum.calibration)."""
+import random
+
+import numpy as np
+import pytest
+import torch
+
+import scinum
+from scinum.calibration import GRID, fit_recalibration, recalibrated
+from scinum.config import load_config
+from scinum.datasets import DatasetWriter
+from scinum.training import fit
+
+
+class Noisy:
+    """``{"x": x, "y": x + noise}``: y is predictable only up to its noise."""
+
+    def __call__(self, i):
+        r = random.Random(i)
+        x = round(r.uniform(0, 10), 3)
+        return {"x": x, "y": round(x + r.gauss(0, 0.3), 4)}, None
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cal")
+    w = DatasetWriter(root / "ds", builder="noisy", version="1", parameters={}, seed=0, shard_size=200)
+    w.write_split("train", 200, Noisy())
+    w.write_split("val", 120, Noisy())
+    w.finish(evaluation={"fields": ["y"]})
+    torch.set_num_threads(1)
+    out = {}
+    for calibrate in (True, False):
+        out[calibrate] = fit(load_config(None, {
+            "data": {"path": str(root / "ds"), "batch_size": 16, "mask_fields": ["y"], "mask_fields_prob": 1.0},
+            "out_dir": str(root / f"run-{calibrate}"), "calibrate": calibrate,
+            "head": {"kind": "mixture", "n_components": 3},
+            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2}, "optim": {"lr": 3e-3, "warmup_steps": 5},
+            "trainer": {"max_steps": 60, "val_check_interval": 60, "limit_val_batches": 1,
+                        "checkpoint_every_n_steps": 100, "log_every_n_steps": 10, "progress_bar": False}}))
+    return root / "ds", out
+
+
+def _coverage(model, records, level):
+    res = model.predict_many(records, ["y"], intervals=(level,))
+    key = f"interval_{round(level * 100)}"
+    inside = [lo <= r["y"] <= hi for r, f in zip(records, res)
+              for lo, hi in [f.predictions[0].uncertainty[key]]]
+    return float(np.mean(inside))
+
+
+def test_recalibrated_intervals_cover_their_level_on_validation(runs):
+    data, ckpts = runs
+    plain, calibrated = scinum.load(ckpts[False]), scinum.load(ckpts[True])
+    assert plain.meta.calibration == {} and set(calibrated.meta.calibration) == {"y"}
+    found = fit_recalibration(plain, data, ["y"])["y"]  # the same fit, from the plain model
+    assert np.allclose(found["table"], calibrated.meta.calibration["y"])
+    val = [r for r in scinum.Dataset(data).records("val")]
+    for level, before in ((0.68, found["coverage68_before"]), (0.95, found["coverage95_before"])):
+        assert _coverage(plain, val, level) == pytest.approx(before)
+        after = _coverage(calibrated, val, level)
+        assert abs(after - level) <= 3 / len(val)  # nominal, up to the granularity of 120 records
+        assert abs(after - level) < abs(before - level)  # it was off, and it is corrected
+    # the same weights: point values and mixture parameters unchanged, only the intervals move
+    rec = {"x": 4.0, "y": None}
+    a, b = plain.predict(rec).predictions[0], calibrated.predict(rec).predictions[0]
+    assert a.value == b.value and a.uncertainty["stds"] == b.uncertainty["stds"]
+    assert a.uncertainty["interval_68"] != b.uncertainty["interval_68"]
+
+
+def test_recalibrated_levels_follow_the_table():
+    tables = {1: np.linspace(0, 1, 101) ** 2}  # a model whose levels come out too high
+    levels = recalibrated([0.16, 0.5, 0.84], np.array([0, 1, 1]), tables)
+    assert np.allclose(levels[0], [0.16, 0.5, 0.84])  # field 0: no table
+    assert np.allclose(levels[1], np.interp([0.16, 0.5, 0.84], GRID, tables[1]))
+    assert levels.min() > 0 and levels.max() < 1
