@@ -46,6 +46,13 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
         return out
     if t is list:
         shape.append(_LIST)
+        if depth < MAX_DEPTH and node and all(type(v) is float for v in node):  # no recursion
+            if not all(v - v == 0.0 for v in node):  # inf or NaN
+                raise NotJSON
+            shape.extend([_FLOAT] * len(node))
+            leaves.extend(node)
+            shape.append(_END)
+            return list(node)
         out = [checked_copy(v, depth + 1, shape, leaves) for v in node]
         shape.append(_END)
         return out
