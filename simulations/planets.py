@@ -30,8 +30,8 @@ from scinum.errors import DatasetError
 from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, SPLITS, ZERO_ANGLE_PROB,
                             PlanetsConfig, System, draw_system, sample_rng)
 
-__all__ = ["PlanetsConfig", "SampleMaker", "simulate", "to_record", "build", "add_arguments",
-           "run", "BOUND", "MASS_SCALE", "ECC_SCALE"]
+__all__ = ["PlanetsConfig", "SampleMaker", "new_simulation", "trajectory", "simulate", "to_record",
+           "build", "add_arguments", "run", "BOUND", "MASS_SCALE", "ECC_SCALE"]
 
 BUILDER_VERSION = "1"
 BOUND = 10.0        #: a system is unstable once any |x| or |y| reaches this (length units)
@@ -41,13 +41,8 @@ _REBOUND_ERRORS = (rebound.GenericError, rebound.Escape, rebound.Encounter, rebo
                    rebound.NoParticles)
 
 
-def simulate(system: System, steps: int) -> np.ndarray:
-    """Integrate ``system`` with IAS15 and return heliocentric positions.
-
-    Returns float64 ``[steps, n_planets, 2]``: ``(x, y)`` of each planet (reported order) at
-    ``t_k = k·stepsize``. Positions are read in bulk with ``serialize_particle_data``. Raises
-    REBOUND's exceptions (``rebound.GenericError``...) if the integration fails.
-    """
+def new_simulation(system: System) -> rebound.Simulation:
+    """An IAS15 simulation (G = 1) of ``system``: the star (mass 1) and its planets, at t = 0."""
     sim = rebound.Simulation()
     sim.G = 1.0
     sim.integrator = "ias15"
@@ -55,11 +50,27 @@ def simulate(system: System, steps: int) -> np.ndarray:
     star = sim.particles[0]
     for m, a, e, theta in zip(system.m, system.a, system.e, system.theta):
         sim.add(primary=star, m=float(m), a=float(a), e=float(e), theta=float(theta))
+    return sim
+
+
+def trajectory(sim: rebound.Simulation, stepsize: float, steps: int) -> np.ndarray:
+    """Integrate ``sim`` to ``t_k = k·stepsize`` and return heliocentric positions.
+
+    Returns float64 ``[steps, N - 1, 2]``: ``(x, y)`` of particle ``j + 1`` minus the star's at
+    each ``t_k``. Positions are read in bulk with ``serialize_particle_data``. Raises REBOUND's
+    exceptions (``rebound.GenericError``...) if the integration fails.
+    """
     xyz = np.empty((steps, sim.N, 3))
     for k in range(steps):
-        sim.integrate(k * system.stepsize)  # IAS15 finishes exactly at the output time
+        sim.integrate(k * stepsize)  # IAS15 finishes exactly at the output time
         sim.serialize_particle_data(xyz=xyz[k])
     return xyz[:, 1:, :2] - xyz[:, :1, :2]
+
+
+def simulate(system: System, steps: int) -> np.ndarray:
+    """Heliocentric positions of ``system``, float64 ``[steps, n_planets, 2]`` (reported order)
+    at ``t_k = k·stepsize``: :func:`trajectory` of :func:`new_simulation`."""
+    return trajectory(new_simulation(system), system.stepsize, steps)
 
 
 def to_record(system: System, positions: np.ndarray) -> dict:
