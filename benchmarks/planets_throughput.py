@@ -13,7 +13,8 @@
   ``--reference-samples`` of each round; the build must write the same samples (checked line by
   line, bit for bit).
 
-The three run in interleaved rounds (the machine may be shared). A per-phase split (one process,
+The three run in interleaved rounds (the machine may be shared), the bound before the build in
+even rounds and after it in odd ones. A per-phase split (one process,
 the builder's own functions) says where the time of one sample goes. Usage::
 
     python benchmarks/planets_throughput.py [--samples 20000] [--rounds 2] [--steps 20] [--workers 2]
@@ -195,13 +196,16 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):  # interleaved: the machine may be shared
             seed, ref_file, out = args.seed + r, Path(tmp) / f"ref{r}.jsonl", Path(tmp) / f"p{r}"
-            bounds.append(bound_rate(n, seed, config, args.workers))
+            if r % 2 == 0:  # bound, build, build, bound, ...: a load that drifts meets both alike
+                bounds.append(bound_rate(n, seed, config, args.workers))
             t0, c0 = time.perf_counter(), cpu_seconds()
             manifest = build(out, train=n, val=0, test=0, ood=0, seed=seed, config=config,
                              workers=args.workers, shard_size=shard)
             seconds["project"] += time.perf_counter() - t0
             cpu["project"] += cpu_seconds() - c0
             rejected["project"] += manifest["splits"][SPLIT]["stats"].get("rejected", 0)
+            if r % 2 == 1:
+                bounds.append(bound_rate(n, seed, config, args.workers))
             t0, c0 = time.perf_counter(), cpu_seconds()
             rejected["reference"] += reference_build(ref_file, n_ref, seed, config)
             seconds["reference"] += time.perf_counter() - t0
