@@ -1,18 +1,26 @@
-"""Planets builder throughput vs a plain reference, side by side in one run.
+"""Planets builder throughput against the integration-only bound, measured in the same run.
 
-* project: :func:`simulations.planets.build` (``--workers`` processes, bulk position reads with
-  ``serialize_particle_data``, sharded atomic writes), timed wall-clock from the call to the
-  manifest, worker start-up included;
+* bound: IAS15 alone on the same samples, timing nothing but REBOUND's C integrator
+  (``reb_simulation_integrate``, no Python wrapper, no reads) to every output time, in W worker
+  processes at once, each taking every W-th sample: the sum of their rates. On a quiet machine
+  with C >= W cores that is ``W / t_integrate`` (2 cores: 2 / integration time per sample); when
+  other jobs share the cores, it shrinks as the build's share does;
+* project: :func:`simulations.planets.build` (``--workers`` processes, sharded atomic writes),
+  wall-clock from the call to the manifest, worker start-up included;
 * reference: one process, a Python loop over ``sim.particles`` at each output time reading
   ``x``/``y`` attribute by attribute (as the xVal reference script does), same priors, same
-  sub-seeds, same rejection rule, ``json.dumps`` of each sample to one file.
+  sub-seeds, same rejection rule, ``json.dumps`` of each sample to one file, on the first
+  ``--reference-samples`` of each round; the build must write the same samples (checked line by
+  line, bit for bit).
 
-Both produce the same samples (checked line by line, bit for bit). A per-phase breakdown
-(single process) says where the time goes. Usage::
+The three run in interleaved rounds (the machine may be shared), the bound before the build in
+even rounds and after it in odd ones. A per-phase split (one process,
+the builder's own functions) says where the time of one sample goes. Usage::
 
     python benchmarks/planets_throughput.py [--samples 20000] [--rounds 2] [--steps 20] [--workers 2]
 
-The last line is the headline: ``planets_throughput: A samples/s vs reference B samples/s = Rx``.
+The last line is the headline:
+``planets_throughput: A samples/s = P% of bound B samples/s (target >= 85%)``.
 """
 from __future__ import annotations
 
@@ -24,26 +32,29 @@ import subprocess
 import sys
 import tempfile
 import time
+from ctypes import byref, c_double
 from pathlib import Path
 
-import numpy as np
 import rebound
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scinum.datasets import Dataset  # noqa: E402
-from simulations.planets import BOUND, PlanetsConfig, build, simulate, to_record  # noqa: E402
+from scinum.processes import worker_pool  # noqa: E402
+from scinum.records import dumps  # noqa: E402
+from simulations.planets import (BOUND, PlanetsConfig, SampleMaker, build,  # noqa: E402
+                                 new_simulation, to_record, trajectory)
 from simulations.planets_prior import System, draw_system, sample_rng  # noqa: E402
 
 SPLIT = "train"
+TARGET = 85.0  #: percent of the bound
 PHASES = {"draw": "draw (sub-seed generator + priors)",
-          "setup": "setup (Simulation + add planets)",
-          "integrate": "integrate (IAS15 to every output time)",
-          "read_bulk": "read, project (serialize_particle_data)",
-          "read_attr": "read, reference (p.x, p.y attributes)",
-          "read_xval": "read, xVal-style (p.a, p.e, p.omega, p.f, p.x, p.y)",
-          "json": "json.dumps of the record",
-          "simulate()": "simulate() total (setup + integrate + bulk read)"}
+          "setup": "setup (new_simulation: Simulation + planets)",
+          "integrate": "integrate (IAS15 C calls alone: the bound)",
+          "read": "read + loop (trajectory() minus integrate)",
+          "record": "record (to_record)",
+          "json": "json (the writer's dumps of the record)",
+          "total": "make_sample(i) + dumps, measured whole"}
 
 
 def _reference_sim(system: System) -> rebound.Simulation:
@@ -56,24 +67,14 @@ def _reference_sim(system: System) -> rebound.Simulation:
     return sim
 
 
-def _reference_positions(system: System, steps: int, xval_reads: bool = False) -> list:
-    """``[steps][planet][x, y]`` heliocentric, read attribute by attribute from ``sim.particles``.
-
-    ``xval_reads`` also reads ``a, e, omega, f`` of each planet, as the xVal script does.
-    """
+def _reference_positions(system: System, steps: int) -> list:
+    """``[steps][planet][x, y]`` heliocentric, read attribute by attribute from ``sim.particles``."""
     sim = _reference_sim(system)
     out = []
     for k in range(steps):
         sim.integrate(k * system.stepsize)
         star = sim.particles[0]
-        row = []
-        for j, p in enumerate(sim.particles):
-            if j == 0:
-                continue
-            if xval_reads:
-                _ = (p.a, p.e, p.omega, p.f)
-            row.append([p.x - star.x, p.y - star.y])
-        out.append(row)
+        out.append([[p.x - star.x, p.y - star.y] for p in sim.particles[1:]])
     return out
 
 
@@ -99,43 +100,63 @@ def reference_build(path: Path, n: int, seed: int, config: PlanetsConfig) -> int
     return rejected
 
 
+def integrate_only(sim: rebound.Simulation, stepsize: float, steps: int) -> float:
+    """Seconds REBOUND's C integrator takes to bring ``sim`` to ``t_k = k·stepsize``, k < steps."""
+    run, sim_ref = rebound.clibrebound.reb_simulation_integrate, byref(sim)
+    times = [c_double(k * stepsize) for k in range(1, steps)]  # t_0 = 0 needs no integration
+    t0 = time.perf_counter()
+    for t in times:
+        if run(sim_ref, t):
+            raise rebound.GenericError(f"integration to t = {t.value} failed")
+    return time.perf_counter() - t0
+
+
+def integration_rate(job: tuple[range, int, PlanetsConfig]) -> float:
+    """Samples per second of integration alone over the first draws of samples ``job[0]``."""
+    indices, seed, config = job
+    seconds = 0.0
+    for i in indices:
+        system = draw_system(sample_rng(seed, SPLIT, i, 0), config, SPLIT)
+        seconds += integrate_only(new_simulation(system), system.stepsize, config.steps)
+    return len(indices) / seconds
+
+
+def bound_rate(n: int, seed: int, config: PlanetsConfig, workers: int) -> float:
+    """The bound, samples/s: integration-only rates of ``workers`` processes running at once,
+    each over every ``workers``-th of samples ``0..n-1``, summed (process start-up excluded)."""
+    jobs = [(range(w, n, workers), seed, config) for w in range(workers)]
+    with worker_pool(workers) as pool:
+        return sum(pool.map(integration_rate, jobs))
+
+
 def breakdown(n: int, seed: int, config: PlanetsConfig) -> dict[str, float]:
-    """Mean seconds per sample of each phase, one process, the first ``n`` samples."""
+    """Mean seconds per sample of each phase of :data:`PHASES`, one process, samples ``0..n-1``."""
     t = dict.fromkeys(PHASES, 0.0)
+    make = SampleMaker(config, seed, SPLIT)
+    traj = 0.0
     for i in range(n):
         c0 = time.perf_counter()
         system = draw_system(sample_rng(seed, SPLIT, i, 0), config, SPLIT)
         c1 = time.perf_counter()
-        sims = [_reference_sim(system) for _ in range(3)]
+        sim = new_simulation(system)
         c2 = time.perf_counter()
-        xyz = np.empty((sims[0].N, 3))
-        for k in range(config.steps):
-            c3 = time.perf_counter()
-            for sim in sims:
-                sim.integrate(k * system.stepsize)
-            c4 = time.perf_counter()
-            sims[0].serialize_particle_data(xyz=xyz)
-            _ = xyz[1:, :2] - xyz[:1, :2]
-            c5 = time.perf_counter()
-            _ = [[p.x - sims[1].particles[0].x, p.y - sims[1].particles[0].y]
-                 for p in sims[1].particles[1:]]
-            c6 = time.perf_counter()
-            _ = [[(p.a, p.e, p.omega, p.f), p.x - sims[2].particles[0].x,
-                  p.y - sims[2].particles[0].y] for p in sims[2].particles[1:]]
-            c7 = time.perf_counter()
-            t["integrate"] += (c4 - c3) / 3
-            t["read_bulk"] += c5 - c4
-            t["read_attr"] += c6 - c5
-            t["read_xval"] += c7 - c6
-        c8 = time.perf_counter()
-        record = to_record(system, simulate(system, config.steps))
-        c9 = time.perf_counter()
-        json.dumps(record, separators=(",", ":"))
-        c10 = time.perf_counter()
+        positions = trajectory(sim, system.stepsize, config.steps)
+        c3 = time.perf_counter()
+        record = to_record(system, positions)
+        c4 = time.perf_counter()
+        dumps(record)
+        c5 = time.perf_counter()
+        t["integrate"] += integrate_only(new_simulation(system), system.stepsize, config.steps)
+        c6 = time.perf_counter()
+        dumps(make(i)[0])
+        c7 = time.perf_counter()
         t["draw"] += c1 - c0
-        t["setup"] += (c2 - c1) / 3
-        t["simulate()"] += c9 - c8
-        t["json"] += c10 - c9
+        t["setup"] += c2 - c1
+        traj += c3 - c2
+        t["record"] += c4 - c3
+        t["json"] += c5 - c4
+        t["total"] += c7 - c6
+    t["read"] = traj - t["integrate"]
     return {k: v / n for k, v in t.items()}
 
 
@@ -160,55 +181,62 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--steps", type=int, default=PlanetsConfig().steps)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--reference-samples", type=int, default=1000, help="per round")
     p.add_argument("--breakdown-samples", type=int, default=300)
     args = p.parse_args(argv)
     config = PlanetsConfig(steps=args.steps)
     n = args.samples // args.rounds
     shard = max(1, -(-n // (4 * args.workers)))
     load = os.getloadavg()[0]
-    paths = {"reference": "reference (1 process, sim.particles attribute reads)",
-             "project": f"project build() ({args.workers} workers, bulk reads)",
-             "project1": "project build() (1 worker, bulk reads)"}
+    paths = {"project": f"project build() ({args.workers} workers, shards of {shard})",
+             "reference": "reference (1 process, sim.particles attribute reads)"}
     seconds, cpu = dict.fromkeys(paths, 0.0), dict.fromkeys(paths, 0.0)
-    identical, rejected = True, dict.fromkeys(paths, 0)
+    identical, rejected, bounds = True, dict.fromkeys(paths, 0), []
+    n_ref = min(n, args.reference_samples)
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):  # interleaved: the machine may be shared
-            seed, ref_file = args.seed + r, Path(tmp) / f"ref{r}.jsonl"
+            seed, ref_file, out = args.seed + r, Path(tmp) / f"ref{r}.jsonl", Path(tmp) / f"p{r}"
+            if r % 2 == 0:  # bound, build, build, bound, ...: a load that drifts meets both alike
+                bounds.append(bound_rate(n, seed, config, args.workers))
             t0, c0 = time.perf_counter(), cpu_seconds()
-            rejected["reference"] += reference_build(ref_file, n, seed, config)
+            manifest = build(out, train=n, val=0, test=0, ood=0, seed=seed, config=config,
+                             workers=args.workers, shard_size=shard)
+            seconds["project"] += time.perf_counter() - t0
+            cpu["project"] += cpu_seconds() - c0
+            rejected["project"] += manifest["splits"][SPLIT]["stats"].get("rejected", 0)
+            if r % 2 == 1:
+                bounds.append(bound_rate(n, seed, config, args.workers))
+            t0, c0 = time.perf_counter(), cpu_seconds()
+            rejected["reference"] += reference_build(ref_file, n_ref, seed, config)
             seconds["reference"] += time.perf_counter() - t0
             cpu["reference"] += cpu_seconds() - c0
-            for key, workers in (("project", args.workers), ("project1", 1)):
-                out = Path(tmp) / f"{key}{r}"
-                t0, c0 = time.perf_counter(), cpu_seconds()
-                manifest = build(out, train=n, val=0, test=0, ood=0, seed=seed, config=config,
-                                 workers=workers, shard_size=shard)
-                seconds[key] += time.perf_counter() - t0
-                cpu[key] += cpu_seconds() - c0
-                rejected[key] += manifest["splits"][SPLIT]["stats"].get("rejected", 0)
-                ours = [json.dumps(rec, separators=(",", ":"))
-                        for rec in Dataset(out).records(SPLIT)]
-                identical &= ours == ref_file.read_text().splitlines()
+            ours = [json.dumps(rec, separators=(",", ":")) for rec in Dataset(out).records(SPLIT)]
+            identical &= ours[:n_ref] == ref_file.read_text().splitlines()
     startup = worker_startup()
     phases = breakdown(args.breakdown_samples, args.seed, config)
     total = n * args.rounds
-    rate = {k: total / v for k, v in seconds.items()}
+    rate = {"project": total / seconds["project"],
+            "reference": n_ref * args.rounds / seconds["reference"]}
+    bound = sum(bounds) / len(bounds)
     print(f"# {total} samples per path in {args.rounds} interleaved rounds, {args.steps} steps, "
-          f"{args.workers} workers (shards of {shard}), {os.cpu_count()} CPUs, "
-          f"REBOUND {rebound.__version__}; 1-min load average {load:.2f} before, "
-          f"{os.getloadavg()[0]:.2f} after")
-    print(f"# same samples in every path: {identical}; rejected draws: {rejected}")
-    print(f"{'path':<56}{'wall s':>8}{'samples/s':>11}{'vs ref':>8}{'CPU s':>8}")
+          f"{args.workers} workers, {os.cpu_count()} CPUs, REBOUND {rebound.__version__}; "
+          f"1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"# same samples in build and reference (first {n_ref} of each round): {identical}; "
+          f"rejected draws: {rejected}")
+    print(f"{'path':<56}{'wall s':>8}{'samples/s':>11}{'CPU s':>8}")
+    print(f"{f'bound: integration only, {args.workers} processes at once':<56}{'':>8}"
+          f"{bound:>11.1f}")
     for k, label in paths.items():
-        print(f"{label:<56}{seconds[k]:>8.2f}{rate[k]:>11.1f}"
-              f"{rate[k] / rate['reference']:>7.2f}x{cpu[k]:>8.2f}")
+        print(f"{label:<56}{seconds[k]:>8.2f}{rate[k]:>11.1f}{cpu[k]:>8.2f}")
     print(f"{'start-up of one spawned worker (imports), per split':<56}{startup:>8.2f}")
     print(f"\n# per-sample phases, one process, mean of {args.breakdown_samples} samples (ms)")
     for k, v in phases.items():
         print(f"{PHASES[k]:<56}{v * 1e3:>9.3f}")
-    print(f"planets_throughput: {rate['project']:.1f} samples/s vs reference "
-          f"{rate['reference']:.1f} samples/s = {rate['project'] / rate['reference']:.2f}x "
-          f"(target >= 5x)")
+    print(f"{'one-core ceiling: integrate / total':<56}"
+          f"{100 * phases['integrate'] / phases['total']:>8.1f}%")
+    print(f"planets_throughput: {rate['project']:.1f} samples/s = "
+          f"{100 * rate['project'] / bound:.1f}% of bound {bound:.1f} samples/s "
+          f"(target >= {TARGET:.0f}%)")
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ from scipy import stats
 from scinum.cli import main as cli_main
 from scinum.datasets import Dataset
 from scinum.errors import DatasetError
+from simulations import planets
 from simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
-                                 build, simulate)
+                                 build, new_simulation, simulate)
 from simulations.planets_prior import draw_system, sample_rng
 
 REPO = Path(__file__).resolve().parents[1]
@@ -145,6 +146,29 @@ def test_simulate_matches_attribute_reads():
         sim.integrate(k * s.stepsize)
         ref = [[p.x - sim.particles[0].x, p.y - sim.particles[0].y] for p in sim.particles[1:]]
         assert pos[k].tolist() == ref
+
+
+def test_failed_integration_raises_as_rebound_does_and_is_redrawn(monkeypatch):
+    """trajectory() calls REBOUND's C integrator directly: a failure raises the exception
+    Simulation.integrate would, and the sample is re-drawn and counted as rejected_rebound."""
+    s = draw_system(sample_rng(0, "train", 0, 0), PlanetsConfig(), "train")
+    sim = planets.new_simulation(s)
+    sim.exit_max_distance = 0.5  # every planet is beyond it
+    with pytest.raises(rebound.Escape):
+        planets.trajectory(sim, s.stepsize, 3)
+    redrawn = simulate(draw_system(sample_rng(0, "train", 0, 1), PlanetsConfig(), "train"), 3)
+    made = []
+
+    def first_escapes(system):
+        sim = new_simulation(system)
+        sim.exit_max_distance = 0.5 if not made else 0.0  # 0: no limit
+        made.append(sim)
+        return sim
+
+    monkeypatch.setattr(planets, "new_simulation", first_escapes)
+    record, st = SampleMaker(PlanetsConfig(steps=3), 0, "train")(0)
+    assert st == {"rejected": 1, "rejected_bound": 0, "rejected_rebound": 1} and len(made) == 2
+    assert record["data"] == redrawn.tolist()
 
 
 def test_unstable_draws_are_rejected_and_counted():
