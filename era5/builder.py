@@ -19,7 +19,9 @@ records it and how to undo it. Everything is written through :class:`scinum.data
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +34,7 @@ from .sampling import (SampleConfig, SampleMaker, fit_normalization, fraction_pe
 from .source import open_view, units_offset
 from .tasks import NEXT_STEP_MASK
 
-__all__ = ["add_arguments", "run", "BUILDER_VERSION"]
+__all__ = ["build", "add_arguments", "run", "BUILDER_VERSION"]
 
 BUILDER_VERSION = "1"
 OOD_SPLIT = "ood_south"
@@ -94,6 +96,26 @@ def _parameters(a: argparse.Namespace) -> dict:
     else:
         params["source"] = str(Path(a.source).resolve()) if Path(a.source).exists() else a.source
     return params
+
+
+def build(out: str | os.PathLike, *, source: str, **params: Any) -> int:
+    """Build (or resume) the ERA5 dataset in ``out`` from ``source`` (a NetCDF/Zarr path or
+    ``"synthetic"``): the Python form of ``scinum build era5 OUT --source SOURCE ...``, with the
+    flags' names as keywords (``train=3000, stations=[12, 20], synthetic_days=240``; periods as
+    ``"START/END"`` text). Returns 0."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    a = parser.parse_args([str(out), "--source", str(source)])
+    kinds = {action.dest: action.type for action in parser._actions}  # the flags' conversions
+    for key, value in params.items():
+        if key in ("out", "source") or not hasattr(a, key):
+            raise DatasetError(f"era5: unknown parameter {key!r}; the flags of scinum build era5 "
+                               f"are {sorted(k for k in vars(a) if k != 'out')}")
+        kind = kinds.get(key)
+        if kind is not None and value is not None:
+            value = [kind(v) for v in value] if isinstance(value, (list, tuple)) else kind(value)
+        setattr(a, key, value)
+    return run(a)
 
 
 def run(a: argparse.Namespace) -> int:

@@ -118,7 +118,8 @@ def main(argv=None) -> int:
     from recipes.runner import provenance, train_models
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
-    from scinum.cli import main as scinum
+    from scinum.errors import ScinumError
+    from scinum.jsonl_dataset import build as build_jsonl
     from scinum.config import apply_overrides, load_config, parse_overrides
     from scinum.datasets import Dataset
     from scinum.infer import load
@@ -132,8 +133,11 @@ def main(argv=None) -> int:
     if a.records_only:
         return 0
     data = a.work / "data"
-    if scinum(["build", "jsonl", str(data), "--train", str(files["train"]), "--val", str(files["val"]),
-               "--test", str(files["test"]), "--ood", f"late={files['late']}", "--fields", FIELD]) != 0:
+    try:
+        build_jsonl(data, train=[files["train"]], val=[files["val"]], test=[files["test"]],
+                    ood={"late": [files["late"]]}, fields=[FIELD])
+    except ScinumError as e:
+        log(f"error: {e}")
         return 1
     base = load_config(HERE / "co2.yaml", overrides={"data": {"path": str(data)}})
     base = apply_overrides(base, parse_overrides(a.set))

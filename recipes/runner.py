@@ -3,7 +3,7 @@
 A recipe is a YAML file of presets (``recipes/planets.yaml``, ``recipes/era5.yaml``)::
 
     <preset>:
-      build: [scinum build arguments after the output directory]
+      build: {the builder's build() parameters: train: 4000, steps: 12, ...}
       train: {a scinum fit config without data.path/out_dir}
       models: {label: {encoding: {...}, head: {...}}, ...}
       evaluate: {limit: N, batch_size: N}
@@ -21,12 +21,13 @@ import copy
 import json
 import sys
 import time
+from importlib import import_module
 from pathlib import Path
 from typing import Any, Sequence
 
 import yaml
 
-from scinum.cli import main as scinum_main
+from scinum.cli import BUILDERS
 from scinum.config import apply_overrides, load_config, parse_overrides
 from scinum.atomic import write_text_atomic
 from scinum.errors import RecipeError, ScinumError
@@ -134,12 +135,9 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
 
     t0 = time.time()
     data = work / "data"
-    build = [str(a) for a in preset["build"]]
-    if workers is not None:
-        build += ["--workers", str(workers)]
+    params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     log(f"[{name}] building dataset in {data}")
-    if scinum_main(["build", name, str(data), *build]) != 0:
-        raise RecipeError(f"[{name}] dataset build failed")
+    import_module(BUILDERS[name][0]).build(data, **params)
     chosen = list(preset["models"]) if not models else list(models)
     unknown = [m for m in chosen if m not in preset["models"]]
     if unknown:
@@ -205,9 +203,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     try:
         preset = load_preset(here / f"{name}.yaml", a.preset)
         if a.source:
-            build = list(preset["build"])
-            build[build.index("--source") + 1] = a.source
-            preset["build"] = build
+            preset["build"]["source"] = a.source
         run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
                    preset_name=a.preset, overrides=parse_overrides(a.set),
                    log=lambda s: print(s, file=sys.stderr, flush=True))

@@ -17,6 +17,7 @@ A sample::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from ctypes import addressof, byref, c_char, c_double, c_int, sizeof
 from pathlib import Path
@@ -199,10 +200,13 @@ def manifest_notes(config: PlanetsConfig) -> dict[str, Any]:
     }
 
 
-def build(out: str | os.PathLike, *, train: int, val: int, test: int, ood: int, seed: int,
-          config: PlanetsConfig | None = None, workers: int = 1, shard_size: int = 1000,
-          compress: bool = False, part: tuple[int, int] | str | None = None) -> dict | None:
-    """Build (or resume) the planets dataset in ``out``; returns the manifest.
+def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: int = 100,
+          ood: int = 100, seed: int = 0, config: PlanetsConfig | None = None, workers: int = 1,
+          shard_size: int = 1000, compress: bool = False, part: tuple[int, int] | str | None = None,
+          **options: Any) -> dict | None:
+    """Build (or resume) the planets dataset in ``out``; returns the manifest. The defaults are
+    ``scinum build planets``'s; ``options`` are :class:`PlanetsConfig` fields (``steps=12``...)
+    that replace those of ``config``.
 
     ``part=(i, n)`` builds only shards ``k % n == i`` of each split and returns None;
     ``part="finish"`` verifies that every shard exists and writes the manifest
@@ -211,7 +215,12 @@ def build(out: str | os.PathLike, *, train: int, val: int, test: int, ood: int, 
     ``ood`` is the sample count of each OOD split. Raises :class:`DatasetError` for impossible
     parameters before anything is written.
     """
-    config = config or PlanetsConfig()
+    known = {f.name for f in dataclasses.fields(PlanetsConfig)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise DatasetError(f"planets: unknown parameter(s) {unknown}; the sample options are {sorted(known)}")
+    config = dataclasses.replace(config or PlanetsConfig(),
+                                 **{k: tuple(v) if isinstance(v, list) else v for k, v in options.items()})
     counts = {"train": train, "val": val, "test": test, "ood_stepsize": ood, "ood_a1": ood}
     for name, n in counts.items():
         if int(n) != n or n < 0:

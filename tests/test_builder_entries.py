@@ -1,0 +1,38 @@
+"""Both builders' Python entry ``build(out, **params)`` (what the recipes call) builds exactly what
+``scinum build <name> OUT --flags`` builds, and names a parameter it does not know."""
+from pathlib import Path
+
+import pytest
+
+from era5 import builder as era5_builder
+from scinum.cli import main
+from scinum.errors import DatasetError
+from simulations import planets
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """The dataset's files, its own directory's name written as ``OUT`` (the manifest names it)."""
+    return {str(p.relative_to(root)): p.read_bytes().replace(str(root).encode(), b"OUT")
+            for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in (".jsonl", ".gz", ".json")}
+
+
+def test_planets_python_entry_equals_the_cli(tmp_path):
+    planets.build(tmp_path / "py", train=12, val=3, test=3, ood=3, steps=4, seed=5)
+    assert main(["build", "planets", str(tmp_path / "cli"), "--train", "12", "--val", "3",
+                 "--test", "3", "--ood", "3", "--steps", "4", "--seed", "5"]) == 0
+    assert _files(tmp_path / "py") == _files(tmp_path / "cli")
+    with pytest.raises(DatasetError, match="unknown parameter.*'stepz'"):
+        planets.build(tmp_path / "bad", train=4, stepz=3)
+
+
+def test_era5_python_entry_equals_the_cli(tmp_path):
+    params = {"synthetic_days": 20, "synthetic_resolution": 10, "train": 6, "val": 2, "test": 2,
+              "stations": [2, 3], "steps": [3, 4], "seed": 1}
+    assert era5_builder.build(tmp_path / "py", source="synthetic", **params) == 0
+    assert main(["build", "era5", str(tmp_path / "cli"), "--source", "synthetic",
+                 "--synthetic-days", "20", "--synthetic-resolution", "10", "--train", "6",
+                 "--val", "2", "--test", "2", "--stations", "2", "3", "--steps", "3", "4",
+                 "--seed", "1"]) == 0
+    assert _files(tmp_path / "py") == _files(tmp_path / "cli")
+    with pytest.raises(DatasetError, match="unknown parameter 'days'"):
+        era5_builder.build(tmp_path / "bad", source="synthetic", days=3)
