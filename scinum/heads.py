@@ -21,6 +21,7 @@ rows one after another):
 """
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, Sequence
 
@@ -29,7 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .bits import bits_to_float64, float64_to_bits
+from .bits import EXPONENT_BITS, bits_to_float, float_to_bits
 from .normalize import BOUND
 
 __all__ = ["NumberHead", "MLPHead", "ScalarHead", "DigitHead", "BitHead", "MixtureHead", "TokenHead",
@@ -126,22 +127,61 @@ class DigitHead(MLPHead):
 
 
 class BitHead(MLPHead):
-    """BitTokens' head: 64 logits, one per float64 bit (MSB first), trained with BCE."""
+    """BitTokens' head: one logit per bit of the ``precision``-bit float (MSB first), trained
+    with BCE (the mean over the bits).
+
+    ``point``: ``"threshold"`` (the paper's decoding: each bit is its logit's sign) or
+    ``"mean"``: sign and exponent thresholded, the mantissa the expected value of the bits,
+    ``1 + Σ_k p_k 2^-k`` — the least-squares estimate when the bits are independent, where a
+    threshold can combine the high bits of two likely values into a third, unlikely one.
+    ``mse_weight > 0`` adds ``mse_weight · (Σ_k p_k 2^-k − m)²`` to the loss, ``m`` the target's
+    mantissa fraction (in units of its binade's width, so scale-free): a direct regression signal
+    for the trunk, as the mixture head's ``mse_weight`` (both are ours; docs/fidelity.md).
+    A prediction whose thresholded exponent is all ones (±inf/NaN) or all zeros keeps its
+    thresholded value under ``"mean"`` too.
+    """
 
     uncertainty_kind = "bits"
 
-    def __init__(self, d_model: int):
-        super().__init__(d_model, 64)
+    def __init__(self, d_model: int, precision: int = 64, point: str = "threshold",
+                 mse_weight: float = 0.0):
+        super().__init__(d_model, precision)
+        if point not in ("threshold", "mean"):
+            raise ValueError(f"bit head point must be 'threshold' or 'mean', got {point!r}")
+        if not mse_weight >= 0:
+            raise ValueError(f"bit head mse_weight must be >= 0, got {mse_weight!r}")
+        self.precision, self.point, self.mse_weight = precision, point, float(mse_weight)
+        n_exp = EXPONENT_BITS[precision]
+        self.mantissa = slice(1 + n_exp, precision)
+        self.register_buffer("place", 2.0 ** -torch.arange(1, precision - n_exp, dtype=torch.float64),
+                             persistent=False)
 
     def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> torch.Tensor:
         return self.features(h).float()
 
+    def _fraction(self, p: torch.Tensor) -> torch.Tensor:
+        """Mantissa probabilities float[N, n_mantissa] -> expected fraction in [0, 1)."""
+        return p @ self.place.to(p.dtype)
+
     def loss(self, out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        bits = float64_to_bits(target).to(out.dtype)
-        return F.binary_cross_entropy_with_logits(out, bits, reduction="none").mean(-1)
+        bits = float_to_bits(target, self.precision).to(out.dtype)
+        loss = F.binary_cross_entropy_with_logits(out, bits, reduction="none").mean(-1)
+        if self.mse_weight:
+            truth = self._fraction(bits[..., self.mantissa])
+            loss = loss + self.mse_weight * (self._fraction(torch.sigmoid(out[..., self.mantissa])) - truth) ** 2
+        return loss
 
     def predict(self, out: torch.Tensor) -> torch.Tensor:
-        return bits_to_float64(out > 0)
+        bits = out > 0
+        hard = bits_to_float(bits, self.precision)
+        if self.point == "threshold":
+            return hard
+        exponent = bits[..., 1:self.mantissa.start]
+        normal = exponent.any(-1) & ~exponent.all(-1)
+        base = bits.clone()
+        base[..., self.mantissa] = False  # ±2^e
+        fraction = self._fraction(torch.sigmoid(out[..., self.mantissa].double()))
+        return torch.where(normal, bits_to_float(base, self.precision) * (1 + fraction), hard)
 
     def uncertainty(self, out: torch.Tensor, quantiles: Sequence[float] = ()) -> dict[str, torch.Tensor]:
         """Per-bit probabilities of a 1 (MSB first)."""
@@ -304,16 +344,20 @@ class TokenHead(NumberHead):
 
 def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None,
               vocab: Any = None) -> NumberHead:
-    """The number head a config names: ``{"kind": "native"}`` (the encoding's own head) or
+    """The number head a config names: ``{"kind": "native", **options}`` (the encoding's own
+    head; BitTokens' takes ``point`` and ``mse_weight``) or
     ``{"kind": "mixture", n_components, sigma_min, point, init_range, mse_weight}`` (for
     encodings that write a number as one token). ``vocab``: the model's vocabulary (heads that
     read tokens need it)."""
     config = dict(config or {"kind": "native"})
     kind = config.pop("kind", "native")
     if kind == "native":
-        if config:
-            raise ValueError(f"native head takes no options, got {sorted(config)}")
-        return encoding.make_head(d_model, vocab)
+        try:
+            inspect.signature(encoding.make_head).bind(d_model, vocab, **config)
+        except TypeError:
+            raise ValueError(f"the native head of {encoding.name} takes no option(s) "
+                             f"{sorted(config)}") from None
+        return encoding.make_head(d_model, vocab, **config)
     if kind == "mixture":
         if encoding.tokens_per_number != 1:
             raise ValueError(f"encoding {encoding.name} writes a number as "

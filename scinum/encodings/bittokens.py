@@ -1,9 +1,15 @@
-"""BitTokens (seeds 003/004): the 64 IEEE-754 float64 bits of a value as ±1 features.
+"""BitTokens (seeds 003/004): the IEEE-754 bits of a value as ±1 features.
 
-Bits are MSB first (sign, 11 exponent bits, 52 mantissa bits); bit 1 -> +1, bit 0 -> -1.
-With ``reciprocal=True`` the 64 bits of ``1/x`` follow (the paper's option that eases
-division). Every float64 is representable and decodes bit-exactly (±0, ±inf, NaN payloads,
-subnormals). The native head predicts the 64 bits with BCE.
+Bits are MSB first (sign, exponent bits, mantissa bits); bit 1 -> +1, bit 0 -> -1. With
+``reciprocal=True`` the bits of ``1/x`` follow (the paper's option that eases division). The
+native head predicts the bits with BCE.
+
+``precision`` is the float format (the reference implementation's ``precision_type``): 64
+(float64, the paper's default: every float64 is representable and decodes bit-exactly, ±0,
+±inf, NaN payloads and subnormals included), 32 or 16 (IEEE half: 1 + 5 + 10 bits). A narrower
+format rounds values to its precision (half: 11 significant bits, |x| <= 65504) and leaves out
+mantissa bits that measured data cannot predict: at CPU budgets those bits are noise in the
+loss (docs/fidelity.md, *Learning at CPU budgets*).
 """
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from typing import Any
 
 import torch
 
-from ..bits import bits_to_float64, float64_to_bits
+from ..bits import WIDTHS, bits_to_float, float_to_bits
 from .base import NumberEncoding, register
 
 @register
@@ -19,33 +25,45 @@ class BitTokens(NumberEncoding):
     name = "bittokens"
     combine = "add"
 
-    def __init__(self, reciprocal: bool = False):
+    def __init__(self, reciprocal: bool = False, precision: int = 64):
+        if precision not in WIDTHS:
+            raise ValueError(f"bittokens precision must be one of {sorted(WIDTHS)} (bits of the "
+                             f"float format), got {precision!r}")
         self.reciprocal = bool(reciprocal)
+        self.precision = int(precision)
 
     @property
     def dim(self) -> int:
-        return 128 if self.reciprocal else 64
+        return self.precision * (2 if self.reciprocal else 1)
 
     def encode(self, values: torch.Tensor) -> torch.Tensor:
         values = torch.as_tensor(values, dtype=torch.float64)
-        feats = float64_to_bits(values)
+        feats = float_to_bits(values, self.precision)
         if self.reciprocal:
             with torch.no_grad():
-                feats = torch.cat([feats, float64_to_bits(1.0 / values)], dim=-1)
+                feats = torch.cat([feats, float_to_bits(1.0 / values, self.precision)], dim=-1)
         return feats.to(torch.float32) * 2 - 1
 
     def decode(self, features: torch.Tensor) -> torch.Tensor:
-        return bits_to_float64(features[..., :64] > 0)
+        return bits_to_float(features[..., :self.precision] > 0, self.precision)
 
     def representable(self, values: torch.Tensor) -> torch.Tensor:
-        return torch.ones_like(torch.as_tensor(values, dtype=torch.float64), dtype=torch.bool)
+        """Every value whose rounding to the format stays finite (or was not finite)."""
+        values = torch.as_tensor(values, dtype=torch.float64)
+        if self.precision == 64:
+            return torch.ones_like(values, dtype=torch.bool)
+        return values.to(WIDTHS[self.precision][0]).isfinite() | ~values.isfinite()
 
     def range_text(self) -> str:
-        return "every float64"
+        if self.precision == 64:
+            return "every float64"
+        largest = torch.finfo(WIDTHS[self.precision][0]).max
+        return f"|x| <= {largest:.6g}, rounded to float{self.precision}"
 
-    def make_head(self, d_model: int, vocab: Any = None):
+    def make_head(self, d_model: int, vocab: Any = None, point: str = "threshold",
+                  mse_weight: float = 0.0):
         from ..heads import BitHead
-        return BitHead(d_model)
+        return BitHead(d_model, self.precision, point=point, mse_weight=mse_weight)
 
     def options(self) -> dict[str, Any]:
-        return {"reciprocal": self.reciprocal}
+        return {"reciprocal": self.reciprocal, "precision": self.precision}
