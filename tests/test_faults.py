@@ -143,13 +143,20 @@ def test_numpy_scalars_in_api_records(ckpt):
 
 
 # [3] an interrupted --output run publishes nothing ---------------------------------------
+def _as_from_a_terminal() -> None:
+    """Give the child Ctrl-C's default disposition. A shell starts background jobs with SIGINT
+    ignored, and a child inherits that, so a test run from such a job would see no interrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_output_run_leaves_no_file(ckpt, tmp_path, sig):
     src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 20000)
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "scinum.cli", "fill", "--ckpt", str(ckpt),
                              "--mask", "params.a", "--input", str(src), "--output", str(out),
-                             "--chunk", "32"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                             "--chunk", "32"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            preexec_fn=_as_from_a_terminal)
     deadline = time.time() + 60
     tmp = tmp_path / f".out.jsonl.tmp{proc.pid}"
     while not (tmp.exists() and tmp.stat().st_size > 0):  # mid-run: records are being written
