@@ -8,8 +8,8 @@
 * project: :func:`simulations.planets.build` (``--workers`` processes, sharded atomic writes),
   wall-clock from the call to the manifest, worker start-up included;
 * reference: one process, a Python loop over ``sim.particles`` at each output time reading
-  ``x``/``y`` attribute by attribute (as the xVal reference script does), same priors, same
-  sub-seeds, same rejection rule, ``json.dumps`` of each sample to one file, on the first
+  ``x``/``y`` attribute by attribute (as the xVal reference script does), same draws
+  (:class:`Draws`), same rejection rule, ``json.dumps`` of each sample to one file, on the first
   ``--reference-samples`` of each round; the build must write the same samples (checked line by
   line, bit for bit).
 
@@ -44,11 +44,11 @@ from scinum.processes import worker_pool  # noqa: E402
 from scinum.records import dumps  # noqa: E402
 from simulations.planets import (BOUND, PlanetsConfig, SampleMaker, build,  # noqa: E402
                                  new_simulation, to_record, trajectory)
-from simulations.planets_prior import System, draw_system, sample_rng  # noqa: E402
+from simulations.planets_prior import Draws, System  # noqa: E402
 
 SPLIT = "train"
 TARGET = 85.0  #: percent of the bound
-PHASES = {"draw": "draw (sub-seed generator + priors)",
+PHASES = {"draw": "draw (priors, vectorised per block of samples)",
           "setup": "setup (new_simulation: Simulation + planets)",
           "integrate": "integrate (IAS15 C calls alone: the bound)",
           "read": "read + loop (trajectory() minus integrate)",
@@ -80,11 +80,11 @@ def _reference_positions(system: System, steps: int) -> list:
 
 def reference_build(path: Path, n: int, seed: int, config: PlanetsConfig) -> int:
     """The plain reference: one process, one JSONL file; returns the number of rejected draws."""
-    rejected = 0
+    rejected, draws = 0, Draws(config, seed, SPLIT)
     with open(path, "w") as f:
         for i in range(n):
             for attempt in range(config.max_attempts):
-                system = draw_system(sample_rng(seed, SPLIT, i, attempt), config, SPLIT)
+                system = draws(i, attempt)
                 try:
                     data = _reference_positions(system, config.steps)
                 except (rebound.GenericError, rebound.Escape, rebound.Encounter):
@@ -114,9 +114,9 @@ def integrate_only(sim: rebound.Simulation, stepsize: float, steps: int) -> floa
 def integration_rate(job: tuple[range, int, PlanetsConfig]) -> float:
     """Samples per second of integration alone over the first draws of samples ``job[0]``."""
     indices, seed, config = job
-    seconds = 0.0
+    seconds, draws = 0.0, Draws(config, seed, SPLIT)
     for i in indices:
-        system = draw_system(sample_rng(seed, SPLIT, i, 0), config, SPLIT)
+        system = draws(i)
         seconds += integrate_only(new_simulation(system), system.stepsize, config.steps)
     return len(indices) / seconds
 
@@ -132,11 +132,11 @@ def bound_rate(n: int, seed: int, config: PlanetsConfig, workers: int) -> float:
 def breakdown(n: int, seed: int, config: PlanetsConfig) -> dict[str, float]:
     """Mean seconds per sample of each phase of :data:`PHASES`, one process, samples ``0..n-1``."""
     t = dict.fromkeys(PHASES, 0.0)
-    make = SampleMaker(config, seed, SPLIT)
+    make, draws = SampleMaker(config, seed, SPLIT), Draws(config, seed, SPLIT)
     traj = 0.0
     for i in range(n):
         c0 = time.perf_counter()
-        system = draw_system(sample_rng(seed, SPLIT, i, 0), config, SPLIT)
+        system = draws(i)
         c1 = time.perf_counter()
         sim = new_simulation(system)
         c2 = time.perf_counter()

@@ -19,7 +19,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-from ctypes import addressof, byref, c_char, c_double, c_int, sizeof
+import ctypes
+from ctypes import addressof, byref, c_char, c_double, c_int, c_void_p, sizeof
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,13 @@ import rebound
 from scinum.datasets import PART_HELP, DatasetWriter, parse_part
 from scinum.errors import DatasetError
 
-from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, SPLITS, ZERO_ANGLE_PROB,
-                            PlanetsConfig, System, draw_system, sample_rng)
+from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
+                            Draws, PlanetsConfig, System)
 
 __all__ = ["PlanetsConfig", "SampleMaker", "new_simulation", "trajectory", "simulate", "to_record",
            "build", "add_arguments", "run", "BOUND", "MASS_SCALE", "ECC_SCALE"]
 
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"  #: 2: draws vectorised per block of samples (other samples than 1)
 BOUND = 10.0        #: a system is unstable once any |x| or |y| reaches this (length units)
 MASS_SCALE = 1e5    #: masses are reported multiplied by this
 ECC_SCALE = 20.0    #: eccentricities are reported multiplied by this
@@ -43,10 +44,22 @@ _REBOUND_ERRORS = (rebound.GenericError, rebound.Escape, rebound.Encounter, rebo
                    rebound.NoParticles)
 
 # The C functions behind ``Simulation.add(primary=..., a=...)`` and ``Simulation.integrate``
-# (the same signatures since REBOUND 4) are called directly: their Python wrappers cost ~10 us
-# a call, ~0.3 ms of a sample's ~1.9 ms, against ~1 ms in the integrator itself.
-_C = rebound.clibrebound
-_C.reb_particle_from_orbit_err.restype = rebound.Particle  # what REBOUND's wrapper sets too
+# (the same signatures since REBOUND 4) are called directly, through this module's own handle on
+# REBOUND's library (its prototypes are ours, REBOUND's stay untouched): the Python wrappers cost
+# ~10 us a call, ~0.3 ms of a sample's ~1.5 ms, against ~1.1 ms in the integrator itself.
+_C = ctypes.CDLL(rebound.clibrebound._name)
+_C.reb_particle_from_orbit_err.restype = rebound.Particle
+_C.reb_particle_from_orbit_err.argtypes = (c_double, rebound.Particle, *(c_double,) * 7,
+                                           ctypes.POINTER(c_int))
+_C.reb_simulation_add.argtypes = (c_void_p, rebound.Particle)
+_C.reb_simulation_integrate.argtypes = (c_void_p, c_double)
+_C.reb_simulation_integrate.restype = c_int
+_STAR = rebound.Particle(m=1.0)  #: the central star, at rest at the origin
+_probe = rebound.Simulation()
+if (_probe.G, _probe.integrator) != (1.0, "ias15"):  # new_simulation relies on both defaults
+    raise ImportError(f"simulations.planets needs REBOUND's defaults G = 1 and IAS15, this "
+                      f"REBOUND {rebound.__version__} gives G = {_probe.G}, {_probe.integrator}")
+del _probe
 #: what ``Simulation.integrate`` raises for each failure status of ``reb_simulation_integrate``
 _FAILURES = {1: rebound.GenericError, 2: rebound.NoParticles, 3: rebound.Encounter,
              4: rebound.Escape, 6: KeyboardInterrupt, 7: rebound.Collision}
@@ -58,20 +71,16 @@ def new_simulation(system: System) -> rebound.Simulation:
     """An IAS15 simulation (G = 1) of ``system`` at t = 0: the star (mass 1) at rest at the
     origin, each planet on its orbit around it (inclination, node and pericentre 0, true anomaly
     = start angle), placed by REBOUND's ``reb_particle_from_orbit_err``."""
-    sim = rebound.Simulation()
-    sim.G = 1.0
-    sim.integrator = "ias15"
-    sim.add(m=1.0)
-    star = rebound.Particle.from_buffer_copy(sim.particles[0])  # adding may move the array
-    g, zero, err, sim_ref = c_double(sim.G), c_double(0.0), c_int(), byref(sim)
+    sim = rebound.Simulation()  # G = 1 and the IAS15 integrator: REBOUND's defaults
+    where, err = addressof(sim), c_int()
+    _C.reb_simulation_add(where, _STAR)
     for m, a, e, theta in zip(system.m.tolist(), system.a.tolist(), system.e.tolist(),
                               system.theta.tolist()):
-        planet = _C.reb_particle_from_orbit_err(g, star, c_double(m), c_double(a), c_double(e),
-                                                zero, zero, zero, c_double(theta), byref(err))
+        planet = _C.reb_particle_from_orbit_err(1.0, _STAR, m, a, e, 0.0, 0.0, 0.0, theta, byref(err))
         if err.value:
             raise ValueError(f"REBOUND cannot place a planet with a = {a}, e = {e} "
                              f"(reb_particle_from_orbit_err error {err.value})")
-        _C.reb_simulation_add(sim_ref, planet)
+        _C.reb_simulation_add(where, planet)
     return sim
 
 
@@ -84,7 +93,7 @@ def trajectory(sim: rebound.Simulation, stepsize: float, steps: int) -> np.ndarr
     Raises what ``Simulation.integrate`` raises if the integration fails
     (``rebound.GenericError``...; ``KeyboardInterrupt`` on Ctrl-C).
     """
-    n, sim_ref = sim.N, byref(sim)
+    n, where = sim.N, addressof(sim)
     sim.exact_finish_time = 1
     start = addressof(sim.particles[0])
     memory = (c_char * (n * _PARTICLE_BYTES)).from_address(start)
@@ -92,7 +101,7 @@ def trajectory(sim: rebound.Simulation, stepsize: float, steps: int) -> np.ndarr
     xy = np.empty((steps, n, 2))
     xy[0] = positions
     for k in range(1, steps):
-        status = _C.reb_simulation_integrate(sim_ref, c_double(k * stepsize))
+        status = _C.reb_simulation_integrate(where, k * stepsize)
         if status in _FAILURES:
             sim.process_messages()
             raise _FAILURES[status](f"REBOUND status {status} integrating to t = {k * stepsize}")
@@ -122,22 +131,21 @@ def to_record(system: System, positions: np.ndarray) -> dict:
 class SampleMaker:
     """``make_sample(i) -> (record, stats)`` for one split; picklable (spawned workers).
 
-    Draw ``attempt = 0, 1, ...`` uses the generator of ``(seed, split, i, attempt)``; the first
+    Draw ``attempt = 0, 1, ...`` is :class:`~simulations.planets_prior.Draws`' draw of
+    ``(seed, split, i, attempt)``; the first
     stable draw is written (the record is made from the very positions that were checked).
     ``stats`` counts rejected draws: ``rejected`` = ``rejected_bound`` (some ``|x|`` or ``|y|``
     >= :data:`BOUND`, or a non-finite value) + ``rejected_rebound`` (REBOUND raised).
     """
 
     def __init__(self, config: PlanetsConfig, seed: int, split: str):
-        if split not in SPLITS:
-            raise DatasetError(f"planets: unknown split {split!r}, expected one of {SPLITS}")
+        self._draws = Draws(config, seed, split)  # raises DatasetError for an unknown split
         self.config, self.seed, self.split = config, seed, split
 
     def __call__(self, i: int) -> tuple[dict, dict[str, int]]:
         stats = {"rejected": 0, "rejected_bound": 0, "rejected_rebound": 0}
         for attempt in range(self.config.max_attempts):
-            system = draw_system(sample_rng(self.seed, self.split, i, attempt), self.config,
-                                 self.split)
+            system = self._draws(i, attempt)
             try:
                 positions = simulate(system, self.config.steps)
             except _REBOUND_ERRORS:

@@ -19,13 +19,14 @@ from scinum.errors import DatasetError
 from simulations import planets
 from simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
                                  build, new_simulation, simulate)
-from simulations.planets_prior import draw_system, sample_rng
+from simulations.planets_prior import BLOCK, Draws
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _draws(split: str, n: int, config: PlanetsConfig = PlanetsConfig()):
-    return [draw_system(sample_rng(7, split, i, 0), config, split) for i in range(n)]
+    draws = Draws(config, 7, split)
+    return [draws(i) for i in range(n)]
 
 
 def _shards(path: Path) -> dict[str, bytes]:
@@ -49,11 +50,15 @@ def _unpack(record: dict):
 def test_training_prior():
     draws = _draws("train", 4000)
     n = np.array([len(s.m) for s in draws])
-    assert set(n) == {2, 3, 4}
+    assert set(n) == {2, 3, 4} and np.all(np.abs(np.bincount(n)[2:] / len(n) - 1 / 3) < 0.03)
     m = np.concatenate([s.m for s in draws])
     e = np.concatenate([s.e for s in draws])
-    assert 1e-5 <= m.min() and m.max() <= 5e-5 and 0 <= e.min() and e.max() <= 0.1
-    assert {s.stepsize for s in draws} == {0.2, 0.3, 0.5, 0.8}
+    assert stats.kstest(m, stats.uniform(1e-5, 4e-5).cdf).pvalue > 1e-3
+    assert stats.kstest(e, stats.uniform(0, 0.1).cdf).pvalue > 1e-3
+    assert abs(np.corrcoef(m[:-1], e[1:])[0, 1]) < 0.05 and abs(np.corrcoef(m, e)[0, 1]) < 0.05
+    steps = np.array([s.stepsize for s in draws])
+    assert set(steps) == {0.2, 0.3, 0.5, 0.8}
+    assert all(abs(np.mean(steps == v) - 0.25) < 0.03 for v in (0.2, 0.3, 0.5, 0.8))
     for s in draws:  # equally spaced from 1 to a_f in [1.5, 3], order permuted
         a = np.sort(s.a)
         assert a[0] == 1.0 and 1.5 <= a[-1] <= 3.0
@@ -83,11 +88,31 @@ def test_ood_priors_are_out_of_distribution():
     assert np.mean(steps < 0.2) > 0.05 and np.mean(steps > 0.8) > 0.05  # around, not only between
 
 
+def test_one_planet_and_equal_spacing_ends_exactly():
+    """a is linspace(1, a_f, n): the outermost is a_f itself, one planet sits at a = 1."""
+    for s in _draws("train", 50, PlanetsConfig(planets=(1, 1))):
+        assert s.a.tolist() == [1.0]
+    for s in _draws("ood_a1", 300):
+        np.testing.assert_array_equal(np.sort(s.a), np.linspace(s.a[0], s.a.max(), len(s.a)))
+
+
+def test_a_draw_depends_only_on_seed_split_index_attempt():
+    """Blocks of BLOCK samples are drawn at once; the order of the requests never matters."""
+    config, order = PlanetsConfig(), [3 * BLOCK + 7, 5, BLOCK - 1, BLOCK, 5, 3 * BLOCK + 7]
+    fresh = [Draws(config, 4, "test")(i) for i in order]
+    shared = Draws(config, 4, "test")
+    for i, s in zip(order, fresh):
+        assert np.array_equal(shared(i).m, s.m) and shared(i).stepsize == s.stepsize
+    firsts = {Draws(config, 4, "test")(i).m[0] for i in range(2 * BLOCK)}
+    retries = {Draws(config, 4, "test")(i, 1).m[0] for i in range(2 * BLOCK)}
+    assert len(firsts) == len(retries) == 2 * BLOCK and not firsts & retries
+
+
 def test_same_inputs_same_draw_and_attempts_differ():
-    a = draw_system(sample_rng(3, "train", 11, 0), PlanetsConfig(), "train")
-    b = draw_system(sample_rng(3, "train", 11, 0), PlanetsConfig(), "train")
-    c = draw_system(sample_rng(3, "train", 11, 1), PlanetsConfig(), "train")
-    d = draw_system(sample_rng(3, "val", 11, 0), PlanetsConfig(), "val")
+    a = Draws(PlanetsConfig(), 3, "train")(11, 0)
+    b = Draws(PlanetsConfig(), 3, "train")(11, 0)
+    c = Draws(PlanetsConfig(), 3, "train")(11, 1)
+    d = Draws(PlanetsConfig(), 3, "val")(11, 0)
     assert np.array_equal(a.m, b.m) and not np.array_equal(a.m, c.m)
     assert not np.array_equal(a.m, d.m)
 
@@ -136,7 +161,7 @@ def test_start_angles_follow_prior():
 
 
 def test_simulate_matches_attribute_reads():
-    s = draw_system(sample_rng(0, "train", 0, 0), PlanetsConfig(), "train")
+    s = Draws(PlanetsConfig(), 0, "train")(0, 0)
     pos = simulate(s, 5)
     sim = rebound.Simulation()
     sim.add(m=1.0)
@@ -151,12 +176,12 @@ def test_simulate_matches_attribute_reads():
 def test_failed_integration_raises_as_rebound_does_and_is_redrawn(monkeypatch):
     """trajectory() calls REBOUND's C integrator directly: a failure raises the exception
     Simulation.integrate would, and the sample is re-drawn and counted as rejected_rebound."""
-    s = draw_system(sample_rng(0, "train", 0, 0), PlanetsConfig(), "train")
+    s = Draws(PlanetsConfig(), 0, "train")(0, 0)
     sim = planets.new_simulation(s)
     sim.exit_max_distance = 0.5  # every planet is beyond it
     with pytest.raises(rebound.Escape):
         planets.trajectory(sim, s.stepsize, 3)
-    redrawn = simulate(draw_system(sample_rng(0, "train", 0, 1), PlanetsConfig(), "train"), 3)
+    redrawn = simulate(Draws(PlanetsConfig(), 0, "train")(0, 1), 3)
     made = []
 
     def first_escapes(system):
@@ -198,6 +223,9 @@ def test_determinism_one_vs_two_workers(tmp_path):
     build(tmp_path / "w1", config=config, workers=1, **SMALL)
     manifest = build(tmp_path / "w2", config=config, workers=2, **SMALL)
     assert _shards(tmp_path / "w1") == _shards(tmp_path / "w2")
+    build(tmp_path / "s5", config=config, workers=1, **{**SMALL, "shard_size": 5})
+    for split in ("train", "ood_a1"):  # the samples do not depend on the shard size
+        assert list(Dataset(tmp_path / "s5").records(split)) == list(Dataset(tmp_path / "w1").records(split))
     ds = Dataset(tmp_path / "w2")
     assert ds.splits == ["train", "val", "test", "ood_stepsize", "ood_a1"]
     assert [ds.count(s) for s in ds.splits] == [12, 3, 3, 4, 4]
