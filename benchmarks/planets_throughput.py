@@ -15,7 +15,9 @@
 
 The three run in interleaved rounds (the machine may be shared), the bound before the build in
 even rounds and after it in odd ones. A per-phase split (one process,
-the builder's own functions) says where the time of one sample goes. Usage::
+the builder's own functions) says where the time of one sample goes, and the ``W``-process
+ceiling what the build's per-sample loop itself reaches against integration alone when ``W``
+processes share the cores as in the bound (no pool, start-up or writing). Usage::
 
     python benchmarks/planets_throughput.py [--samples 20000] [--rounds 2] [--steps 20] [--workers 2]
 
@@ -160,6 +162,32 @@ def breakdown(n: int, seed: int, config: PlanetsConfig) -> dict[str, float]:
     return {k: v / n for k, v in t.items()}
 
 
+def loop_vs_integration(job: tuple[range, int, PlanetsConfig]) -> tuple[float, float]:
+    """Seconds per sample of ``make_sample(i)`` + dumps and of integration alone, sample by
+    sample in turn in this process, over samples ``job[0]``: the build's own per-sample loop,
+    with no pool, start-up or shard writing around it."""
+    indices, seed, config = job
+    make, draws = SampleMaker(config, seed, SPLIT), Draws(config, seed, SPLIT)
+    loop = integrate = 0.0
+    for i in indices:
+        t0 = time.perf_counter()
+        dumps(make(i)[0])
+        loop += time.perf_counter() - t0
+        system = draws(i)
+        integrate += integrate_only(new_simulation(system), system.stepsize, config.steps)
+    return loop / len(indices), integrate / len(indices)
+
+
+def loop_ceiling(n: int, seed: int, config: PlanetsConfig, workers: int) -> float:
+    """Integration / per-sample loop time, %, with ``workers`` processes running at once (each
+    over every ``workers``-th of samples ``0..n-1``): what the build could reach with free
+    start-up, scheduling and writing, under the same sharing of the cores as the bound."""
+    jobs = [(range(w, n, workers), seed, config) for w in range(workers)]
+    with worker_pool(workers) as pool:
+        pairs = list(pool.map(loop_vs_integration, jobs))
+    return 100 * sum(i for _, i in pairs) / sum(lp for lp, _ in pairs)
+
+
 def cpu_seconds() -> float:
     """User + system CPU seconds of this process and its finished (joined) children."""
     me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
@@ -214,6 +242,7 @@ def main(argv: list[str] | None = None) -> None:
             identical &= ours[:n_ref] == ref_file.read_text().splitlines()
     startup = worker_startup()
     phases = breakdown(args.breakdown_samples, args.seed, config)
+    ceiling = loop_ceiling(args.workers * args.breakdown_samples, args.seed, config, args.workers)
     total = n * args.rounds
     rate = {"project": total / seconds["project"],
             "reference": n_ref * args.rounds / seconds["reference"]}
@@ -234,6 +263,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{PHASES[k]:<56}{v * 1e3:>9.3f}")
     print(f"{'one-core ceiling: integrate / total':<56}"
           f"{100 * phases['integrate'] / phases['total']:>8.1f}%")
+    print(f"{f'{args.workers}-process ceiling: integrate / (make_sample + dumps)':<56}{ceiling:>8.1f}%")
     print(f"planets_throughput: {rate['project']:.1f} samples/s = "
           f"{100 * rate['project'] / bound:.1f}% of bound {bound:.1f} samples/s "
           f"(target >= {TARGET:.0f}%)")

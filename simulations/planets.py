@@ -20,7 +20,7 @@ import argparse
 import dataclasses
 import os
 import ctypes
-from ctypes import addressof, byref, c_char, c_double, c_int, c_void_p, sizeof
+from ctypes import addressof, byref, c_double, c_int, c_void_p, sizeof
 from pathlib import Path
 from typing import Any
 
@@ -89,26 +89,28 @@ def trajectory(sim: rebound.Simulation, stepsize: float, steps: int) -> np.ndarr
 
     Returns float64 ``[steps, N - 1, 2]``: ``(x, y)`` of particle ``j + 1`` minus the star's at
     each ``t_k`` (``t_0``: the state given). Calls REBOUND's C integrator directly (exact output
-    times) and copies the positions out of a NumPy view of its particle array, ~1 us a step.
+    times) and copies its particle array after each step (one ``memmove``); the positions are read
+    out of those copies at the end, through one strided NumPy view.
     Raises what ``Simulation.integrate`` raises if the integration fails
     (``rebound.GenericError``...; ``KeyboardInterrupt`` on Ctrl-C).
     """
     n, where = sim.N, addressof(sim)
     sim.exact_finish_time = 1
-    start = addressof(sim.particles[0])
-    memory = (c_char * (n * _PARTICLE_BYTES)).from_address(start)
-    positions = np.ndarray((n, 2), np.float64, memory, _X, (_PARTICLE_BYTES, _Y - _X))
-    xy = np.empty((steps, n, 2))
-    xy[0] = positions
+    block = n * _PARTICLE_BYTES  # the particle array, copied whole after each step
+    particles = addressof(sim.particles[0])
+    snapshots = ctypes.create_string_buffer(steps * block)
+    base = addressof(snapshots)
+    ctypes.memmove(base, particles, block)
     for k in range(1, steps):
         status = _C.reb_simulation_integrate(where, k * stepsize)
         if status in _FAILURES:
             sim.process_messages()
             raise _FAILURES[status](f"REBOUND status {status} integrating to t = {k * stepsize}")
-        xy[k] = positions
+        ctypes.memmove(base + k * block, particles, block)
     sim.process_messages()  # warnings REBOUND queued, as its wrapper would have shown them
-    if addressof(sim.particles[0]) != start:
+    if addressof(sim.particles[0]) != particles:
         raise RuntimeError("REBOUND moved its particle array during the integration")
+    xy = np.ndarray((steps, n, 2), np.float64, snapshots, _X, (block, _PARTICLE_BYTES, _Y - _X))
     return xy[:, 1:] - xy[:, :1]
 
 
