@@ -31,13 +31,23 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     header = (f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
               f"{minutes} min {seconds} s for build, training and evaluation (finished "
               f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
-              f"`python -m recipes.publish results/{meta['recipe']} {docs}`.\n\n")
+              f"`python -m recipes.publish results/{meta['recipe']} {_in_checkout(docs)}`.\n\n")
     write_text_atomic(docs / "table.md", header + (results / "table.md").read_text())
     shutil.copyfile(results / "table.csv", docs / "table.csv")
     write_text_atomic(docs / "meta.json", json.dumps(meta, indent=1))
     for name in plots if plots is not None else [p.name for p in (results / "plots").glob("ood_*.png")]:
         shutil.copyfile(results / "plots" / name, docs / name)
     return docs
+
+
+def _in_checkout(path: Path) -> Path:
+    """``path`` relative to the git checkout holding it (a published header must not name this
+    machine's directories); as given when it lies in none."""
+    full = path.resolve()
+    for root in full.parents:
+        if (root / ".git").exists():
+            return full.relative_to(root)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -75,3 +75,6 @@ def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     assert "`0123456789`" in text and "10 min 0 s" in text and text.endswith("| 1 |\n")
     assert "python recipes/planets.py --preset quick" in text
     assert (out / "ood_x.png").read_bytes() == b"png"
+    (tmp_path / "clone" / ".git").mkdir(parents=True)  # published from another checkout:
+    out = publish(res, (tmp_path / "clone" / "docs" / "results" / "q").resolve())
+    assert "recipes.publish results/planets docs/results/q`" in (out / "table.md").read_text()
