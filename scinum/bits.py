@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["WIDTHS", "EXPONENT_BITS", "float_to_bits", "bits_to_float", "float64_to_bits", "bits_to_float64"]
+__all__ = ["WIDTHS", "EXPONENT_BITS", "float_to_bits", "bits_to_float"]
 
 #: bit width -> (float dtype, integer dtype of the same width)
 WIDTHS = {64: (torch.float64, torch.int64), 32: (torch.float32, torch.int32),
@@ -38,12 +38,3 @@ def bits_to_float(bits: torch.Tensor, width: int = 64) -> torch.Tensor:
         words = torch.where(words >= 1 << (width - 1), words - (1 << width), words)
     return words.to(idtype).view(fdtype).to(torch.float64)
 
-
-def float64_to_bits(values: torch.Tensor) -> torch.Tensor:
-    """float64[...] -> int64[..., 64] of 0/1, MSB (sign) first."""
-    return float_to_bits(values, 64)
-
-
-def bits_to_float64(bits: torch.Tensor) -> torch.Tensor:
-    """int/bool[..., 64] of 0/1, MSB first -> float64[...]."""
-    return bits_to_float(bits, 64)
