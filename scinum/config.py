@@ -29,7 +29,8 @@ import yaml
 from .batch import MASK_PROB
 from .codec import MAX_RUN
 
-__all__ = ["DEFAULTS", "load_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
+__all__ = ["DEFAULTS", "load_config", "apply_overrides", "parse_overrides", "resolve_normalizer",
+           "check_run_ends"]
 
 DEFAULTS: dict[str, Any] = {
     "seed": 0,
@@ -38,7 +39,9 @@ DEFAULTS: dict[str, Any] = {
              "cache_dir": None, "max_run": MAX_RUN, "val_split": "val",
              # fill-task training: numbers these JSON paths name are hidden with this
              # probability on top of the MLM masking (mask_prob 0: only these)
-             "mask_fields": [], "mask_fields_prob": 0.5},
+             "mask_fields": [], "mask_fields_prob": 0.5,
+             # a longer train/val record is refused before training (attention costs its square)
+             "max_record_tokens": 16384},
     "encoding": {"name": "xval"},
     "head": {"kind": "native"},
     "normalizer": None,
@@ -54,7 +57,11 @@ DEFAULTS: dict[str, Any] = {
     "trainer": {"max_steps": 2000, "accelerator": "auto", "devices": "auto", "num_nodes": 1,
                 "precision": "auto", "strategy": "auto", "accumulate_grad_batches": 1,
                 "val_check_interval": 500, "limit_val_batches": 50, "log_every_n_steps": 10,
-                "checkpoint_every_n_steps": 500, "progress_bar": True},
+                "checkpoint_every_n_steps": 500, "progress_bar": True,
+                # several processes: a collective waits at most this long, then the run fails
+                # naming the cause; SIGTERM/SIGINT: ranks that have not stopped at a step
+                # boundary this long after the signal are ended (scinum.distributed)
+                "collective_timeout_s": 300, "signal_grace_s": 20},
 }
 #: sections whose keys are free (encoding/head options are checked by their constructors)
 _FREE = ("encoding", "head")
@@ -136,6 +143,41 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
     if not config["data"]["path"]:
         raise ValueError("config: data.path (the dataset directory) is required")
     return config
+
+
+#: (section, key, smallest allowed value) of the numbers that
+#: decide whether a run ends: a non-positive batch size spins forever, max_steps -1 never stops
+_POSITIVE = (("data", "batch_size", 1), ("data", "max_record_tokens", 1),
+             ("trainer", "max_steps", 1), ("trainer", "num_nodes", 1),
+             ("trainer", "accumulate_grad_batches", 1), ("trainer", "log_every_n_steps", 1),
+             ("trainer", "checkpoint_every_n_steps", 1), ("trainer", "collective_timeout_s", 1),
+             ("trainer", "signal_grace_s", 0))
+
+
+def check_run_ends(config: dict) -> None:
+    """Raise :class:`~scinum.errors.ConfigError` (naming key, value and what is allowed) for
+    settings with which a run could never end or never start: non-positive batch sizes, steps,
+    devices, intervals and timeouts."""
+    from .errors import ConfigError
+
+    def bad(key: str, value: Any, want: str) -> ConfigError:
+        return ConfigError(f"config: {key} = {value!r}: {want}")
+
+    for section, key, least in _POSITIVE:
+        v = config[section][key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= least:
+            raise bad(f"{section}.{key}", v, f"must be a number >= {least}")
+    t = config["trainer"]
+    for key in ("val_check_interval", "limit_val_batches"):
+        v = t[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (key == "val_check_interval" and v == 0):
+            raise bad(f"trainer.{key}", v, "must be a positive number (an int counts batches, "
+                      "a float in (0, 1] a fraction)" + (" or 0 (no validation)" if key == "limit_val_batches" else ""))
+    d = t["devices"]
+    ok = d == "auto" or (isinstance(d, int) and not isinstance(d, bool) and d >= 1) or (
+        isinstance(d, (list, tuple)) and len(d) > 0) or (isinstance(d, str) and d.strip() not in ("", "0"))
+    if not ok:
+        raise bad("trainer.devices", d, "must be auto, a count >= 1 or a list of device indices")
 
 
 def resolve_normalizer(config: dict, encoding: Any) -> str:

@@ -110,6 +110,8 @@ class BucketBatchSampler:
                  infinite: bool = True, rank: int = 0, world_size: int = 1, start: int = 0):
         self.lengths, self.bs, self.seed, self.pool = np.asarray(lengths), batch_size, seed, pool
         self.infinite, self.rank, self.world, self.start = infinite, rank, world_size, start
+        if batch_size < 1 or world_size < 1:  # would spin forever cutting empty batches
+            raise ConfigError(f"batch size {batch_size} and world size {world_size} must be >= 1")
         check_batches(len(self.lengths), batch_size, world_size)
         self.per_pass = (-(-len(self.lengths) // batch_size) // world_size) * world_size
 

@@ -67,6 +67,10 @@ class ConfigError(ScinumError, ValueError):
     """A training configuration that cannot work; the message says what to change."""
 
 
+class TrainingError(ScinumError):
+    """A training run that cannot go on: ranks out of step, a collective that timed out."""
+
+
 class ResultsError(ScinumError):
     """A results directory that is missing, incomplete or malformed; names the file."""
 

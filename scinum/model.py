@@ -41,12 +41,14 @@ from torch import nn
 
 from .heads import NumberHead
 
-__all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES"]
+__all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES", "LOSS_NAMES"]
 
 #: position encodings of the trunk (see the module docstring)
 POSITIONS = ("learned", "rope", "both")
 #: how number features enter the trunk (see the module docstring)
 COMBINES = ("multiply", "add", "none")
+#: the scalars :meth:`NumberMLM.losses` always returns (besides per-field ``err/<field>``)
+LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
 
 
 @dataclass
@@ -259,8 +261,8 @@ class NumberMLM(nn.Module):
             err = (self.head.predict(out) - batch["num_target"]).abs()
             finite = err.isfinite()
             abs_err = torch.where(finite, err, 0).sum() / finite.sum().clamp(min=1)
-        res: dict[str, Any] = {"loss": token_ce + number_loss_weight * number_loss, "token_ce": token_ce,
-                               "number_loss": number_loss, "number_abs_err": abs_err.float()}
+        res: dict[str, Any] = dict(zip(LOSS_NAMES, (token_ce + number_loss_weight * number_loss,
+                                                    token_ce, number_loss, abs_err.float())))
         for fid, name in (fields or {}).items():
             on = (batch["num_field"] == fid) & finite
             if bool(on.any()):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -24,9 +25,13 @@ import torch
 from . import encodings
 from .atomic import write_text_atomic
 from .checkpoint import CheckpointMeta, save_checkpoint
-from .config import load_config, resolve_normalizer
+from .console import quiet_lightning
+from .config import check_run_ends, load_config, resolve_normalizer
 from .data import MLMDataModule, check_batches
-from .model import ModelConfig
+from .errors import ConfigError, TrainingError
+from .distributed import (MetricSums, StopOnSignal, StoppedBySignal, end_child_ranks, explain_failure,
+                          make_strategy)
+from .model import LOSS_NAMES, ModelConfig
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 
@@ -77,13 +82,21 @@ class MLMModule(L.LightningModule):
         self.log("train/tokens", batch["attend"].sum().float(), reduce_fx="sum", batch_size=bs)
         return res["loss"]
 
+    def on_validation_epoch_start(self) -> None:
+        # the same names on every rank, whatever its batches hide: one matched all_reduce at the end
+        self.val_sums = MetricSums([*LOSS_NAMES, *(f"err/{f}" for f in self.watch.values())])
+
     def validation_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> None:
         res = self.losses(batch)
-        per_field = {k: res.pop(k) for k in [k for k in res if k.startswith("err/")]}
-        self.log_dict({f"val/{k}": v for k, v in res.items()}, batch_size=batch["ids"].shape[0],
-                      sync_dist=True, prog_bar=False)
-        for k, (v, n) in per_field.items():  # mean over the field's numbers, not over batches
-            self.log(f"val/{k}", v, batch_size=n, sync_dist=True)
+        for k, v in res.items():
+            if k.startswith("err/"):  # mean over the field's numbers, not over batches
+                self.val_sums.add(k, *v)
+            else:
+                self.val_sums.add(k, v, batch["ids"].shape[0])
+
+    def on_validation_epoch_end(self) -> None:
+        for k, v in self.val_sums.reduce(self.device).items():
+            self.log(f"val/{k}", v)  # already reduced over ranks: no sync_dist
 
     def configure_optimizers(self):
         o = self.optim
@@ -102,18 +115,32 @@ class MLMModule(L.LightningModule):
 
 def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
     """Checkpoint metadata for a prepared data module."""
-    longest = int(dm.shards["train"].lengths.max())
+    longest = _check_context(dm, config["data"]["max_record_tokens"])
     model = dict(config["model"])
     if model.get("positions") != "rope":
         if model.get("max_positions") is None:
             model["max_positions"] = longest
         elif model["max_positions"] < longest:
-            raise ValueError(f"model.max_positions {model['max_positions']} is shorter than the longest "
-                             f"training record ({longest} tokens): raise it or leave it null")
+            raise ConfigError(f"model.max_positions {model['max_positions']} is shorter than the longest "
+                              f"training or validation record ({longest} tokens): raise it or leave it null")
     cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, **model)
     return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
                           head=dict(config["head"]), context_length=longest,
                           run={"data": str(config["data"]["path"]), "seed": config["seed"]})
+
+
+def _check_context(dm: MLMDataModule, limit: int) -> int:
+    """The longest train/validation record in tokens — the context the model must hold; a
+    record longer than ``limit`` (``data.max_record_tokens``) is refused before training, naming
+    the split, the record and the cost (attention grows with the square of the length)."""
+    longest = {split: (int(s.lengths.max()), int(s.lengths.argmax())) for split, s in dm.shards.items()}
+    split, (n, i) = max(longest.items(), key=lambda kv: kv[1][0])
+    if n > limit:
+        raise ConfigError(
+            f"{dm.path}: {split} record {i} is {n} tokens long, over data.max_record_tokens {limit}: "
+            f"the model would attend over {n} positions ({n * n / 1e6:.0f} M pairs per layer and head, "
+            f"every step); shorten the records or raise data.max_record_tokens")
+    return n
 
 
 def _loggers(out: Path) -> list:
@@ -132,6 +159,8 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     """Train as ``config`` says (see :mod:`scinum.config`); resume from ``<out>/checkpoints/last.ckpt``
     if present. Returns the path of the exported ``<out>/model.ckpt``."""
     from lightning.pytorch.callbacks import ModelCheckpoint
+    check_run_ends(config)
+    quiet_lightning()
     L.seed_everything(config["seed"], workers=True, verbose=False)
     out = Path(config["out_dir"])
     out.mkdir(parents=True, exist_ok=True)
@@ -142,7 +171,7 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
                        mask_fields=d["mask_fields"], mask_fields_prob=d["mask_fields_prob"],
                        num_workers=d["num_workers"], pool=d["pool"], cache_dir=d["cache_dir"],
                        max_run=d["max_run"], val_split=d["val_split"])
-    _check_world(config, dm)  # before any process is spawned: say what to change
+    world = _check_world(config, dm)  # before any process is spawned: say what to change
     # the data is tokenized in dm.prepare_data (once per node) and loaded in dm.setup (every
     # rank); the model is built after that, in MLMModule.configure_model
     module = MLMModule(None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding))
@@ -150,6 +179,9 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     if precision == "auto":
         gpu = t["accelerator"] in ("auto", "gpu", "cuda") and torch.cuda.is_available()
         precision = "bf16-mixed" if gpu else "32-true"
+    timeout_s, grace_s = t.pop("collective_timeout_s"), t.pop("signal_grace_s")
+    last = out / "checkpoints" / "last.ckpt"
+    stopper = StopOnSignal(last, grace_s)
     ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
                               every_n_train_steps=t.pop("checkpoint_every_n_steps"))
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
@@ -161,12 +193,22 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
         enable_progress_bar=t.pop("progress_bar"),
         gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
-        callbacks=[ckpt_cb, *callbacks], logger=_loggers(out), default_root_dir=out,
-        deterministic=False, enable_model_summary=False, num_sanity_val_steps=0, **t)
+        callbacks=[ckpt_cb, stopper, *callbacks], logger=_loggers(out), default_root_dir=out,
+        deterministic=False, enable_model_summary=False, num_sanity_val_steps=0,
+        strategy=make_strategy(t.pop("strategy"), world, timeout_s), **t)
     if trainer.is_global_zero:  # one writer per run: rank 0
         write_text_atomic(out / "config.json", json.dumps(config, indent=1))
-    last = out / "checkpoints" / "last.ckpt"
-    trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.exists() else None)
+    try:
+        trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.exists() else None)
+    except Exception as e:
+        end_child_ranks(trainer)  # none left waiting in a collective for this rank
+        why = explain_failure(e, timeout_s) if world > 1 else None
+        if why is None:
+            raise
+        raise TrainingError(why) from None
+    finally:
+        stopper.release()
+    stopper.raise_if_stopped()
     final = out / "model.ckpt"
     if trainer.is_global_zero:
         save_checkpoint(final, module.model, module.meta)
@@ -214,10 +256,10 @@ def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
     return {index[f]: f for f in dict.fromkeys(field_of(p) for p in declared) if f in index}
 
 
-def _check_world(config: dict, dm: MLMDataModule) -> None:
+def _check_world(config: dict, dm: MLMDataModule) -> int:
     """Every rank needs a batch of train (and validation) records: checked in the launching
     process from the manifest's counts, so a bad setting fails once, with its fix, instead of in
-    every spawned rank."""
+    every spawned rank. Returns the number of processes (ranks) of the run."""
     from .datasets import Dataset
     counts = {split: Dataset(dm.path).count(split) for split in dm.splits}
     t = config["trainer"]
@@ -228,6 +270,7 @@ def _check_world(config: dict, dm: MLMDataModule) -> None:
     check_batches(counts["train"], bs, world, "train split")
     if dm.val_split in counts and t["limit_val_batches"] != 0:
         check_batches(counts[dm.val_split], bs, world, f"{dm.val_split} split")
+    return world
 
 
 def is_global_zero() -> bool:
@@ -254,7 +297,12 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config, args.overrides)
     except (KeyError, ValueError, OSError) as e:
         raise SystemExit(f"scinum fit: bad config: {e}") from None
-    path = fit(config)
+    try:
+        path = fit(config)
+    except StoppedBySignal as stop:
+        if is_global_zero():
+            print(stop.message, file=sys.stderr)
+        return stop.code
     if is_global_zero():
         print(f"scinum fit: model written to {path}")
     return 0

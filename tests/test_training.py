@@ -253,5 +253,5 @@ def test_checkpoints_keep_the_position_options(dataset, reference_run, tmp_path)
     rec = Toy()(0)[0]
     seq, hide = v1.codec.encode(rec), hidden_positions(v1.codec, rec, ["m"])
     assert np.array_equal(v1.predict_hidden([seq], [hide])[0].values, rope.predict_hidden([seq], [hide])[0].values)
-    with pytest.raises(ValueError, match="shorter than the longest training record"):
+    with pytest.raises(ValueError, match="shorter than the longest training or validation record"):
         fit(_config(dataset, tmp_path / "short", model={"max_positions": 3}))

@@ -1,0 +1,246 @@
+"""Distributed runs where they break: every run here is a real multi-process ``scinum fit`` on
+CPU (gloo) in its own process group, under a timeout that kills every rank — a hang fails the
+test instead of the suite.
+
+* the matrix: 2 and 3 processes, record counts that do not divide by the batch or the ranks,
+  validation every few steps with a batch limit or a fraction, ``max_steps`` crossing passes
+  over the data, gradient accumulation, evaluation fields declared (so a rank's validation
+  batches may hide a field the other's do not) or not;
+* SIGTERM to the launching process: every rank gone within 30 s, a resumable ``last.ckpt``;
+* a rank that never reaches a step boundary: the watchdog ends every rank after the grace time;
+* ranks out of step: a collective times out and the run fails naming the cause.
+"""
+import csv
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+import torch
+import yaml
+
+from scinum.datasets import DatasetWriter
+
+
+class Toy:
+    def __call__(self, i):
+        rng = random.Random(i)
+        m = round(rng.uniform(1, 5), 3)
+        return {"m": m, "data": [[round(m * t, 4), round(rng.uniform(-1, 1), 4)] for t in range(3)]}, {}
+
+
+def _dataset(path, n_train, n_val, fields):
+    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=16)
+    w.write_split("train", n_train, Toy())
+    w.write_split("val", n_val, Toy())
+    w.finish(**({"evaluation": {"fields": fields}} if fields else {}))
+    return path
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hangs")
+    return {"fields": _dataset(root / "fields", 61, 13, ["m", "data[-1][*]"]),
+            "plain": _dataset(root / "plain", 61, 13, None)}
+
+
+def _config(data, out, **trainer):
+    return {"seed": 0, "out_dir": str(out), "data": {"path": str(data), "batch_size": 4},
+            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
+            "trainer": {"accelerator": "cpu", "strategy": "ddp", "progress_bar": False,
+                        "log_every_n_steps": 1, **trainer}}
+
+
+def run_group(cmd, timeout, **kw):
+    """Run ``cmd`` in a new process group; on timeout kill the whole group and fail."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, env=env, **kw)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        pytest.fail(f"hung: {cmd} did not end within {timeout} s\n{err[-3000:]}")
+    return p.returncode, out, err
+
+
+def _group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def _fit(cfg, tmp_path, name, timeout=240):
+    f = tmp_path / f"{name}.yaml"
+    f.write_text(yaml.safe_dump(cfg))
+    return run_group([sys.executable, "-m", "scinum.cli", "fit", "--config", str(f)], timeout)
+
+
+MATRIX = {  # name: (dataset, trainer settings, batch size)
+    "2ranks-fields-uneven": ("fields", dict(devices=2, max_steps=23, val_check_interval=5,
+                                            limit_val_batches=1, checkpoint_every_n_steps=10), 4),
+    "3ranks-fields-fraction": ("fields", dict(devices=3, max_steps=11, val_check_interval=4,
+                                              limit_val_batches=1.0, checkpoint_every_n_steps=5), 5),
+    "2ranks-plain-accumulate": ("plain", dict(devices=2, max_steps=9, val_check_interval=3,
+                                              limit_val_batches=2, accumulate_grad_batches=2,
+                                              checkpoint_every_n_steps=4), 3),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MATRIX))
+def test_every_shape_of_run_ends(case, datasets, tmp_path):
+    data, trainer, bs = MATRIX[case]
+    cfg = _config(datasets[data], tmp_path / "run", **trainer)
+    cfg["data"]["batch_size"] = bs
+    rc, out, err = _fit(cfg, tmp_path, case)
+    assert rc == 0, err[-3000:]
+    assert (tmp_path / "run" / "model.ckpt").exists()
+    with open(tmp_path / "run" / "logs" / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert max(int(r["step"]) for r in rows) == trainer["max_steps"] - 1  # every step taken
+    validated = [r for r in rows if r.get("val/loss")]
+    batches = trainer["max_steps"] * trainer.get("accumulate_grad_batches", 1)  # Lightning counts
+    assert len(validated) == batches // trainer["val_check_interval"]  # validation in batches
+    assert "Tip" not in err + out and "LeafSpec" not in err  # a quiet console
+
+
+def test_the_reported_planets_configuration_ends(tmp_path):
+    """The configuration that deadlocked every time (issue: 2 ranks, planets tiny data, batch 4,
+    validation every 10 steps on 1 batch): the per-field validation errors of fields that one
+    rank's batch did not hide made the ranks enter different collectives."""
+    data = tmp_path / "data"
+    rc, _, err = run_group([sys.executable, "-m", "scinum.cli", "build", "planets", str(data),
+                            "--train", "120", "--val", "16", "--test", "16", "--ood", "16",
+                            "--steps", "4", "--seed", "0", "--shard-size", "64"], 120)
+    assert rc == 0, err[-2000:]
+    cfg = _config(data, tmp_path / "run", devices=2, max_steps=20, val_check_interval=10,
+                  limit_val_batches=1, checkpoint_every_n_steps=10)
+    cfg["model"] = {"d_model": 32, "n_layers": 1, "n_heads": 2}
+    rc, out, err = _fit(cfg, tmp_path, "planets")
+    assert rc == 0, err[-3000:]
+    assert (tmp_path / "run" / "model.ckpt").exists()
+
+
+def _script(tmp_path, body, cfg):
+    """A script that runs :func:`scinum.training.fit` with a callback ``Misbehave`` defined by
+    ``body`` (Lightning re-runs the script for every rank)."""
+    (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent("""
+        import sys, time
+        import lightning as L, torch
+        from scinum.config import load_config
+        from scinum.training import fit
+        from scinum.distributed import StoppedBySignal
+        from scinum.errors import ScinumError
+        class Misbehave(L.Callback):
+        {body}
+        if __name__ == "__main__":
+            try:
+                fit(load_config(overrides=__import__("yaml").safe_load(open({cfg!r}))), [Misbehave()])
+            except StoppedBySignal as e:
+                print(e.message, file=sys.stderr); sys.exit(e.code)
+            except ScinumError as e:
+                print("error:", e, file=sys.stderr); sys.exit(1)
+    """).format(body=textwrap.indent(textwrap.dedent(body), "    "), cfg=str(tmp_path / "cfg.yaml")))
+    return script
+
+
+def _start(script, log):
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen([sys.executable, str(script)], stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True, env=env)
+
+
+def _wait_for(path, p, seconds):
+    t0 = time.time()
+    while not path.exists():
+        assert p.poll() is None, "the run ended before it was signalled"
+        assert time.time() - t0 < seconds, f"{path} never appeared"
+        time.sleep(0.2)
+
+
+def _stop_and_time(p, signum, limit=30.0):
+    t0 = time.time()
+    p.send_signal(signum)
+    while _group_alive(p.pid) and time.time() - t0 < limit + 30:
+        p.poll()
+        time.sleep(0.2)
+    gone_after = time.time() - t0
+    if _group_alive(p.pid):
+        os.killpg(p.pid, signal.SIGKILL)
+    return gone_after
+
+
+def test_sigterm_to_the_launcher_stops_every_rank_with_a_resumable_checkpoint(datasets, tmp_path):
+    cfg = _config(datasets["fields"], tmp_path / "run", devices=2, max_steps=100000,
+                  val_check_interval=7, limit_val_batches=1, checkpoint_every_n_steps=5,
+                  signal_grace_s=20)
+    script = _script(tmp_path, """
+        def on_train_batch_end(self, trainer, *args):
+            if trainer.global_step == 12 and trainer.is_global_zero:
+                open(trainer.default_root_dir + "/started", "w").close()
+    """, cfg)
+    with open(tmp_path / "log.txt", "w") as log:
+        p = _start(script, log)
+        _wait_for(tmp_path / "run" / "started", p, 180)
+        gone_after = _stop_and_time(p, signal.SIGTERM)
+    text = (tmp_path / "log.txt").read_text()
+    assert gone_after < 30, text[-3000:]
+    assert p.returncode == 128 + signal.SIGTERM, text[-3000:]
+    assert "stopped by SIGTERM at step" in text
+    last = torch.load(tmp_path / "run" / "checkpoints" / "last.ckpt", weights_only=True)
+    assert last["global_step"] >= 12  # saved at the step where the ranks agreed to stop
+    assert not (tmp_path / "run" / "model.ckpt").exists()  # not mistaken for a finished run
+    cfg["trainer"]["max_steps"] = last["global_step"] + 2  # resumes and finishes
+    rc, _, err = _fit(cfg, tmp_path, "resume")
+    assert rc == 0, err[-3000:]
+    assert (tmp_path / "run" / "model.ckpt").exists()
+    with open(tmp_path / "run" / "logs" / "metrics.csv") as f:
+        assert max(int(r["step"]) for r in csv.DictReader(f)) == last["global_step"] + 1
+
+
+def test_a_rank_that_never_reaches_a_step_boundary_is_ended_after_the_grace_time(datasets, tmp_path):
+    cfg = _config(datasets["plain"], tmp_path / "run", devices=2, max_steps=1000,
+                  val_check_interval=1000, limit_val_batches=0, checkpoint_every_n_steps=1000,
+                  signal_grace_s=3, collective_timeout_s=600)
+    script = _script(tmp_path, """
+        def on_train_batch_end(self, trainer, *args):
+            if trainer.global_step == 3:
+                if trainer.is_global_zero:
+                    open(trainer.default_root_dir + "/started", "w").close()
+                else:
+                    time.sleep(10000)  # stuck: rank 0 waits in its next collective
+    """, cfg)
+    with open(tmp_path / "log.txt", "w") as log:
+        p = _start(script, log)
+        _wait_for(tmp_path / "run" / "started", p, 180)
+        time.sleep(1)
+        gone_after = _stop_and_time(p, signal.SIGTERM)
+    text = (tmp_path / "log.txt").read_text()
+    assert gone_after < 30, text[-3000:]
+    assert "no step boundary reached 3 s after SIGTERM" in text
+    assert p.returncode == 128 + signal.SIGTERM
+
+
+def test_ranks_out_of_step_fail_naming_the_collective_timeout(datasets, tmp_path):
+    cfg = _config(datasets["plain"], tmp_path / "run", devices=2, max_steps=1000,
+                  val_check_interval=1000, limit_val_batches=0, checkpoint_every_n_steps=1000,
+                  collective_timeout_s=5)
+    script = _script(tmp_path, """
+        def on_train_batch_end(self, trainer, *args):
+            if trainer.global_step == 3 and not trainer.is_global_zero:
+                time.sleep(60)  # rank 0 waits for it in its next collective
+    """, cfg)
+    t0 = time.time()
+    rc, out, err = run_group([sys.executable, str(script)], 120)
+    assert rc == 1, err[-3000:]
+    assert "did not complete within 5 s" in err, err[-3000:]
+    assert time.time() - t0 < 60
