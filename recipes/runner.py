@@ -62,7 +62,8 @@ def provenance() -> dict[str, Any]:
 
     commit = git("rev-parse", "HEAD")
     dirty = bool(git("status", "--porcelain", "--untracked-files=no")) if commit else None
-    return {"commit": commit, "dirty": dirty, "scinum": scinum.__version__,
+    from scinum.provenance import versions
+    return {"commit": commit, "dirty": dirty, "scinum": scinum.__version__, "versions": versions(),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 

@@ -32,6 +32,7 @@ from .errors import ConfigError, TrainingError
 from .distributed import (MetricSums, StopOnSignal, StoppedBySignal, end_child_ranks, explain_failure,
                           make_strategy)
 from .model import LOSS_NAMES, ModelConfig
+from .provenance import versions
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 
@@ -126,7 +127,8 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
     cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, **model)
     return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
                           head=dict(config["head"]), context_length=longest,
-                          run={"data": str(config["data"]["path"]), "seed": config["seed"]})
+                          run={"data": str(config["data"]["path"]), "seed": config["seed"],
+                               "versions": versions()})
 
 
 def _check_context(dm: MLMDataModule, limit: int) -> int:
