@@ -68,6 +68,16 @@ class ModelConfig:
     positions: str = "learned"
     max_positions: int | None = 512
 
+    def flops_per_token(self, seq_len: float, training: bool = True) -> float:
+        """Model FLOPs per real token at a context of ``seq_len`` tokens (the usual count:
+        2 per multiply-add of the trunk's linear maps, ``4·seq_len·d`` per layer for the attention
+        scores and their weighted sum; embeddings, norms and the heads at masked positions left
+        out). ``training``: forward + backward = 3× the forward."""
+        d, layers = self.d_model, self.n_layers
+        per_layer = 2 * (4 * d * d + 2 * self.mlp_ratio * d * d) + 4 * seq_len * d
+        forward = layers * per_layer + (2 * self.num_dim * d if self.combine == "add" else 0)
+        return float(3 * forward if training else forward)
+
     def __post_init__(self) -> None:
         if self.positions not in POSITIONS:
             raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
