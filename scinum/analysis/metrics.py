@@ -7,6 +7,9 @@ Conventions shared by every function here:
 * A NaN prediction marks a prediction that did not parse (text encodings emit a digit string
   that is not a number). :func:`unparseable_fraction` counts them; **every other metric is
   computed over the parseable predictions only** — NaN is dropped, never replaced by 0.
+  :func:`summarize` takes the rows that did not parse from the caller where it knows them
+  (``unparseable=``): a NaN that a number head predicted is then a wrong prediction (MSE NaN),
+  not left out.
 * True values must not be NaN (JSON numbers are finite); a NaN in ``y`` raises ``ValueError``.
 * A metric with nothing to average over (all predictions unparseable, ``N == 0``) is NaN.
 
