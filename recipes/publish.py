@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -20,24 +21,68 @@ from scinum.errors import RecipeError
 
 
 def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
-    """Write ``docs`` from the recipe results in ``results`` (module docstring)."""
-    meta = json.loads((results / "meta.json").read_text())
-    if meta.get("dirty") or not meta.get("commit"):
-        raise RecipeError(f"{results}: made from uncommitted changes (or outside git); commit, "
-                         "re-run the recipe, then publish")
-    docs.mkdir(parents=True, exist_ok=True)
+    """Write ``docs`` from the recipe results in ``results`` (module docstring). Everything is
+    checked and written into a temporary directory beside ``docs`` first, which then replaces
+    ``docs`` whole: a missing or bad input raises :class:`RecipeError` and leaves ``docs`` as it
+    was, never a mix of old and new files."""
+    meta = _read_meta(results)
+    names = plots if plots is not None else [p.name for p in (results / "plots").glob("ood_*.png")]
+    sources = {"table.md": results / "table.md", "table.csv": results / "table.csv",
+               **{name: results / "plots" / name for name in names}}
+    for name, src in sources.items():
+        if Path(name).name != name or name.startswith("."):
+            raise RecipeError(f"--plots {name!r}: a plot file name, not a path")
+        if not src.is_file():
+            raise RecipeError(f"{src}: missing (run the recipe to the end, or check --plots)")
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
     command = f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
     header = (f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
               f"{minutes} min {seconds} s for build, training and evaluation (finished "
               f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
               f"`python -m recipes.publish results/{meta['recipe']} {_in_checkout(docs)}`.\n\n")
-    write_text_atomic(docs / "table.md", header + (results / "table.md").read_text())
-    shutil.copyfile(results / "table.csv", docs / "table.csv")
-    write_text_atomic(docs / "meta.json", json.dumps(meta, indent=1))
-    for name in plots if plots is not None else [p.name for p in (results / "plots").glob("ood_*.png")]:
-        shutil.copyfile(results / "plots" / name, docs / name)
+    docs.parent.mkdir(parents=True, exist_ok=True)
+    tmp, old = (docs.with_name(f".{docs.name}.{what}{os.getpid()}") for what in ("new", "old"))
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        write_text_atomic(tmp / "table.md", header + sources.pop("table.md").read_text())
+        write_text_atomic(tmp / "meta.json", json.dumps(meta, indent=1))
+        for name, src in sources.items():
+            shutil.copyfile(src, tmp / name)
+        if docs.exists():
+            os.replace(docs, old)
+        os.replace(tmp, docs)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not docs.exists():
+            os.replace(old, docs)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
     return docs
+
+
+#: the entries of meta.json that the published header reads
+_META_KEYS = {"commit": str, "recipe": str, "machine": str, "finished": str, "elapsed_s": (int, float)}
+
+
+def _read_meta(results: Path) -> dict:
+    path = results / "meta.json"
+    try:
+        meta = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RecipeError(f"{path}: missing: not a finished recipe's results directory") from None
+    except (OSError, ValueError) as e:
+        raise RecipeError(f"{path}: unreadable ({type(e).__name__}: {str(e)[:200]})") from None
+    if not isinstance(meta, dict):
+        raise RecipeError(f"{path}: not a JSON object")
+    if meta.get("dirty") or not meta.get("commit"):
+        raise RecipeError(f"{results}: made from uncommitted changes (or outside git); commit, "
+                         "re-run the recipe, then publish")
+    for key, kind in _META_KEYS.items():
+        if not isinstance(meta.get(key), kind) or isinstance(meta.get(key), bool):
+            what = "missing" if key not in meta else f"{str(meta[key])[:80]!r}, not a {key} value"
+            raise RecipeError(f"{path}: entry {key!r} is {what}")
+    return meta
 
 
 def _in_checkout(path: Path) -> Path:
@@ -60,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         print(publish(a.results, a.docs, a.plots))
     except RecipeError as e:
         print(f"recipes.publish: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a docs path that cannot be written: one line
+        print(f"recipes.publish: error: {e.filename or a.docs}: {e.strerror or e}", file=sys.stderr)
         return 1
     return 0
 

@@ -14,6 +14,8 @@ encodings' trunk as ``combine="multiply"`` with features of 1 (the same function
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +32,7 @@ from .heads import make_head
 from .model import ModelConfig, NumberMLM
 from .normalize import Normalizer
 
-__all__ = ["FORMAT", "VERSION", "CheckpointMeta", "save_checkpoint", "load_checkpoint"]
+__all__ = ["FORMAT", "VERSION", "CheckpointMeta", "save_checkpoint", "load_checkpoint", "digest"]
 
 FORMAT, VERSION = "scinum-checkpoint", 3  # 2: model.positions; 3: combine "none" (text)
 
@@ -108,11 +110,32 @@ class CheckpointMeta:
             raise CheckpointError(f"{path}: damaged metadata ({type(e).__name__}: {str(e)[:300]})") from None
 
 
+def digest(meta: Any, state: Any) -> str:
+    """``"sha256:<hex>"`` of a checkpoint's metadata (canonical JSON) and weights (each tensor's
+    name, dtype, shape and bytes, by name). Stored under ``"digest"`` when saving (Lightning's
+    ``last.ckpt`` too) and checked on load: torch does not check its zip's CRCs, so without it a
+    flipped byte would load silently. A damaged entry that is not data gives a digest that
+    matches nothing."""
+    h = hashlib.sha256(json.dumps(meta, sort_keys=True, default=repr).encode())
+    for name in sorted(state, key=str) if isinstance(state, dict) else ():
+        t = state[name]
+        h.update(f"\0{name}\0".encode())
+        if isinstance(t, torch.Tensor):
+            t = t.detach().cpu().contiguous().reshape(-1)
+            h.update(f"{t.dtype}{tuple(state[name].shape)}\0".encode())
+            h.update(t.view(torch.uint8).numpy())
+        else:
+            h.update(repr(t).encode())
+    return "sha256:" + h.hexdigest()
+
+
 def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: CheckpointMeta) -> None:
-    """Write ``{"scinum": meta.to_dict(), "state_dict": ...}`` atomically (temp name + rename)."""
+    """Write ``{"scinum": meta.to_dict(), "state_dict": ..., "digest": ...}`` atomically (temp
+    name + rename)."""
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    info = meta.to_dict()
     with atomic_path(path) as tmp:
-        torch.save({"scinum": meta.to_dict(), "state_dict": state}, tmp)
+        torch.save({"scinum": info, "state_dict": state, "digest": digest(info, state)}, tmp)
 
 
 def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
@@ -120,7 +143,8 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]
     its metadata and the model with its weights (on the CPU, in training mode).
 
     Uses ``torch.load(..., weights_only=True)``: no code from the file runs. A missing,
-    truncated or foreign file, or weights that do not fit the stored config, raise
+    truncated, foreign or damaged file (its stored :func:`digest` does not match; files without
+    one, from older versions, are not checked), or weights that do not fit the stored config, raise
     :class:`~scinum.errors.CheckpointError` naming the file.
     """
     path = Path(path)
@@ -133,6 +157,10 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]
         detail = "" if "weights_only" in str(e) else f": {type(e).__name__}: {first}"
         raise CheckpointError(f"{path}: not a readable checkpoint (truncated, not a torch file, or "
                               f"holding objects that a safe load refuses{detail})") from None
+    if isinstance(ckpt, dict) and "digest" in ckpt:  # older checkpoints have none: not checked
+        if ckpt["digest"] != digest(ckpt.get("scinum"), ckpt.get("state_dict")):
+            raise CheckpointError(f"{path}: damaged: its weights or metadata differ from what was "
+                                  "saved (sha256 digest mismatch); use an intact copy")
     meta = CheckpointMeta.from_dict(ckpt.get("scinum") if isinstance(ckpt, dict) else None, path)
     state = ckpt.get("state_dict", {})
     if not isinstance(state, dict):

@@ -35,7 +35,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .errors import MalformedJSON, ValueOutOfRange, VocabularyError
+from .errors import MalformedJSON, ValueOutOfRange, VocabularyError, shorten
 from .paths import flatten, format_path
 from .atomic import write_text_atomic
 from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
@@ -303,7 +303,7 @@ class Codec:
                 tid = index.get(item)
                 if tid is None:
                     what = {KEY: "key", STR: "string"}.get(kind, "token")
-                    raise VocabularyError(f"{what} {item.rstrip(':')} not in the vocabulary",
+                    raise VocabularyError(f"{what} {shorten(item.rstrip(':'))} not in the vocabulary",
                                           path=self._path_at(record, j))
                 ids.append(tid)
         values = np.full(len(ids), np.nan)

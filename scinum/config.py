@@ -20,6 +20,7 @@ values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
 from __future__ import annotations
 
 import copy
+import math
 import re
 from pathlib import Path
 from typing import Any, Sequence
@@ -28,9 +29,10 @@ import yaml
 
 from .batch import MASK_PROB
 from .codec import MAX_RUN
+from .errors import ConfigError
 
-__all__ = ["DEFAULTS", "load_config", "apply_overrides", "parse_overrides", "resolve_normalizer",
-           "check_run_ends"]
+__all__ = ["DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides",
+           "resolve_normalizer"]
 
 DEFAULTS: dict[str, Any] = {
     "seed": 0,
@@ -61,7 +63,7 @@ DEFAULTS: dict[str, Any] = {
                 # several processes: a collective waits at most this long, then the run fails
                 # naming the cause; SIGTERM/SIGINT: ranks that have not stopped at a step
                 # boundary this long after the signal are ended (scinum.distributed)
-                "collective_timeout_s": 300, "signal_grace_s": 20},
+                "collective_timeout_s": 300.0, "signal_grace_s": 20.0},
 }
 #: sections whose keys are free (encoding/head options are checked by their constructors)
 _FREE = ("encoding", "head")
@@ -133,7 +135,12 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
     """Defaults <- YAML file <- overrides. Paths in ``data.path``/``out_dir`` stay as written."""
     config = copy.deepcopy(DEFAULTS)
     if path is not None:
-        loaded = yaml.load(Path(path).read_text(), Loader=_Loader) or {}
+        try:
+            loaded = yaml.load(Path(path).read_text(), Loader=_Loader) or {}
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise ConfigError(f"{path}: not valid YAML ({getattr(e, 'problem', None) or e}{where})") from None
         if not isinstance(loaded, dict):
             raise ValueError(f"{path}: a config must be a YAML mapping")
         config = apply_overrides(config, loaded)
@@ -142,42 +149,81 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
     config = apply_overrides(config, overrides)
     if not config["data"]["path"]:
         raise ValueError("config: data.path (the dataset directory) is required")
+    validate_config(config)
     return config
 
 
-#: (section, key, smallest allowed value) of the numbers that
-#: decide whether a run ends: a non-positive batch size spins forever, max_steps -1 never stops
-_POSITIVE = (("data", "batch_size", 1), ("data", "max_record_tokens", 1),
-             ("trainer", "max_steps", 1), ("trainer", "num_nodes", 1),
-             ("trainer", "accumulate_grad_batches", 1), ("trainer", "log_every_n_steps", 1),
-             ("trainer", "checkpoint_every_n_steps", 1), ("trainer", "collective_timeout_s", 1),
-             ("trainer", "signal_grace_s", 0))
+#: keys whose values may be of other types than their default's (besides the default's type)
+_ALSO: dict[str, tuple[type, ...]] = {
+    "data.path": (str, Path), "data.cache_dir": (str, Path), "normalizer": (str,), "model.max_positions": (int,),
+    "optim.grad_clip": (type(None),), "trainer.devices": (int, list), "trainer.precision": (int,),
+    "trainer.val_check_interval": (float,), "trainer.limit_val_batches": (float,), "out_dir": (Path,)}
+#: keys that must be > 0 (the others that are numbers: >= 0, but ``seed``); among them those
+#: without which a run never ends (a batch size of -4 spins forever, max_steps -1 never stops)
+_POSITIVE = {"data.batch_size", "data.pool", "data.max_run", "model.d_model", "model.n_layers",
+             "model.n_heads", "model.mlp_ratio", "model.rope_base", "model.max_positions",
+             "optim.lr", "trainer.max_steps", "trainer.devices", "trainer.num_nodes",
+             "trainer.accumulate_grad_batches", "trainer.val_check_interval",
+             "trainer.log_every_n_steps", "trainer.checkpoint_every_n_steps",
+             "trainer.collective_timeout_s", "data.max_record_tokens"}
+_FRACTIONS = {"data.mask_prob", "data.mask_fields_prob", "model.dropout", "optim.min_lr_ratio"}
 
 
-def check_run_ends(config: dict) -> None:
-    """Raise :class:`~scinum.errors.ConfigError` (naming key, value and what is allowed) for
-    settings with which a run could never end or never start: non-positive batch sizes, steps,
-    devices, intervals and timeouts."""
-    from .errors import ConfigError
+def validate_config(config: dict) -> None:
+    """Raise :class:`~scinum.errors.ConfigError` (one line: key, value, what it must be) unless
+    every value has the type of its default in :data:`DEFAULTS` (an int where a float is
+    expected is fine; ``null`` defaults take anything), counts are positive, probabilities in
+    [0, 1], the encoding's options are ones it takes and the accelerator exists here."""
+    def fail(key: str, value: Any, expected: str) -> None:
+        text = repr(value)
+        text = text if len(text) <= 80 else f"{text[:80]}…({len(text)} chars)"
+        raise ConfigError(f"config: {key} = {text}: expected {expected}")
 
-    def bad(key: str, value: Any, want: str) -> ConfigError:
-        return ConfigError(f"config: {key} = {value!r}: {want}")
+    def walk(node: Any, default: Any, key: str) -> None:
+        if isinstance(default, dict) and key not in _FREE:
+            if not isinstance(node, dict):
+                fail(key, node, "a mapping")
+            for k, v in node.items():
+                walk(v, default.get(k), f"{key}.{k}" if key else k)
+            return
+        if default is None and key not in _ALSO:
+            return
+        types = (type(default),) + _ALSO.get(key, ())
+        if float in types:
+            types += (int,)
+        if type(node) is bool and bool not in types or not isinstance(node, types):
+            names = " or ".join(dict.fromkeys("null" if t is type(None) else t.__name__ for t in types))
+            fail(key, node, f"a value of type {names}")
+        if type(node) in (int, float):
+            if node != node or node in (math.inf, -math.inf):
+                fail(key, node, "a finite number")
+            if key in _POSITIVE and node <= 0:
+                fail(key, node, "a number > 0")
+            if key in _FRACTIONS and not 0 <= node <= 1:
+                fail(key, node, "a number in [0, 1]")
+            if key != "seed" and node < 0:
+                fail(key, node, "a number >= 0")
+        if key == "trainer.devices" and isinstance(node, list) and not node:
+            fail(key, node, "auto, a count > 0 or a non-empty list of device indices")
+        if key == "optim.betas" and not (len(node) == 2 and all(
+                type(b) in (int, float) and 0 <= b < 1 for b in node)):
+            fail(key, node, "two numbers in [0, 1)")
 
-    for section, key, least in _POSITIVE:
-        v = config[section][key]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= least:
-            raise bad(f"{section}.{key}", v, f"must be a number >= {least}")
-    t = config["trainer"]
-    for key in ("val_check_interval", "limit_val_batches"):
-        v = t[key]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (key == "val_check_interval" and v == 0):
-            raise bad(f"trainer.{key}", v, "must be a positive number (an int counts batches, "
-                      "a float in (0, 1] a fraction)" + (" or 0 (no validation)" if key == "limit_val_batches" else ""))
-    d = t["devices"]
-    ok = d == "auto" or (isinstance(d, int) and not isinstance(d, bool) and d >= 1) or (
-        isinstance(d, (list, tuple)) and len(d) > 0) or (isinstance(d, str) and d.strip() not in ("", "0"))
-    if not ok:
-        raise bad("trainer.devices", d, "must be auto, a count >= 1 or a list of device indices")
+    walk(config, DEFAULTS, "")
+    for section in _FREE:
+        if not isinstance(config.get(section), dict):
+            fail(section, config.get(section), "a mapping")
+    from . import encodings  # local: the registry imports the encodings
+    try:
+        encodings.from_config(config["encoding"])
+    except (TypeError, ValueError, KeyError) as e:
+        first = (str(e).splitlines() or [""])[0][:200]
+        raise ConfigError(f"config: encoding {str(config['encoding'])[:120]}: {first}") from None
+    accelerator = config["trainer"]["accelerator"]
+    import torch
+    if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
+        fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU "
+             "is available: use cpu or auto)")
 
 
 def resolve_normalizer(config: dict, encoding: Any) -> str:

@@ -23,6 +23,7 @@ import io
 import json
 from concurrent.futures import as_completed
 import os
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -67,8 +68,11 @@ def parse_part(text: str | None) -> tuple[int, int] | str | None:
 
 
 def _check_split_name(split: str) -> None:
-    if split not in SPLIT_NAMES and not (split.startswith("ood_") and len(split) > 4):
-        raise DatasetError(f"split name {split!r} must be one of {SPLIT_NAMES} or 'ood_<name>'")
+    """A split is a directory of OUT: a name, never a path (``ood_../x`` would write outside)."""
+    if split not in SPLIT_NAMES and not (isinstance(split, str) and split.startswith("ood_")
+                                         and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", split[4:])):
+        raise DatasetError(f"split name {str(split)[:80]!r} must be one of {SPLIT_NAMES} or "
+                           "'ood_<name>' (<name>: letters, digits, '_', '-', '.', not a path)")
 
 
 def _shard_name(shard: int, compress: bool) -> str:
@@ -143,6 +147,10 @@ class DatasetWriter:
             self.complete = True
             return
         self.complete = False
+        if part == "finish" and not params_file.exists():  # create nothing: there is no build
+            raise DatasetError(f"{self.out}: no build in progress to finish (no "
+                               f"{params_file.relative_to(self.out)}): run the parts first, "
+                               "into this directory")
         if self.out.exists() and any(p.name != ".build" for p in self.out.iterdir()) \
                 and not params_file.exists():
             raise DatasetError(f"{self.out} exists, is not empty and is not a scinum build "

@@ -2,6 +2,12 @@
 from __future__ import annotations
 
 
+def shorten(text: str, limit: int = 80) -> str:
+    """``text`` as is, or its first ``limit`` characters and how long it was (a 5 MB string
+    quoted in an error message stays one short line): ``'abc…(5000000 chars)'``."""
+    return text if len(text) <= limit else f"{text[:limit]}…({len(text)} chars)"
+
+
 class ScinumError(Exception):
     """Base class of every error scinum raises on purpose."""
 
@@ -24,8 +30,9 @@ class RecordError(ScinumError, ValueError):
         if self.record is not None:
             where.append(f"record {self.record}")
         if self.path is not None:
-            where.append(f"path {self.path or '<root>'}")
-        return f"{', '.join(where)}: {self.reason}" if where else self.reason
+            where.append(f"path {shorten(self.path, 200) or '<root>'}")
+        reason = shorten(self.reason, 1000)
+        return f"{', '.join(where)}: {reason}" if where else reason
 
     def located(self, *, file: str | None = None, line: int | None = None,
                 record: int | None = None, path: str | None = None) -> "RecordError":

@@ -25,7 +25,7 @@ from typing import Iterator
 from tqdm.auto import tqdm
 
 from .atomic import atomic_path
-from .errors import RecordError, ScinumError
+from .errors import MalformedJSON, RecordError, ScinumError
 from .records import dumps, loads
 
 
@@ -54,14 +54,17 @@ def run(args: argparse.Namespace) -> int:
     if args.output and not Path(args.output).resolve().parent.is_dir():
         raise ScinumError(f"--output {args.output}: directory {Path(args.output).resolve().parent} "
                           "does not exist")
-    if args.max_record_bytes <= 0:
-        raise ScinumError(f"--max-record-bytes must be > 0, got {args.max_record_bytes}")
+    for flag in ("max_record_bytes", "batch_size", "chunk"):
+        if getattr(args, flag) <= 0:
+            raise ScinumError(f"--{flag.replace('_', '-')} must be > 0, got {getattr(args, flag)}")
     model = load(args.ckpt, device=args.device)
     name = args.input or "<stdin>"
-    try:
-        src = open(args.input, encoding="utf-8") if args.input else sys.stdin
+    try:  # bytes that are not UTF-8 reach _process as lone surrogates: a per-record error
+        src = open(args.input, encoding="utf-8", errors="surrogateescape") if args.input else sys.stdin
     except OSError as e:
         raise ScinumError(f"--input {args.input}: {e.strerror}") from None
+    if src is sys.stdin and getattr(src, "errors", None) == "strict" and hasattr(src, "reconfigure"):
+        src.reconfigure(errors="surrogateescape")
     try:
         with ExitStack() as stack:
             if args.input:
@@ -129,6 +132,17 @@ def _lines(src, limit: int) -> Iterator[str]:
             yield text
 
 
+def _check_utf8(text: str) -> None:
+    """Raise :class:`RecordError` if ``text`` holds bytes that were not UTF-8 (read with
+    ``surrogateescape``, they are lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        byte = ord(text[e.start]) - 0xDC00 if 0xDC80 <= ord(text[e.start]) <= 0xDCFF else None
+        what = f"byte 0x{byte:02x}" if byte is not None else "a lone surrogate"
+        raise MalformedJSON(f"not UTF-8 text ({what} at column {e.start + 1})") from None
+
+
 #: stands for a line over ``--max-record-bytes`` (never valid JSON, so never a record)
 _TOO_LONG = "\x00too-long"
 
@@ -140,6 +154,8 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
         try:
             if text is _TOO_LONG:
                 raise RecordError(f"record longer than --max-record-bytes {args.max_record_bytes}")
+            if not text.isascii():
+                _check_utf8(text)
             record = loads(text, file=name, line=line_no)
             jobs.append(model.prepare(record, args.mask))
             lines.append(line_no)

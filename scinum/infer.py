@@ -46,7 +46,7 @@ from tqdm.auto import tqdm
 from .batch import expand_numbers, make_batch
 from .checkpoint import CheckpointMeta, load_checkpoint
 from .codec import Codec, Encoded
-from .errors import RecordError
+from .errors import RecordError, ScinumError, shorten
 from .calibration import recalibrated
 from .fill_jobs import Job, JobMaker
 from .model import NumberMLM
@@ -104,7 +104,23 @@ class Prediction:
 
 def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
     """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs)."""
-    return Model(*load_checkpoint(path), device=device)
+    device = check_device(device)
+    model = Model(*load_checkpoint(path), device=device)
+    model.source = str(path)
+    return model
+
+
+def check_device(device: str | torch.device) -> torch.device:
+    """``device`` as a torch device that exists on this machine, else a one-line
+    :class:`~scinum.errors.ScinumError` (``"bogus"``; ``"cuda"`` without a GPU)."""
+    try:
+        dev = torch.device(device)
+        torch.empty(0, device=dev)
+    except Exception as e:  # RuntimeError (a bad name), AssertionError (not compiled with CUDA)...
+        first = (str(e).splitlines() or [""])[0][:200]
+        raise ScinumError(f"device {shorten(str(device))!r} is not usable here ({type(e).__name__}: "
+                          f"{first}); use cpu, or a device this machine has") from None
+    return dev
 
 
 class Model:
@@ -116,6 +132,7 @@ class Model:
 
     def __init__(self, meta: CheckpointMeta, model: NumberMLM, device: str | torch.device = "cpu"):
         self.meta, self.device = meta, torch.device(device)
+        self.source: str | None = None  # the checkpoint file it was loaded from (for messages)
         self.model = model.to(self.device).eval()
         self.encoding = meta.make_encoding()
         self.vocab, self.normalizer = meta.vocab, meta.normalizer

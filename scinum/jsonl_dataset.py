@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -55,14 +56,56 @@ def _sha256(path: Path) -> str:
 def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
     """``(line number, raw bytes)`` of a JSONL or JSONL.gz file (1-based)."""
     import gzip
+    import zlib
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rb") as f:
             yield from enumerate(f, start=1)
-    except (OSError, EOFError) as e:  # a truncated or corrupt .gz
+    except (OSError, EOFError, zlib.error) as e:  # a truncated or corrupt .gz
         if isinstance(e, FileNotFoundError):
             raise
         raise DatasetError(f"{path}: cannot be read to the end ({e})") from None
+
+
+def _sources(train: Sequence, val: Sequence, test: Sequence,
+             ood: Mapping[str, Sequence] | None) -> dict[str, list[Path]]:
+    """Split name -> input files, refusing what would drop or duplicate records without a word:
+    two OOD names for one split (``x`` and ``ood_x``), a name that is not a plain name (``../x``
+    would write outside OUT), a file given twice (a symlink or hard link to it included)."""
+    sources: dict[str, list[Path]] = {"train": [Path(f) for f in train]}
+    if val:
+        sources["val"] = [Path(f) for f in val]
+    if test:
+        sources["test"] = [Path(f) for f in test]
+    given: dict[str, str] = {}
+    for name, files in (ood or {}).items():
+        if not isinstance(name, str) or not _NAME.fullmatch(name.removeprefix("ood_")):
+            raise DatasetError(f"OOD split name {str(name)[:80]!r} is not a plain name (letters, "
+                               "digits, '_', '-', '.', not starting with '.' or '-')")
+        key = name if name.startswith("ood_") else f"ood_{name}"
+        if key in sources:
+            raise DatasetError(f"OOD split names {given[key]!r} and {name!r} both make split "
+                               f"{key!r}: give each split one name")
+        if not files:
+            raise DatasetError(f"OOD split {name!r} has no file")
+        given[key] = name
+        sources[key] = [Path(f) for f in files]
+    seen: dict[tuple[int, int], tuple[str, Path]] = {}
+    for split_name, files in sources.items():
+        for f in files:
+            if not f.is_file():
+                raise DatasetError(f"{f}: no such input file")
+            st = f.stat()  # follows symlinks: a link and its target are one file
+            if (st.st_dev, st.st_ino) in seen:
+                other, first = seen[(st.st_dev, st.st_ino)]
+                raise DatasetError(f"{first} ({other}) and {f} ({split_name}) are the same file: "
+                                   "its records would be read twice; give each file once")
+            seen[(st.st_dev, st.st_ino)] = (split_name, f)
+    return sources
+
+
+#: an OOD split name (after ``ood_``): a plain directory name, never a path
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 class _FieldRanges:
@@ -150,20 +193,7 @@ def build(out: str | os.PathLike, *, train: Sequence[str | os.PathLike],
         if val or test:
             raise DatasetError("--split draws val and test from the train files: give either "
                                "--split or --val/--test files, not both")
-    sources: dict[str, list[Path]] = {"train": [Path(f) for f in train]}
-    if val:
-        sources["val"] = [Path(f) for f in val]
-    if test:
-        sources["test"] = [Path(f) for f in test]
-    for name, files in (ood or {}).items():
-        key = name if name.startswith("ood_") else f"ood_{name}"
-        if not files:
-            raise DatasetError(f"OOD split {name!r} has no file")
-        sources[key] = [Path(f) for f in files]
-    for files in sources.values():
-        for f in files:
-            if not f.is_file():
-                raise DatasetError(f"{f}: no such input file")
+    sources = _sources(train, val, test, ood)
     for p in fields or ():
         parse_path(p)  # a typo is an error now, not at evaluation time
     inputs = {split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": _sha256(f)}
@@ -237,11 +267,15 @@ def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: An
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``scinum build jsonl``."""
     parser.add_argument("out", type=Path, help="output dataset directory")
-    parser.add_argument("--train", nargs="+", required=True, metavar="FILE",
-                        help="training records (.jsonl or .jsonl.gz), one JSON object per line")
-    parser.add_argument("--val", nargs="+", default=[], metavar="FILE", help="validation records")
-    parser.add_argument("--test", nargs="+", default=[], metavar="FILE", help="test records")
-    parser.add_argument("--ood", nargs="+", default=[], metavar="NAME=FILE",
+    # repeatable flags: `--train A --train B` is `--train A B` (action="append" keeps both)
+    parser.add_argument("--train", nargs="+", action="append", required=True, metavar="FILE",
+                        help="training records (.jsonl or .jsonl.gz), one JSON object per line "
+                             "(repeatable)")
+    parser.add_argument("--val", nargs="+", action="append", default=None, metavar="FILE",
+                        help="validation records (repeatable)")
+    parser.add_argument("--test", nargs="+", action="append", default=None, metavar="FILE",
+                        help="test records (repeatable)")
+    parser.add_argument("--ood", nargs="+", action="append", default=None, metavar="NAME=FILE",
                         help="an out-of-distribution split ood_NAME from FILE (repeatable)")
     parser.add_argument("--split", metavar="TRAIN,VAL,TEST",
                         help="split the --train files into train/val/test with these fractions "
@@ -249,28 +283,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of --split [0]")
     parser.add_argument("--on-error", choices=("fail", "skip"), default="fail",
                         help="a bad line: stop naming file:line:path [fail], or skip and count it")
-    parser.add_argument("--fields", nargs="+", metavar="PATH",
+    parser.add_argument("--fields", nargs="+", action="append", metavar="PATH",
                         help="the fields `scinum evaluate` scores by default (JSON paths)")
     parser.add_argument("--shard-size", type=int, default=1000, help="records per shard [1000]")
     parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
 
 
+def _flat(groups: Sequence[Sequence[str]] | None) -> list[str]:
+    """The values of a repeatable ``nargs="+"`` flag, in order (``[[A], [B, C]]`` -> ``[A, B, C]``)."""
+    return [item for group in groups or () for item in group]
+
+
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``scinum build jsonl``."""
     ood: dict[str, list[str]] = {}
-    for item in args.ood:
+    for item in _flat(args.ood):
         name, sep, file = item.partition("=")
         if not sep or not name or not file:
             raise DatasetError(f"--ood takes NAME=FILE, got {item!r}")
         ood.setdefault(name, []).append(file)
     split = None
-    if args.split:
+    if args.split is not None:  # `--split ""` (an unset shell variable) is an error, not "no split"
         try:
             split = [float(x) for x in args.split.split(",")]
         except ValueError:
             raise DatasetError(f"--split takes three fractions like 0.9,0.05,0.05, got {args.split!r}") from None
-    manifest = build(args.out, train=args.train, val=args.val, test=args.test, ood=ood, split=split,
-                     seed=args.seed, on_error=args.on_error, fields=args.fields,
+    fields = _flat(args.fields) or None
+    manifest = build(args.out, train=_flat(args.train), val=_flat(args.val), test=_flat(args.test),
+                     ood=ood, split=split, seed=args.seed, on_error=args.on_error, fields=fields,
                      shard_size=args.shard_size, compress=args.compress)
     counts = {s: v["count"] for s, v in manifest["splits"].items()}
     skipped = manifest["skipped"]

@@ -26,7 +26,8 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
     """Copy the containers of a JSON value (leaves are immutable) in one pass that also checks
     it: raises :class:`NotJSON` at a non-finite float, a non-JSON value or nesting deeper than
     :data:`~scinum.records.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
-    become the Python numbers they hold.
+    become the Python numbers they hold, tuples lists and mappings (``OrderedDict``) dicts, as
+    :func:`~scinum.records.check_record` accepts them.
 
     Also appends to ``shape`` the record's structure (keys, strings, list bounds, the kind of
     each leaf: everything but the numbers' values) and to ``leaves`` its numbers and nulls in
@@ -79,6 +80,10 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
         return node
     if isinstance(node, np.generic) and isinstance(node.item(), (int, float, bool)):
         return checked_copy(node.item(), depth, shape, leaves)
+    if isinstance(node, dict):  # OrderedDict, defaultdict...: copied as the plain dict it is
+        return checked_copy(dict(node), depth, shape, leaves)
+    if isinstance(node, tuple):  # a tuple is a JSON list (as json.dumps writes it)
+        return checked_copy(list(node), depth, shape, leaves)
     raise NotJSON
 
 

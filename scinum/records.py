@@ -10,6 +10,7 @@ import gzip
 import json
 import math
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -120,8 +121,17 @@ def open_text(path: str | os.PathLike, mode: str = "rt"):
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, record)`` for each non-blank line of a JSONL(.gz) file (1-based)."""
-    with open_text(path) as f:
-        for n, text in enumerate(f, start=1):
-            if text.strip():
-                yield n, loads(text, file=str(path), line=n)
+    """Yield ``(line_number, record)`` for each non-blank line of a JSONL(.gz) file (1-based).
+    A damaged file (a corrupt or truncated ``.gz``, bytes that are not UTF-8) is a
+    :class:`MalformedJSON` naming the file and the line it could not read."""
+    n = 0
+    try:
+        with open_text(path) as f:
+            for n, text in enumerate(f, start=1):
+                if text.strip():
+                    yield n, loads(text, file=str(path), line=n)
+    except UnicodeDecodeError as e:
+        raise MalformedJSON(f"not UTF-8 text ({e.reason})", file=str(path), line=n + 1) from None
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise MalformedJSON(f"damaged or truncated file, unreadable after line {n} ({e})",
+                            file=str(path)) from None

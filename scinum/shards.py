@@ -83,6 +83,22 @@ def _write_split(dataset: Dataset, split: str, codec: Codec, root: Path) -> None
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     files = [str(f.relative_to(dataset.path)) for f in dataset.files(split)]
+    try:
+        _write_arrays(dataset, split, codec, tmp, files)
+    except BaseException:  # a bad record or a damaged shard: no half-written arrays left
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    final = root / split
+    try:
+        os.replace(tmp, final)
+    except OSError:  # another process (e.g. a DDP rank) finished the same split first
+        if not (final / "meta.json").exists():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write_arrays(dataset: Dataset, split: str, codec: Codec, tmp: Path, files: list[str]) -> None:
+    """The binary arrays and ``meta.json`` of ``split`` in ``tmp``."""
     n = n_tok = 0
     with open(tmp / "ids.bin", "wb") as fi, open(tmp / "values.bin", "wb") as fv, \
             open(tmp / "fields.bin", "wb") as ff, open(tmp / "offsets.bin", "wb") as fo, \
@@ -101,13 +117,6 @@ def _write_split(dataset: Dataset, split: str, codec: Codec, root: Path) -> None
                 fo.write(np.array([n_tok], np.int64).tobytes())
                 fs.write(np.array([k, line], np.int32).tobytes())
     write_text_atomic(tmp / "meta.json", json.dumps({"records": n, "tokens": n_tok, "files": files}))
-    final = root / split
-    try:
-        os.replace(tmp, final)
-    except OSError:  # another process (e.g. a DDP rank) finished the same split first
-        if not (final / "meta.json").exists():
-            raise
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 class TokenShards:

@@ -24,9 +24,9 @@ import torch
 
 from . import encodings
 from .atomic import write_text_atomic
-from .checkpoint import CheckpointMeta, save_checkpoint
+from .checkpoint import CheckpointMeta, digest, save_checkpoint
+from .config import load_config, resolve_normalizer, validate_config
 from .console import quiet_lightning
-from .config import check_run_ends, load_config, resolve_normalizer
 from .data import MLMDataModule, check_batches
 from .errors import ConfigError, TrainingError
 from .distributed import (MetricSums, StopOnSignal, StoppedBySignal, end_child_ranks, explain_failure,
@@ -112,6 +112,7 @@ class MLMModule(L.LightningModule):
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         checkpoint["scinum"] = self.meta.to_dict()
+        checkpoint["digest"] = digest(checkpoint["scinum"], checkpoint["state_dict"])
 
 
 def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
@@ -146,8 +147,8 @@ def _check_context(dm: MLMDataModule, limit: int) -> int:
 
 
 def _loggers(out: Path) -> list:
-    from lightning.pytorch.loggers import CSVLogger
-    loggers = [CSVLogger(out, name="logs", version="")]
+    from .run_dir import KeptCSVLogger  # a resumed run keeps the killed one's metrics.csv
+    loggers = [KeptCSVLogger(out, name="logs", version="")]
     try:
         import tensorboard  # noqa: F401
         from lightning.pytorch.loggers import TensorBoardLogger
@@ -159,9 +160,24 @@ def _loggers(out: Path) -> list:
 
 def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     """Train as ``config`` says (see :mod:`scinum.config`); resume from ``<out>/checkpoints/last.ckpt``
-    if present. Returns the path of the exported ``<out>/model.ckpt``."""
+    if present. Returns the path of the exported ``<out>/model.ckpt``. One run at a time owns
+    ``out_dir`` (:func:`scinum.run_dir.out_dir_lock`): a second one refuses."""
+    from .run_dir import out_dir_lock
+    validate_config(config)  # also configs built without load_config (recipes' overrides)
+    with out_dir_lock(config["out_dir"]):
+        _check_resumable(Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
+        return _fit(config, callbacks)
+
+
+def _check_resumable(last: Path) -> None:
+    """A damaged ``last.ckpt`` (its digest does not match) is refused before resuming from it."""
+    if last.exists():
+        from .checkpoint import load_checkpoint
+        load_checkpoint(last)
+
+
+def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     from lightning.pytorch.callbacks import ModelCheckpoint
-    check_run_ends(config)
     quiet_lightning()
     L.seed_everything(config["seed"], workers=True, verbose=False)
     out = Path(config["out_dir"])

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import Dataset
-from ..errors import DatasetError, ScinumError
+from ..errors import DatasetError, RecordError, ScinumError
 from ..paths import get, matches, parse_path, select
 from ..atomic import write_text_atomic
 from .metrics import summarize
@@ -74,13 +74,21 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
     label = label or (encoding if head == "native" else f"{encoding}+{'gmm' if head == 'mixture' else head}")
     rows, tables = [], []
     for split in splits:
-        records = []
-        for k, rec in enumerate(ds.records(split)):
+        records, where = [], []
+        for k, (file, line, rec) in enumerate(ds.located_records(split)):
             if limit is not None and k >= limit:
                 break
             records.append(rec)
+            where.append((file, line))
         for field in fields:
-            jobs = [model.prepare(r, [field], index=i) for i, r in enumerate(records)]
+            try:
+                jobs = [model.prepare(r, [field], index=i) for i, r in enumerate(records)]
+            except RecordError as e:  # the checkpoint does not fit the data: say which and where
+                file, line = where[e.record] if e.record is not None else (None, None)
+                ckpt = getattr(model, "source", None) or f"the {encoding} model"
+                raise type(e)(f"{e.reason} (checkpoint {ckpt}, split {split!r}, field {field})",
+                              file=str(file) if file else None, line=line, record=e.record,
+                              path=e.path) from None
             filled = model.run_jobs(jobs, batch_size=batch_size, progress=progress,
                                     keep_nonfinite=True)  # scored (MSE inf), not dropped
             part = []
@@ -96,6 +104,7 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
             rows.append(frame)
             tables.append({"model": label, "field": field, "split": split,
                            **summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
+                                       unparseable=frame["unparseable"].to_numpy(dtype=bool),
                                        **_summary_extras(frame)),
                            **_token_gate(frame), **_physical_mse(ds.manifest, frame)})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
@@ -121,7 +130,7 @@ def _physical_mse(manifest: dict, frame: pd.DataFrame) -> dict[str, float]:
     for pattern, s in manifest.get("scalings", {}).items():
         if s.get("kind") == "affine" and "std" in s and matches(pattern, path):
             err = frame["pred"].to_numpy() - frame["true"].to_numpy()
-            ok = np.isfinite(err)
+            ok = ~frame["unparseable"].to_numpy(dtype=bool)  # a NaN number prediction counts
             mse = float(np.mean(err[ok] ** 2)) * s["std"] ** 2 if ok.any() else math.nan
             return {f"mse_{s.get('unit', 'phys')}2": mse}
     return {}

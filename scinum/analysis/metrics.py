@@ -7,6 +7,9 @@ Conventions shared by every function here:
 * A NaN prediction marks a prediction that did not parse (text encodings emit a digit string
   that is not a number). :func:`unparseable_fraction` counts them; **every other metric is
   computed over the parseable predictions only** — NaN is dropped, never replaced by 0.
+  :func:`summarize` takes the rows that did not parse from the caller where it knows them
+  (``unparseable=``): a NaN that a number head predicted is then a wrong prediction (MSE NaN),
+  not left out.
 * True values must not be NaN (JSON numbers are finite); a NaN in ``y`` raises ``ValueError``.
 * A metric with nothing to average over (all predictions unparseable, ``N == 0``) is NaN.
 
@@ -177,7 +180,8 @@ def interval_coverage(y, lo, hi) -> float:
 
 
 def summarize(y, yhat, *, lo68=None, hi68=None, lo95=None, hi95=None, weights=None, means=None,
-              stds=None, rtol: float = 1e-6, atol: float = 1e-12) -> dict[str, float | int]:
+              stds=None, rtol: float = 1e-6, atol: float = 1e-12,
+              unparseable=None) -> dict[str, float | int]:
     """All metrics of one (model, field, split): a dict with the keys :data:`SUMMARY_KEYS`.
 
     ``n`` is the number of predictions including unparseable ones; ``unparseable`` is their
@@ -185,8 +189,20 @@ def summarize(y, yhat, *, lo68=None, hi68=None, lo95=None, hi95=None, weights=No
     are ignored when its point prediction is NaN). ``nll`` needs ``weights``, ``means``,
     ``stds`` (``[N, K]``), ``coverage68``/``coverage95`` need both bounds (``[N]``); a metric
     whose inputs are not given is NaN.
+
+    ``unparseable`` (bool ``[N]``): which predictions did not parse, where the caller knows. A
+    NaN prediction *not* marked there (an xVal model whose number head gave NaN) is a wrong
+    prediction, never left out: MSE, R² and log-sMAPE become NaN and it is no exact match.
     """
     y, yhat = _checked(y, yhat)
+    if unparseable is not None:
+        unp = np.asarray(unparseable, dtype=bool).ravel()
+        nan_number = np.isnan(yhat) & ~unp
+        if nan_number.any():
+            out = summarize(y[~unp], np.where(nan_number, math.inf, yhat)[~unp], rtol=rtol, atol=atol)
+            return {**out, "n": int(y.size), "mse": math.nan, "r2": math.nan, "log_smape": math.nan,
+                    "unparseable": _mean(unp.astype(np.float64)), "nll": math.nan,
+                    "coverage68": math.nan, "coverage95": math.nan}
     ok = ~np.isnan(yhat)
     out: dict[str, float | int] = {
         "n": int(y.size), "mse": mse(y, yhat), "r2": r2(y, yhat), "log_smape": log_smape(y, yhat),
