@@ -27,6 +27,7 @@ from .checkpoint import CheckpointMeta, save_checkpoint
 from .config import load_config, resolve_normalizer
 from .data import MLMDataModule, check_batches
 from .model import ModelConfig
+from .provenance import run_info
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 
@@ -101,7 +102,9 @@ class MLMModule(L.LightningModule):
 
 
 def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
-    """Checkpoint metadata for a prepared data module."""
+    """Checkpoint metadata for a prepared data module; its ``run`` entry records the dataset's
+    identity, the training ranges of every field, the budget, versions and commit
+    (:func:`scinum.provenance.run_info`)."""
     longest = int(dm.shards["train"].lengths.max())
     model = dict(config["model"])
     if model.get("positions") != "rope":
@@ -113,7 +116,8 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
     cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, **model)
     return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
                           head=dict(config["head"]), context_length=longest,
-                          run={"data": str(config["data"]["path"]), "seed": config["seed"]})
+                          run=run_info(config, dm.vocab.fields,
+                                       ((f, v) for _, f, v in dm.shards["train"].chunks())))
 
 
 def _loggers(out: Path) -> list:
