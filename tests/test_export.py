@@ -280,3 +280,45 @@ def test_recipes_export_each_model_with_its_rows(ckpts, dataset, tmp_path):
         text = (res / "models" / label / CARD).read_text()
         assert f"# {label}: a scinum filler for toy records" in text and "| `dt` | ood_dt | 16 |" in text
         assert scinum.load(res / "models" / label).meta.encoding["name"] == label
+
+
+def test_hub_glue_without_network(ckpts, tmp_path, monkeypatch):
+    """scinum.hub with a stand-in huggingface_hub: upload names the three files, a download is a
+    snapshot directory of symlinks (as the Hub cache makes) that scinum.load reads; without the
+    package, a one-line hint to install the extra."""
+    import types
+    from scinum import ScinumError, hub
+    out = export(ckpts["xval"], tmp_path / "share")
+    calls = []
+
+    class Api:
+        def __init__(self, token=None):
+            pass
+
+        def create_repo(self, repo_id, **kw):
+            calls.append(("create", repo_id))
+
+        def upload_folder(self, repo_id, folder_path, allow_patterns, **kw):
+            calls.append(("upload", repo_id, folder_path, sorted(allow_patterns)))
+
+    def snapshot_download(repo_id, revision=None, allow_patterns=(), **kw):
+        calls.append(("download", repo_id, revision))
+        snap = tmp_path / "cache" / repo_id.replace("/", "--") / (revision or "main")
+        snap.mkdir(parents=True, exist_ok=True)
+        for name in allow_patterns:
+            if not (snap / name).exists():
+                (snap / name).symlink_to(out / name)
+        return str(snap)
+
+    fake = types.SimpleNamespace(HfApi=Api, snapshot_download=snapshot_download)
+    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
+    assert hub.push_to_hub(out, "me/toy-xval") == "https://huggingface.co/me/toy-xval"
+    assert calls[:2] == [("create", "me/toy-xval"), ("upload", "me/toy-xval", str(out), sorted([WEIGHTS, CONFIG, CARD]))]
+    model = scinum.load("hf://me/toy-xval@v1")
+    assert calls[-1] == ("download", "me/toy-xval", "v1")
+    assert _fills(model) == _fills(scinum.load(ckpts["xval"]))
+    with pytest.raises(CheckpointError, match="config.json: missing"):
+        hub.push_to_hub(tmp_path, "me/not-a-model")
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # not installed
+    with pytest.raises(ScinumError, match=r'pip install "scinum\[hub\]"'):
+        hub.download("me/toy-xval")
