@@ -178,18 +178,20 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
         if metrics.is_file():
             write_text_atomic(out / "logs" / f"{label}.csv", metrics.read_text())
     written = plots.make_all(out)
-    export_models(ckpts, out, chosen, log=lambda s: log(f"[{name}] {s}"))
+    export_models({label: ckpts[label] for label in chosen}, out, log=lambda s: log(f"[{name}] {s}"))
     log((out / "table.md").read_text())
     log(f"[{name}] {len(written)} plots in {out / 'plots'}; total {time.time() - t0:.0f} s")
     return out
 
 
-def export_models(ckpts: dict[str, Path], out: Path, labels: Sequence[str], log=print) -> list[Path]:
-    """Export each trained model to ``<out>/models/<label>/`` (``model.safetensors``,
-    ``config.json`` and a model card whose evaluation is that model's rows of ``<out>``'s
-    table): what a user shares. Costs a load and a write per model."""
+def export_models(ckpts: dict[str, Path], out: Path, log=print) -> list[Path]:
+    """Export each trained model (label -> its ``<work>/models/<dir>/model.ckpt``) to
+    ``<out>/models/<dir>/`` (``model.safetensors``, ``config.json`` and a model card whose
+    evaluation is that label's rows of ``<out>``'s table): what a user shares. Costs a load and
+    a write per model."""
     from scinum.export import export
-    done = [export(ckpts[label], out / "models" / label, out, label=label) for label in labels]
+    done = [export(ckpt, out / "models" / Path(ckpt).parent.name, out, label=label)
+            for label, ckpt in ckpts.items()]
     log(f"{len(done)} models with their cards in {out / 'models'}")
     return done
 

@@ -273,8 +273,7 @@ def test_recipes_export_each_model_with_its_rows(ckpts, dataset, tmp_path):
     import pandas as pd
     res = write_results(tmp_path / "results", pd.concat([t1, t2]), pd.concat([p1, p2]),
                         train_values(dataset, ["dt", "a"]), results_meta(dataset))
-    done = export_models({"xval": ckpts["xval"], "fone": ckpts["fone"]}, res, ["xval", "fone"],
-                         log=lambda s: None)
+    done = export_models({"xval": ckpts["xval"], "fone": ckpts["fone"]}, res, log=lambda s: None)
     assert done == [res / "models" / "xval", res / "models" / "fone"]
     for label in ("xval", "fone"):
         text = (res / "models" / label / CARD).read_text()
