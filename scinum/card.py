@@ -37,7 +37,8 @@ def model_label(meta: Any) -> str:
 def read_results(results: str | os.PathLike, meta: Any, label: str | None = None) -> dict[str, Any]:
     """One model's evaluation from a results directory: ``{"source", "label", "rows": [table
     rows as dicts], "meta": meta.json or {}, "train_values": {field: [values]}, "ood_values":
-    {split: (field, float64 true values of that field)}}`` (only with ``predictions.csv``). Raises
+    {(split, field): float64 true values}}`` (non-test splits, only with ``predictions.csv``); rows
+    test first. Raises
     :class:`ResultsError` naming the file when ``table.csv`` is missing or holds no row of the
     model."""
     import pandas as pd
@@ -57,10 +58,11 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
     if label not in models:
         raise ResultsError(f"{table_file}: no rows of model {label!r} (models: {models}); pass --label")
     rows = [{k: _plain(v) for k, v in r.items()} for r in table[table["model"] == label].to_dict("records")]
+    rows.sort(key=lambda r: r["split"] != "test")  # stable: the table's order otherwise
     info = _json(root / "meta.json")
     train = _json(root / "train_values.json")
     return {"source": str(root), "label": label, "rows": rows, "meta": info, "train_values": train,
-            "ood_values": _ood_values(root / "predictions.csv", label, info)}
+            "ood_values": _ood_values(root / "predictions.csv", label)}
 
 
 def _json(path: Path) -> dict:
@@ -77,21 +79,17 @@ def _plain(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
 
-def _ood_values(path: Path, label: str, info: dict) -> dict[str, tuple[str, Any]]:
-    """Per OOD split, the true values (float64[n]) of the field it is about."""
+def _ood_values(path: Path, label: str) -> dict[tuple[str, str], Any]:
+    """(split, field) -> the true values (float64[n]) of that field on every non-test split."""
     import pandas as pd
-    if not path.is_file() or not info.get("ood_fields"):
+    if not path.is_file():
         return {}
     try:
         pred = pd.read_csv(path, usecols=["model", "field", "split", "true"])
     except (ValueError, OSError):
         return {}
-    out = {}
-    for split, fld in info["ood_fields"].items():
-        true = pred[(pred["model"] == label) & (pred["split"] == split) & (pred["field"] == fld)]["true"]
-        if len(true):
-            out[split] = (fld, true.to_numpy(dtype=float))
-    return out
+    pred = pred[(pred["model"] == label) & (pred["split"] != "test")]
+    return {(str(s), str(f)): g["true"].to_numpy(dtype=float) for (s, f), g in pred.groupby(["split", "field"])}
 
 
 def _g(x: Any, digits: int = 4) -> str:
@@ -256,39 +254,42 @@ def _evaluation_section(evaluation: dict | None, test: dict, units: dict, ood_fi
         out.append(f"| `{r['field']}` | {r['split']} | {_g(r.get('n'), 9)} | "
                    + " | ".join(_g(r.get(k)) for k, _ in cols) + f" | {ratio} |")
     out += ["", "### What this means for you\n"]
-    splits = list(dict.fromkeys(r["split"] for r in rows if r["split"] != "test"))
-    for s in splits:
-        fld = ood_fields.get(s)
-        r = next((x for x in rows if x["split"] == s and x["field"] == fld), None)
-        if fld is None or r is None:
-            worst = max((x for x in rows if x["split"] == s and test.get(x["field"], {}).get("mse")),
-                        key=lambda x: x["mse"] / test[x["field"]]["mse"], default=None)
-            if worst:
-                out.append(f"* **{s}**: its largest change is `{worst['field']}`, error "
-                           f"×{worst['mse'] / test[worst['field']]['mse']:.3g} vs test.")
-            continue
-        rng = ranges.get(field_of(fld))
-        if rng and "values" in rng:
-            trained = f"trained only on the values {', '.join(_g(v) for v in rng['values'])}"
-        else:
-            trained = f"trained on {_range_text(rng)}"
-        here = ""
-        if s in (evaluation.get("ood_values") or {}):
-            v = evaluation["ood_values"][s][1]
-            here = f"; this split holds {_g(float(v.min()))} – {_g(float(v.max()))}"
-            if rng and "values" in rng:
-                here += f", {int(sum(x in rng['values'] for x in v.tolist()))} of {len(v)} a training value"
-            elif rng:
-                here += f", {int(((v < rng['min']) | (v > rng['max'])).sum())} of {len(v)} outside that range"
-        base = test.get(fld, {})
-        factor = f"error ×{r['mse'] / base['mse']:.3g} vs test" if base.get("mse") else "no test error to compare"
-        out.append(f"* **{s}** — `{fld}` ({units.get(fld, 'record units')}), {trained}{here}: "
-                   f"{factor} (MSE {_g(r['mse'])} vs {_g(base.get('mse'))}; "
-                   f"R² {_g(r.get('r2'), 3)} vs {_g(base.get('r2'), 3)}). "
-                   + ("Expect fills of such values to be about as good as in distribution."
-                      if base.get("mse") and r["mse"] <= 1.5 * base["mse"] else
-                      "Fills of such values are extrapolation: check them, or train on that range."))
+    for s in dict.fromkeys(r["split"] for r in rows if r["split"] != "test"):
+        declared = ood_fields.get(s)
+        about = [r for r in rows if r["split"] == s and r["field"] == declared] or \
+            [r for r in rows if r["split"] == s]  # no declaration: every field scored there
+        for r in about:
+            out.append(_meaning(s, r, test.get(r["field"], {}), units, ranges,
+                                (evaluation.get("ood_values") or {}).get((s, r["field"]))))
     return out + [""]
+
+
+def _meaning(split: str, r: dict, base: dict, units: dict, ranges: dict, values: Any) -> str:
+    """One bullet: what an OOD split holds of a field against its training range, and how much
+    the error grows there. ``values``: the split's true values of the field (or None)."""
+    fld = r["field"]
+    rng = ranges.get(field_of(fld))
+    if rng and "values" in rng:
+        trained = f"trained only on the values {', '.join(_g(v) for v in rng['values'])}"
+    else:
+        trained = f"trained on {_range_text(rng)}"
+    here = ""
+    if values is not None and len(values):
+        here = f"; this split holds {_g(float(values.min()))} – {_g(float(values.max()))}"
+        if rng and "values" in rng:
+            here += f", {int(sum(x in rng['values'] for x in values.tolist()))} of {len(values)} a training value"
+        elif rng:
+            outside = int(((values < rng["min"]) | (values > rng["max"])).sum())
+            here += f", {outside} of {len(values)} ({outside / len(values):.0%}) outside that range"
+    if base.get("mse") and r.get("mse") is not None:
+        factor = f"error ×{r['mse'] / base['mse']:.3g} vs test"
+        verdict = ("Expect fills there about as good as in distribution." if r["mse"] <= 1.5 * base["mse"]
+                   else "Fills there are extrapolation: check them, or train on that range.")
+    else:
+        factor, verdict = "no test error to compare", ""
+    return (f"* **{split}** — `{fld}` ({units.get(fld, 'record units')}), {trained}{here}: {factor} "
+            f"(MSE {_g(r.get('mse'))} vs {_g(base.get('mse'))}; R² {_g(r.get('r2'), 3)} vs "
+            f"{_g(base.get('r2'), 3)}). {verdict}").rstrip()
 
 
 def _calibration_section(config: dict, rows: list[dict]) -> list[str]:

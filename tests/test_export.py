@@ -321,3 +321,16 @@ def test_hub_glue_without_network(ckpts, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # not installed
     with pytest.raises(ScinumError, match=r'pip install "scinum\[hub\]"'):
         hub.download("me/toy-xval")
+
+
+def test_card_without_an_ood_declaration_speaks_of_every_field(ckpts, results, tmp_path):
+    """Own data (`scinum build jsonl --ood`): no split says which field it is about, so the card
+    compares every scored field of the split with its training range."""
+    config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())
+    config["run"]["dataset"]["evaluation"].pop("ood_fields")
+    ev = card.read_results(results, None)
+    ev["meta"].pop("ood_fields")
+    text = card.render(config, ev)
+    assert "* **ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8" in text
+    line = next(x for x in text.splitlines() if x.startswith("* **ood_dt** — `a`"))
+    assert "trained on 1.01 – 1.99; this split holds" in line and "outside that range: error ×" in line
