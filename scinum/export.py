@@ -167,6 +167,12 @@ def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
     ckpt_version = config.get("checkpoint_version", CKPT_VERSION)
     meta = CheckpointMeta.from_dict({**{k: config.get(k) for k in _META_KEYS},
                                      "format": CKPT_FORMAT, "version": ckpt_version}, cfg_path)
+    if len(meta.vocab) != meta.model.vocab_size:
+        raise CheckpointError(f"{cfg_path}: its vocabulary has {len(meta.vocab)} tokens but its "
+                              f"model {meta.model.vocab_size}")
+    if meta.normalizer.method != "none" and meta.normalizer.fields != meta.vocab.fields:
+        raise CheckpointError(f"{cfg_path}: its normalizer's fields are not its vocabulary's "
+                              f"numeric fields")
     try:
         meta.make_encoding()
     except (ValueError, TypeError) as e:

@@ -141,6 +141,8 @@ def _tamper(directory, edit):
     (lambda c: c["model"].update(d_model=32), "tensor"),
     (lambda c: c["model"].update(n_layers=2), "needs tensor"),
     (lambda c: c["encoding"].update(name="nope"), "unknown number encoding 'nope'"),
+    (lambda c: c["vocab"]["tokens"].append("extra"), "vocabulary has"),
+    (lambda c: c["normalizer"]["fields"].pop("dt"), "normalizer's fields"),
     (lambda c: c.pop("vocab"), "missing"),
     (lambda c: c.update(format="something-else"), "not a scinum model config"),
     (lambda c: c.update(version=99), "version 99"),
