@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     import pandas as pd
     import torch
 
-    from recipes.runner import provenance, train_models
+    from recipes.runner import export_models, provenance, train_models
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
     from scinum.errors import ScinumError
@@ -163,6 +163,7 @@ def main(argv=None) -> int:
                       **provenance(), "units": {FIELD: "ppm"},
                       "models": {k: v for k, v in configs.items()}})
     plots.make_all(a.out)
+    export_models(ckpts, a.out, log=log)  # results/co2/models/fill-task/, .../mlm-only/
     # fill: three test records with their middle week removed, as a user would
     model = load(ckpts["xval, fill-task"])
     log("fill (the middle week removed from three test records):")

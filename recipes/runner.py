@@ -12,7 +12,8 @@ Every step is resumable: a finished dataset or ``model.ckpt`` is reused, an inte
 ``scinum fit`` resumes from its last checkpoint, so re-running a recipe continues it.
 Layout of ``--work`` (default ``runs/<recipe>-<preset>``): ``data/``, ``models/<label>/``.
 Results go to ``--out`` (default ``results/<recipe>``): ``table.md``, ``table.csv``,
-``predictions.csv``, ``plots/*.png``.
+``predictions.csv``, ``plots/*.png``, and ``models/<label>/``: each model exported to share
+(``model.safetensors``, ``config.json``, a ``README.md`` model card with its rows of the table).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from scinum.config import apply_overrides, load_config, parse_overrides
 from scinum.atomic import write_text_atomic
 from scinum.errors import RecipeError, ScinumError
 
-__all__ = ["load_preset", "run_recipe", "main"]
+__all__ = ["load_preset", "run_recipe", "export_models", "main"]
 
 
 def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
@@ -178,9 +179,22 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
         if metrics.is_file():
             write_text_atomic(out / "logs" / f"{label}.csv", metrics.read_text())
     written = plots.make_all(out)
+    export_models({label: ckpts[label] for label in chosen}, out, log=lambda s: log(f"[{name}] {s}"))
     log((out / "table.md").read_text())
     log(f"[{name}] {len(written)} plots in {out / 'plots'}; total {time.time() - t0:.0f} s")
     return out
+
+
+def export_models(ckpts: dict[str, Path], out: Path, log=print) -> list[Path]:
+    """Export each trained model (label -> its ``<work>/models/<dir>/model.ckpt``) to
+    ``<out>/models/<dir>/`` (``model.safetensors``, ``config.json`` and a model card whose
+    evaluation is that label's rows of ``<out>``'s table): what a user shares. Costs a load and
+    a write per model."""
+    from scinum.export import export
+    done = [export(ckpt, out / "models" / Path(ckpt).parent.name, out, label=label)
+            for label, ckpt in ckpts.items()]
+    log(f"{len(done)} models with their cards in {out / 'models'}")
+    return done
 
 
 def main(name: str, argv: Sequence[str] | None = None) -> int:

@@ -27,11 +27,16 @@ def __getattr__(name: str):
 
 
 def load(path, device: str = "cpu"):
-    """Load a trained checkpoint: ``scinum.load("model.ckpt").fill(record, mask=[...])``.
+    """Load a trained model: ``scinum.load("model.ckpt").fill(record, mask=[...])``.
 
-    See :mod:`scinum.infer`.
+    ``path``: a checkpoint file, a directory written by ``scinum export`` (or a Hub snapshot of
+    one), or ``"hf://owner/name"`` to download one (needs ``scinum[hub]``). See
+    :mod:`scinum.infer` and :mod:`scinum.export`.
     """
     from .infer import load as _load
+    if isinstance(path, str) and path.startswith("hf://"):
+        from .hub import download
+        path = download(path)
     return _load(path, device=device)
 
 

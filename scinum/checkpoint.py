@@ -139,7 +139,8 @@ def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: CheckpointM
 
 
 def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
-    """Load a scinum checkpoint (or a Lightning ``.ckpt`` written by ``scinum fit``) safely:
+    """Load a scinum checkpoint (or a Lightning ``.ckpt`` written by ``scinum fit``, or a
+    directory written by ``scinum export``: :func:`scinum.export.load_dir`) safely:
     its metadata and the model with its weights (on the CPU, in training mode).
 
     Uses ``torch.load(..., weights_only=True)``: no code from the file runs. A missing,
@@ -148,6 +149,9 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]
     :class:`~scinum.errors.CheckpointError` naming the file.
     """
     path = Path(path)
+    if path.is_dir():  # an export directory (model.safetensors + config.json): scinum.export
+        from .export import load_dir
+        return load_dir(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
     try:

@@ -29,6 +29,8 @@ COMMANDS = {
     "fill": ("scinum.fill_cli", "fill masked numeric fields of JSONL records with a trained model"),
     "evaluate": ("scinum.analysis.evaluate", "ID vs OOD metrics of a checkpoint on a dataset"),
     "plot": ("scinum.analysis.plots", "plots from an evaluation results directory"),
+    "export": ("scinum.export", "write a model directory to share: model.safetensors, config.json, a model card"),
+    "info": ("scinum.info", "what a model (checkpoint or export directory) fills and expects"),
     "demo": ("scinum.demo", "encode and decode a sample record with every number encoding"),
 }
 

@@ -28,11 +28,11 @@ from .checkpoint import CheckpointMeta, digest, save_checkpoint
 from .config import load_config, resolve_normalizer, validate_config
 from .console import quiet_lightning
 from .data import MLMDataModule, check_batches
-from .errors import ConfigError, TrainingError
 from .distributed import (MetricSums, StopOnSignal, StoppedBySignal, end_child_ranks, explain_failure,
                           make_strategy)
+from .errors import ConfigError, TrainingError
 from .model import LOSS_NAMES, ModelConfig
-from .provenance import versions
+from .provenance import run_info
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 
@@ -116,7 +116,9 @@ class MLMModule(L.LightningModule):
 
 
 def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
-    """Checkpoint metadata for a prepared data module."""
+    """Checkpoint metadata for a prepared data module; its ``run`` entry records the dataset's
+    identity, the training ranges of every field, the budget, versions and commit
+    (:func:`scinum.provenance.run_info`)."""
     longest = _check_context(dm, config["data"]["max_record_tokens"])
     model = dict(config["model"])
     if model.get("positions") != "rope":
@@ -128,8 +130,8 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
     cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, **model)
     return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
                           head=dict(config["head"]), context_length=longest,
-                          run={"data": str(config["data"]["path"]), "seed": config["seed"],
-                               "versions": versions()})
+                          run=run_info(config, dm.vocab.fields,
+                                       ((f, v) for _, f, v in dm.shards["train"].chunks())))
 
 
 def _check_context(dm: MLMDataModule, limit: int) -> int:

@@ -39,6 +39,11 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     assert logged and sorted(p.stem for p in (out / "logs").glob("*.csv")) == sorted(logged)
     curves = {p.name for p in (out / "plots").glob("curves_*.png")}
     assert curves == {f"curves_{m.replace('+', '_')}.png" for m in logged}
+    # every model exported to share, its card holding its rows of the table
+    for m in models:
+        card = (out / "models" / m / "README.md").read_text()
+        assert card.startswith("---\nlibrary_name: scinum") and f"# {m}:" in card
+        assert all(f"| {s} |" in card for s in splits)
     pngs = list((out / "plots").glob("*.png"))
     assert pngs and all(p.stat().st_size > 5000 for p in pngs)
     # re-running reuses the finished dataset and models (resumable recipe)

@@ -1,0 +1,338 @@
+"""Sharing a model: ``scinum export`` (safetensors + config.json + model card), ``scinum.load``
+of the directory (bit-identical fills, no code run), tampered directories, ``scinum info``."""
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import scinum
+from scinum import card
+from scinum.analysis.evaluate import evaluate, results_meta, train_values, write_results
+from scinum.cli import main
+from scinum.config import load_config
+from scinum.datasets import DatasetWriter
+from scinum.errors import CheckpointError, ResultsError
+from scinum.export import CARD, CONFIG, WEIGHTS, export
+from scinum.training import fit
+
+DOCS_RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results" / "planets-quick"
+STEPS = (0.2, 0.3, 0.5, 0.8)
+
+
+class Toy:
+    """Records like the planets ones: a step size from four values, a length, a short series."""
+
+    def __init__(self, steps=STEPS):
+        self.steps = steps
+
+    def __call__(self, i):
+        r = random.Random(i)
+        dt = r.choice(self.steps)
+        a = round(r.uniform(1, 2), 2)
+        return {"dt": dt, "a": a, "data": [[round(a * k * dt, 2), round(-a * k, 2)]
+                                           for k in range(r.randint(2, 4))]}, {}
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    path = tmp_path_factory.mktemp("toy") / "data"
+    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=64)
+    w.write_split("train", 64, Toy())
+    w.write_split("val", 16, Toy())
+    w.write_split("test", 16, Toy())
+    w.write_split("ood_dt", 16, Toy(steps=(0.25, 0.4, 0.65)))
+    w.finish(evaluation={"fields": ["dt", "a"], "ood_fields": {"ood_dt": "dt"},
+                         "units": {"dt": "time (s)", "a": "length (m)"}})
+    return path
+
+
+MODELS = {"xval": ({"name": "xval"}, {"kind": "native"}),
+          "fone": ({"name": "fone", "int_digits": 2, "frac_digits": 2}, {"kind": "native"}),
+          "bittokens": ({"name": "bittokens"}, {"kind": "native"}),
+          "p1000": ({"name": "p1000"}, {"kind": "native"}),
+          "xval+gmm": ({"name": "xval"}, {"kind": "mixture", "n_components": 3})}
+
+
+@pytest.fixture(scope="module")
+def ckpts(dataset, tmp_path_factory):
+    """A checkpoint per encoding (and the mixture head), a few steps each."""
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("models")
+    out = {}
+    for label, (enc, head) in MODELS.items():
+        cfg = load_config(None, {
+            "data": {"path": str(dataset), "batch_size": 8}, "out_dir": str(root / label),
+            "encoding": enc, "head": head, "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+            "optim": {"warmup_steps": 2, "lr": 3e-3},
+            "trainer": {"max_steps": 6, "accelerator": "cpu", "devices": 1, "progress_bar": False,
+                        "val_check_interval": 1000, "limit_val_batches": 1,
+                        "checkpoint_every_n_steps": 1000}})
+        out[label] = fit(cfg)
+    return out
+
+
+@pytest.fixture(scope="module")
+def results(ckpts, dataset, tmp_path_factory):
+    """A small results directory of the xVal model, as `scinum evaluate` writes it."""
+    table, pred = evaluate(ckpts["xval"], dataset, label="xval")
+    return write_results(tmp_path_factory.mktemp("res") / "results", table, pred,
+                         train_values(dataset, ["dt", "a"]), results_meta(dataset))
+
+
+RECORDS = [Toy()(1000 + i)[0] for i in range(4)] + [Toy(steps=(0.4,))(2000)[0]]
+MASKS = [["dt"], ["a", "data[-1][*]"], ["data[*][0]"]]
+
+
+def _fills(model):
+    """Everything a user reads from a model, as exact text (NaN-safe)."""
+    out = []
+    for mask in MASKS:
+        out += [json.dumps(model.predict(r, mask=mask).to_dict()) for r in RECORDS]
+        out += [json.dumps(model.fill_many(RECORDS, mask=mask, batch_size=2))]
+    return out
+
+
+@pytest.mark.parametrize("label", list(MODELS))
+def test_export_loads_and_fills_bit_for_bit(label, ckpts, tmp_path):
+    out = export(ckpts[label], tmp_path / "share")
+    assert sorted(p.name for p in out.iterdir()) == sorted([WEIGHTS, CONFIG, CARD])
+    from_ckpt, from_dir = scinum.load(ckpts[label]), scinum.load(out)
+    assert _fills(from_dir) == _fills(from_ckpt)
+    assert from_dir.meta.to_dict() == from_ckpt.meta.to_dict()
+    # the ecosystem's reader takes the weights file as it is
+    from safetensors.torch import load_file
+    weights = load_file(str(out / WEIGHTS))
+    state = from_ckpt.model.state_dict()
+    assert set(weights) <= set(state)
+    assert all(torch.equal(weights[k], state[k].cpu()) for k in weights)
+    config = json.loads((out / CONFIG).read_text())
+    assert config["format"] == "scinum-model" and config["encoding"] == MODELS[label][0] | config["encoding"]
+    assert set(weights) | set(config["weights"]["tied"]) == set(state)
+
+
+def test_loading_a_directory_never_unpickles(ckpts, tmp_path, monkeypatch):
+    out = export(ckpts["xval"], tmp_path / "share")
+
+    def refuse(*a, **k):
+        raise AssertionError("torch.load called on an export directory")
+    monkeypatch.setattr(torch, "load", refuse)
+    assert scinum.load(out).fill(RECORDS[0], mask=["dt"])
+    assert "scinum.hub" not in sys.modules  # the Hub is imported only on request
+
+
+def _tamper(directory, edit):
+    config = json.loads((directory / CONFIG).read_text())
+    edit(config)
+    (directory / CONFIG).write_text(json.dumps(config))
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda c: c["model"].update(d_model=32), "tensor"),
+    (lambda c: c["model"].update(n_layers=2), "needs tensor"),
+    (lambda c: c["encoding"].update(name="nope"), "unknown number encoding 'nope'"),
+    (lambda c: c["vocab"]["tokens"].append("extra"), "vocabulary has"),
+    (lambda c: c["normalizer"]["fields"].pop("dt"), "normalizer's fields"),
+    (lambda c: c.pop("vocab"), "missing"),
+    (lambda c: c.update(format="something-else"), "not a scinum model config"),
+    (lambda c: c.update(version=99), "version 99"),
+    (lambda c: c["weights"].update(sha256="0" * 64), "sha256"),
+])
+def test_tampered_config_is_a_one_line_error_naming_the_file(ckpts, tmp_path, edit, says):
+    out = export(ckpts["xval"], tmp_path / "share")
+    _tamper(out, edit)
+    with pytest.raises(CheckpointError) as e:
+        scinum.load(out)
+    msg = str(e.value)
+    assert "\n" not in msg and says in msg, msg
+    assert str(out) in msg and (CONFIG in msg or WEIGHTS in msg), msg
+
+
+def test_damaged_or_foreign_directories(ckpts, tmp_path):
+    out = export(ckpts["bittokens"], tmp_path / "share")
+    cfg = json.loads((out / CONFIG).read_text())
+    data = (out / WEIGHTS).read_bytes()
+    (out / WEIGHTS).write_bytes(data[: len(data) // 2])
+    cfg["weights"]["sha256"] = None  # no digest to catch it: the reader must
+    (out / CONFIG).write_text(json.dumps(cfg))
+    with pytest.raises(CheckpointError, match=f"{WEIGHTS}: not a readable safetensors file") as e:
+        scinum.load(out)
+    assert "\n" not in str(e.value)
+    (out / WEIGHTS).unlink()
+    with pytest.raises(CheckpointError, match=f"{WEIGHTS}: missing"):
+        scinum.load(out)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match=f"{CONFIG}: missing"):
+        scinum.load(tmp_path / "empty")
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / CONFIG).write_text("{not json")
+    with pytest.raises(CheckpointError, match="not readable JSON"):
+        scinum.load(tmp_path / "junk")
+
+
+def test_export_is_atomic_and_refuses_foreign_directories(ckpts, tmp_path, monkeypatch):
+    target = tmp_path / "share"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    with pytest.raises(CheckpointError, match="not a scinum model export"):
+        export(ckpts["xval"], target)
+    assert (target / "notes.txt").read_text() == "mine"
+    good = export(ckpts["xval"], tmp_path / "good")
+    before = (good / CONFIG).read_text()
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(card, "render", boom)
+    with pytest.raises(KeyboardInterrupt):
+        export(ckpts["fone"], good)  # an interrupted re-export keeps the old one whole
+    assert (good / CONFIG).read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good", "share"]  # no temp left
+    monkeypatch.undo()
+    export(ckpts["fone"], good)
+    assert json.loads((good / CONFIG).read_text())["encoding"]["name"] == "fone"
+
+
+def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path):
+    out = export(ckpts["xval"], tmp_path / "share", results)
+    text = (out / CARD).read_text()
+    front, body = text.split("---\n")[1], text.split("---\n", 2)[2]
+    import yaml
+    fm = yaml.safe_load(front)
+    assert fm["library_name"] == "scinum" and "xval" in fm["tags"] and fm["datasets"] == ["toy"]
+    assert {r["dataset"]["split"] for r in fm["model-index"][0]["results"]} == {"test", "ood_dt"}
+    # training ranges, recorded at training time, with units
+    assert "| `dt` | time (s) | 0.2 – 0.8 (only the values 0.2, 0.3, 0.5, 0.8) |" in body
+    assert "| `a` | length (m) | 1" in body
+    # the ID vs OOD table and what it means
+    table = json.loads((out / CONFIG).read_text())
+    assert table["exported"]["results"] == results.name
+    rows = {(r["field"], r["split"]): r for r in card.read_results(results, None, "xval")["rows"]}
+    ratio = rows[("dt", "ood_dt")]["mse"] / rows[("dt", "test")]["mse"]
+    assert f"| `dt` | ood_dt | 16 |" in body and f"×{ratio:.3g}" in body
+    assert ("**ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8; this "
+            "split holds 0.25 – 0.65, 0 of 16 a training value: error ×") in body
+    assert "seed 0" in body and "packages: scinum" in body and "Known limits" in body
+
+
+def test_card_reads_the_published_planets_results(ckpts, tmp_path):
+    """The planets quick table as published in docs/ (table.csv and meta.json only)."""
+    ev = card.read_results(DOCS_RESULTS, None, "xval")
+    assert {r["split"] for r in ev["rows"]} == {"test", "ood_stepsize", "ood_a1"}
+    config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())
+    text = card.render(config, ev)
+    assert "**ood_stepsize** — `description.stepsize` (time (G = M = 1))" in text
+    assert "error ×5.82 vs test" in text  # 0.004755 / 0.0008165
+    assert "| `description.planet0.a` | ood_a1 | 200 |" in text
+    with pytest.raises(ResultsError, match="no rows of model 'nope'"):
+        card.read_results(DOCS_RESULTS, None, "nope")
+    with pytest.raises(ResultsError, match="table.csv: missing"):
+        card.read_results(tmp_path, None)
+
+
+def test_mixture_card_says_calibration(ckpts, dataset, tmp_path):
+    table, pred = evaluate(ckpts["xval+gmm"], dataset)
+    res = write_results(tmp_path / "res", table, pred, {}, results_meta(dataset))
+    text = (export(ckpts["xval+gmm"], tmp_path / "share", res) / CARD).read_text()
+    assert "## Uncertainty" in text and "68 % interval covers" in text
+    assert "recalibrated on the validation split for `dt`, `a`" in text
+
+
+def test_cli_export_and_info(ckpts, results, tmp_path, capsys):
+    out = tmp_path / "share"
+    assert main(["export", "--ckpt", str(ckpts["p1000"]), "--out", str(out)]) == 0
+    assert (out / CARD).is_file()
+    capsys.readouterr()
+    for model in (out, ckpts["p1000"]):
+        assert main(["info", str(model)]) == 0
+        text = capsys.readouterr().out
+        assert "p1000" in text and "dt [time (s)]: trained on 0.2 – 0.8 (only the values" in text
+        assert "context" in text and "from: toy v1 seed 0; 6 steps × batch 8" in text
+        assert len(text.splitlines()) <= 12
+    assert main(["export", "--ckpt", str(ckpts["xval"]), "--out", str(tmp_path / "x"),
+                 "--results", str(results), "--label", "nope"]) == 1
+    assert "no rows of model 'nope'" in capsys.readouterr().err
+    (out / CONFIG).write_text("[]")
+    assert main(["info", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and CONFIG in err
+
+
+def test_recipes_export_each_model_with_its_rows(ckpts, dataset, tmp_path):
+    """recipes.runner.export_models: ``<results>/models/<label>/`` with that model's card."""
+    from recipes.runner import export_models
+    t1, p1 = evaluate(ckpts["xval"], dataset, label="xval")
+    t2, p2 = evaluate(ckpts["fone"], dataset, label="fone")
+    import pandas as pd
+    res = write_results(tmp_path / "results", pd.concat([t1, t2]), pd.concat([p1, p2]),
+                        train_values(dataset, ["dt", "a"]), results_meta(dataset))
+    done = export_models({"xval": ckpts["xval"], "fone": ckpts["fone"]}, res, log=lambda s: None)
+    assert done == [res / "models" / "xval", res / "models" / "fone"]
+    for label in ("xval", "fone"):
+        text = (res / "models" / label / CARD).read_text()
+        assert f"# {label}: a scinum filler for toy records" in text and "| `dt` | ood_dt | 16 |" in text
+        assert scinum.load(res / "models" / label).meta.encoding["name"] == label
+
+
+def test_hub_glue_without_network(ckpts, tmp_path, monkeypatch):
+    """scinum.hub with a stand-in huggingface_hub: upload names the three files, a download is a
+    snapshot directory of symlinks (as the Hub cache makes) that scinum.load reads; without the
+    package, a one-line hint to install the extra."""
+    import types
+    from scinum import ScinumError, hub
+    out = export(ckpts["xval"], tmp_path / "share")
+    calls = []
+
+    class Api:
+        def __init__(self, token=None):
+            pass
+
+        def create_repo(self, repo_id, **kw):
+            calls.append(("create", repo_id))
+
+        def upload_folder(self, repo_id, folder_path, allow_patterns, **kw):
+            calls.append(("upload", repo_id, folder_path, sorted(allow_patterns)))
+
+    def snapshot_download(repo_id, revision=None, allow_patterns=(), **kw):
+        calls.append(("download", repo_id, revision))
+        snap = tmp_path / "cache" / repo_id.replace("/", "--") / (revision or "main")
+        snap.mkdir(parents=True, exist_ok=True)
+        for name in allow_patterns:
+            if not (snap / name).exists():
+                (snap / name).symlink_to(out / name)
+        return str(snap)
+
+    fake = types.SimpleNamespace(HfApi=Api, snapshot_download=snapshot_download)
+    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
+    assert hub.push_to_hub(out, "me/toy-xval") == "https://huggingface.co/me/toy-xval"
+    assert calls[:2] == [("create", "me/toy-xval"), ("upload", "me/toy-xval", str(out), sorted([WEIGHTS, CONFIG, CARD]))]
+    model = scinum.load("hf://me/toy-xval@v1")
+    assert calls[-1] == ("download", "me/toy-xval", "v1")
+    assert _fills(model) == _fills(scinum.load(ckpts["xval"]))
+    with pytest.raises(CheckpointError, match="config.json: missing"):
+        hub.push_to_hub(tmp_path, "me/not-a-model")
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # not installed
+    with pytest.raises(ScinumError, match=r'pip install "scinum\[hub\]"'):
+        hub.download("me/toy-xval")
+
+
+def test_card_without_an_ood_declaration_speaks_of_every_field(ckpts, results, tmp_path):
+    """Own data (`scinum build jsonl --ood`): no split says which field it is about, so the card
+    compares every scored field of the split with its training range."""
+    config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())
+    config["run"]["dataset"]["evaluation"].pop("ood_fields")
+    ev = card.read_results(results, None)
+    ev["meta"].pop("ood_fields")
+    text = card.render(config, ev)
+    assert "* **ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8" in text
+    line = next(x for x in text.splitlines() if x.startswith("* **ood_dt** — `a`"))
+    assert "trained on 1.01 – 1.99; this split holds" in line and "outside that range: error ×" in line
