@@ -30,6 +30,8 @@ from scinum.heads import make_head
 from scinum.model import ModelConfig, NumberMLM
 from scinum.normalize import Normalizer
 
+from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a script
+
 D, LAYERS, HEADS, BATCH, N_RECORDS = 128, 4, 4, 16, 1024
 
 
@@ -136,6 +138,16 @@ def main() -> None:
     for name, (tok, sec, padded) in totals.items():
         rate[name] = tok / sec
         print(f"{name:<10} {rate[name]:>11.0f} {1 - tok / padded:>10.1%}")
+    # the machine's limit in the same run: model FLOP/s (ModelConfig.flops_per_token at the
+    # mean real length) against the GEMM peak of this CPU at the model's shapes and at 2048²
+    threads = torch.get_num_threads()
+    per_token = cfg.flops_per_token(float(lengths.mean()))
+    peaks = {"model shapes": gemm_flops(BATCH * int(lengths.mean()), D, 4 * D, torch.float32, threads),
+             "2048² square": gemm_flops(2048, 2048, 2048, torch.float32, threads)}
+    for name, peak in peaks.items():
+        print(f"scinum model FLOP/s {rate['scinum'] * per_token / 1e9:.1f} GFLOP/s = "
+              f"{rate['scinum'] * per_token / peak:.1%} of the fp32 GEMM peak at {name} "
+              f"({peak / 1e9:.1f} GFLOP/s, {threads} threads)")
     r = rate["scinum"] / rate["reference"]
     print(f"train_throughput: {rate['scinum']:.0f} tokens/s vs reference {rate['reference']:.0f} tokens/s "
           f"= {r:.2f}x (target >= 2.3x)")
