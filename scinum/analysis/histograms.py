@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from .metrics import r2
 
@@ -52,11 +53,17 @@ def plot_joint_histograms(res: "Results", field: str, split: str, out: Path, bin
         nan = np.isnan(pred)
         inside = ~nan & (pred >= lo) & (pred <= hi)
         counts, _, _ = np.histogram2d(true[inside], pred[inside], bins=[edges, edges])
-        shown = np.ma.masked_equal(counts.T, 0)  # rows: predicted, columns: true
-        mesh = ax.pcolormesh(edges, edges, shown, cmap="viridis", shading="flat")
-        fig.colorbar(mesh, ax=ax, fraction=0.046, pad=0.03, label="records")
+        if counts.any():
+            shown = np.ma.masked_equal(counts.T, 0)  # rows: predicted, columns: true
+            mesh = ax.pcolormesh(edges, edges, shown, cmap="viridis", shading="flat")
+            bar = fig.colorbar(mesh, ax=ax, fraction=0.046, pad=0.03, label="records")
+            bar.locator = MaxNLocator(integer=True)
+            bar.update_ticks()
+        else:
+            ax.text(0.5, 0.5, "no prediction in range", ha="center", va="center",
+                    transform=ax.transAxes, color="0.4")
         ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1)
-        notes = [f"R² = {r2(true, pred):.3f}"]
+        notes = [f"R² = {r2(true, pred):.4g}"]
         if (~inside & ~nan).any():
             notes.append(f"{int((~inside & ~nan).sum())} outside")
         if nan.any():
@@ -64,6 +71,8 @@ def plot_joint_histograms(res: "Results", field: str, split: str, out: Path, bin
         ax.set(xlim=(lo, hi), ylim=(lo, hi), title=f"{model}: " + ", ".join(notes),
                xlabel=_label("true", field, unit), ylabel=_label("predicted", field, unit))
         ax.title.set_fontsize(9)
+        ax.ticklabel_format(style="sci", scilimits=(-3, 4))  # 6-digit values: 1e6 on the axis
+        ax.xaxis.set_major_locator(MaxNLocator(5))
     for ax in axes.ravel()[len(groups):]:
         ax.set_visible(False)
     fig.suptitle(f"{field} on {split}: predicted vs true, counts per cell (Fig. 7 view)")
