@@ -22,6 +22,8 @@ described in :mod:`recipes.arithmetic_data`) goes the way a user's own data goes
      result (FoNE's accuracy; the text encodings write 3 significant digits, the paper's
      ``±ddd E±d``, so their exact match is 0 by construction wherever results have more);
    * ``log_smape`` — BitTokens' log-sMAPE (1 = all 15 significant digits right);
+   * ``median_rel_err`` — median |ŷ − y|/y: robust to the few wild predictions that can make a
+     model's R² negative (P10 on addition);
    * ``r2``, ``mse`` (in result units²), ``unparseable`` (text predictions that are no number).
 
    Figures from the papers stand beside ours in ``paper_adj_r2`` (seed 002 Table 2, multiplication)
@@ -58,7 +60,7 @@ PAPER_ADJ_R2 = {
 #: 0.44 % in its one-epoch table.
 PAPER_EXACT = {"add6": {"fone": 1.0, "xval": 0.0044}}
 COLUMNS = ["task", "model", "field", "split", "n", "adj_r2", "r2", "exact", "log_smape",
-           "unparseable", "mse", "paper_adj_r2", "paper_exact"]
+           "median_rel_err", "unparseable", "mse", "paper_adj_r2", "paper_exact"]
 
 
 def load_tasks(preset: dict[str, Any], where: str, only: Sequence[str] | None = None) -> list[Task]:
@@ -102,6 +104,7 @@ def score(task: Task, label: str, pred) -> dict[str, Any]:
     return {"task": task.name, "model": label, "field": task.field, "split": pred["split"].iloc[0],
             "n": int(y.size), "adj_r2": m.adjusted_r2(y, yhat, N_PREDICTORS), "r2": m.r2(y, yhat),
             "exact": m.integer_exact_match(y, yhat), "log_smape": m.log_smape(y, yhat),
+            "median_rel_err": m.median_relative_error(y, yhat),
             "unparseable": m.unparseable_fraction(yhat), "mse": m.mse(y, yhat),
             "paper_adj_r2": PAPER_ADJ_R2.get(task.name, {}).get(label),
             "paper_exact": PAPER_EXACT.get(task.name, {}).get(label)}

@@ -105,7 +105,7 @@ def test_tiny_preset_end_to_end(tmp_path):
     models = list(preset["models"])
     assert len(table) == 2 * len(models) and set(table["task"]) == {"mul3", "add6"}
     assert set(table["model"]) == set(models) and (table["n"] == 32).all()
-    for col in ("adj_r2", "exact", "log_smape", "unparseable"):
+    for col in ("adj_r2", "exact", "log_smape", "median_rel_err", "unparseable"):
         assert col in table.columns
     # the paper's figures stand beside ours where the paper has them
     row = table[(table["task"] == "mul3") & (table["model"] == "p10")].iloc[0]

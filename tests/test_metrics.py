@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from scinum.analysis.metrics import (SUMMARY_KEYS, adjusted_r2, exact_match, gmm_nll,
                                      gmm_nll_per_sample, integer_exact_match, interval_coverage,
-                                     log_smape, log_smape_per_sample, mse, r2, summarize,
+                                     log_smape, log_smape_per_sample, median_relative_error, mse,
+                                     r2, summarize,
                                      unparseable_fraction)
 
 NAN = math.nan
@@ -187,3 +188,13 @@ def test_integer_exact_match_hand_computed():
     assert math.isnan(integer_exact_match([1.0], [NAN]))
     with pytest.raises(ValueError, match="integers"):
         integer_exact_match([1.5], [1.5])
+
+
+def test_median_relative_error_hand_computed():
+    # relative errors 0.1, 0.5, 0.02, (y = 0 dropped), (NaN dropped), inf -> median of
+    # [0.02, 0.1, 0.5, inf] = (0.1 + 0.5) / 2
+    y = [10.0, -4.0, 100.0, 0.0, 5.0, 2.0]
+    yhat = [11.0, -6.0, 98.0, 3.0, NAN, math.inf]
+    assert median_relative_error(y, yhat) == pytest.approx(0.3)
+    assert median_relative_error([1.0, 2.0, 4.0], [1.0, 2.2, 5.0]) == pytest.approx(0.1)
+    assert math.isnan(median_relative_error([0.0], [1.0]))

@@ -21,6 +21,8 @@ Formulas (``P`` = indices of parseable predictions, ``n = |P|``):
 * log-sMAPE (the BitTokens paper's metric, seed 004): s = |ŷ − y| / (|y| + |ŷ| + ε),
   score = min(1, log10(s + ε) / (−M)), ε = 1e-100, M = 15 significant digits. 1 = every one of
   the 15 digits right, 0 = not even the sign/magnitude (s = 1, e.g. ŷ = −y).
+* median relative error = median_P |ŷ − y| / |y| over rows with y ≠ 0 (robust to the few wild
+  predictions that dominate R² and MSE)
 * exact match = mean_P [|ŷ − y| ≤ atol + rtol·|y|]; for integer results, integer exact match =
   mean_P [round(ŷ) = y] (the nearest integer to the prediction is the answer).
 * GMM NLL = mean_P −log Σ_k w_k N(y; μ_k, σ_k) (natural log, nats per number)
@@ -34,7 +36,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 __all__ = ["LOG_SMAPE_EPS", "LOG_SMAPE_DIGITS", "SUMMARY_KEYS", "mse", "r2", "adjusted_r2",
-           "log_smape", "log_smape_per_sample", "exact_match", "integer_exact_match", "unparseable_fraction", "gmm_nll",
+           "log_smape", "log_smape_per_sample", "exact_match", "integer_exact_match",
+           "median_relative_error", "unparseable_fraction", "gmm_nll",
            "gmm_nll_per_sample", "interval_coverage", "summarize"]
 
 #: ε of log-sMAPE (seed 004).
@@ -157,6 +160,18 @@ def integer_exact_match(y, yhat) -> float:
         raise ValueError("integer_exact_match: true values must be finite integers")
     with np.errstate(invalid="ignore"):
         return _mean((np.round(yhat) == y).astype(np.float64))
+
+
+def median_relative_error(y, yhat) -> float:
+    """Median of |ŷ − y| / |y| over parseable predictions with y ≠ 0 (dimensionless; 0.01 = 1 %).
+    An infinite prediction counts as an infinite error. NaN if no row remains."""
+    y, yhat = _pair(y, yhat)
+    keep = y != 0
+    if not keep.any():
+        return math.nan
+    with np.errstate(invalid="ignore", over="ignore"):
+        rel = np.abs(yhat[keep] - y[keep]) / np.abs(y[keep])
+    return float(np.median(np.where(np.isnan(rel), np.inf, rel)))
 
 
 def unparseable_fraction(yhat) -> float:
