@@ -375,9 +375,10 @@ def make_all(results_dir: str | Path) -> list[Path]:
         ref = "test" if "test" in splits else splits[0]
         rows = p[p["split"] == ref]
         for f in sorted(rows["field"].unique()):
-            written.append(plot_histograms(res, f, ref, outdir / f"hist_{_slug(ref)}__{_slug(f)}.png"))
+            name = f"{_slug(ref)}__{_slug(f)}.png"
+            written.append(plot_histograms(res, f, ref, outdir / f"hist_{name}"))
             if rows.loc[rows["field"] == f, "true"].nunique() >= MANY_VALUES:  # Fig. 7 view
-                written.append(plot_joint_histograms(res, f, ref, outdir / f"fig7_{_slug(ref)}__{_slug(f)}.png"))
+                written.append(plot_joint_histograms(res, f, ref, outdir / f"fig7_{name}"))
         if "mixture" in p.columns:
             mix = rows[rows["mixture"].notna()]
             for (m, f), _ in sorted(mix.groupby(["model", "field"]), key=lambda kv: kv[0]):
