@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scinum.analysis.metrics import (SUMMARY_KEYS, exact_match, gmm_nll, gmm_nll_per_sample,
-                                     interval_coverage, log_smape, log_smape_per_sample, mse, r2,
-                                     summarize, unparseable_fraction)
+from scinum.analysis.metrics import (SUMMARY_KEYS, adjusted_r2, exact_match, gmm_nll,
+                                     gmm_nll_per_sample, integer_exact_match, interval_coverage,
+                                     log_smape, log_smape_per_sample, median_relative_error, mse,
+                                     r2, summarize,
+                                     unparseable_fraction)
 
 NAN = math.nan
 finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)
@@ -156,3 +158,43 @@ def test_r2_of_tiny_and_huge_fields():
     for scale in (1e-300, 1e-220, 1e200):
         assert r2(y * scale, yhat * scale) == pytest.approx(r2(y, yhat), rel=1e-12)
     assert r2([1e-300, 2e-300], [1e300, 2e-300]) == -math.inf  # scaled error overflows
+
+
+def test_adjusted_r2_hand_computed():
+    # y = 1..5, yhat off by +1 at 2 and -1 at 4: SSE = 2, SST = 4+1+0+1+4 = 10, R² = 0.8;
+    # n = 5, p = 2: adjusted = 1 - 0.2 * 4 / 2 = 0.6
+    y, yhat = [1.0, 2.0, 3.0, 4.0, 5.0], [1.0, 3.0, 3.0, 3.0, 5.0]
+    assert r2(y, yhat) == pytest.approx(0.8)
+    assert adjusted_r2(y, yhat, 2) == pytest.approx(0.6)
+    assert adjusted_r2(y, yhat, 0) == pytest.approx(0.8)  # no predictors: plain R²
+    assert adjusted_r2(y, yhat, 1) == pytest.approx(1 - 0.2 * 4 / 3)
+    # NaN predictions are dropped first: n = 4 parseable -> 1 - (1 - R²_4) * 3 / 1
+    y4, p4 = [1.0, 2.0, 3.0, 4.0, 9.0], [1.0, 3.0, 3.0, 3.0, NAN]
+    r = r2(y4, p4)  # SST = 5, SSE = 2 -> 0.6
+    assert r == pytest.approx(0.6) and adjusted_r2(y4, p4, 2) == pytest.approx(1 - 0.4 * 3)
+    assert adjusted_r2(y, yhat, 3) == pytest.approx(1 - 0.2 * 4 / 1)
+    assert math.isnan(adjusted_r2(y, yhat, 4))  # n = p + 1: no degrees of freedom
+    assert math.isnan(adjusted_r2([2.0, 2.0, 2.0, 2.0], [1.0, 2.0, 3.0, 2.0], 1))  # SST = 0
+    with pytest.raises(ValueError, match="n_predictors"):
+        adjusted_r2(y, yhat, -1)
+
+
+def test_integer_exact_match_hand_computed():
+    y = [56088.0, 1048676.0, 7.0, 10.0, 3.0]
+    #      right (rounds)  off by one  half -> even 8  -inf         unparseable
+    yhat = [56088.4, 1048677.0, 7.5, -math.inf, NAN]
+    assert integer_exact_match(y, yhat) == pytest.approx(1 / 4)
+    assert integer_exact_match([7.0], [6.5]) == 0.0 and integer_exact_match([6.0], [6.5]) == 1.0
+    assert math.isnan(integer_exact_match([1.0], [NAN]))
+    with pytest.raises(ValueError, match="integers"):
+        integer_exact_match([1.5], [1.5])
+
+
+def test_median_relative_error_hand_computed():
+    # relative errors 0.1, 0.5, 0.02, (y = 0 dropped), (NaN dropped), inf -> median of
+    # [0.02, 0.1, 0.5, inf] = (0.1 + 0.5) / 2
+    y = [10.0, -4.0, 100.0, 0.0, 5.0, 2.0]
+    yhat = [11.0, -6.0, 98.0, 3.0, NAN, math.inf]
+    assert median_relative_error(y, yhat) == pytest.approx(0.3)
+    assert median_relative_error([1.0, 2.0, 4.0], [1.0, 2.2, 5.0]) == pytest.approx(0.1)
+    assert math.isnan(median_relative_error([0.0], [1.0]))

@@ -80,7 +80,8 @@ def test_make_all_writes_every_plot(tmp_path):
         "hist_test__description.stepsize.png", "hist_test__description.planet0.a.png",
         "gmm_xval_gmm_test__description.stepsize.png",
         "gmm_xval_gmm_test__description.planet0.a.png",
-        "scatter_test__description.planet0.a.png"])
+        "scatter_test__description.planet0.a.png",
+        "fig7_test__description.planet0.a.png"])  # 40 distinct true a1, stepsize only 4
     assert all(p.parent == d / "plots" for p in written)
     _assert_pngs(written)
     # deterministic: drawing again gives the same bytes
@@ -267,3 +268,44 @@ def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, mon
         assert np.allclose(np.sort(xy[:, 0]), np.sort(shown["true"])) and np.allclose(np.sort(xy[:, 1]), np.sort(shown["pred"]))
         assert f"R² = {r2(g['true'].to_numpy(), g['pred'].to_numpy()):.3f}" in label
         assert (g["pred"].isna().sum() > 0) == ("unparseable" in label)
+
+
+def test_fig7_joint_histograms_count_every_prediction(tmp_path, monkeypatch):
+    """The Fig. 7 view (seed 002): per model a 2-d histogram of (true, predicted) m1. A model that
+    predicts the mean is a horizontal band, a text model a few stripes; every parseable
+    prediction inside the range is in a cell, the others are counted in the title."""
+    import scinum.analysis.plots as plots
+    from scinum.analysis.histograms import plot_joint_histograms
+    m1 = "description.planet0.m"
+    rng = np.random.default_rng(1)
+    true = rng.uniform(1, 5, 300)
+    p10 = rng.choice([1.5, 2.5, 3.5, 4.5], true.size)
+    p10[:7] = np.nan  # unparseable
+    xval = np.full(true.size, 3.0) + rng.normal(0, 0.05, true.size)
+    xval[:3] = [1e9, -np.inf, 100.0]  # outside the range
+    rows = _rows("p10", m1, "test", true, p10) + _rows("xval", m1, "test", true, xval)
+    d = tmp_path / "res"
+    d.mkdir()
+    pd.DataFrame(rows).to_csv(d / "predictions.csv", index=False)
+    (d / "meta.json").write_text(json.dumps({"units": {m1: "1e-5 M_star"}}))
+    meshes = []
+    save = plots._save
+
+    def spy(fig, out):
+        for ax in fig.axes:
+            if ax.collections and ax.get_title():
+                meshes.append((ax.get_title(), float(ax.collections[0].get_array().sum())))
+        return save(fig, out)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    out = plot_joint_histograms(load_results(d), m1, "test", tmp_path / "fig7.png")
+    _assert_pngs([out])
+    titles = dict(meshes)
+    (p10_title, p10_sum), (xval_title, xval_sum) = sorted(titles.items())
+    assert p10_title.startswith("p10:") and "7 unparseable" in p10_title and p10_sum == 293
+    assert xval_title.startswith("xval:") and "3 outside" in xval_title and xval_sum == 297
+    assert "R² = " in xval_title
+    written = {p.name for p in make_all(d)}  # wired into `scinum plot`
+    assert "fig7_test__description.planet0.m.png" in written
+    with pytest.raises(ResultsError, match="no rows for field 'nope'"):
+        plot_joint_histograms(load_results(d), "nope", "test", tmp_path / "x.png")

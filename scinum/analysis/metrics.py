@@ -18,10 +18,16 @@ Formulas (``P`` = indices of parseable predictions, ``n = |P|``):
 * MSE = mean_P (ŷ − y)²
 * R² = 1 − SSE/SST with SSE = Σ_P (ŷ − y)², SST = Σ_P (y − ȳ)²; NaN when all y_P are equal
   (SST = 0: R² is undefined, not 1 and not −inf).
+* adjusted R² (the xVal paper's arithmetic metric, seed 002 Tables 2-3) = 1 − (1 − R²)(n − 1) /
+  (n − p − 1) with ``p`` predictors, which the caller names (the paper does not say its p); NaN
+  when n ≤ p + 1.
 * log-sMAPE (the BitTokens paper's metric, seed 004): s = |ŷ − y| / (|y| + |ŷ| + ε),
   score = min(1, log10(s + ε) / (−M)), ε = 1e-100, M = 15 significant digits. 1 = every one of
   the 15 digits right, 0 = not even the sign/magnitude (s = 1, e.g. ŷ = −y).
-* exact match = mean_P [|ŷ − y| ≤ atol + rtol·|y|]
+* median relative error = median_P |ŷ − y| / |y| over rows with y ≠ 0 (robust to the few wild
+  predictions that dominate R² and MSE)
+* exact match = mean_P [|ŷ − y| ≤ atol + rtol·|y|]; for integer results, integer exact match =
+  mean_P [round(ŷ) = y] (the nearest integer to the prediction is the answer).
 * GMM NLL = mean_P −log Σ_k w_k N(y; μ_k, σ_k) (natural log, nats per number)
 * interval coverage = mean [lo ≤ y ≤ hi] over the rows with a finite interval.
 """
@@ -32,8 +38,9 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["LOG_SMAPE_EPS", "LOG_SMAPE_DIGITS", "SUMMARY_KEYS", "mse", "r2", "log_smape",
-           "log_smape_per_sample", "exact_match", "unparseable_fraction", "gmm_nll",
+__all__ = ["LOG_SMAPE_EPS", "LOG_SMAPE_DIGITS", "SUMMARY_KEYS", "mse", "r2", "adjusted_r2",
+           "log_smape", "log_smape_per_sample", "exact_match", "integer_exact_match",
+           "median_relative_error", "unparseable_fraction", "gmm_nll",
            "gmm_nll_per_sample", "interval_coverage", "summarize"]
 
 #: ε of log-sMAPE (seed 004).
@@ -96,6 +103,23 @@ def r2(y, yhat) -> float:
     return 1.0 - sse / float(((y - y.mean()) ** 2).sum())
 
 
+def adjusted_r2(y, yhat, n_predictors: int) -> float:
+    """Adjusted R² = 1 − (1 − R²)(n − 1)/(n − p − 1) over parseable predictions (dimensionless).
+
+    ``n`` is the number of parseable predictions, ``p = n_predictors`` the number of inputs the
+    prediction is a function of (the caller says which: e.g. 2 for ``a × b``). It penalises R²
+    for the predictors a fit could exploit; for n ≫ p it is R² to within (1 − R²)·p/n. NaN where
+    :func:`r2` is NaN or when n ≤ p + 1 (no degrees of freedom left).
+    """
+    if not isinstance(n_predictors, (int, np.integer)) or n_predictors < 0:
+        raise ValueError(f"n_predictors must be a non-negative integer, got {n_predictors!r}")
+    y, yhat = _pair(y, yhat)
+    n = y.size
+    if n <= n_predictors + 1:
+        return math.nan
+    return 1.0 - (1.0 - r2(y, yhat)) * (n - 1) / (n - n_predictors - 1)
+
+
 def log_smape_per_sample(y, yhat) -> np.ndarray:
     """Per-sample log-sMAPE scores in [0, 1], shape ``[N]``; NaN where the prediction is NaN.
 
@@ -127,6 +151,30 @@ def exact_match(y, yhat, rtol: float = 1e-6, atol: float = 1e-12) -> float:
     """
     y, yhat = _pair(y, yhat)
     return _mean(np.isclose(yhat, y, rtol=rtol, atol=atol).astype(np.float64))
+
+
+def integer_exact_match(y, yhat) -> float:
+    """Fraction of parseable predictions whose nearest integer equals ``y`` (integer-valued
+    targets, e.g. the result of an arithmetic problem). ``round`` is numpy's (halves to even);
+    ±inf never matches. NaN if none parse; ``y`` must hold integers (else ``ValueError``).
+    """
+    y, yhat = _pair(y, yhat)
+    if not np.all(np.isfinite(y) & (y == np.round(y))):
+        raise ValueError("integer_exact_match: true values must be finite integers")
+    with np.errstate(invalid="ignore"):
+        return _mean((np.round(yhat) == y).astype(np.float64))
+
+
+def median_relative_error(y, yhat) -> float:
+    """Median of |ŷ − y| / |y| over parseable predictions with y ≠ 0 (dimensionless; 0.01 = 1 %).
+    An infinite prediction counts as an infinite error. NaN if no row remains."""
+    y, yhat = _pair(y, yhat)
+    keep = y != 0
+    if not keep.any():
+        return math.nan
+    with np.errstate(invalid="ignore", over="ignore"):
+        rel = np.abs(yhat[keep] - y[keep]) / np.abs(y[keep])
+    return float(np.median(np.where(np.isnan(rel), np.inf, rel)))
 
 
 def unparseable_fraction(yhat) -> float:

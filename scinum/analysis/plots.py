@@ -14,7 +14,8 @@ A results directory (written by :mod:`scinum.analysis.evaluate`) holds:
 Plots (PNG, Agg backend, deterministic, one colour per model across all plots):
 
 * :func:`plot_ood` — predicted vs true on an OOD split with the training values (Fig. 5 of seed
-  002); :func:`plot_histograms` — prediction histograms per model vs the true values (Fig. 7);
+  002); :func:`plot_histograms` — prediction histograms per model vs the true values (Fig. 7;
+  its 2-d form, predicted vs true per model: :mod:`.histograms`);
   :func:`plot_gmm_density` — one mixture-head predictive density; :func:`plot_scatter` —
   predicted vs true per model with R² (ERA5, §3.2); training curves (:mod:`.curves`).
 """
@@ -35,6 +36,7 @@ from matplotlib.figure import Figure
 
 from ..errors import ResultsError
 from .curves import plot_curves
+from .histograms import plot_joint_histograms
 from .metrics import gmm_nll_per_sample, r2
 
 __all__ = ["ResultsError", "Results", "load_results", "plot_ood", "plot_histograms",
@@ -355,7 +357,8 @@ def make_all(results_dir: str | Path) -> list[Path]:
     """Write every applicable plot into ``results_dir/plots/``; returns the paths written.
 
     * ``ood_<split>__<field>.png`` per (split, field) of :func:`_ood_pairs`;
-    * ``hist_<split>__<field>.png`` per field, on ``test`` (else the first split by name);
+    * ``hist_<split>__<field>.png`` per field, on ``test`` (else the first split by name), and
+      ``fig7_<split>__<field>.png`` (:mod:`.histograms`) where it has ≥ MANY_VALUES true values;
     * ``gmm_<model>_<split>__<field>.png`` per mixture-head model and field, on that split;
     * ``scatter_<split>__<field>.png`` per (split, field) with ≥ :data:`MANY_VALUES` distinct
       true values (continuous fields: a line per true value would say nothing);
@@ -372,8 +375,10 @@ def make_all(results_dir: str | Path) -> list[Path]:
         ref = "test" if "test" in splits else splits[0]
         rows = p[p["split"] == ref]
         for f in sorted(rows["field"].unique()):
-            name = f"hist_{_slug(ref)}__{_slug(f)}.png"
-            written.append(plot_histograms(res, f, ref, outdir / name))
+            name = f"{_slug(ref)}__{_slug(f)}.png"
+            written.append(plot_histograms(res, f, ref, outdir / f"hist_{name}"))
+            if rows.loc[rows["field"] == f, "true"].nunique() >= MANY_VALUES:  # Fig. 7 view
+                written.append(plot_joint_histograms(res, f, ref, outdir / f"fig7_{name}"))
         if "mixture" in p.columns:
             mix = rows[rows["mixture"].notna()]
             for (m, f), _ in sorted(mix.groupby(["model", "field"]), key=lambda kv: kv[0]):
