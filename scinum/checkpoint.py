@@ -28,7 +28,7 @@ from .atomic import atomic_path
 from .calibration import GRID, check_table
 from .codec import Vocabulary
 from .errors import CheckpointError
-from .heads import make_head
+from .heads import LEGACY_SIGMA_MIN, SIGMA_MIN, make_head
 from .model import ModelConfig, NumberMLM
 from .normalize import Normalizer
 
@@ -66,7 +66,8 @@ class CheckpointMeta:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data (what the file stores)."""
         return {"format": FORMAT, "version": VERSION, "model": self.model.to_dict(),
-                "encoding": dict(self.encoding), "head": dict(self.head), "vocab": self.vocab.to_dict(),
+                "encoding": dict(self.encoding), "head": _head(self.head, SIGMA_MIN),
+                "vocab": self.vocab.to_dict(),
                 "normalizer": self.normalizer.to_dict(), "context_length": self.context_length,
                 "calibration": dict(self.calibration), "run": dict(self.run)}
 
@@ -103,7 +104,8 @@ class CheckpointMeta:
                 model.update(combine="none", num_dim=0)  # x·1 == x: the same trunk
             return cls(model=ModelConfig.from_dict(model), encoding=dict(meta["encoding"]),
                        vocab=Vocabulary.from_dict(meta["vocab"]),
-                       normalizer=Normalizer.from_dict(meta["normalizer"]), head=dict(meta["head"]),
+                       normalizer=Normalizer.from_dict(meta["normalizer"]),
+                       head=_head(meta["head"], LEGACY_SIGMA_MIN),
                        context_length=ctx, calibration={str(k): list(map(float, v)) for k, v in cal.items()},
                        run=dict(meta.get("run") or {}))
         except (KeyError, ValueError, TypeError, AttributeError) as e:
@@ -127,6 +129,15 @@ def digest(meta: Any, state: Any) -> str:
         else:
             h.update(repr(t).encode())
     return "sha256:" + h.hexdigest()
+
+
+def _head(head: dict[str, Any], sigma_min: float) -> dict[str, Any]:
+    """A copy of a head config whose mixture head names its variance floor (``sigma_min`` where
+    it names none)."""
+    head = dict(head)
+    if head.get("kind") == "mixture":
+        head.setdefault("sigma_min", sigma_min)
+    return head
 
 
 def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: CheckpointMeta) -> None:

@@ -7,7 +7,7 @@ A config is a plain nested dict (JSON-able, saved with each run)::
     data:      {path: DIR, batch_size: 32, mask_prob: 0.2, ...}
     encoding:  {name: xval, ...encoding options}
     head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
-               | {kind: mixture, n_components: 8, sigma_min: 0.001, point: mean}
+               | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true}
     normalizer: null   # null: the encoding's default; "standard" for a mixture head when that is "none"
     calibrate: true    # mixture head: fit its spread per evaluation field on val after training
     model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: learned, max_positions: null, ...}

@@ -37,6 +37,16 @@ __all__ = ["NumberHead", "MLPHead", "ScalarHead", "DigitHead", "BitHead", "Mixtu
            "make_head"]
 
 
+#: the mixture head's default variance floor (normalized units); checkpoints written before it was
+#: raised have no ``sigma_min`` in their head config and keep :data:`LEGACY_SIGMA_MIN`
+SIGMA_MIN, LEGACY_SIGMA_MIN = 0.05, 1e-3
+
+
+def _grad_times(x: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
+    """``x`` in the forward pass; its gradient multiplied by ``factor`` (no gradient) backward."""
+    return x.detach() + (x - x.detach()) * factor
+
+
 class NumberHead(nn.Module):
     """The interface (module docstring). ``uncertainty_kind`` names what :meth:`uncertainty`
     returns (``none``, ``digits``, ``bits``, ``mixture``, ``tokens``): what fill reports as the
@@ -192,12 +202,23 @@ class MixtureHead(MLPHead):
     """Gaussian mixture over the normalized value: ``K`` components.
 
     ``out = (log_w float32[N, K], mu float32[N, K], sigma float32[N, K])`` with log-weights by
-    log-softmax, ``sigma = softplus(·) + sigma_min`` (a variance floor: the NLL stays finite when
-    every target is the same number) and means initialised spread evenly over ``init_range``
-    (the normalized range, xVal: [-5, 5]). The loss is the NLL by logsumexp in float32, plus
-    ``mse_weight ·`` (mixture mean − target)² when ``mse_weight > 0``: the squared error gives
-    the trunk the direct signal xVal's MSE head has, which the NLL alone gives slowly (planets
-    quick preset: Δt/a₁ R² 0.79/0.96 → 1.00/0.99, docs/fidelity.md).
+    log-softmax, ``sigma = softplus(·) + sigma_min`` and means initialised spread evenly over
+    ``init_range`` (the normalized range, xVal: [-5, 5]). The loss is the NLL by logsumexp in
+    float32, plus ``mse_weight ·`` (mixture mean − target)² when ``mse_weight > 0``: the squared
+    error gives the trunk the direct signal xVal's MSE head has, which the NLL alone gives slowly
+    (planets quick preset: Δt/a₁ R² 0.79/0.96 → 1.00/0.99, docs/fidelity.md).
+
+    Two things keep the NLL's training stable (docs/fidelity.md, *Mixture head dynamics*). The
+    NLL's gradient on a component's mean is ``r (mu − t) / sigma²`` and its curvature
+    ``1 / sigma²``: as sigmas sharpen it swamps every other gradient (the token loss included,
+    through the shared trunk and the gradient clip) and outgrows what a fixed learning rate can
+    follow. ``precondition`` (default on) multiplies the NLL's gradient on each component's mean
+    and sigma by that component's ``sigma²`` (detached; the Gaussian's inverse Fisher
+    information up to a constant): the loss value and its minima are unchanged, the means get an
+    MSE-like pull ``r (mu − t)``. ``sigma_min`` (0.05 normalized units; 1e-3 before, which
+    checkpoints without the key keep) is a variance floor: the NLL keeps pulling sigma down
+    once the means are right, and below ~0.03 the sharpening outruns the optimizer and the
+    fitted means blow up (measured on the overfit test).
     Point prediction: the mixture mean (``point="mean"``) or the mean of the heaviest component
     (``point="mode"``, closer to the mode of a multi-modal prediction).
     """
@@ -205,9 +226,9 @@ class MixtureHead(MLPHead):
     uncertainty_kind = "mixture"
     has_distribution = True
 
-    def __init__(self, d_model: int, n_components: int = 8, sigma_min: float = 1e-3,
+    def __init__(self, d_model: int, n_components: int = 8, sigma_min: float = SIGMA_MIN,
                  point: str = "mean", init_range: Sequence[float] = (-BOUND, BOUND),
-                 mse_weight: float = 0.0):
+                 mse_weight: float = 0.0, precondition: bool = True):
         if n_components < 1 or not sigma_min > 0:
             raise ValueError(f"mixture head: need n_components >= 1 and sigma_min > 0, "
                              f"got {n_components}, {sigma_min}")
@@ -215,7 +236,7 @@ class MixtureHead(MLPHead):
             raise ValueError(f"mixture head: point must be 'mean' or 'mode', got {point!r}")
         super().__init__(d_model, 3 * n_components)
         self.k, self.sigma_min, self.point = int(n_components), float(sigma_min), point
-        self.mse_weight = float(mse_weight)
+        self.mse_weight, self.precondition = float(mse_weight), bool(precondition)
         self.init_range = (float(init_range[0]), float(init_range[1]))
         lo, hi = self.init_range
         with torch.no_grad():
@@ -235,10 +256,12 @@ class MixtureHead(MLPHead):
     def loss(self, out, target: torch.Tensor) -> torch.Tensor:
         log_w, mu, sigma = out
         t = target.to(torch.float32).unsqueeze(-1)
+        if self.precondition:
+            mu, sigma = _grad_times(mu, sigma.detach() ** 2), _grad_times(sigma, sigma.detach() ** 2)
         log_p = -0.5 * ((t - mu) / sigma) ** 2 - sigma.log() - 0.5 * math.log(2 * math.pi)
         nll = -torch.logsumexp(log_w + log_p, dim=-1)
         if self.mse_weight:
-            mean = (log_w.exp() * mu).sum(-1)
+            mean = (log_w.exp() * out[1]).sum(-1)
             nll = nll + self.mse_weight * (mean - t.squeeze(-1)) ** 2
         return nll
 

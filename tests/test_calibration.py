@@ -60,7 +60,8 @@ def test_recalibrated_intervals_cover_their_level_on_validation(runs):
         assert _coverage(plain, val, level) == pytest.approx(before)
         after = _coverage(calibrated, val, level)
         assert abs(after - level) <= 3 / len(val)  # nominal, up to the granularity of 120 records
-        assert abs(after - level) < abs(before - level)  # it was off, and it is corrected
+        if abs(before - level) > 3 / len(val):  # it was off, and it is corrected (seed 3's 68 %
+            assert abs(after - level) < abs(before - level)  # intervals are nominal before)
     # the same weights: point values and mixture parameters unchanged, only the intervals move
     rec = {"x": 4.0, "y": None}
     a, b = plain.predict(rec).predictions[0], calibrated.predict(rec).predictions[0]

@@ -154,3 +154,19 @@ def test_bit_head_mean_point_and_mantissa_mse():
         make_head(enc, 8, {"kind": "native", "point": "median"})
     with pytest.raises(ValueError, match="takes no option"):
         make_head(encodings.get("fone"), 8, {"kind": "native", "mse_weight": 1.0})
+
+
+def test_mixture_precondition_keeps_the_nll_and_scales_its_gradients_by_sigma_squared():
+    torch.manual_seed(0)
+    target = torch.tensor([0.3, -1.0, 2.0, 0.0], dtype=torch.float64)
+    raw = (torch.randn(4, 3).log_softmax(-1), torch.randn(4, 3), torch.rand(4, 3) + 0.05)
+    grads, losses = [], []
+    for precondition in (False, True):
+        out = tuple(x.clone().requires_grad_() for x in raw)
+        loss = MixtureHead(8, 3, precondition=precondition).loss(out, target)
+        loss.sum().backward()
+        losses.append(loss.detach())
+        grads.append([x.grad for x in out])
+    (gw, gm, gs), (pw, pm, ps) = grads
+    assert torch.equal(losses[0], losses[1]) and torch.allclose(gw, pw)
+    assert torch.allclose(pm, gm * raw[2] ** 2) and torch.allclose(ps, gs * raw[2] ** 2)

@@ -26,7 +26,7 @@ OVERFIT = [{"name": f"r{i}", "k": i, "x": x, "y": [round(0.1 * i, 2), 2.5]}
            for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
 
 
-def _module(records, enc_name, head, lr=3e-3, positions="learned"):
+def _module(records, enc_name, head, lr=3e-3, positions="learned", max_steps=10_000):
     enc = encodings.get(enc_name)
     vocab = Vocabulary.build(records)
     codec = Codec(vocab)
@@ -40,7 +40,7 @@ def _module(records, enc_name, head, lr=3e-3, positions="learned"):
              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
     hide = [hidden_positions(codec, r, ["x"]) for r in records]
     batch = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc)
-    return MLMModule(meta, optim, max_steps=10_000), batch, norm
+    return MLMModule(meta, optim, max_steps=max_steps), batch, norm
 
 
 @pytest.fixture(autouse=True)
@@ -52,26 +52,40 @@ def one_thread():
     torch.set_num_threads(n)
 
 
-@pytest.mark.parametrize("enc_name,head,tol,positions", [
+OVERFIT_CASES = [
     ("xval", {"kind": "native"}, 5e-3, "learned"),
     ("xval", {"kind": "native"}, 5e-3, "rope"),
     ("fone", {"kind": "native"}, 0.02, "learned"),
     ("bittokens", {"kind": "native"}, 0.02, "learned"),
-    # the mixture NLL oscillates at this lr (sigma near its floor): with learned positions the
-    # point error after 200 steps is 0.01-0.12 depending on the seed, so this case keeps the RoPE
-    # trunk where it converges; the mixture head's dynamics are a known open problem
+    # before its NLL was preconditioned and floored (MixtureHead) the mixture head's point error
+    # was 0.07-0.52 over seeds 0-4 with learned positions and 0.04-0.10 with RoPE; now < 0.03
+    ("fone", {"kind": "mixture", "n_components": 4}, 0.05, "learned"),
     ("fone", {"kind": "mixture", "n_components": 4}, 0.05, "rope"),
-])
-def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol, positions):
-    torch.manual_seed(0)
-    module, batch, norm = _module(OVERFIT, enc_name, head, positions=positions)
-    opt = torch.optim.Adam(module.parameters(), lr=3e-3)
-    for _ in range(200):
+]
+#: learning must not hang on one seed: seeds 0-1 in the default run, 0-4 with ``-m slow``
+SEEDS, MORE_SEEDS = (0, 1), (2, 3, 4)
+
+
+def _seeded(cases, seeds, marks=()):
+    return [pytest.param(*c, s, marks=marks) for s in seeds for c in cases]
+
+
+@pytest.mark.parametrize("enc_name,head,tol,positions,seed",
+                         _seeded(OVERFIT_CASES, SEEDS) + _seeded(OVERFIT_CASES, MORE_SEEDS, pytest.mark.slow))
+def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol, positions, seed):
+    torch.manual_seed(seed)
+    module, batch, norm = _module(OVERFIT, enc_name, head, positions=positions, max_steps=300)
+    # the optimizer and schedule training uses: a constant-lr Adam left the xVal MSE wherever its
+    # oscillation was at the last step (2e-5-0.0099 over seeds 0-4 after 200 steps; decayed:
+    # < 1e-5); the classification heads need 300 decayed steps (FoNE CE <= 0.012, BitTokens 0.0014)
+    opt, sched = (o := module.configure_optimizers())["optimizer"], o["lr_scheduler"]["scheduler"]
+    for _ in range(300):
         res = module.losses(batch)
         opt.zero_grad()
         res["loss"].backward()
         torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
         opt.step()
+        sched.step()
     res = module.losses(batch)
     if head["kind"] == "native":
         assert res["number_loss"].item() < tol
@@ -256,3 +270,17 @@ def test_checkpoints_keep_the_position_options(dataset, reference_run, tmp_path)
     assert np.array_equal(v1.predict_hidden([seq], [hide])[0].values, rope.predict_hidden([seq], [hide])[0].values)
     with pytest.raises(ValueError, match="shorter than the longest training or validation record"):
         fit(_config(dataset, tmp_path / "short", model={"max_positions": 3}))
+
+
+def test_mixture_checkpoints_name_their_variance_floor():
+    """New checkpoints write the mixture head's sigma_min; one without it (written when the
+    default floor was 1e-3) loads with 1e-3, so its intervals do not change."""
+    from scinum.heads import LEGACY_SIGMA_MIN, SIGMA_MIN
+    module, _, _ = _module(OVERFIT, "xval", {"kind": "mixture", "n_components": 2})
+    saved = module.meta.to_dict()
+    assert saved["head"] == {"kind": "mixture", "n_components": 2, "sigma_min": SIGMA_MIN}
+    assert CheckpointMeta.from_dict(saved).build_model().head.sigma_min == SIGMA_MIN
+    del saved["head"]["sigma_min"]
+    old = CheckpointMeta.from_dict(saved)
+    assert old.head["sigma_min"] == LEGACY_SIGMA_MIN == old.build_model().head.sigma_min
+    assert CheckpointMeta.from_dict(old.to_dict()).head["sigma_min"] == LEGACY_SIGMA_MIN
