@@ -122,6 +122,8 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
             builders.add_arguments(chosen.builder, p)
     if argv == ["build"]:
         chosen = _ListBuilders()
+    elif argv[:1] == ["build"] and not argv[1].startswith("-") and argv[1] not in builders.REGISTRY:
+        raise SystemExit(f"scinum: error: {builders.REGISTRY.missing(argv[1])}")
     for name, (module, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)
         if argv[:1] == [name]:
