@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -98,28 +98,44 @@ def _parameters(a: argparse.Namespace) -> dict:
     return params
 
 
-def build(out: str | os.PathLike, *, source: str, **params: Any) -> int:
+def build(out: str | os.PathLike, *, source: str, variable: str | None = None,
+          train: int = 1000, val: int = 100, test: int = 100, ood: int = 0, seed: int = 0,
+          workers: int = 1, shard_size: int = 1000, compress: bool = False,
+          part: str | tuple[int, int] | None = None,
+          train_period: str | Sequence[str | None] | None = None,
+          val_period: str | Sequence[str | None] | None = None,
+          test_period: str | Sequence[str | None] | None = None,
+          ood_south_of: float | None = None, stations: Sequence[int] = (60, 90),
+          steps: Sequence[int] = (8, 16), step_hours: int = 8, decimals: int = 4,
+          synthetic_days: float = 365, synthetic_resolution: float = 2.0, synthetic_seed: int = 0,
+          synthetic_start: str = "2020-01-01") -> dict | None:
     """Build (or resume) the ERA5 dataset in ``out`` from ``source`` (a NetCDF/Zarr path or
-    ``"synthetic"``): the Python form of ``scinum build era5 OUT --source SOURCE ...``, with the
-    flags' names as keywords (``train=3000, stations=[12, 20], synthetic_days=240``; periods as
-    ``"START/END"`` text). Returns 0."""
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    a = parser.parse_args([str(out), "--source", str(source)])
-    kinds = {action.dest: action.type for action in parser._actions}  # the flags' conversions
-    for key, value in params.items():
-        if key in ("out", "source") or not hasattr(a, key):
-            raise DatasetError(f"era5: unknown parameter {key!r}; the flags of scinum build era5 "
-                               f"are {sorted(k for k in vars(a) if k != 'out')}")
-        kind = kinds.get(key)
-        if kind is not None and value is not None:
-            value = [kind(v) for v in value] if isinstance(value, (list, tuple)) else kind(value)
-        setattr(a, key, value)
-    return run(a)
+    ``"synthetic"``); returns the manifest (None for a ``part="I/N"`` build). The Python form of
+    ``scinum build era5 OUT --source SOURCE ...``: the flags' names as keywords and defaults
+    (``train=3000, stations=[12, 20], synthetic_days=240``; periods as ``"START/END"`` text or
+    ``(start, end)``)."""
+    a = argparse.Namespace(**locals())
+    a.out = str(out)
+    for split in ("train", "val", "test"):
+        given = getattr(a, f"{split}_period")
+        if isinstance(given, str):
+            setattr(a, f"{split}_period", _period(given))
+    a.stations, a.steps = [int(v) for v in stations], [int(v) for v in steps]
+    a.synthetic_days, a.synthetic_resolution = float(synthetic_days), float(synthetic_resolution)
+    a.ood_south_of = None if ood_south_of is None else float(ood_south_of)  # as the flags parse them
+    if isinstance(part, (tuple, list)):
+        a.part = f"{part[0]}/{part[1]}"
+    return _build(a)
 
 
 def run(a: argparse.Namespace) -> int:
-    """Build the dataset described by the parsed flags; returns 0."""
+    """Entry point of ``scinum build era5``: builds the dataset the parsed flags describe."""
+    _build(a)
+    return 0
+
+
+def _build(a: argparse.Namespace) -> dict | None:
+    """Build the dataset described by the parsed flags ``a``; returns the manifest."""
     if a.stations[0] < 1 or a.stations[0] > a.stations[1]:
         raise DatasetError(f"--stations {a.stations}: need 1 <= MIN <= MAX")
     if a.steps[0] < 2 or a.steps[0] > a.steps[1]:
@@ -136,7 +152,7 @@ def run(a: argparse.Namespace) -> int:
                            part=parse_part(getattr(a, "part", None)))
     if writer.complete:
         print(f"{a.out}: already complete")
-        return 0
+        return writer.finish()
     source = params["source"]
     if a.source == "synthetic":
         source = str(writer.build_dir / "synthetic.nc")
@@ -187,7 +203,7 @@ def run(a: argparse.Namespace) -> int:
                            decimals=None if a.decimals < 0 else a.decimals)
         if split != OOD_SPLIT or a.ood_south_of is not None:
             writer.write_split(split, n, SampleMaker(cfg, view), workers=a.workers)
-    if writer.finish(
+    manifest = writer.finish(
         synthetic=a.source == "synthetic",
         source={"path": source if a.source != "synthetic" else "synthetic",
                 "description": view.source, "grid": [len(view.lat), len(view.lon)],
@@ -205,9 +221,10 @@ def run(a: argparse.Namespace) -> int:
         task={"next_step_mask": NEXT_STEP_MASK, "step_hours": a.step_hours},
         evaluation={"fields": [NEXT_STEP_MASK],
                     "ood_fields": {} if a.ood_south_of is None else {OOD_SPLIT: NEXT_STEP_MASK},
-                    "units": {NEXT_STEP_MASK: "temperature, σ units (MSE × std² = K²)"}}) is None:
+                    "units": {NEXT_STEP_MASK: "temperature, σ units (MSE × std² = K²)"}})
+    if manifest is None:
         print(f"{a.out}: wrote part {a.part}; when every part is done: the same command with "
               "--part finish")
-        return 0
+        return None
     print(f"{a.out}: done ({'synthetic' if a.source == 'synthetic' else source})")
-    return 0
+    return manifest

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 import yaml
 
-from scinum.cli import BUILDERS
+from scinum import builders
 from scinum.config import apply_overrides, load_config, parse_overrides
 from scinum.atomic import write_text_atomic
 from scinum.errors import RecipeError, ScinumError
@@ -139,7 +139,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     data = work / "data"
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     log(f"[{name}] building dataset in {data}")
-    import_module(BUILDERS[name][0]).build(data, **params)
+    builders.build(preset.get("builder", name), data, **params)  # scinum.builders registry
     chosen = list(preset["models"]) if not models else list(models)
     unknown = [m for m in chosen if m not in preset["models"]]
     if unknown:

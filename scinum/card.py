@@ -27,11 +27,12 @@ _METRICS = (("mse", "MSE"), ("r2", "R²"), ("log_smape", "log-sMAPE"), ("exact",
 
 
 def model_label(meta: Any) -> str:
-    """The name ``scinum evaluate`` gives a model by default: its encoding (+gmm for a mixture
-    head). ``meta``: a :class:`~scinum.checkpoint.CheckpointMeta` or its dict."""
+    """The name ``scinum evaluate`` gives a model by default: its encoding (+ the label its head
+    kind declares, gmm for a mixture head: :func:`scinum.heads.model_label`). ``meta``: a
+    :class:`~scinum.checkpoint.CheckpointMeta` or its dict."""
+    from .heads import model_label as label
     enc, head = (meta["encoding"], meta["head"]) if isinstance(meta, dict) else (meta.encoding, meta.head)
-    kind = head.get("kind", "native")
-    return enc["name"] if kind == "native" else f"{enc['name']}+{'gmm' if kind == 'mixture' else kind}"
+    return label(enc["name"], head)
 
 
 def read_results(results: str | os.PathLike, meta: Any, label: str | None = None) -> dict[str, Any]:

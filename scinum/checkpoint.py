@@ -91,6 +91,7 @@ class CheckpointMeta:
                 raise CheckpointError(f"{path}: metadata entry {key!r} is {what}")
         if not isinstance(meta["encoding"].get("name"), str):
             raise CheckpointError(f"{path}: metadata entry 'encoding' names no encoding")
+        _require_plugins(meta, path)
         ctx = meta.get("context_length")
         if ctx is not None and (type(ctx) is not int or ctx < 1):
             raise CheckpointError(f"{path}: metadata entry 'context_length' is {ctx!r}, not a length")
@@ -110,6 +111,19 @@ class CheckpointMeta:
                        run=dict(meta.get("run") or {}))
         except (KeyError, ValueError, TypeError, AttributeError) as e:
             raise CheckpointError(f"{path}: damaged metadata ({type(e).__name__}: {str(e)[:300]})") from None
+
+
+def _require_plugins(meta: dict[str, Any], path: Any) -> None:
+    """Raise a one-line :class:`CheckpointError` naming the encoding or head kind that ``meta``
+    needs and no installed package provides (:mod:`scinum.plugins`), before anything is built
+    (so a missing plug-in is not reported as weights that do not fit)."""
+    from .heads import lookup as head_kind
+    from .plugins import PluginNotFound
+    try:
+        encodings.lookup(meta["encoding"]["name"])
+        head_kind(meta["head"].get("kind", "native"))
+    except PluginNotFound as e:
+        raise CheckpointError(f"{path}: {e}") from None
 
 
 def digest(meta: Any, state: Any) -> str:

@@ -14,15 +14,33 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 
 from .errors import ScinumError
 
-#: ``scinum build <name>``: dataset builders.
-BUILDERS = {
-    "planets": ("simulations.planets", "planetary orbits simulated with REBOUND (xVal paper)"),
-    "era5": ("era5.builder", "ERA5 2 m temperature grids sampled into station series"),
-    "jsonl": ("scinum.jsonl_dataset", "your own JSONL records (splits from files or --split)"),
-}
+
+
+class _Builders(Mapping):
+    """``scinum build <name>``: a read-only view of the builder registry
+    (:mod:`scinum.builders`), ``name -> (module, description)``, kept for older code; built-ins
+    are listed without importing anything, plug-ins once the entry points are read."""
+
+    def __getitem__(self, name: str) -> tuple[str, str]:
+        from . import builders
+        if name not in builders.REGISTRY:
+            raise KeyError(name)
+        target = builders._BUILT_IN.get(name, (None,))[0] or getattr(builders.get(name), "__name__", name)
+        return target, builders.describe(name)
+
+    def __iter__(self):
+        from . import builders
+        return iter(builders.names())
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+BUILDERS = _Builders()
 #: ``scinum <command>``.
 COMMANDS = {
     "fit": ("scinum.training", "train a model from a YAML config"),
@@ -45,6 +63,46 @@ def _load(module: str, what: str):
     return mod
 
 
+def _load_builder(name: str):
+    """The builder ``name``; a built-in whose dependencies are missing says so in one line."""
+    from . import builders
+    try:
+        return builders.get(name)
+    except ModuleNotFoundError as e:
+        if name in builders._BUILT_IN and e.name and builders._BUILT_IN[name][0].startswith(e.name):
+            raise SystemExit(f"scinum: 'build {name}' is not available in this version") from None
+        raise
+    except builders.PluginNotFound as e:
+        raise SystemExit(f"scinum: error: {e}") from None
+
+
+class _BuildCommand:
+    """``scinum build NAME ...``: runs a builder through :func:`scinum.builders.run`."""
+
+    def __init__(self, name: str, builder):
+        self.name, self.builder = name, builder
+
+    def run(self, args: argparse.Namespace) -> int:
+        from . import builders
+        return builders.run(self.builder, args, self.name)
+
+
+class _ListBuilders:
+    """``scinum build`` alone: the builders installed here, one a line."""
+
+    @staticmethod
+    def run(args: argparse.Namespace) -> int:
+        from . import builders
+        print("builders (scinum build NAME OUT --help):")
+        for name in builders.names():
+            try:
+                text = builders.describe(name)
+            except Exception as e:  # a broken plug-in is listed, with why
+                text = f"cannot be loaded: {(str(e).splitlines() or [''])[0][:120]}"
+            print(f"  {name:10s} {text}  [{builders.REGISTRY.origin(name)}]")
+        return 0
+
+
 def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | None]:
     """The parser for ``argv``; imports only the module of the subcommand named in ``argv``."""
     parser = argparse.ArgumentParser(prog="scinum", description=__import__("scinum").__doc__
@@ -55,11 +113,17 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
     chosen = None
     build = sub.add_parser("build", help="build a dataset directory")
     bsub = build.add_subparsers(dest="builder", metavar="BUILDER")
-    for name, (module, help_) in BUILDERS.items():
+    from . import builders  # the registry: scinum's builders and the installed plug-ins'
+    for name in builders.names() if argv[:1] == ["build"] else builders._BUILT_IN:
+        help_ = builders.describe(name, load=False)
         p = bsub.add_parser(name, help=help_, description=help_)
         if argv[:2] == ["build", name]:
-            chosen = _load(module, f"'build {name}'")
-            chosen.add_arguments(p)
+            chosen = _BuildCommand(name, _load_builder(name))
+            builders.add_arguments(chosen.builder, p)
+    if argv == ["build"]:
+        chosen = _ListBuilders()
+    elif argv[:1] == ["build"] and not argv[1].startswith("-") and argv[1] not in builders.REGISTRY:
+        raise SystemExit(f"scinum: error: {builders.REGISTRY.missing(argv[1])}")
     for name, (module, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)
         if argv[:1] == [name]:

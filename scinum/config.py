@@ -8,8 +8,9 @@ A config is a plain nested dict (JSON-able, saved with each run)::
     encoding:  {name: xval, ...encoding options}
     head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
                | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true}
-    normalizer: null   # null: the encoding's default; "standard" for a mixture head when that is "none"
-    calibrate: true    # mixture head: fit its spread per evaluation field on val after training
+               | {kind: NAME, ...}  (a head a plug-in installs: scinum.heads entry points)
+    normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
+    calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
     model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: learned, max_positions: null, ...}
     optim:     {lr: 3e-4, warmup_steps: 200, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
     trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
@@ -213,12 +214,17 @@ def validate_config(config: dict) -> None:
     for section in _FREE:
         if not isinstance(config.get(section), dict):
             fail(section, config.get(section), "a mapping")
-    from . import encodings  # local: the registry imports the encodings
+    from . import encodings, heads  # local: the registries import the encodings and heads
     try:
         encodings.from_config(config["encoding"])
     except (TypeError, ValueError, KeyError) as e:
         first = (str(e).splitlines() or [""])[0][:200]
         raise ConfigError(f"config: encoding {str(config['encoding'])[:120]}: {first}") from None
+    try:
+        heads.lookup(config["head"].get("kind", "native"))
+    except (TypeError, ValueError, KeyError) as e:
+        first = (str(e).splitlines() or [""])[0][:200]
+        raise ConfigError(f"config: head {str(config['head'])[:120]}: {first}") from None
     accelerator = config["trainer"]["accelerator"]
     import torch
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
@@ -228,8 +234,9 @@ def validate_config(config: dict) -> None:
 
 def resolve_normalizer(config: dict, encoding: Any) -> str:
     """The normalizer method: ``config["normalizer"]`` if set, else the encoding's default —
-    except that a mixture head (which works in normalized space, with means initialised over
-    [-5, 5]) gets ``"standard"`` where the encoding's default is ``"none"``. Encodings that are
+    except that a head that declares a normalizer (:attr:`scinum.heads.HeadOutputs.normalizer`;
+    the mixture head, which works in normalized space with means initialised over [-5, 5],
+    declares ``"standard"``) gets it where the encoding's default is ``"none"``. Encodings that are
     not ``normalizable`` (the text baselines, whose tokens write the raw values) always use
     ``"none"`` (any other setting raises ``ValueError``)."""
     if not encoding.normalizable:
@@ -239,6 +246,8 @@ def resolve_normalizer(config: dict, encoding: Any) -> str:
         return "none"
     if config.get("normalizer"):
         return config["normalizer"]
-    if config["head"].get("kind") == "mixture" and encoding.default_normalizer == "none":
-        return "standard"
+    from .heads import declared
+    wanted = declared(config["head"]).normalizer
+    if wanted and encoding.default_normalizer == "none":
+        return wanted
     return encoding.default_normalizer

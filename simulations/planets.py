@@ -22,7 +22,7 @@ import os
 import ctypes
 from ctypes import addressof, byref, c_double, c_int, c_void_p, sizeof
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import rebound
@@ -213,10 +213,15 @@ def manifest_notes(config: PlanetsConfig) -> dict[str, Any]:
 def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: int = 100,
           ood: int = 100, seed: int = 0, config: PlanetsConfig | None = None, workers: int = 1,
           shard_size: int = 1000, compress: bool = False, part: tuple[int, int] | str | None = None,
-          **options: Any) -> dict | None:
-    """Build (or resume) the planets dataset in ``out``; returns the manifest. The defaults are
-    ``scinum build planets``'s; ``options`` are :class:`PlanetsConfig` fields (``steps=12``...)
-    that replace those of ``config``.
+          steps: int | None = None, planets: Sequence[int] | None = None,
+          stepsizes: Sequence[float] | None = None, a_final: Sequence[float] | None = None,
+          ood_stepsize_range: Sequence[float] | None = None,
+          ood_stepsize_margin: float | None = None, ood_a1_range: Sequence[float] | None = None,
+          max_attempts: int | None = None) -> dict | None:
+    """Build (or resume) the planets dataset in ``out``; returns the manifest (the builder
+    protocol, :mod:`scinum.builders`). The defaults are ``scinum build planets``'s; ``steps`` ...
+    ``max_attempts`` are :class:`PlanetsConfig` fields that, where given (not None), replace
+    those of ``config``.
 
     ``part=(i, n)`` builds only shards ``k % n == i`` of each split and returns None;
     ``part="finish"`` verifies that every shard exists and writes the manifest
@@ -225,10 +230,10 @@ def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: in
     ``ood`` is the sample count of each OOD split. Raises :class:`DatasetError` for impossible
     parameters before anything is written.
     """
-    known = {f.name for f in dataclasses.fields(PlanetsConfig)}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise DatasetError(f"planets: unknown parameter(s) {unknown}; the sample options are {sorted(known)}")
+    given = dict(steps=steps, planets=planets, stepsizes=stepsizes, a_final=a_final,
+                 ood_stepsize_range=ood_stepsize_range, ood_stepsize_margin=ood_stepsize_margin,
+                 ood_a1_range=ood_a1_range, max_attempts=max_attempts)
+    options = {k: v for k, v in given.items() if v is not None}
     config = dataclasses.replace(config or PlanetsConfig(),
                                  **{k: tuple(v) if isinstance(v, list) else v for k, v in options.items()})
     counts = {"train": train, "val": val, "test": test, "ood_stepsize": ood, "ood_a1": ood}

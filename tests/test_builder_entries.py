@@ -1,10 +1,12 @@
-"""Both builders' Python entry ``build(out, **params)`` (what the recipes call) builds exactly what
-``scinum build <name> OUT --flags`` builds, and names a parameter it does not know."""
+"""Both builders' Python entry ``build(out, *, ...)`` (what the recipes call, through
+``scinum.builders.build``) builds exactly what ``scinum build <name> OUT --flags`` builds, returns
+the manifest, and a parameter it does not take is named."""
 from pathlib import Path
 
 import pytest
 
 from era5 import builder as era5_builder
+from scinum import builders
 from scinum.cli import main
 from scinum.errors import DatasetError
 from simulations import planets
@@ -17,22 +19,24 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 def test_planets_python_entry_equals_the_cli(tmp_path):
-    planets.build(tmp_path / "py", train=12, val=3, test=3, ood=3, steps=4, seed=5)
+    manifest = planets.build(tmp_path / "py", train=12, val=3, test=3, ood=3, steps=4, seed=5)
+    assert manifest["splits"]["train"]["count"] == 12
     assert main(["build", "planets", str(tmp_path / "cli"), "--train", "12", "--val", "3",
                  "--test", "3", "--ood", "3", "--steps", "4", "--seed", "5"]) == 0
     assert _files(tmp_path / "py") == _files(tmp_path / "cli")
     with pytest.raises(DatasetError, match="unknown parameter.*'stepz'"):
-        planets.build(tmp_path / "bad", train=4, stepz=3)
+        builders.build("planets", tmp_path / "bad", train=4, stepz=3)
 
 
 def test_era5_python_entry_equals_the_cli(tmp_path):
     params = {"synthetic_days": 20, "synthetic_resolution": 10, "train": 6, "val": 2, "test": 2,
               "stations": [2, 3], "steps": [3, 4], "seed": 1}
-    assert era5_builder.build(tmp_path / "py", source="synthetic", **params) == 0
+    manifest = era5_builder.build(tmp_path / "py", source="synthetic", **params)
+    assert manifest["builder"] == "era5" and manifest["splits"]["train"]["count"] == 6
     assert main(["build", "era5", str(tmp_path / "cli"), "--source", "synthetic",
                  "--synthetic-days", "20", "--synthetic-resolution", "10", "--train", "6",
                  "--val", "2", "--test", "2", "--stations", "2", "3", "--steps", "3", "4",
                  "--seed", "1"]) == 0
     assert _files(tmp_path / "py") == _files(tmp_path / "cli")
-    with pytest.raises(DatasetError, match="unknown parameter 'days'"):
-        era5_builder.build(tmp_path / "bad", source="synthetic", days=3)
+    with pytest.raises(DatasetError, match=r"unknown parameter\(s\) \['days'\]"):
+        builders.build("era5", tmp_path / "bad", source="synthetic", days=3)

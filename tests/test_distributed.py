@@ -7,7 +7,6 @@ the same weights, up to the order of floating-point sums in the all-reduce.
 """
 import csv
 import json
-import random
 import subprocess
 import sys
 
@@ -18,26 +17,15 @@ import yaml
 
 import scinum
 from scinum.config import load_config
-from scinum.datasets import DatasetWriter
 from scinum.errors import ConfigError
 from scinum.training import fit
 
-
-class Toy:
-    def __call__(self, i):
-        rng = random.Random(i)
-        m = round(rng.uniform(1, 5), 3)
-        return {"m": m, "data": [[round(m * t, 4), round(rng.uniform(-1, 1), 4)] for t in range(3)]}, {}
+from conftest import ToyMD as Toy  # the records of tests/conftest.py's toy_dataset
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ddp") / "data"
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=64)
-    w.write_split("train", 64, Toy())
-    w.write_split("val", 16, Toy())
-    w.finish()
-    return path
+def dataset(tmp_path_factory, toy_dataset):
+    return toy_dataset(tmp_path_factory.mktemp("ddp") / "data", 64, 16, shard_size=64)
 
 
 def _config(dataset, out, **trainer):

@@ -12,7 +12,6 @@ test instead of the suite.
 """
 import csv
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -23,29 +22,13 @@ import pytest
 import torch
 import yaml
 
-from scinum.datasets import DatasetWriter
-
-
-class Toy:
-    def __call__(self, i):
-        rng = random.Random(i)
-        m = round(rng.uniform(1, 5), 3)
-        return {"m": m, "data": [[round(m * t, 4), round(rng.uniform(-1, 1), 4)] for t in range(3)]}, {}
-
-
-def _dataset(path, n_train, n_val, fields):
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=16)
-    w.write_split("train", n_train, Toy())
-    w.write_split("val", n_val, Toy())
-    w.finish(**({"evaluation": {"fields": fields}} if fields else {}))
-    return path
 
 
 @pytest.fixture(scope="module")
-def datasets(tmp_path_factory):
+def datasets(tmp_path_factory, toy_dataset):
     root = tmp_path_factory.mktemp("hangs")
-    return {"fields": _dataset(root / "fields", 61, 13, ["m", "data[-1][*]"]),
-            "plain": _dataset(root / "plain", 61, 13, None)}
+    return {"fields": toy_dataset(root / "fields", 61, 13, ["m", "data[-1][*]"]),
+            "plain": toy_dataset(root / "plain", 61, 13, None)}
 
 
 def _config(data, out, **trainer):

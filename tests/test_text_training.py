@@ -26,12 +26,7 @@ RECORDS = [{"name": f"r{i}", "x": x, "y": [round(0.1 * i, 2), 2.5]}
            for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def _text_setup(name, records):

@@ -43,13 +43,7 @@ def _module(records, enc_name, head, lr=3e-3, positions="learned", max_steps=10_
     return MLMModule(meta, optim, max_steps=max_steps), batch, norm
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run faster on one thread (and do not fight other processes for cores)."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 OVERFIT_CASES = [

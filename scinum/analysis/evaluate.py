@@ -9,10 +9,14 @@ A results directory (what ``scinum plot`` reads) holds:
 
 * ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics;
 * ``predictions.csv`` — one row per predicted number: ``model, encoding, head, field, split,
-  record, path, true, pred`` (+ ``mean, std, lo68, hi68, lo95, hi95, mixture`` for mixture heads);
+  record, path, true, pred`` (+ the columns the model's head declares,
+  :attr:`scinum.heads.HeadOutputs.columns`: ``mean, std, lo68, hi68, lo95, hi95, mixture`` for
+  the mixture head);
   ``pred`` is NaN where a text encoding's tokens did not parse (the ``unparseable`` column);
 * ``train_values.json`` — the distinct training values of each field (≤ 200, for plots);
-* ``meta.json`` — dataset, builder, units and which field each OOD split is about.
+* ``meta.json`` — dataset, builder, units, which field each OOD split is about and ``heads``:
+  each model's head declaration (:meth:`scinum.heads.HeadOutputs.to_dict`), which
+  :mod:`scinum.analysis.plots` reads.
 """
 from __future__ import annotations
 
@@ -29,9 +33,26 @@ from ..datasets import Dataset
 from ..errors import DatasetError, RecordError, ScinumError
 from ..paths import get, matches, parse_path, select
 from ..atomic import write_text_atomic
+from ..heads import model_label
 from .metrics import summarize
 
-__all__ = ["default_fields", "evaluate", "train_values", "write_results", "results_meta"]
+__all__ = ["default_fields", "evaluate", "train_values", "write_results", "results_meta",
+           "head_declarations"]
+
+
+def head_declarations(predictions: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """``{model: HeadOutputs dict}`` for the models of a ``predictions.csv`` frame whose head
+    kind is registered here (what ``meta.json`` records as ``heads``)."""
+    from ..heads import lookup
+    out: dict[str, dict[str, Any]] = {}
+    if predictions.empty or "head" not in predictions:
+        return out
+    for model, kind in predictions[["model", "head"]].drop_duplicates().itertuples(index=False):
+        try:
+            out[str(model)] = lookup(str(kind)).outputs.to_dict()
+        except ValueError:
+            continue
+    return out
 
 def default_fields(manifest: dict) -> list[str]:
     """The fields a dataset's builder declares for evaluation (``manifest["evaluation"]``)."""
@@ -71,7 +92,8 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                                f"(counts: { {s: ds.count(s) for s in ds.splits} })")
     encoding = model.meta.encoding["name"]
     head = model.meta.head.get("kind", "native")
-    label = label or (encoding if head == "native" else f"{encoding}+{'gmm' if head == 'mixture' else head}")
+    declared = type(model.model.head)  # its class declares its outputs and evaluation columns
+    label = label or model_label(encoding, model.meta.head)
     rows, tables = [], []
     for split in splits:
         records, where = [], []
@@ -98,14 +120,14 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                            "split": split, "record": i, "path": p.path,
                            "true": float(get(rec, p.path)), "pred": _pred_value(p.value),
                            "unparseable": p.value is None, "says_number": p.says_number}
-                    row.update(_uncertainty_columns(p.uncertainty))
+                    row.update(declared.evaluation_columns(p.uncertainty))
                     part.append(row)
             frame = pd.DataFrame(part)
             rows.append(frame)
             tables.append({"model": label, "field": field, "split": split,
                            **summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
                                        unparseable=frame["unparseable"].to_numpy(dtype=bool),
-                                       **_summary_extras(frame)),
+                                       **declared.summary_inputs(frame)),
                            **_token_gate(frame), **_physical_mse(ds.manifest, frame)})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
@@ -140,25 +162,6 @@ def _pred_value(value: float | None) -> float:
     """A FieldPrediction's value as a float: None (an unparseable text-encoding prediction) ->
     NaN, which the metrics count as unparseable and leave out of the others."""
     return math.nan if value is None else float(value)
-
-
-def _uncertainty_columns(u: dict[str, Any]) -> dict[str, Any]:
-    if "means" not in u:
-        return {}
-    return {"mean": u["mean"], "std": u["std"],
-            "lo68": u.get("interval_68", [math.nan] * 2)[0], "hi68": u.get("interval_68", [math.nan] * 2)[1],
-            "lo95": u.get("interval_95", [math.nan] * 2)[0], "hi95": u.get("interval_95", [math.nan] * 2)[1],
-            "mixture": json.dumps({"weights": u["weights"], "means": u["means"], "stds": u["stds"]})}
-
-
-def _summary_extras(frame: pd.DataFrame) -> dict[str, np.ndarray]:
-    if "mixture" not in frame:
-        return {}
-    mix = [json.loads(m) for m in frame["mixture"]]
-    return {"lo68": frame["lo68"].to_numpy(), "hi68": frame["hi68"].to_numpy(),
-            "lo95": frame["lo95"].to_numpy(), "hi95": frame["hi95"].to_numpy(),
-            "weights": np.array([m["weights"] for m in mix]), "means": np.array([m["means"] for m in mix]),
-            "stds": np.array([m["stds"] for m in mix])}
 
 
 def train_values(data: str | Path, fields: Sequence[str], cap: int = 200,
@@ -209,6 +212,7 @@ def write_results(out: str | Path, table: pd.DataFrame, predictions: pd.DataFram
     """Write a results directory (module docstring); each file atomically."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    meta = {**meta, "heads": {**head_declarations(predictions), **meta.get("heads", {})}}
     write_text_atomic(out / "table.csv", table.to_csv(index=False))
     write_text_atomic(out / "table.md", _markdown(table))
     write_text_atomic(out / "predictions.csv", predictions.to_csv(index=False))

@@ -4,11 +4,12 @@ A results directory (written by :mod:`scinum.analysis.evaluate`) holds:
 
 * ``predictions.csv`` (required): one row per predicted number; columns ``model``, ``field``,
   ``split``, ``true``, ``pred`` (NaN = unparseable), and optionally ``encoding``, ``head``,
-  ``record``, ``path``, ``mean``, ``std``, ``lo68``, ``hi68``, ``lo95``, ``hi95`` and ``mixture``
-  (JSON ``{"weights": [...], "means": [...], "stds": [...]}`` in record units).
+  ``record``, ``path`` and the columns each head declares (:class:`scinum.heads.HeadOutputs`;
+  the mixture head: ``mean``, ``std``, ``lo68``, ``hi68``, ``lo95``, ``hi95`` and ``mixture``,
+  JSON ``{"weights": [...], "means": [...], "stds": [...]}`` in record units).
 * ``train_values.json`` (optional): ``{field: sorted distinct training values}``.
 * ``meta.json`` (optional): ``{"dataset", "builder", "units": {field: unit},
-  "ood_fields": {split: field}}``; any key may be missing;
+  "ood_fields": {split: field}, "heads": {model: head declaration}}``; any key may be missing;
 * ``logs/<model>.csv`` (optional): training logs, drawn by :mod:`.curves`.
 
 Plots (PNG, Agg backend, deterministic, one colour per model across all plots):
@@ -228,25 +229,25 @@ def plot_histograms(res: Results, field: str, split: str, out: Path, bins: int =
     return _save(fig, out)
 
 
-def _mixture_of(row) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(weights, means, stds)``, each ``[K]``, from a row's ``mixture`` JSON."""
+def _mixture_of(row, column: str = "mixture") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(weights, means, stds)``, each ``[K]``, from a row's mixture JSON in ``column``."""
     try:
-        m = json.loads(row["mixture"])
+        m = json.loads(row[column])
         w, mu, sd = (np.asarray(m[k], dtype=np.float64) for k in ("weights", "means", "stds"))
     except (ValueError, KeyError, TypeError) as e:
         where = ", ".join(f"{k} {row[k]}" for k in ("model", "record", "path") if k in row)
         raise ResultsError(f"predictions.csv ({where}): bad mixture column: {e!r}") from None
     if not (w.ndim == 1 and w.shape == mu.shape == sd.shape and w.size):
         raise ResultsError(f"predictions.csv: mixture weights/means/stds must be equal-length "
-                           f"non-empty lists, got {row['mixture']!r}")
+                           f"non-empty lists, got {row[column]!r}")
     return w, mu, sd
 
 
-def _representative(rows: pd.DataFrame) -> pd.Series:
+def _representative(rows: pd.DataFrame, column: str = "mixture") -> pd.Series:
     """The row whose NLL of the true value is the median one (lowest ordering keys on ties)."""
     keys = [c for c in ("record", "path") if c in rows.columns]
     rows = rows.sort_values(keys, kind="stable") if keys else rows
-    w, mu, sd = zip(*(_mixture_of(r) for _, r in rows.iterrows()))
+    w, mu, sd = zip(*(_mixture_of(r, column) for _, r in rows.iterrows()))
     if len({len(a) for a in w}) == 1:
         nll = gmm_nll_per_sample(rows["true"], np.stack(w), np.stack(mu), np.stack(sd))
     else:  # K differs between rows: score row by row
@@ -256,18 +257,20 @@ def _representative(rows: pd.DataFrame) -> pd.Series:
     return rows.iloc[order[(len(order) - 1) // 2]]
 
 
-def plot_gmm_density(res: Results, model: str, field: str, split: str, out: Path) -> Path:
-    """Predictive density of a mixture head for one masked number of ``field`` on ``split``: the
-    mixture (and its components), the true value, the point prediction and the shaded 68%/95%
-    intervals. The row shown is the one with the median NLL (deterministic)."""
+def plot_gmm_density(res: Results, model: str, field: str, split: str, out: Path,
+                     column: str = "mixture") -> Path:
+    """Predictive density of a head that declares one (``column``: its Gaussian-mixture JSON
+    column, :attr:`scinum.heads.HeadOutputs.density`) for one masked number of ``field`` on
+    ``split``: the mixture (and its components), the true value, the point prediction and the
+    shaded 68%/95% intervals. The row shown is the one with the median NLL (deterministic)."""
     rows = _rows(res, field, split)
-    if "mixture" in rows.columns:
-        rows = rows[(rows["model"] == model) & rows["mixture"].notna()]
-    if "mixture" not in rows.columns or rows.empty:
-        raise ResultsError(f"predictions.csv: no mixture rows for model {model!r}, field "
+    if column in rows.columns:
+        rows = rows[(rows["model"] == model) & rows[column].notna()]
+    if column not in rows.columns or rows.empty:
+        raise ResultsError(f"predictions.csv: no {column} rows for model {model!r}, field "
                            f"{field!r}, split {split!r}")
-    row, unit = _representative(rows), res.unit(field)
-    w, mu, sd = _mixture_of(row)
+    row, unit = _representative(rows, column), res.unit(field)
+    w, mu, sd = _mixture_of(row, column)
     y = float(row["true"])
     ok = np.isfinite(w) & np.isfinite(mu) & np.isfinite(sd) & (sd > 0) & (w > 0)
     bad = int((~ok).sum())  # components a diverged model made non-finite: left out, counted
@@ -353,13 +356,25 @@ def _ood_pairs(res: Results) -> list[tuple[str, str]]:
     return sorted(pair for pair in present if pair[0].startswith("ood_"))
 
 
+def _densities(res: Results) -> dict[str, str]:
+    """``{model: column}`` of the models whose head declares a predictive density column
+    (``meta.json`` ``heads``); results written before heads declared theirs: the ``mixture``
+    column's models."""
+    declared = res.meta.get("heads") if isinstance(res.meta.get("heads"), dict) else None
+    if declared is None:
+        declared = {m: {"density": "mixture"} for m in res.preds["model"].unique()}
+    return {str(m): d["density"] for m, d in declared.items() if isinstance(d, dict)
+            and d.get("density") in res.preds.columns and (res.preds["model"] == m).any()}
+
+
 def make_all(results_dir: str | Path) -> list[Path]:
     """Write every applicable plot into ``results_dir/plots/``; returns the paths written.
 
     * ``ood_<split>__<field>.png`` per (split, field) of :func:`_ood_pairs`;
     * ``hist_<split>__<field>.png`` per field, on ``test`` (else the first split by name), and
       ``fig7_<split>__<field>.png`` (:mod:`.histograms`) where it has ≥ MANY_VALUES true values;
-    * ``gmm_<model>_<split>__<field>.png`` per mixture-head model and field, on that split;
+    * ``gmm_<model>_<split>__<field>.png`` per model whose head declares a density (the mixture
+      head) and field, on that split;
     * ``scatter_<split>__<field>.png`` per (split, field) with ≥ :data:`MANY_VALUES` distinct
       true values (continuous fields: a line per true value would say nothing);
     * ``curves_<model>.png`` per training log in ``results_dir/logs/`` (:mod:`.curves`).
@@ -379,11 +394,11 @@ def make_all(results_dir: str | Path) -> list[Path]:
             written.append(plot_histograms(res, f, ref, outdir / f"hist_{name}"))
             if rows.loc[rows["field"] == f, "true"].nunique() >= MANY_VALUES:  # Fig. 7 view
                 written.append(plot_joint_histograms(res, f, ref, outdir / f"fig7_{name}"))
-        if "mixture" in p.columns:
-            mix = rows[rows["mixture"].notna()]
-            for (m, f), _ in sorted(mix.groupby(["model", "field"]), key=lambda kv: kv[0]):
+        for m, column in sorted(_densities(res).items()):
+            mix = rows[(rows["model"] == m) & rows[column].notna()]
+            for f in sorted(mix["field"].unique()):
                 name = f"gmm_{_slug(m)}_{_slug(ref)}__{_slug(f)}.png"
-                written.append(plot_gmm_density(res, m, f, ref, outdir / name))
+                written.append(plot_gmm_density(res, m, f, ref, outdir / name, column))
     for log in sorted((Path(results_dir) / "logs").glob("*.csv")):  # copied by the recipes
         written.append(plot_curves(log, outdir / f"curves_{_slug(log.stem)}.png", title=log.stem))
     for (s, f), g in sorted(p.groupby(["split", "field"]), key=lambda kv: kv[0]):

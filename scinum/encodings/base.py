@@ -15,7 +15,9 @@ FoNE, BitTokens) and the text baselines (P10, P1000, ...) alike — so that no m
 
 An encoding is deterministic and parameter-free; the head holds the parameters. Values reaching
 ``encode`` are already normalized (see :mod:`scinum.normalize`). A new encoding is one file with
-a ``@register``-ed subclass: nothing else in the project needs to change.
+a ``@register``-ed subclass: nothing else in the project needs to change. An encoding in another
+package is found through the ``scinum.encodings`` entry-point group (:mod:`scinum.plugins`):
+``get("mine")`` loads it on first use.
 """
 from __future__ import annotations
 
@@ -26,10 +28,19 @@ import torch
 
 from ..codec import Spelling
 from ..errors import ValueOutOfRange
+from ..plugins import Registry
 
-__all__ = ["NumberEncoding", "register", "get", "from_config", "names"]
+__all__ = ["NumberEncoding", "register", "get", "from_config", "names", "lookup", "REGISTRY"]
 
-_REGISTRY: dict[str, type["NumberEncoding"]] = {}
+
+def _check(cls: Any, name: str) -> None:
+    if not (isinstance(cls, type) and issubclass(cls, NumberEncoding)):
+        raise TypeError(f"scinum.encodings plug-in {name!r} is {cls!r}, not a NumberEncoding subclass")
+
+
+#: name -> NumberEncoding subclass; reads the ``scinum.encodings`` entry points on a miss
+REGISTRY: Registry[type["NumberEncoding"]] = Registry("scinum.encodings", "number encoding", _check)
+_REGISTRY = REGISTRY._items  # the registered classes (older code and tests read this dict)
 
 
 class NumberEncoding(Spelling, ABC):
@@ -99,22 +110,25 @@ class NumberEncoding(Spelling, ABC):
 
 def register(cls: type[NumberEncoding]) -> type[NumberEncoding]:
     """Class decorator adding an encoding to the registry under ``cls.name``."""
-    _REGISTRY[cls.name] = cls
-    return cls
+    return REGISTRY.register(cls.name, cls)
 
 
 def names() -> list[str]:
-    """Registered encoding names."""
-    return sorted(_REGISTRY)
+    """Encoding names: registered, and installed through the ``scinum.encodings`` entry points."""
+    return REGISTRY.names()
 
 
-def get(name: str, **options: Any) -> NumberEncoding:
-    """Make the encoding registered as ``name`` (``"xval"``, ``"fone"``, ``"bittokens"``...)."""
-    try:
-        cls = _REGISTRY[name]
-    except KeyError:
-        raise ValueError(f"unknown number encoding {name!r}; known: {names()}") from None
-    return cls(**options)
+def lookup(key: "str | type[NumberEncoding]") -> type[NumberEncoding]:
+    """The encoding class registered or installed as ``key`` (a name), or ``key`` itself (a
+    class). Raises :class:`~scinum.plugins.PluginNotFound` (a ``ValueError``) naming the entry
+    point to install when no package provides the name."""
+    return REGISTRY.resolve(key)[1]
+
+
+def get(name: "str | type[NumberEncoding]", **options: Any) -> NumberEncoding:
+    """Make the encoding registered as ``name`` (``"xval"``, ``"fone"``, ``"bittokens"``..., a
+    plug-in's name, or the class itself)."""
+    return lookup(name)(**options)
 
 
 def from_config(config: dict[str, Any]) -> NumberEncoding:
