@@ -22,7 +22,6 @@ import copy
 import json
 import sys
 import time
-from importlib import import_module
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -45,26 +44,17 @@ def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
 
 def provenance() -> dict[str, Any]:
     """What produced a result: the git commit of this checkout (``dirty`` if it has uncommitted
-    changes to tracked files), the scinum version, the machine and the time."""
+    changes to tracked files), the scinum and package versions, the machine and the time."""
     import os
     import platform
-    import subprocess
     from datetime import datetime, timezone
 
     import scinum
-    here = Path(__file__).resolve().parent.parent
-
-    def git(*args: str) -> str | None:
-        try:
-            return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True,
-                                  timeout=10, check=True).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return None
-
-    commit = git("rev-parse", "HEAD")
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no")) if commit else None
-    from scinum.provenance import versions
-    return {"commit": commit, "dirty": dirty, "scinum": scinum.__version__, "versions": versions(),
+    from scinum.provenance import git_commit, versions
+    commit = git_commit()
+    dirty = commit.endswith("+dirty") if commit else None
+    return {"commit": commit.removesuffix("+dirty") if commit else None, "dirty": dirty,
+            "scinum": scinum.__version__, "versions": versions(),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 

@@ -25,7 +25,6 @@ only once the new one is complete). :func:`load_dir` reads one back with ``json`
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -38,6 +37,7 @@ from .checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
 from .checkpoint import CheckpointMeta, load_checkpoint
 from .errors import CheckpointError
 from .model import NumberMLM
+from .provenance import file_sha256
 
 __all__ = ["FORMAT", "VERSION", "WEIGHTS", "CONFIG", "CARD", "export", "load_dir", "read_config",
            "add_arguments", "run"]
@@ -60,14 +60,6 @@ def _split_tied(state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor]
         seen[key] = name
         out[name] = t.contiguous().clone()
     return out, tied
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | os.PathLike | None = None,
@@ -97,7 +89,7 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
         config = {"format": FORMAT, "version": VERSION, "library_name": "scinum",
                   "checkpoint_version": CKPT_VERSION,
                   **{k: v for k, v in meta.to_dict().items() if k in _META_KEYS},
-                  "weights": {"file": WEIGHTS, "sha256": _sha256(tmp / WEIGHTS), "tied": tied,
+                  "weights": {"file": WEIGHTS, "sha256": file_sha256(tmp / WEIGHTS), "tied": tied,
                               "parameters": int(sum(t.numel() for t in tensors.values()))},
                   "exported": {"from": ckpt.name, "scinum": _version(),
                                "results": None if evaluation is None else Path(evaluation["source"]).name}}
@@ -183,7 +175,7 @@ def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
         raise CheckpointError(f"{cfg_path}: entry 'weights' is not {{file, sha256, tied}}")
     if not w_path.is_file():
         raise CheckpointError(f"{w_path}: missing (the weights of {path})")
-    if weights.get("sha256") is not None and _sha256(w_path) != weights["sha256"]:
+    if weights.get("sha256") is not None and file_sha256(w_path) != weights["sha256"]:
         raise CheckpointError(f"{w_path}: sha256 differs from the one {CONFIG} records (a damaged "
                               "or replaced weights file)")
     try:

@@ -21,7 +21,6 @@ late=L.jsonl``) or from one deterministic split of the train files (``--split 0.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import re
 import shutil
@@ -36,6 +35,7 @@ from .datasets import DatasetWriter
 from .errors import DatasetError, MalformedJSON
 from .paths import parse_path
 from .pieces import NUMBER, pieces
+from .provenance import file_sha256
 from .records import loads
 
 __all__ = ["build", "add_arguments", "run"]
@@ -43,14 +43,6 @@ __all__ = ["build", "add_arguments", "run"]
 #: how many skipped-line locations the manifest keeps (the count is always complete)
 KEEP_SKIPPED = 20
 _DRAWS = 1 << 16  # uniform draws generated at a time for --split
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
@@ -196,7 +188,7 @@ def build(out: str | os.PathLike, *, train: Sequence[str | os.PathLike],
     sources = _sources(train, val, test, ood)
     for p in fields or ():
         parse_path(p)  # a typo is an error now, not at evaluation time
-    inputs = {split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": _sha256(f)}
+    inputs = {split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": file_sha256(f)}
                            for f in files] for split_name, files in sources.items()}
     params = {"inputs": inputs, "split": list(fractions) if split is not None else None,
               "on_error": on_error}

@@ -21,7 +21,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-__all__ = ["MAX_DISTINCT", "field_ranges", "dataset_identity", "versions", "git_commit", "run_info"]
+__all__ = ["MAX_DISTINCT", "field_ranges", "dataset_identity", "versions", "git_commit", "run_info",
+           "file_sha256"]
 
 #: distinct training values kept per field (more: only count/min/max)
 MAX_DISTINCT = 16
@@ -95,6 +96,15 @@ def versions() -> dict[str, str | None]:
             out[name] = None
     out["python"] = platform.python_version()
     return out
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex sha256 of a file's bytes, read in 1 MiB blocks (the identity of an input or output)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def git_commit() -> str | None:
