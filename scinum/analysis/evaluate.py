@@ -7,7 +7,10 @@ and the predictions are scored with :func:`scinum.analysis.metrics.summarize`.
 
 A results directory (what ``scinum plot`` reads) holds:
 
-* ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics;
+* ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics
+  (``subset`` ``all``), and for a field whose training range the builder declares
+  (``evaluation.train_ranges``) two more rows where a split has true values both inside and
+  outside it: ``interp`` (inside) and ``extrap`` (outside);
 * ``predictions.csv`` — one row per predicted number: ``model, encoding, head, field, split,
   record, path, true, pred`` (+ ``mean, std, lo68, hi68, lo95, hi95, mixture`` for mixture heads);
   ``pred`` is NaN where a text encoding's tokens did not parse (the ``unparseable`` column);
@@ -69,6 +72,7 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
         if not splits:
             raise DatasetError(f"{data}: no test or ood_* split holds records, nothing to score "
                                f"(counts: { {s: ds.count(s) for s in ds.splits} })")
+    ranges = ds.manifest.get("evaluation", {}).get("train_ranges", {})
     encoding = model.meta.encoding["name"]
     head = model.meta.head.get("kind", "native")
     label = label or (encoding if head == "native" else f"{encoding}+{'gmm' if head == 'mixture' else head}")
@@ -94,11 +98,31 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                     part.append(row)
             frame = pd.DataFrame(part)
             rows.append(frame)
-            tables.append({"model": label, "field": field, "split": split,
-                           **summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
-                                       **_summary_extras(frame)),
-                           **_token_gate(frame), **_physical_mse(ds.manifest, frame)})
+            for subset, sel in _subsets(frame, ranges.get(field)):
+                tables.append({"model": label, "field": field, "split": split, "subset": subset,
+                               **_score(frame[sel] if sel is not None else frame, ds.manifest)})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _score(frame: pd.DataFrame, manifest: dict) -> dict[str, Any]:
+    """The metrics of one table row."""
+    return {**summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(), **_summary_extras(frame)),
+            **_token_gate(frame), **_physical_mse(manifest, frame)}
+
+
+def _subsets(frame: pd.DataFrame, train_range: Sequence[float] | None):
+    """``("all", None)``, then — where the builder declares the field's training range
+    (``evaluation.train_ranges``) and the split holds true values both inside and outside it —
+    ``("interp", inside)`` and ``("extrap", outside)`` (boolean row selections): an OOD split
+    that mixes interpolation and extrapolation (planets ``ood_stepsize``) is scored both ways."""
+    yield "all", None
+    if train_range is None or frame.empty:
+        return
+    lo, hi = train_range
+    inside = frame["true"].between(lo, hi).to_numpy()
+    if inside.any() and not inside.all():
+        yield "interp", inside
+        yield "extrap", ~inside
 
 
 def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
