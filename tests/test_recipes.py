@@ -98,3 +98,20 @@ def test_era5_paper_preset_refuses_the_synthetic_field(tmp_path, capsys):
     assert not (tmp_path / "w").exists()
     with pytest.raises(RecipeError, match="build.source is null"):
         run_recipe("era5", preset, work=tmp_path / "w", out=tmp_path / "r", log=lambda s: None)
+
+
+def test_planets_paper_preset_is_the_papers_and_the_references():
+    """Normalizer none for xVal (App. B.2 values fed as generated), T drawn in 30..59 per sample
+    (xVal reference construct_example), BitTokens with reciprocal bits replacing the embedding
+    (every BitTokens reference config)."""
+    from scinum import encodings
+    from scinum.model import ModelConfig
+    from simulations.planets_prior import PlanetsConfig
+    preset = load_preset(RECIPES / "planets.yaml", "paper")
+    assert PlanetsConfig(steps=preset["build"]["steps"]).steps_range() == (30, 59)
+    models = preset["models"]
+    assert models["xval"]["normalizer"] == "none" and models["xval+gmm"]["normalizer"] == "none"
+    enc = encodings.from_config(models["bittokens"]["encoding"])
+    assert (enc.reciprocal, enc.combine, enc.precision) == (True, "replace", 64)
+    ModelConfig(vocab_size=8, num_dim=enc.dim, combine=enc.combine, **{
+        k: preset["train"]["model"][k] for k in ("d_model", "n_layers", "n_heads")})
