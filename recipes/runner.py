@@ -7,6 +7,7 @@ A recipe is a YAML file of presets (``recipes/planets.yaml``, ``recipes/era5.yam
       train: {a scinum fit config without data.path/out_dir}
       models: {label: {encoding: {...}, head: {...}}, ...}
       evaluate: {limit: N, batch_size: N}
+      source_help: how to get the data  # where build.source is null: --source is required
 
 Every step is resumable: a finished dataset or ``model.ckpt`` is reused, an interrupted
 ``scinum fit`` resumes from its last checkpoint, so re-running a recipe continues it.
@@ -126,6 +127,10 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     from scinum.analysis import plots
 
     t0 = time.time()
+    if "source" in preset["build"] and preset["build"]["source"] is None:
+        raise RecipeError(f"recipes/{name}.yaml preset {preset_name or '?'}: build.source is null: "
+                          f"this preset needs real data, pass --source PATH ("
+                          f"{preset.get('source_help', 'see the builder README')})")
     data = work / "data"
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     log(f"[{name}] building dataset in {data}")

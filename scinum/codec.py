@@ -13,7 +13,7 @@
 
 ``decode(encode(r)) == r`` exactly, types included (``1`` vs ``1.0``, ``-0.0``, 17-digit
 floats). For the planets sample format this gives ``8 + 9·n_planets + 3·n_planets·n_steps``
-tokens (xVal reference: ``11 + 15·n_planets + 3·n_planets·n_steps``).
+tokens (xVal reference: ``10 + 12·n_planets + 3·n_planets·n_steps``).
 A key, string or numeric field the vocabulary lacks raises :class:`VocabularyError` naming the
 JSON path — nothing is dropped or replaced silently.
 

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     codec = Codec(Vocabulary.build([SAMPLE]))
     enc = codec.encode(SAMPLE)
     n_planets, n_steps = 2, len(SAMPLE["data"])
-    print(f"record -> {len(enc)} tokens (xVal reference: {11 + 15 * n_planets + 3 * n_planets * n_steps}), "
+    print(f"record -> {len(enc)} tokens (xVal reference: {10 + 12 * n_planets + 3 * n_planets * n_steps}), "
           f"vocabulary of {len(codec.vocab)} tokens, {len(codec.vocab.fields)} numeric fields")
     shown = [codec.vocab.tokens[i] for i in enc.ids]
     print("tokens:", " ".join(shown if args.tokens else shown[:26] + ["…"]))

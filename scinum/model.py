@@ -22,7 +22,9 @@
 
 Numbers enter at their tokens as the encoding prescribes (``combine``): ``"multiply"`` (xVal)
 scales the token embedding by the single feature, ``"add"`` adds a linear map (no bias) of the
-features, ``"none"`` (``num_dim == 0``: the text baselines, whose tokens spell the number) takes
+features, ``"replace"`` puts the features themselves (zero-padded to ``d_model``, times
+``sqrt(d_model/num_dim)``) in place of the token embedding wherever they are not all zero (the
+BitTokens reference's ``zero_pad``), ``"none"`` (``num_dim == 0``: the text baselines, whose tokens spell the number) takes
 no features. The caller (:mod:`scinum.batch`) hands in features that are already *neutral*
 where no visible number sits (1 for multiply, 0 for add), so a masked number's value cannot
 reach the trunk: its token is ``[MASK]`` and its features are neutral.
@@ -46,7 +48,7 @@ __all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITION
 #: position encodings of the trunk (see the module docstring)
 POSITIONS = ("learned", "rope", "both")
 #: how number features enter the trunk (see the module docstring)
-COMBINES = ("multiply", "add", "none")
+COMBINES = ("multiply", "add", "replace", "none")
 #: the scalars :meth:`NumberMLM.losses` always returns (besides per-field ``err/<field>``)
 LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
 
@@ -75,7 +77,7 @@ class ModelConfig:
         out). ``training``: forward + backward = 3× the forward."""
         d, layers = self.d_model, self.n_layers
         per_layer = 2 * (4 * d * d + 2 * self.mlp_ratio * d * d) + 4 * seq_len * d
-        forward = layers * per_layer + (2 * self.num_dim * d if self.combine == "add" else 0)
+        forward = layers * per_layer + (2 * self.num_dim * d if self.combine in ("add", "replace") else 0)
         return float(3 * forward if training else forward)
 
     def __post_init__(self) -> None:
@@ -91,6 +93,9 @@ class ModelConfig:
         if (self.combine == "none") != (self.num_dim == 0):
             raise ValueError(f"combine {self.combine!r} with num_dim {self.num_dim}: features enter "
                              "the trunk exactly when there are some (combine 'none' iff num_dim 0)")
+        if self.combine == "replace" and self.num_dim > self.d_model:
+            raise ValueError(f"combine 'replace' puts {self.num_dim} features in place of the token "
+                             f"embedding: model.d_model {self.d_model} must be >= {self.num_dim}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -191,6 +196,10 @@ class Transformer(nn.Module):
             x = x * feats[..., :1].to(x.dtype)
         elif self.cfg.combine == "add":
             x = x + self.num_proj(feats.to(x.dtype))
+        elif self.cfg.combine == "replace":  # neutral features (0) off visible numbers
+            at = feats.ne(0).any(-1, keepdim=True)
+            f = feats.to(x.dtype) * (self.cfg.d_model / self.cfg.num_dim) ** 0.5
+            x = torch.where(at, F.pad(f, (0, self.cfg.d_model - self.cfg.num_dim)), x)
         if self.pos is not None:
             L = ids.shape[1]
             if L > self.cfg.max_positions:

@@ -31,7 +31,7 @@ from scinum.datasets import PART_HELP, DatasetWriter, parse_part
 from scinum.errors import DatasetError
 
 from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
-                            Draws, PlanetsConfig, System)
+                            Draws, PlanetsConfig, StepCounts, System)
 
 __all__ = ["PlanetsConfig", "SampleMaker", "new_simulation", "trajectory", "simulate", "to_record",
            "build", "add_arguments", "run", "BOUND", "MASS_SCALE", "ECC_SCALE"]
@@ -142,14 +142,16 @@ class SampleMaker:
 
     def __init__(self, config: PlanetsConfig, seed: int, split: str):
         self._draws = Draws(config, seed, split)  # raises DatasetError for an unknown split
+        self._steps = StepCounts(config, seed, split)
         self.config, self.seed, self.split = config, seed, split
 
     def __call__(self, i: int) -> tuple[dict, dict[str, int]]:
         stats = {"rejected": 0, "rejected_bound": 0, "rejected_rebound": 0}
+        steps = self._steps(i)
         for attempt in range(self.config.max_attempts):
             system = self._draws(i, attempt)
             try:
-                positions = simulate(system, self.config.steps)
+                positions = simulate(system, steps)
             except _REBOUND_ERRORS:
                 stats["rejected_rebound"] += 1
             else:
@@ -176,10 +178,14 @@ EVALUATION = {
 
 
 def manifest_notes(config: PlanetsConfig) -> dict[str, Any]:
-    """The manifest's ``scalings``, ``units``, ``priors``, ``ood`` and ``evaluation`` sections."""
+    """The manifest's ``scalings``, ``units``, ``priors``, ``ood`` and ``evaluation`` sections.
+    ``evaluation.train_ranges`` gives the training prior's range of the fields an OOD split
+    draws outside it: ``scinum evaluate`` then scores the ``interp`` (true value inside) and
+    ``extrap`` (outside) predictions of a split separately."""
     gap = config.a1_gap_end()
+    ranges = {"description.stepsize": [min(config.stepsizes), max(config.stepsizes)]}
     return {
-        "evaluation": EVALUATION,
+        "evaluation": {**EVALUATION, "train_ranges": ranges},
         "scalings": {
             "description.*.m": {"factor": MASS_SCALE, "undo": "divide by 1e5 to get the "
                                 "planet mass in central masses"},
@@ -268,8 +274,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="base seed [0]")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="worker processes [all CPUs]")
-    parser.add_argument("--steps", type=int, default=d.steps,
-                        help=f"output times per sample, t = 0, dt, ... [{d.steps}]")
+    parser.add_argument("--steps", type=int, nargs="+", default=[d.steps], metavar="T",
+                        help=f"output times per sample, t = 0, dt, ...: T, or MIN MAX to draw "
+                             f"each sample's count uniformly from MIN..MAX [{d.steps}]")
     parser.add_argument("--planets", type=int, nargs=2, default=list(d.planets),
                         metavar=("MIN", "MAX"), help=f"planet count range {d.planets}")
     parser.add_argument("--stepsizes", type=float, nargs="*", default=list(d.stepsizes),
@@ -293,7 +300,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``scinum build planets``."""
-    config = PlanetsConfig(steps=args.steps, planets=args.planets, stepsizes=args.stepsizes,
+    if len(args.steps) > 2:
+        raise DatasetError(f"planets: --steps takes T or MIN MAX, got {args.steps}")
+    steps = args.steps[0] if len(args.steps) == 1 else tuple(args.steps)
+    config = PlanetsConfig(steps=steps, planets=args.planets, stepsizes=args.stepsizes,
                            a_final=args.a_final, ood_stepsize_range=args.ood_stepsize_range,
                            ood_stepsize_margin=args.ood_stepsize_margin,
                            ood_a1_range=args.ood_a1_range)

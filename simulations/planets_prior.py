@@ -12,7 +12,10 @@ a = 1). The priors are those of the xVal paper (seed 002, App. B.2):
 * start angle (true longitude at t = 0): 0 for every planet in 30 % of the samples, otherwise
   independently ``U(-π/6, π/6)`` per planet;
 * step size ``Δt`` uniform over the set ``stepsizes`` (paper: {0.2, 0.3, 0.5, 0.8});
-* planet order randomly permuted, so ``planet0`` is not always the innermost.
+* planet order randomly permuted, so ``planet0`` is not always the innermost;
+* output times per sample: a fixed ``steps``, or ``T ~ U{steps[0], ..., steps[1]}`` drawn per
+  sample from ``(seed, split, index)`` alone (a generator of its own: the system draws are the
+  same as with a fixed count, and re-drawing an unstable system keeps the sample's ``T``).
 
 Out-of-distribution splits change exactly one quantity (see :func:`draw_system`).
 """
@@ -27,7 +30,7 @@ import numpy as np
 
 from scinum.errors import DatasetError
 
-__all__ = ["PlanetsConfig", "System", "Draws", "systems_from_uniforms", "block_uniforms",
+__all__ = ["PlanetsConfig", "System", "Draws", "StepCounts", "systems_from_uniforms", "block_uniforms",
            "retry_uniforms", "BLOCK", "SPLITS",
            "MASS_RANGE", "ECC_RANGE", "ZERO_ANGLE_PROB", "ANGLE_HALF_WIDTH"]
 
@@ -43,7 +46,8 @@ class PlanetsConfig:
     """Everything but the seed and the counts that determines the samples.
 
     Attributes:
-        steps: output times per sample, ``t_k = k·Δt`` for ``k = 0..steps-1``.
+        steps: output times per sample, ``t_k = k·Δt`` for ``k = 0..steps-1``; an int, or an
+            inclusive range ``(min, max)`` from which each sample draws its own count.
         planets: inclusive range of the number of planets.
         stepsizes: the training set of step sizes Δt (time units).
         a_final: range of the outermost semi-major axis ``a_f`` (length units, > 1).
@@ -55,7 +59,7 @@ class PlanetsConfig:
         max_attempts: unstable draws allowed in a row for one sample before giving up.
     """
 
-    steps: int = 20
+    steps: int | tuple[int, int] = 20
     planets: tuple[int, int] = (2, 4)
     stepsizes: tuple[float, ...] = (0.2, 0.3, 0.5, 0.8)
     a_final: tuple[float, float] = (1.5, 3.0)
@@ -67,6 +71,8 @@ class PlanetsConfig:
     def __post_init__(self) -> None:
         for name in ("planets", "stepsizes", "a_final", "ood_stepsize_range", "ood_a1_range"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        if isinstance(self.steps, (list, tuple)):
+            object.__setattr__(self, "steps", tuple(self.steps))
         self.validate()
 
     def validate(self) -> None:
@@ -74,8 +80,11 @@ class PlanetsConfig:
         def bad(msg: str) -> DatasetError:
             return DatasetError(f"planets: {msg}")
 
-        if int(self.steps) != self.steps or self.steps < 1:
-            raise bad(f"steps must be an integer >= 1, got {self.steps}")
+        steps = self.steps if isinstance(self.steps, tuple) else (self.steps,)
+        if (not 1 <= len(steps) <= 2 or not all(isinstance(k, (int, np.integer)) and k >= 1
+                                                for k in steps) or steps[0] > steps[-1]):
+            raise bad(f"steps must be an integer >= 1 or a range [min, max] of them with "
+                      f"min <= max, got {self.steps}")
         lo, hi = self.planets
         if len(self.planets) != 2 or int(lo) != lo or int(hi) != hi or not 1 <= lo <= hi:
             raise bad(f"planets range must be integers 1 <= min <= max, got {self.planets}")
@@ -102,6 +111,12 @@ class PlanetsConfig:
                       f"(the end of the a1 gap of the training prior), got {self.ood_a1_range}")
         if int(self.max_attempts) != self.max_attempts or self.max_attempts < 1:
             raise bad(f"max_attempts must be an integer >= 1, got {self.max_attempts}")
+
+    def steps_range(self) -> tuple[int, int]:
+        """``(min, max)`` output times per sample (equal for a fixed count)."""
+        if isinstance(self.steps, tuple):
+            return int(self.steps[0]), int(self.steps[-1])
+        return int(self.steps), int(self.steps)
 
     def a1_gap_end(self) -> float:
         """Smallest semi-major axis > 1 the training prior can give: ``1 + (a_f,min - 1)/(n_max - 1)``."""
@@ -249,3 +264,25 @@ class Draws:
             u = block_uniforms(self.seed, self.split, block, self.config)
             self._block = (block, systems_from_uniforms(u, self.config, self.split))
         return self._block[1][index - block * BLOCK]
+
+
+class StepCounts:
+    """``steps(index) -> T`` of one split: the config's fixed count, or ``T ~ U{min..max}`` drawn
+    per block of :data:`BLOCK` samples from a generator keyed on ``(seed, split, block)`` and
+    used by nothing else (the system draws do not change when the count is a range)."""
+
+    def __init__(self, config: PlanetsConfig, seed: int, split: str):
+        self.lo, self.hi = config.steps_range()
+        self.code = zlib.crc32(f"steps:{split}".encode())
+        _split_code(split)
+        self.seed = seed
+        self._block: tuple[int, np.ndarray] = (-1, np.empty(0, np.int64))
+
+    def __call__(self, index: int) -> int:
+        if self.lo == self.hi:
+            return self.lo
+        block = index // BLOCK
+        if self._block[0] != block:
+            rng = np.random.default_rng([self.seed, self.code, block])
+            self._block = (block, rng.integers(self.lo, self.hi + 1, size=BLOCK))
+        return int(self._block[1][index - block * BLOCK])

@@ -76,7 +76,7 @@ def test_planets_length_within_xval_reference(n_planets, n_steps):
     codec = Codec(Vocabulary.build(train))
     r = planets_record(n_planets, n_steps, rng)
     n = len(codec.encode(r))
-    assert n <= 11 + 15 * n_planets + 3 * n_planets * n_steps
+    assert n <= 10 + 12 * n_planets + 3 * n_planets * n_steps  # the reference tokenizer, run
     assert n == 8 + 9 * n_planets + 3 * n_planets * n_steps
     assert codec.decode(*[getattr(codec.encode(r), k) for k in ("ids", "values")]) == r
 

@@ -273,3 +273,34 @@ def test_inference_does_not_import_lightning(ckpt):
     out = subprocess.run([sys.executable, "-c", code, str(ckpt), json.dumps(RECORD)],
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_evaluate_splits_interpolation_from_extrapolation_where_a_training_range_is_declared(ckpt, tmp_path):
+    """``evaluation.train_ranges``: a split whose true values lie both inside and outside a
+    field's declared training range gets ``interp`` and ``extrap`` rows beside ``all``."""
+    from scinum.analysis.evaluate import evaluate
+    from scinum.datasets import Dataset
+
+    w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=1, shard_size=64)
+    w.write_split("train", 8, Orbit())
+    w.write_split("test", 24, Orbit())
+    w.finish()
+    true = np.array(sorted(r["params"]["a"] for r in Dataset(tmp_path / "d").records("test")))
+    lo, hi = float(true[0]), float(np.median(true))
+    manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
+    manifest["evaluation"] = {"train_ranges": {"params.a": [lo, hi]}}
+    (tmp_path / "d" / "manifest.json").write_text(json.dumps(manifest))
+    table, preds = evaluate(ckpt, tmp_path / "d", ["params.a", "points[*][0]"], ["test"])
+    a = table[table["field"] == "params.a"].set_index("subset")
+    assert list(a.index) == ["all", "interp", "extrap"]
+    inside = preds[(preds["field"] == "params.a")]["true"].between(lo, hi)
+    assert a.loc["interp", "n"] == inside.sum() and a.loc["extrap", "n"] == (~inside).sum() > 0
+    err = preds[preds["field"] == "params.a"]["pred"] - preds[preds["field"] == "params.a"]["true"]
+    assert a.loc["extrap", "mse"] == pytest.approx(float((err[~inside] ** 2).mean()))
+    assert a.loc["interp", "mse"] == pytest.approx(float((err[inside] ** 2).mean()))
+    # a field without a declared range, or a split entirely inside it, keeps its one row
+    assert list(table[table["field"] == "points[*][0]"]["subset"]) == ["all"]
+    manifest["evaluation"] = {"train_ranges": {"params.a": [lo - 1, float(true[-1]) + 1]}}
+    (tmp_path / "d" / "manifest.json").write_text(json.dumps(manifest))
+    table, _ = evaluate(ckpt, tmp_path / "d", ["params.a"], ["test"])
+    assert list(table["subset"]) == ["all"]

@@ -15,10 +15,10 @@ RECORDS = [{"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
            {"a": 4.0, "b": [[0.5, 0.75], [1.25, 1], [2.5, -2], [3.0, 0.125]], "s": "x"}]
 
 
-def _setup(name: str, n_layers: int = 2):
+def _setup(name: str, n_layers: int = 2, **options):
     vocab = Vocabulary.build(RECORDS)
     codec = Codec(vocab)
-    enc = encodings.get(name)
+    enc = encodings.get(name, **options)
     seqs = [codec.encode(r) for r in RECORDS]
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], enc.default_normalizer)
     cfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
@@ -181,3 +181,36 @@ def test_wanted_rows_give_the_full_outputs_at_those_positions(positions):
         part = net(ids, feats, attend, rows)[valid]
     assert part.shape == full.shape == (6, 32)
     assert torch.allclose(part, full, atol=1e-5)
+
+
+def test_bittokens_replace_puts_the_bits_in_place_of_the_token_embedding():
+    """``combine: replace`` (the BitTokens reference's zero_pad): at a visible number the input is
+    the ±1 bits × sqrt(d/dim), zero-padded to d (no token embedding, no parameters); at hidden
+    numbers and other tokens the token embedding as before; hidden values never reach it."""
+    vocab, seqs, norm, enc, model = _setup("bittokens", combine="replace", precision=16)
+    assert enc.combine == "replace" and model.trunk.num_proj is None
+    assert encodings.from_config(enc.config()).combine == "replace"
+    s = seqs[0]
+    num = np.flatnonzero(s.fields >= 0)
+    hide = np.zeros(len(s), bool)
+    hide[num[0]] = True
+    b = _batch(vocab, [s], [hide], norm, enc)
+    with torch.no_grad():
+        emb = model.trunk.embed(b["ids"], b["feats"])[0] - model.trunk.pos.weight[:len(s)]
+        tok = model.trunk.tok(b["ids"][0])
+    visible = torch.from_numpy(s.fields >= 0) & ~torch.from_numpy(hide)
+    bits = enc.encode(torch.from_numpy(norm.forward(s.values[visible.numpy()], s.fields[visible.numpy()])))
+    want = torch.nn.functional.pad(bits * (32 / 16) ** 0.5, (0, 32 - 16))
+    assert torch.allclose(emb[visible], want, atol=1e-6)
+    assert torch.allclose(emb[~visible], tok[~visible], atol=1e-6)
+    other = type(s)(s.ids.copy(), s.values.copy(), s.fields)
+    other.values[num[0]] = 3.75
+    c = _batch(vocab, [other], [hide], norm, enc)
+    with torch.no_grad():
+        assert torch.equal(model(b["ids"], b["feats"]), model(c["ids"], c["feats"]))
+    with pytest.raises(ValueError, match="d_model 32 must be >= 128"):
+        ModelConfig(vocab_size=8, num_dim=128, combine="replace", d_model=32, n_heads=4)
+    with pytest.raises(ValueError, match="bittokens combine must be one of"):
+        encodings.get("bittokens", combine="concat")
+    # a checkpoint's options from before the option existed: the learned linear map
+    assert encodings.from_config({"name": "bittokens", "reciprocal": False, "precision": 64}).combine == "add"

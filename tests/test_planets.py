@@ -19,7 +19,7 @@ from scinum.errors import DatasetError
 from simulations import planets
 from simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
                                  build, new_simulation, simulate)
-from simulations.planets_prior import BLOCK, Draws
+from simulations.planets_prior import BLOCK, Draws, StepCounts
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -278,6 +278,10 @@ def test_kill_and_resume_is_byte_identical(tmp_path):
     (dict(config_kw=dict(planets=(0, 3))), "planets"),
     (dict(config_kw=dict(planets=(4, 2))), "planets"),
     (dict(config_kw=dict(steps=0)), "steps"),
+    (dict(config_kw=dict(steps=(5, 3))), "steps"),
+    (dict(config_kw=dict(steps=(0, 3))), "steps"),
+    (dict(config_kw=dict(steps=(3, 4, 5))), "steps"),
+    (dict(config_kw=dict(steps=4.5)), "steps"),
     (dict(config_kw=dict(ood_a1_range=(1.0, 1.3))), "ood_a1_range"),
     (dict(config_kw=dict(planets=(2, 5))), "ood_a1_range"),  # gap ends at 1.125 < 1.16
     (dict(config_kw=dict(ood_stepsize_range=(0.19, 0.21))), "empty"),
@@ -306,3 +310,47 @@ def test_cli_builds_and_reports_errors(tmp_path, capsys):
     assert cli_main(["build", "planets", str(tmp_path / "bad"), "--stepsizes"]) == 1
     assert "step sizes is empty" in capsys.readouterr().err
     assert cli_main(["build", "planets", str(tmp_path / "bad"), "--a-final", "0.5", "2"]) == 1
+
+
+# ---------------------------------------------------------------- steps per sample
+
+def _descriptions(path: Path) -> str:
+    """sha256 of every sample's description and step count, all splits (draws, not REBOUND)."""
+    import hashlib
+    import json
+    ds = Dataset(path)
+    rows = [(r["description"], len(r["data"])) for s in ds.splits for r in ds.records(s)]
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
+def test_a_fixed_step_count_builds_what_builder_version_2_built(tmp_path):
+    """Recorded from the builder at 96bed8f (before step ranges existed): a fixed int must keep
+    giving the same samples (the shards there and here were byte-identical)."""
+    build(tmp_path / "d", train=30, val=3, test=3, ood=5, seed=5, steps=7, workers=1, shard_size=16)
+    assert _descriptions(tmp_path / "d") == \
+        "4fbffee6d2ffec7b8ac353b4c68f7327ccd135478dbd6525055c2ade8b6741fd"
+
+
+def test_a_step_range_draws_each_samples_count_deterministically(tmp_path):
+    config = PlanetsConfig(steps=(3, 6))
+    counts = [StepCounts(config, 2, "train")(i) for i in range(2 * BLOCK + 5)]
+    assert set(counts) == {3, 4, 5, 6}
+    again = StepCounts(config, 2, "train")
+    assert [again(i) for i in reversed(range(len(counts)))] == counts[::-1]  # any order
+    assert counts != [StepCounts(config, 2, "val")(i) for i in range(len(counts))]
+    assert counts != [StepCounts(config, 3, "train")(i) for i in range(len(counts))]
+    assert StepCounts(PlanetsConfig(steps=(4, 4)), 2, "train")(17) == 4
+    build(tmp_path / "r", train=12, val=2, test=2, ood=3, seed=2, steps=[3, 6], workers=1)
+    ds = Dataset(tmp_path / "r")
+    assert ds.manifest["parameters"]["steps"] == [3, 6]
+    for split in ds.splits:
+        want = StepCounts(config, 2, split)
+        assert [len(r["data"]) for r in ds.records(split)] == [want(i) for i in range(ds.count(split))]
+    # the systems are those of a fixed count (the count has its own generator)
+    fixed = build(tmp_path / "f", train=12, val=0, test=0, ood=0, seed=2, steps=3, workers=1)
+    assert fixed and [r["description"] for r in ds.records("train")] == \
+        [r["description"] for r in Dataset(tmp_path / "f").records("train")]
+    assert cli_main(["build", "planets", str(tmp_path / "c"), "--train", "4", "--val", "0",
+                     "--test", "0", "--ood", "0", "--steps", "3", "6", "--workers", "1"]) == 0
+    assert {len(r["data"]) for r in Dataset(tmp_path / "c").records("train")} <= {3, 4, 5, 6}
+    assert cli_main(["build", "planets", str(tmp_path / "x"), "--steps", "3", "4", "5"]) == 1

@@ -28,6 +28,12 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     assert meta["models"]["xval"]["model"]["positions"] == "learned"
     splits = sorted(s.name for s in (tmp_path / "work" / "data").iterdir()
                     if s.is_dir() and (s.name == "test" or s.name.startswith("ood_")))
+    sub = table[table["subset"] != "all"]  # interp/extrap rows of declared training ranges
+    assert set(sub["subset"]) <= {"interp", "extrap"} and set(sub["split"]) <= {"ood_stepsize"}
+    for (m, f, sp), rows in sub.groupby(["model", "field", "split"]):
+        whole = table[(table.model == m) & (table.field == f) & (table.split == sp) & (table.subset == "all")]
+        assert sorted(rows["subset"]) == ["extrap", "interp"] and rows["n"].sum() == whole["n"].item()
+    full, table = table, table[table["subset"] == "all"]
     n_fields = table["field"].nunique()
     assert len(table) == len(models) * n_fields * len(splits)
     assert set(table["model"]) == set(models) and sorted(table["split"].unique()) == splits
@@ -49,7 +55,7 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     # re-running reuses the finished dataset and models (resumable recipe)
     again = run_recipe(name, preset, work=tmp_path / "work", out=tmp_path / "results2", workers=1,
                        log=lambda s: None)
-    assert pd.read_csv(again / "table.csv").equals(table)
+    assert pd.read_csv(again / "table.csv").equals(full)
 
 
 def test_results_carry_the_commit_that_made_them():
@@ -83,3 +89,34 @@ def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     (tmp_path / "clone" / ".git").mkdir(parents=True)  # published from another checkout:
     out = publish(res, (tmp_path / "clone" / "docs" / "results" / "q").resolve())
     assert "recipes.publish results/planets docs/results/q`" in (out / "table.md").read_text()
+
+
+def test_era5_paper_preset_refuses_the_synthetic_field(tmp_path, capsys):
+    """The paper's data is real ERA5: without --source the recipe stops, saying how to get it."""
+    from recipes.runner import main
+    preset = load_preset(RECIPES / "era5.yaml", "paper")
+    assert preset["build"]["source"] is None
+    assert main("era5", ["--preset", "paper", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "build.source is null" in err and "--source PATH" in err
+    assert "Copernicus" in err and "era5/README.md" in err
+    assert not (tmp_path / "w").exists()
+    with pytest.raises(RecipeError, match="build.source is null"):
+        run_recipe("era5", preset, work=tmp_path / "w", out=tmp_path / "r", log=lambda s: None)
+
+
+def test_planets_paper_preset_is_the_papers_and_the_references():
+    """Normalizer none for xVal (App. B.2 values fed as generated), T drawn in 30..59 per sample
+    (xVal reference construct_example), BitTokens with reciprocal bits replacing the embedding
+    (every BitTokens reference config)."""
+    from scinum import encodings
+    from scinum.model import ModelConfig
+    from simulations.planets_prior import PlanetsConfig
+    preset = load_preset(RECIPES / "planets.yaml", "paper")
+    assert PlanetsConfig(steps=preset["build"]["steps"]).steps_range() == (30, 59)
+    models = preset["models"]
+    assert models["xval"]["normalizer"] == "none" and models["xval+gmm"]["normalizer"] == "none"
+    enc = encodings.from_config(models["bittokens"]["encoding"])
+    assert (enc.reciprocal, enc.combine, enc.precision) == (True, "replace", 64)
+    ModelConfig(vocab_size=8, num_dim=enc.dim, combine=enc.combine, **{
+        k: preset["train"]["model"][k] for k in ("d_model", "n_layers", "n_heads")})

@@ -7,7 +7,10 @@ and the predictions are scored with :func:`scinum.analysis.metrics.summarize`.
 
 A results directory (what ``scinum plot`` reads) holds:
 
-* ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics;
+* ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics
+  (``subset`` ``all``), and for a field whose training range the builder declares
+  (``evaluation.train_ranges``) two more rows where a split has true values both inside and
+  outside it: ``interp`` (inside) and ``extrap`` (outside);
 * ``predictions.csv`` — one row per predicted number: ``model, encoding, head, field, split,
   record, path, true, pred`` (+ the columns the model's head declares,
   :attr:`scinum.heads.HeadOutputs.columns`: ``mean, std, lo68, hi68, lo95, hi95, mixture`` for
@@ -90,6 +93,7 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
         if not splits:
             raise DatasetError(f"{data}: no test or ood_* split holds records, nothing to score "
                                f"(counts: { {s: ds.count(s) for s in ds.splits} })")
+    ranges = ds.manifest.get("evaluation", {}).get("train_ranges", {})
     encoding = model.meta.encoding["name"]
     head = model.meta.head.get("kind", "native")
     declared = type(model.model.head)  # its class declares its outputs and evaluation columns
@@ -124,12 +128,35 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
                     part.append(row)
             frame = pd.DataFrame(part)
             rows.append(frame)
-            tables.append({"model": label, "field": field, "split": split,
-                           **summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
-                                       unparseable=frame["unparseable"].to_numpy(dtype=bool),
-                                       **declared.summary_inputs(frame)),
-                           **_token_gate(frame), **_physical_mse(ds.manifest, frame)})
+            for subset, sel in _subsets(frame, ranges.get(field)):
+                tables.append({"model": label, "field": field, "split": split, "subset": subset,
+                               **_score(frame[sel] if sel is not None else frame, ds.manifest,
+                                        declared)})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _score(frame: pd.DataFrame, manifest: dict, head: Any) -> dict[str, Any]:
+    """The metrics of one table row; ``head``: the model's head class, whose declaration says
+    which of its columns the summary reads (:meth:`scinum.heads.HeadOutputs`)."""
+    return {**summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
+                        unparseable=frame["unparseable"].to_numpy(dtype=bool),
+                        **head.summary_inputs(frame)),
+            **_token_gate(frame), **_physical_mse(manifest, frame)}
+
+
+def _subsets(frame: pd.DataFrame, train_range: Sequence[float] | None):
+    """``("all", None)``, then — where the builder declares the field's training range
+    (``evaluation.train_ranges``) and the split holds true values both inside and outside it —
+    ``("interp", inside)`` and ``("extrap", outside)`` (boolean row selections): an OOD split
+    that mixes interpolation and extrapolation (planets ``ood_stepsize``) is scored both ways."""
+    yield "all", None
+    if train_range is None or frame.empty:
+        return
+    lo, hi = train_range
+    inside = frame["true"].between(lo, hi).to_numpy()
+    if inside.any() and not inside.all():
+        yield "interp", inside
+        yield "extrap", ~inside
 
 
 def _token_gate(frame: pd.DataFrame) -> dict[str, float]:

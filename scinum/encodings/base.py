@@ -52,6 +52,9 @@ class NumberEncoding(Spelling, ABC):
     name: ClassVar[str]
     #: ``"multiply"``: the [NUM] embedding is scaled by the single feature (xVal);
     #: ``"add"``: a linear map of the features is added to the [NUM] embedding (FoNE, BitTokens);
+    #: ``"replace"``: the features, zero-padded to the model width and scaled to unit RMS
+    #: (``sqrt(d_model/dim)``), take the place of the token embedding at a visible number (the
+    #: BitTokens reference's ``zero_pad``); features must not be all zero at a number;
     #: ``"none"``: no features (``dim == 0``): the number's tokens carry it (text baselines).
     combine: ClassVar[str]
     #: normalizer method applied to values before encoding (see :mod:`scinum.normalize`)

@@ -4,12 +4,21 @@ Bits are MSB first (sign, exponent bits, mantissa bits); bit 1 -> +1, bit 0 -> -
 ``reciprocal=True`` the bits of ``1/x`` follow (the paper's option that eases division). The
 native head predicts the bits with BCE.
 
-``precision`` is the float format (the reference implementation's ``precision_type``): 64
-(float64, the paper's default: every float64 is representable and decodes bit-exactly, ±0,
+``combine`` is how the bits enter the trunk: ``"add"`` (default, ours) adds a learned linear map
+of them to the ``[NUM]`` embedding; ``"replace"`` is the reference configurations' ``zero_pad``
+(KreitnerL/BitTokens ``configs/config_bittoken_*.py``, ``networks/number_embedding_modules/
+bittoken_embedding.py``): the ±1 bits, times ``sqrt(d_model/dim)``, fill the first ``dim``
+channels and zeros the rest, *instead of* the token embedding (no parameters; needs
+``d_model >= dim``).
+
+``precision`` is the float format: 64
+(float64, the paper's and every reference configuration's: every float64 is representable and decodes bit-exactly, ±0,
 ±inf, NaN payloads and subnormals included), 32 or 16 (IEEE half: 1 + 5 + 10 bits). A narrower
 format rounds values to its precision (half: 11 significant bits, |x| <= 65504) and leaves out
 mantissa bits that measured data cannot predict: at CPU budgets those bits are noise in the
-loss (docs/fidelity.md, *Learning at CPU budgets*).
+loss (docs/fidelity.md, *Learning at CPU budgets*). Narrower formats round to nearest (IEEE),
+our addition: the reference's ``precision_type`` keeps the low bits of the float64 instead, and no
+reference configuration sets it (docs/fidelity.md).
 """
 from __future__ import annotations
 
@@ -24,13 +33,19 @@ from .base import NumberEncoding, register
 class BitTokens(NumberEncoding):
     name = "bittokens"
     combine = "add"
+    COMBINES = ("add", "replace")
 
-    def __init__(self, reciprocal: bool = False, precision: int = 64):
+    def __init__(self, reciprocal: bool = False, precision: int = 64, combine: str = "add"):
         if precision not in WIDTHS:
             raise ValueError(f"bittokens precision must be one of {sorted(WIDTHS)} (bits of the "
                              f"float format), got {precision!r}")
+        if combine not in self.COMBINES:
+            raise ValueError(f"bittokens combine must be one of {self.COMBINES} (add: a learned "
+                             f"linear map of the bits is added; replace: the reference's zero_pad), "
+                             f"got {combine!r}")
         self.reciprocal = bool(reciprocal)
         self.precision = int(precision)
+        self.combine = combine
 
     @property
     def dim(self) -> int:
@@ -66,4 +81,4 @@ class BitTokens(NumberEncoding):
         return BitHead(d_model, self.precision, point=point, mse_weight=mse_weight)
 
     def options(self) -> dict[str, Any]:
-        return {"reciprocal": self.reciprocal, "precision": self.precision}
+        return {"reciprocal": self.reciprocal, "precision": self.precision, "combine": self.combine}
