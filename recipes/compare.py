@@ -163,8 +163,9 @@ def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs
     from scinum import encodings
     from scinum.processes import worker_pool
     todo = [k for k, c in configs.items() if not (Path(c["out_dir"]) / "eval.csv").exists()]
-    # several tokens per number cost most: start those first, so the pool ends evenly
-    todo.sort(key=lambda k: (-encodings.from_config(configs[k]["encoding"]).tokens_per_number, k[1]))
+    # seed by seed (an interrupted comparison has whole seeds of every model); within a seed the
+    # encodings with several tokens per number, which cost most, first, so the pool ends evenly
+    todo.sort(key=lambda k: (k[1], -encodings.from_config(configs[k]["encoding"]).tokens_per_number))
     failed: dict[tuple[str, int], str] = {}
     if not todo:
         return failed
@@ -248,6 +249,8 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
             "versions": versions(), "build": preset["build"], "train": preset["train"],
             "models": {lb: preset["models"][lb] for lb in chosen}, "tuning": preset.get("tuning"),
             "evaluate": e, "runs": runs, "missing": missing,
+            "core_seconds": round(sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0)
+                                      for r in runs.values()), 1),
             "elapsed_s": round(time.time() - t0, 1)}
     report.write_comparison(out, per_seed, meta, preset.get("table"), models=chosen)
     log((out / "table.md").read_text())

@@ -6,6 +6,10 @@ Writes ``DOCS/table.md`` (the results table under a header naming the commit, ma
 run time from ``meta.json``), ``DOCS/table.csv`` and ``DOCS/meta.json``, and copies the plots
 named by ``--plots`` (default: the OOD plots). Refuses results made from uncommitted changes
 (``dirty``), so a published number always comes from committed code.
+
+Comparison results (``recipes/compare.py``: their ``meta.json`` names the ``command`` with its
+``--seeds``) also bring ``seeds.csv`` and ``paired.csv``, and their plots default to
+``compare_*.png``.
 """
 from __future__ import annotations
 
@@ -27,15 +31,20 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
                          "re-run the recipe, then publish")
     docs.mkdir(parents=True, exist_ok=True)
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
-    command = f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
+    command = meta.get("command") or f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
+    comparison = "command" in meta
+    source = f"results/{meta['recipe']}" + (f"-{meta.get('preset_name')}" if comparison else "")
     header = (f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
               f"{minutes} min {seconds} s for build, training and evaluation (finished "
               f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
-              f"`python -m recipes.publish results/{meta['recipe']} {_in_checkout(docs)}`.\n\n")
+              f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n")
     write_text_atomic(docs / "table.md", header + (results / "table.md").read_text())
     shutil.copyfile(results / "table.csv", docs / "table.csv")
     write_text_atomic(docs / "meta.json", json.dumps(meta, indent=1))
-    for name in plots if plots is not None else [p.name for p in (results / "plots").glob("ood_*.png")]:
+    for extra in ("seeds.csv", "paired.csv") if comparison else ():
+        shutil.copyfile(results / extra, docs / extra)
+    default = "compare_*.png" if comparison else "ood_*.png"
+    for name in plots if plots is not None else [p.name for p in (results / "plots").glob(default)]:
         shutil.copyfile(results / "plots" / name, docs / name)
     return docs
 

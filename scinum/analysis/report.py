@@ -181,6 +181,10 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
     parts = [f"Budget {json.dumps(budget)} for every model; seeds {meta.get('seeds')} "
              f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean "
              f"[95 % Student t interval] over {n_seeds} seeds; units as the dataset writes them.\n"]
+    if meta.get("core_seconds"):
+        parts.append(f"Training and evaluation of the {len(meta.get('runs', {}))} runs: "
+                     f"{meta['core_seconds'] / 60:.0f} core-minutes (one thread each; sum of the "
+                     "runs' own clocks; the table below has each model's share).\n")
     if meta.get("missing"):
         parts.append(f"**Missing (not finished; not in these figures): {', '.join(meta['missing'])}.**\n")
     src = spec.get("source", "")
