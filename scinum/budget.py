@@ -8,7 +8,8 @@ steps, as before) and takes one of three forms — the xVal paper's Table 4 colu
   text encoding spends 3-5 tokens per number, so it sees fewer records). The batch stream of
   :class:`scinum.data.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
   token lengths, so the steps are computed exactly before training: the first step count whose
-  cumulative real tokens reach N.
+  cumulative real tokens reach N (the stream of a single-device run; with several devices each
+  step takes world-size batches, which this count does not model).
 * ``{seconds: S}`` — S seconds of training wall time (forward, backward, optimiser step and
   drawing the batch; validation and checkpointing do not count), measured by
   :class:`TimeBudget`, which stops the run there. The LR schedule then runs on time: warmup over
