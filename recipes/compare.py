@@ -164,8 +164,8 @@ def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs
     from scinum.processes import worker_pool
     todo = [k for k, c in configs.items() if not (Path(c["out_dir"]) / "eval.csv").exists()]
     # seed by seed (an interrupted comparison has whole seeds of every model); within a seed the
-    # encodings with several tokens per number, which cost most, first, so the pool ends evenly
-    todo.sort(key=lambda k: (k[1], -encodings.from_config(configs[k]["encoding"]).tokens_per_number))
+    # cheapest first (fewest tokens per number), so a cut-off leaves the fewest runs unfinished
+    todo.sort(key=lambda k: (k[1], encodings.from_config(configs[k]["encoding"]).tokens_per_number))
     failed: dict[tuple[str, int], str] = {}
     if not todo:
         return failed
