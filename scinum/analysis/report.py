@@ -77,7 +77,8 @@ def _layout(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str,
             if r is not None and u is not None and u["mean"] > 1e-4:  # as the paper: (share)
                 text += f" ({u['mean']:.1%} unparseable)"
             cells.append(text)
-        rows.append([f"**{m}** (ours, {seeds.get(m, 0)} seeds)", *cells])
+        n = seeds.get(m, 0)
+        rows.append([f"**{m}** (ours, {n} seed{'' if n == 1 else 's'})", *cells])
         paper = (spec.get("paper") or {}).get(m)
         if with_paper and paper:
             rows.append([f"{m} (paper)", *[str(p) for p in paper]])
@@ -180,13 +181,19 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
     n_seeds = len(meta.get("seeds", [])) or int(per_seed["seed"].nunique())
     parts = [f"Budget {json.dumps(budget)} for every model; seeds {meta.get('seeds')} "
              f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean "
-             f"[95 % Student t interval] over {n_seeds} seeds; units as the dataset writes them.\n"]
+             f"[95 % Student t interval] over the seeds each row names (of {n_seeds}; one seed: no "
+             "interval); units as the dataset writes them.\n"]
     if meta.get("core_seconds"):
         parts.append(f"Training and evaluation of the {len(meta.get('runs', {}))} runs: "
                      f"{meta['core_seconds'] / 60:.0f} core-minutes (one thread each; sum of the "
                      "runs' own clocks; the table below has each model's share).\n")
     if meta.get("missing"):
-        parts.append(f"**Missing (not finished; not in these figures): {', '.join(meta['missing'])}.**\n")
+        grouped: dict[str, list[str]] = {}
+        for run in meta["missing"]:  # "label seed s (why)"
+            label, _, rest = run.partition(" seed ")
+            grouped.setdefault(label, []).append(rest)
+        text = "; ".join(f"{lb} seed {', '.join(v)}" for lb, v in grouped.items())
+        parts.append(f"**Missing (not finished, not in these figures): {text}.**\n")
     src = spec.get("source", "")
     parts += [f"## {metric.upper()} — {src}\n", _layout(long, spec, models, metric, True, seeds),
               "\n## R² (same cells)\n", _layout(long, spec, models, "r2", False, seeds)]
