@@ -6,6 +6,10 @@ Writes ``DOCS/table.md`` (the results table under a header naming the commit, ma
 run time from ``meta.json``), ``DOCS/table.csv`` and ``DOCS/meta.json``, and copies the plots
 named by ``--plots`` (default: the OOD plots). Refuses results made from uncommitted changes
 (``dirty``), so a published number always comes from committed code.
+
+Comparison results (``recipes/compare.py``: their ``meta.json`` names the ``command`` with its
+``--seeds``) also bring ``seeds.csv`` and ``paired.csv``, and their plots default to
+``compare_*.png``.
 """
 from __future__ import annotations
 
@@ -26,8 +30,11 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     ``docs`` whole: a missing or bad input raises :class:`RecipeError` and leaves ``docs`` as it
     was, never a mix of old and new files."""
     meta = _read_meta(results)
-    names = plots if plots is not None else [p.name for p in (results / "plots").glob("ood_*.png")]
+    comparison = "command" in meta  # a multi-seed comparison (recipes/compare.py)
+    default = "compare_*.png" if comparison else "ood_*.png"
+    names = plots if plots is not None else [p.name for p in (results / "plots").glob(default)]
     sources = {"table.md": results / "table.md", "table.csv": results / "table.csv",
+               **{extra: results / extra for extra in (("seeds.csv", "paired.csv") if comparison else ())},
                **{name: results / "plots" / name for name in names}}
     for name, src in sources.items():
         if Path(name).name != name or name.startswith("."):
@@ -35,11 +42,12 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
         if not src.is_file():
             raise RecipeError(f"{src}: missing (run the recipe to the end, or check --plots)")
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
-    command = f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
+    command = meta.get("command") or f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
+    source = f"results/{meta['recipe']}" + (f"-{meta.get('preset_name')}" if comparison else "")
     header = (f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
               f"{minutes} min {seconds} s for build, training and evaluation (finished "
               f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
-              f"`python -m recipes.publish results/{meta['recipe']} {_in_checkout(docs)}`.\n\n")
+              f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n")
     docs.parent.mkdir(parents=True, exist_ok=True)
     tmp, old = (docs.with_name(f".{docs.name}.{what}{os.getpid()}") for what in ("new", "old"))
     shutil.rmtree(tmp, ignore_errors=True)

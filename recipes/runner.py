@@ -204,6 +204,10 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     p.add_argument("--workers", type=int, help="dataset build processes")
     p.add_argument("--jobs", type=int, help="models trained at once, one thread each [one per core]")
     p.add_argument("--source", help="ERA5 source (NetCDF/Zarr path) instead of the synthetic field")
+    p.add_argument("--seeds", type=int, default=1,
+                   help="comparison presets (with a budget): seeds 0..N-1 per model [1]")
+    p.add_argument("--collect", action="store_true",
+                   help="comparison presets: report what has finished, train nothing")
     p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
                    help="training config overrides for every model, after the preset's own "
                         "(e.g. model.positions=rope normalizer=scale)")
@@ -214,6 +218,13 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         preset = load_preset(here / f"{name}.yaml", a.preset)
         if a.source:
             preset["build"]["source"] = a.source
+        if "budget" in preset:  # a comparison: one budget, several seeds (recipes/compare.py)
+            from recipes.compare import run_comparison
+            run_comparison(name, preset, work=work, out=a.out or Path("results") / f"{name}-{a.preset}",
+                           seeds=a.seeds, models=a.models, workers=a.workers, jobs=a.jobs,
+                           overrides=parse_overrides(a.set), preset_name=a.preset, collect=a.collect,
+                           log=lambda s: print(s, file=sys.stderr, flush=True))
+            return 0
         run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
                    preset_name=a.preset, overrides=parse_overrides(a.set),
                    log=lambda s: print(s, file=sys.stderr, flush=True))

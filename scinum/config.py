@@ -9,6 +9,7 @@ A config is a plain nested dict (JSON-able, saved with each run)::
     head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
                | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true}
                | {kind: NAME, ...}  (a head a plug-in installs: scinum.heads entry points)
+    budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.budget)
     normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
     calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
     model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: learned, max_positions: null, ...}
@@ -48,6 +49,9 @@ DEFAULTS: dict[str, Any] = {
     "encoding": {"name": "xval"},
     "head": {"kind": "native"},
     "normalizer": None,
+    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.budget); null:
+    # trainer.max_steps as given
+    "budget": None,
     # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
     # split after training, so the 68/95 % intervals cover what they say (scinum.calibration)
     "calibrate": True,
@@ -129,7 +133,9 @@ def apply_overrides(config: dict, overrides: dict) -> dict:
     for section in _FREE:
         if section in overrides:
             config[section].update(overrides[section])
-    return _merge(config, {k: v for k, v in overrides.items() if k not in _FREE})
+    if "budget" in overrides:  # a budget is replaced whole: one kind at a time
+        config["budget"] = copy.deepcopy(overrides["budget"])
+    return _merge(config, {k: v for k, v in overrides.items() if k not in (*_FREE, "budget")})
 
 
 def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:

@@ -37,11 +37,13 @@ from .provenance import run_info
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 
 
-def lr_factor(step: int, warmup: int, total: int, min_ratio: float) -> float:
-    """Multiplier of the base LR: linear warmup over ``warmup`` steps, cosine to ``min_ratio``."""
+def lr_factor(step: int, warmup: int, total: int, min_ratio: float,
+              fraction: float | None = None) -> float:
+    """Multiplier of the base LR: linear warmup over ``warmup`` steps, cosine to ``min_ratio``
+    at step ``total`` — or, with a time budget, at ``fraction`` (of the budget's seconds) 1."""
     if step < warmup:
         return (step + 1) / warmup
-    t = min(1.0, (step - warmup) / max(1, total - warmup))
+    t = fraction if fraction is not None else min(1.0, (step - warmup) / max(1, total - warmup))
     return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * t))
 
 
@@ -51,13 +53,16 @@ class MLMModule(L.LightningModule):
 
     def __init__(self, meta: CheckpointMeta | None, optim: dict[str, Any], max_steps: int,
                  watch: dict[int, str] | None = None,
-                 plan: Callable[[MLMDataModule], tuple[CheckpointMeta, dict[int, str]]] | None = None):
+                 plan: Callable[[MLMDataModule], tuple[CheckpointMeta, dict[int, str]]] | None = None,
+                 clock: Any = None):
         """``meta``: build the model now; or None and ``plan``: Lightning's
         :meth:`configure_model` builds it once the datamodule is set up, from
         ``plan(datamodule) -> (meta, watch)``. ``watch``: field id -> field name whose validation
         error is logged on its own (``val/err/<field>``: the training curves of the fields a
-        dataset is evaluated on)."""
+        dataset is evaluated on). ``clock``: a :class:`~scinum.budget.TimeBudget` whose
+        ``fraction`` drives the cosine decay (a seconds budget) instead of the step count."""
         super().__init__()
+        self.clock = clock
         if meta is None and plan is None:
             raise ValueError("MLMModule needs meta or a plan to make it from the data")
         self.meta, self.optim, self.max_steps, self.plan = meta, optim, max_steps, plan
@@ -107,7 +112,8 @@ class MLMModule(L.LightningModule):
                                  {"params": no_decay, "weight_decay": 0.0}],
                                 lr=o["lr"], betas=tuple(o["betas"]))
         sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: lr_factor(s, o["warmup_steps"], self.max_steps, o["min_lr_ratio"]))
+            opt, lambda s: lr_factor(s, o["warmup_steps"], self.max_steps, o["min_lr_ratio"],
+                                     None if self.clock is None else self.clock.fraction))
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
@@ -162,8 +168,10 @@ def _loggers(out: Path) -> list:
 
 def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     """Train as ``config`` says (see :mod:`scinum.config`); resume from ``<out>/checkpoints/last.ckpt``
-    if present. Returns the path of the exported ``<out>/model.ckpt``. One run at a time owns
-    ``out_dir`` (:func:`scinum.run_dir.out_dir_lock`): a second one refuses."""
+    if present. Returns the path of the exported ``<out>/model.ckpt``. A ``budget``
+    (:mod:`scinum.budget`) sets ``trainer.max_steps``; ``<out>/training.json`` records the steps
+    taken and the training seconds they took (validation and checkpoints not counted). One run
+    at a time owns ``out_dir`` (:func:`scinum.run_dir.out_dir_lock`): a second one refuses."""
     from .run_dir import out_dir_lock
     validate_config(config)  # also configs built without load_config (recipes' overrides)
     with out_dir_lock(config["out_dir"]):
@@ -179,7 +187,11 @@ def _check_resumable(last: Path) -> None:
 
 
 def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
+    import copy
     from lightning.pytorch.callbacks import ModelCheckpoint
+
+    from .budget import TimeBudget, check_budget, resolve_steps
+    config = copy.deepcopy(config)
     quiet_lightning()
     L.seed_everything(config["seed"], workers=True, verbose=False)
     out = Path(config["out_dir"])
@@ -192,9 +204,21 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
                        num_workers=d["num_workers"], pool=d["pool"], cache_dir=d["cache_dir"],
                        max_run=d["max_run"], val_split=d["val_split"])
     world = _check_world(config, dm)  # before any process is spawned: say what to change
+    budget = config.get("budget")
+    if budget is not None:
+        check_budget(budget)
+        lengths = None
+        if "tokens" in budget:  # the exact stream needs the records' token lengths
+            dm.prepare()
+            lengths = dm.shards["train"].lengths
+        t["max_steps"] = config["trainer"]["max_steps"] = resolve_steps(
+            budget, batch_size=d["batch_size"], max_steps=t["max_steps"], lengths=lengths,
+            seed=config["seed"], pool=d["pool"], accumulate=t["accumulate_grad_batches"])
+    clock = TimeBudget(budget["seconds"] if budget and "seconds" in budget else math.inf)
     # the data is tokenized in dm.prepare_data (once per node) and loaded in dm.setup (every
     # rank); the model is built after that, in MLMModule.configure_model
-    module = MLMModule(None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding))
+    module = MLMModule(None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding),
+                       clock=clock if math.isfinite(clock.seconds) else None)
     precision = t.pop("precision")
     if precision == "auto":
         gpu = t["accelerator"] in ("auto", "gpu", "cuda") and torch.cuda.is_available()
@@ -213,7 +237,7 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
         enable_progress_bar=t.pop("progress_bar"),
         gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
-        callbacks=[ckpt_cb, stopper, *callbacks], logger=_loggers(out), default_root_dir=out,
+        callbacks=[ckpt_cb, stopper, clock, *callbacks], logger=_loggers(out), default_root_dir=out,
         deterministic=False, enable_model_summary=False, num_sanity_val_steps=0,
         strategy=make_strategy(t.pop("strategy"), world, timeout_s), **t)
     if trainer.is_global_zero:  # one writer per run: rank 0
@@ -232,6 +256,9 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     final = out / "model.ckpt"
     if trainer.is_global_zero:
         save_checkpoint(final, module.model, module.meta)
+        write_text_atomic(out / "training.json", json.dumps(
+            {"budget": budget, "steps": trainer.global_step, "batch_size": d["batch_size"],
+             "train_seconds": round(clock.elapsed, 3)}, indent=1))
         _calibrate(config, dm, module, final)
     return final
 

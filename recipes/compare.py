@@ -1,0 +1,259 @@
+"""Comparisons: every model of a preset at one declared budget, several seeds, intervals.
+
+A comparison preset is a recipe preset with a ``budget`` (:mod:`scinum.budget`)::
+
+    compare:
+      build: {...}                      # one dataset, built once (its seed fixed)
+      budget: {samples: 38400}          # | {tokens: N} | {seconds: S}: the same for every model
+      train: {...}                      # one training config for every model
+      models: {label: {encoding: ..., head: ..., normalizer: ...}}
+      evaluate: {limit: N, batch_size: N}
+      table: {metric: mse, columns: [{name, field, split}, ...], paper: {label: [cell, ...]}}
+
+``python recipes/<name>.py --preset compare --seeds N`` trains each model for seeds 0..N-1.
+**What the seed changes**: the training config's ``seed`` — model initialisation, MLM masking and
+the batch order. The dataset (its build seed) and the evaluation records are the same for every
+seed, so seed s of two models saw the same records in the same order with the same masks
+(masks of text encodings differ: their records have more tokens), and per-seed differences
+between models are paired.
+
+**Per-model settings**: a model may set only ``encoding``, ``head`` and ``normalizer`` (what the
+model *is*); batch size, learning rate, steps and trunk are the preset's, for all. A tuned form of
+an encoding is a separate model whose label names its departures. A model that sets anything else
+is refused (``RecipeError`` naming the key) unless the preset declares ``tuning:`` — the one
+procedure that chose those settings for every model.
+
+Each (model, seed) trains on one thread and is evaluated in the same worker process; finished
+work is reused (``models/<label>/seed<s>/model.ckpt``, ``eval.csv``), so re-running the command
+continues it; ``--collect`` writes the results of what has finished without training more.
+Results (``--out``): ``table.md``, ``table.csv`` (model, field, split, metric, mean, ci95_low,
+ci95_high, n_seeds), ``seeds.csv`` (every per-seed metric), ``paired.csv``, ``meta.json``
+(budget, seeds, commit, package versions, per-model steps/samples/tokens/training seconds),
+``plots/compare_*.png``.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from concurrent.futures import as_completed
+from importlib import import_module
+from pathlib import Path
+from typing import Any, Sequence
+
+from scinum.atomic import write_text_atomic
+from scinum.budget import check_budget, resolve_steps, token_stream
+from scinum.cli import BUILDERS
+from scinum.config import apply_overrides, load_config
+from scinum.errors import RecipeError, ScinumError
+
+__all__ = ["MODEL_KEYS", "model_configs", "run_comparison", "versions"]
+
+#: what a model of a comparison may set itself (module docstring)
+MODEL_KEYS = ("encoding", "head", "normalizer")
+
+
+def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, seeds: int,
+                  models: Sequence[str] | None = None, overrides: dict | None = None,
+                  where: str = "compare") -> dict[tuple[str, int], dict[str, Any]]:
+    """``(label, seed) -> scinum fit config`` for every chosen model and seed 0..seeds-1, each
+    with the preset's budget. ``where`` names the preset in errors (``planets.yaml: compare``)."""
+    if "budget" not in preset:
+        raise RecipeError(f"{where}: a comparison needs a budget (budget: {{samples: N}})")
+    budget = check_budget(preset["budget"], f"{where}.budget")
+    if seeds < 1:
+        raise RecipeError(f"{where}: --seeds must be at least 1, got {seeds}")
+    chosen = list(preset["models"]) if not models else list(models)
+    unknown = [m for m in chosen if m not in preset["models"]]
+    if unknown:
+        raise RecipeError(f"{where}: unknown model(s) {unknown}; preset has {list(preset['models'])}")
+    for label in chosen:
+        own = preset["models"][label] or {}
+        extra = [k for k in own if k not in MODEL_KEYS]
+        if "budget" in own:
+            raise RecipeError(f"{where}.models.{label}.budget: one budget for every model of a comparison")
+        if extra and not preset.get("tuning"):
+            raise RecipeError(f"{where}.models.{label}.{extra[0]}: a comparison's models set only "
+                              f"{list(MODEL_KEYS)}; per-model {extra[0]} needs a declared tuning "
+                              "procedure (tuning:) that chose it for every model")
+    if overrides and "budget" in overrides:
+        raise RecipeError(f"{where}: --set budget=... would change one comparison's declared budget; "
+                          "edit the preset instead")
+    out = {}
+    for label in chosen:
+        for seed in range(seeds):
+            base = copy.deepcopy(preset["train"])
+            base["data"] = {**base.get("data", {}), "path": str(data)}
+            base["out_dir"] = str(work / "models" / label / f"seed{seed}")
+            cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
+            cfg = apply_overrides(cfg, overrides or {})
+            cfg["seed"], cfg["budget"] = seed, copy.deepcopy(budget)
+            out[(label, seed)] = cfg
+    return out
+
+
+def _prepare(configs: dict[tuple[str, int], dict], log) -> dict[tuple[str, int], dict[str, int]]:
+    """Tokenize each encoding once, here (seeds of one encoding train at once and would race on
+    its cache), and resolve each run's steps exactly; returns per run ``{steps, samples,
+    tokens}`` seen (tokens: real tokens of the batch stream up to that step)."""
+    from scinum import encodings
+    from scinum.config import resolve_normalizer
+    from scinum.data import MLMDataModule
+    lengths_of: dict[str, Any] = {}
+    plan = {}
+    for (label, seed), cfg in configs.items():
+        key = json.dumps(cfg["encoding"], sort_keys=True) + str(cfg["normalizer"]) + json.dumps(cfg["head"])
+        d = cfg["data"]
+        if key not in lengths_of:
+            enc = encodings.from_config(cfg["encoding"])
+            dm = MLMDataModule(d["path"], enc, normalizer=resolve_normalizer(cfg, enc),
+                               batch_size=d["batch_size"], max_run=d["max_run"], cache_dir=d["cache_dir"],
+                               val_split=d["val_split"])
+            dm.prepare()
+            lengths_of[key] = dm.shards["train"].lengths
+        lengths = lengths_of[key]
+        t = cfg["trainer"]
+        steps = resolve_steps(cfg["budget"], batch_size=d["batch_size"], max_steps=t["max_steps"],
+                              lengths=lengths, seed=cfg["seed"], pool=d["pool"],
+                              accumulate=t["accumulate_grad_batches"])
+        cfg["trainer"]["max_steps"] = steps
+        batches = steps * t["accumulate_grad_batches"]
+        tokens = samples = 0
+        if "seconds" not in cfg["budget"]:
+            for k, b in enumerate(token_stream(lengths, d["batch_size"], cfg["seed"], d["pool"])):
+                if k == batches:
+                    break
+                tokens, samples = tokens + sum(b), samples + len(b)
+        plan[(label, seed)] = {"steps": steps, "samples": samples, "tokens": tokens}
+    return plan
+
+
+def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict,
+                        fields: list[str] | None) -> dict[str, Any]:
+    """Worker: train (unless ``model.ckpt`` is there) and evaluate (unless ``eval.csv`` is) one
+    (model, seed), one thread; returns its ``training.json`` and evaluation seconds."""
+    import torch
+
+    from scinum.analysis import evaluate as ev
+    from scinum.training import fit
+    torch.set_num_threads(1)
+    out = Path(config["out_dir"])
+    ckpt = out / "model.ckpt"
+    if not ckpt.exists():
+        fit(config)
+    info = json.loads((out / "training.json").read_text()) if (out / "training.json").exists() else {}
+    if not (out / "eval.csv").exists():
+        t0 = time.perf_counter()
+        table, pred = ev.evaluate(ckpt, config["data"]["path"], fields, label=label,
+                                  limit=evaluate.get("limit"), batch_size=evaluate.get("batch_size", 256))
+        table.insert(1, "seed", seed)
+        pred.insert(1, "seed", seed)
+        write_text_atomic(out / "predictions.csv", pred.to_csv(index=False))
+        info["eval_seconds"] = round(time.perf_counter() - t0, 3)
+        write_text_atomic(out / "eval.json", json.dumps(info, indent=1))
+        write_text_atomic(out / "eval.csv", table.to_csv(index=False))  # last: marks it done
+    return json.loads((out / "eval.json").read_text())
+
+
+def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs: int | None,
+              log) -> dict[tuple[str, int], str]:
+    """Train and evaluate every unfinished run, ``jobs`` at once; returns run -> error for the
+    runs that failed (the others' results stand)."""
+    from scinum import encodings
+    from scinum.processes import worker_pool
+    todo = [k for k, c in configs.items() if not (Path(c["out_dir"]) / "eval.csv").exists()]
+    # seed by seed (an interrupted comparison has whole seeds of every model); within a seed the
+    # cheapest first (fewest tokens per number), so a cut-off leaves the fewest runs unfinished
+    todo.sort(key=lambda k: (k[1], encodings.from_config(configs[k]["encoding"]).tokens_per_number))
+    failed: dict[tuple[str, int], str] = {}
+    if not todo:
+        return failed
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    started = time.time()
+    with worker_pool(jobs) as pool:
+        futures = {}
+        for key in todo:
+            configs[key]["trainer"]["progress_bar"] = False
+            futures[pool.submit(_train_and_evaluate, key[0], key[1], configs[key], evaluate,
+                                fields)] = key
+        log(f"[{name}] {len(todo)} runs to train and evaluate, {jobs} at once")
+        for f in as_completed(futures):
+            label, seed = futures[f]
+            try:
+                info = f.result()
+                log(f"[{name}] {label} seed {seed}: {plan[(label, seed)]['steps']} steps, trained in "
+                    f"{info.get('train_seconds', float('nan')):.0f} s, evaluated in "
+                    f"{info.get('eval_seconds', float('nan')):.0f} s ({time.time() - started:.0f} s so far)")
+            except (ScinumError, RuntimeError, ValueError, OSError) as e:  # report, go on
+                failed[(label, seed)] = f"{type(e).__name__}: {e}"
+                log(f"[{name}] {label} seed {seed}: FAILED: {failed[(label, seed)]}")
+    return failed
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of the packages a result depends on (None: not installed)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for pkg in ("scinum", "torch", "numpy", "lightning", "rebound", "scipy", "pandas"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, seeds: int,
+                   models: Sequence[str] | None = None, workers: int | None = None,
+                   overrides: dict | None = None, jobs: int | None = None,
+                   preset_name: str = "compare", collect: bool = False, log=print) -> Path:
+    """Run (or, ``collect``, only gather) a comparison preset end to end; returns ``out``."""
+    import pandas as pd
+
+    from recipes.runner import provenance
+    from scinum.analysis import report
+    t0 = time.time()
+    data = work / "data"
+    where = f"{name}.yaml: {preset_name}"
+    configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
+    params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
+    if not collect:
+        log(f"[{name}] building dataset in {data}")
+        import_module(BUILDERS[name][0]).build(data, **params)
+    elif not (data / "manifest.json").exists():
+        raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
+    plan = _prepare(configs, log)
+    e = preset.get("evaluate", {})
+    failed = {} if collect else _run_pool(name, configs, plan, e, e.get("fields"), jobs, log)
+    tables, runs, missing = [], {}, []
+    for (label, seed), cfg in configs.items():
+        o = Path(cfg["out_dir"])
+        if not (o / "eval.csv").exists():
+            missing.append(f"{label} seed {seed}" + (f" ({failed[(label, seed)]})"
+                                                     if (label, seed) in failed else ""))
+            continue
+        tables.append(pd.read_csv(o / "eval.csv"))
+        runs[f"{label}/seed{seed}"] = {**plan[(label, seed)], **json.loads((o / "eval.json").read_text())}
+    if not tables:
+        raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
+    per_seed = pd.concat(tables, ignore_index=True)
+    chosen = list(dict.fromkeys(lb for lb, _ in configs))
+    meta = {**provenance(), "recipe": name, "preset_name": preset_name,
+            "command": f"python recipes/{name}.py --preset {preset_name} --seeds {seeds}",
+            "budget": preset["budget"], "seeds": list(range(seeds)),
+            "seed_varies": "model initialisation, MLM masking and batch order (training config "
+                           "seed); the dataset and the evaluated records are fixed",
+            "interval": "95 % Student t interval over seeds (mean ± t_{0.975,n-1}·s/√n); paired "
+                        "differences: t interval of per-seed log10 MSE differences",
+            "versions": versions(), "build": preset["build"], "train": preset["train"],
+            "models": {lb: preset["models"][lb] for lb in chosen}, "tuning": preset.get("tuning"),
+            "evaluate": e, "runs": runs, "missing": missing,
+            "core_seconds": round(sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0)
+                                      for r in runs.values()), 1),
+            "elapsed_s": round(time.time() - t0, 1)}
+    report.write_comparison(out, per_seed, meta, preset.get("table"), models=chosen)
+    log((out / "table.md").read_text())
+    if missing:
+        log(f"[{name}] MISSING: {missing}")
+    return out

@@ -1,0 +1,219 @@
+"""The report of a comparison over seeds: tables (markdown, CSV) and plots with error bars.
+
+Input: ``per_seed`` — one row per (model, seed, field, split) with the metrics of
+:func:`scinum.analysis.metrics.summarize` (as :func:`scinum.analysis.evaluate.evaluate` gives
+them, plus a ``seed`` column) — and an optional *table spec*, a paper's table to lay ours out
+like::
+
+    {metric: mse, reference: xval, source: "xVal paper, Table 5 (MSE)",
+     columns: [{name: "a₁", field: description.planet0.a, split: test}, ...],
+     paper: {p10: ["7.6e-4", "0.0076 (1%)", ...], ...}}   # cells as printed, in the paper's units
+
+Every figure of ours is ``mean [ci95_low, ci95_high]`` over seeds (:mod:`scinum.analysis.stats`);
+the paper's row for a model stands under ours. A t interval of a positive metric (MSE) can reach
+below 0 with few seeds: it is printed as computed, not clipped.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..atomic import write_text_atomic
+from .stats import paired_table, summarize_seeds
+
+__all__ = ["METRICS", "write_comparison", "fmt_ci"]
+
+#: plotted values beyond this magnitude (a diverged model's 1e300) are named, not drawn
+OFF_SCALE = 1e6
+
+#: per-seed metrics summarized (when present)
+METRICS = ("mse", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68", "coverage95",
+           "not_number", "non_finite")
+
+
+def _g(x: float, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:.{digits}g}" if x != 0 else "0"
+
+
+def fmt_ci(mean: float, lo: float, hi: float, digits: int = 2) -> str:
+    """``mean [lo, hi]`` in ``digits`` significant digits (``mean`` alone without an interval)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return _g(mean, digits)
+    return f"{_g(mean, digits)} [{_g(lo, digits)}, {_g(hi, digits)}]"
+
+
+def _cell(long: pd.DataFrame, model: str, field: str, split: str, metric: str) -> pd.Series | None:
+    r = long[(long["model"] == model) & (long["field"] == field) & (long["split"] == split)
+             & (long["metric"] == metric)]
+    return None if r.empty else r.iloc[0]
+
+
+def _md(header: Sequence[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _layout(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str,
+            with_paper: bool, seeds: dict[str, int]) -> str:
+    """Rows per model (ours, then the paper's where it has one) x the spec's columns; ``seeds``:
+    model -> seeds evaluated (a cell's interval counts only the seeds where the metric is
+    defined: not where every prediction was unparseable)."""
+    cols = spec["columns"]
+    rows = []
+    for m in models:
+        cells = []
+        for c in cols:
+            r = _cell(long, m, c["field"], c["split"], metric)
+            text = "–" if r is None else fmt_ci(r["mean"], r["ci95_low"], r["ci95_high"])
+            u = _cell(long, m, c["field"], c["split"], "unparseable")
+            if r is not None and u is not None and u["mean"] > 1e-4:  # as the paper: (share)
+                text += f" ({u['mean']:.1%} unparseable)"
+            cells.append(text)
+        n = seeds.get(m, 0)
+        rows.append([f"**{m}** (ours, {n} seed{'' if n == 1 else 's'})", *cells])
+        paper = (spec.get("paper") or {}).get(m)
+        if with_paper and paper:
+            rows.append([f"{m} (paper)", *[str(p) for p in paper]])
+    return _md(["model", *[c["name"] for c in cols]], rows)
+
+
+def _paired_md(paired: pd.DataFrame) -> str:
+    rows = []
+    for _, r in paired.iterrows():
+        ratio = fmt_ci(r["ratio"], r["ratio_low"], r["ratio_high"])
+        verdict = ("**yes**, lower" if r["ratio_high"] < 1 else "**yes**, higher") if r["significant"] else "no"
+        rows.append([r["model"], r["column"], ratio, str(int(r["n_seeds"])), verdict])
+    return _md(["model", "cell", "MSE ratio to reference [95 % CI]", "seeds", "significant"], rows)
+
+
+def _runs_md(meta: dict, models: Sequence[str]) -> str:
+    rows = []
+    for m in models:
+        runs = [v for k, v in meta.get("runs", {}).items() if k.rsplit("/seed", 1)[0] == m]
+        if not runs:
+            rows.append([m, "–", "–", "–", "–", "–"])
+            continue
+        def span(key: str, digits: int = 0) -> str:
+            v = [r[key] for r in runs if r.get(key) is not None]
+            if not v:
+                return "–"
+            lo, hi = min(v), max(v)
+            return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}–{hi:.{digits}f}"
+        rows.append([m, span("steps"), span("samples"), span("tokens"), span("train_seconds"),
+                     span("eval_seconds")])
+    return _md(["model", "steps", "samples seen", "real tokens seen", "training s (1 thread)",
+                "evaluation s"], rows)
+
+
+def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, out: Path,
+          log: bool) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    cols = spec["columns"]
+    fig, axes = plt.subplots(1, len(cols), figsize=(2.6 * len(cols), 3.6), squeeze=False)
+    x = np.arange(len(models))
+    for ax, c in zip(axes[0], cols):
+        names = list(models)
+        for i, m in enumerate(models):
+            r = _cell(long, m, c["field"], c["split"], metric)
+            if r is None or not np.isfinite(r["mean"]) or abs(r["mean"]) > OFF_SCALE:
+                names[i] = f"{m} (off scale)"  # diverged (1e300): named, not drawn
+                continue
+            lo = r["mean"] - r["ci95_low"] if np.isfinite(r["ci95_low"]) else 0.0
+            hi = min(r["ci95_high"], OFF_SCALE) - r["mean"] if np.isfinite(r["ci95_high"]) else 0.0
+            if log:  # a t interval may reach below 0: draw it to the bottom of the axis
+                lo = min(lo, r["mean"] * (1 - 1e-3))
+            ax.errorbar([i], [r["mean"]], yerr=[[lo], [hi]], fmt="o", color=f"C{i % 10}", capsize=3)
+            paper = (spec.get("paper") or {}).get(m)
+            if metric == spec.get("metric", "mse") and paper:
+                try:
+                    v = float(str(paper[cols.index(c)]).split()[0].rstrip("†"))
+                except ValueError:
+                    v = math.nan
+                if np.isfinite(v) and (v > 0 or not log):
+                    ax.plot([i], [v], "x", color="k", ms=7)
+        if metric == "r2":
+            ax.set_ylim(max(-1.0, ax.get_ylim()[0]), 1.05)  # R² below -1: as bad as it gets
+        ax.set_xticks(x, names, rotation=70, fontsize=7)
+        ax.set_title(c["name"], fontsize=9)
+        if log:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)")
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, Any],
+                     spec: dict | None = None, models: Sequence[str] | None = None) -> Path:
+    """Write ``table.md``, ``table.csv``, ``seeds.csv``, ``paired.csv``, ``meta.json`` and
+    ``plots/compare_<metric>.png`` into ``out`` (module docstring); returns ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    models = [m for m in (models or dict.fromkeys(per_seed["model"])) if m in set(per_seed["model"])]
+    long = summarize_seeds(per_seed, [m for m in METRICS if m in per_seed])
+    write_text_atomic(out / "seeds.csv", per_seed.to_csv(index=False))
+    write_text_atomic(out / "table.csv", long.to_csv(index=False))
+    if spec is None:  # every (field, split) of the evaluation as a column
+        pairs = per_seed[["field", "split"]].drop_duplicates().itertuples(index=False)
+        spec = {"metric": "mse", "columns": [{"name": f"{f} {s}", "field": f, "split": s} for f, s in pairs]}
+    metric, ref = spec.get("metric", "mse"), spec.get("reference", models[0])
+    paired = pd.DataFrame()
+    if ref in models and len(models) > 1:
+        paired = paired_table(per_seed, ref, [(c["field"], c["split"]) for c in spec["columns"]], metric)
+        names = {(c["field"], c["split"]): c["name"] for c in spec["columns"]}
+        paired.insert(3, "column", [names[(f, s)] for f, s in zip(paired["field"], paired["split"])])
+    write_text_atomic(out / "paired.csv", paired.to_csv(index=False))
+    budget = meta.get("budget", {})
+    seeds = per_seed.groupby("model")["seed"].nunique().to_dict()
+    n_seeds = len(meta.get("seeds", [])) or int(per_seed["seed"].nunique())
+    parts = [f"Budget {json.dumps(budget)} for every model; seeds {meta.get('seeds')} "
+             f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean "
+             f"[95 % Student t interval] over the seeds each row names (of {n_seeds}; one seed: no "
+             "interval); units as the dataset writes them.\n"]
+    if meta.get("core_seconds"):
+        parts.append(f"Training and evaluation of the {len(meta.get('runs', {}))} runs: "
+                     f"{meta['core_seconds'] / 60:.0f} core-minutes (one thread each; sum of the "
+                     "runs' own clocks; the table below has each model's share).\n")
+    if meta.get("missing"):
+        grouped: dict[str, list[str]] = {}
+        for run in meta["missing"]:  # "label seed s (why)"
+            label, _, rest = run.partition(" seed ")
+            grouped.setdefault(label, []).append(rest)
+        text = "; ".join(f"{lb} seed {', '.join(v)}" for lb, v in grouped.items())
+        parts.append(f"**Missing (not finished, not in these figures): {text}.**\n")
+    src = spec.get("source", "")
+    parts += [f"## {metric.upper()} — {src}\n", _layout(long, spec, models, metric, True, seeds),
+              "\n## R² (same cells)\n", _layout(long, spec, models, "r2", False, seeds)]
+    if not paired.empty:
+        parts += [f"\n## Paired differences against {ref} (MSE ratio per seed, t interval of the "
+                  "log10 ratios; significant: the interval excludes 1)\n", _paired_md(paired)]
+    cov = long[long["metric"].isin(["coverage68", "coverage95"]) & long["mean"].notna()]
+    if not cov.empty:
+        rows = [[r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3)]
+                for r in cov.itertuples()]
+        parts += ["\n## Interval coverage (recalibrated on validation)\n",
+                  _md(["model", "field", "split", "nominal", "coverage [95 % CI]"], rows)]
+    parts += ["\n## Budget actually spent per model (range over seeds)\n", _runs_md(meta, models)]
+    full = long[long["metric"].isin(["mse", "r2"])]
+    rows = [[r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3),
+             str(int(r.n_seeds))] for r in full.itertuples()]
+    parts += ["\n## Every cell (MSE, R²; seeds: those where the metric is defined)\n",
+              _md(["model", "field", "split", "metric", "mean [95 % CI]", "seeds"], rows)]
+    write_text_atomic(out / "table.md", "\n".join(parts))
+    write_text_atomic(out / "meta.json", json.dumps(meta, indent=1, default=str))
+    _plot(long, spec, models, metric, out / "plots" / f"compare_{metric}.png", log=metric == "mse")
+    _plot(long, spec, models, "r2", out / "plots" / "compare_r2.png", log=False)
+    return out

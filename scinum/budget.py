@@ -1,0 +1,139 @@
+"""Training budgets: how much a model may learn from, declared once for every model of a comparison.
+
+A budget is the ``budget`` key of a ``scinum fit`` config (``null``: train ``trainer.max_steps``
+steps, as before) and takes one of three forms — the xVal paper's Table 4 columns:
+
+* ``{samples: N}`` — N training records seen; steps = ceil(N / data.batch_size).
+* ``{tokens: N}`` — N real (non-padding) tokens seen, counted in the encoding's own spelling (a
+  text encoding spends 3-5 tokens per number, so it sees fewer records). The batch stream of
+  :class:`scinum.data.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
+  token lengths, so the steps are computed exactly before training: the first step count whose
+  cumulative real tokens reach N (the stream of a single-device run; with several devices each
+  step takes world-size batches, which this count does not model).
+* ``{seconds: S}`` — S seconds of training wall time (forward, backward, optimiser step and
+  drawing the batch; validation and checkpointing do not count), measured by
+  :class:`TimeBudget`, which stops the run there. The LR schedule then runs on time: warmup over
+  ``optim.warmup_steps`` steps, cosine decay over the fraction of S spent. Optional
+  ``max_steps`` (default 10⁹) caps the steps. Wall time depends on the machine and its load: a
+  seconds budget is reproducible only on the same, otherwise idle, machine, one thread per model.
+
+The same budget for every model of a comparison makes the models comparable whatever their batch
+size; ``trainer.max_steps`` is then ignored (the resolved steps are written to ``config.json``).
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Iterable
+
+import lightning as L
+import numpy as np
+
+from .errors import ConfigError
+
+__all__ = ["KINDS", "check_budget", "steps_for_samples", "steps_for_tokens", "TimeBudget"]
+
+#: the budget kinds, with their unit
+KINDS = {"samples": "training records", "tokens": "real tokens", "seconds": "s of training time"}
+
+
+def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
+    """Return ``budget`` (a dict of exactly one kind of :data:`KINDS` with a positive number,
+    plus ``max_steps`` for seconds) or raise :class:`~scinum.errors.ConfigError` naming ``where``."""
+    if not isinstance(budget, dict):
+        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {budget!r}")
+    kinds = [k for k in budget if k in KINDS]
+    extra = [k for k in budget if k not in KINDS and k != "max_steps"]
+    if len(kinds) != 1 or extra:
+        raise ConfigError(f"{where}: give exactly one of {sorted(KINDS)} (got keys {sorted(budget)})")
+    kind = kinds[0]
+    value = budget[kind]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{where}.{kind}: must be a positive number, got {value!r}")
+    if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int)
+                                  or budget["max_steps"] < 1):
+        raise ConfigError(f"{where}.max_steps: only with seconds, a positive integer")
+    return dict(budget)
+
+
+def steps_for_samples(samples: int, batch_size: int) -> int:
+    """Steps that see ``samples`` training records in batches of ``batch_size``: ceil(N / B)
+    (the last batch may overshoot by fewer than B records)."""
+    return max(1, math.ceil(samples / batch_size))
+
+
+def steps_for_tokens(tokens: int, batch_lengths: Iterable[Iterable[int]]) -> int:
+    """The first step count whose cumulative real tokens reach ``tokens``; ``batch_lengths``
+    yields, per step, the token lengths of the batch's records (a stream long enough to reach
+    ``tokens``; an infinite sampler's is)."""
+    seen = 0
+    for step, lengths in enumerate(batch_lengths, start=1):
+        seen += int(sum(lengths))
+        if seen >= tokens:
+            return step
+    raise ConfigError(f"budget.tokens: the batch stream ended after {seen} tokens, short of {tokens}")
+
+
+def token_stream(lengths: np.ndarray, batch_size: int, seed: int, pool: int):
+    """Per-step record lengths of the training stream of a single-device run (the same
+    :class:`~scinum.data.BucketBatchSampler` the data module uses)."""
+    from .data import BucketBatchSampler
+    for batch in BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool):
+        yield [int(lengths[i]) for i, _ in batch]
+
+
+def resolve_steps(budget: dict[str, Any] | None, *, batch_size: int, max_steps: int,
+                  lengths: np.ndarray | None = None, seed: int = 0, pool: int = 50,
+                  accumulate: int = 1) -> int:
+    """The ``trainer.max_steps`` a budget gives (``max_steps`` itself when ``budget`` is None).
+    Tokens need the training records' token ``lengths`` and the sampler's ``seed``/``pool``.
+    With gradient accumulation a step takes ``accumulate`` batches."""
+    if budget is None:
+        return max_steps
+    budget = check_budget(budget)
+    if "samples" in budget:
+        return steps_for_samples(int(budget["samples"]), batch_size * accumulate)
+    if "tokens" in budget:
+        if lengths is None:
+            raise ConfigError("budget.tokens: needs the training records' token lengths")
+        batches = steps_for_tokens(int(budget["tokens"]), token_stream(lengths, batch_size, seed, pool))
+        return max(1, math.ceil(batches / accumulate))
+    return int(budget.get("max_steps", 10 ** 9))
+
+
+class TimeBudget(L.Callback):
+    """Stop training once ``seconds`` of training time have passed (module docstring: what
+    counts). ``elapsed`` (s) survives a resume through the checkpoint; ``fraction`` is
+    elapsed / seconds, capped at 1 (the LR schedule's clock)."""
+
+    def __init__(self, seconds: float, clock=time.perf_counter):
+        self.seconds, self.elapsed, self.clock = float(seconds), 0.0, clock
+        self._started: float | None = None
+        self._paused = False
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.elapsed / self.seconds)
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if self._started is None or self._paused:  # first batch, or after validation/checkpoint:
+            self._started, self._paused = self.clock(), False  # the batch was drawn during the pause
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        now = self.clock()
+        self.elapsed += now - self._started
+        self._started = now  # the next batch's drawing counts from here
+        if self.elapsed >= self.seconds:
+            trainer.should_stop = True
+
+    def on_validation_start(self, trainer, pl_module) -> None:
+        self._paused = True  # validation does not count
+
+    def on_save_checkpoint(self, trainer, pl_module, checkpoint) -> None:
+        self._paused = True  # nor writing checkpoints
+
+    def state_dict(self) -> dict[str, float]:
+        return {"elapsed": self.elapsed, "seconds": self.seconds}
+
+    def load_state_dict(self, state_dict: dict[str, float]) -> None:
+        self.elapsed = float(state_dict["elapsed"])
