@@ -60,6 +60,8 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
         raise ResultsError(f"{table_file}: no rows of model {label!r} (models: {models}); pass --label")
     rows = [{k: _plain(v) for k, v in r.items()} for r in table[table["model"] == label].to_dict("records")]
     rows.sort(key=lambda r: r["split"] != "test")  # stable: the table's order otherwise
+    for r in rows:  # interp/extrap rows of a split (scinum.analysis.evaluate): labelled as such
+        r["subset"] = r.get("subset") if r.get("subset") in ("interp", "extrap") else "all"
     info = _json(root / "meta.json")
     train = _json(root / "train_values.json")
     return {"source": str(root), "label": label, "rows": rows, "meta": info, "train_values": train,
@@ -153,6 +155,8 @@ def _front_matter(config: dict, evaluation: dict | None, label: str) -> str:
         fm["metrics"] = ["mse", "r2"]
         results = []
         for r in evaluation["rows"]:
+            if r.get("subset", "all") != "all":
+                continue
             results.append({"task": {"type": "fill-mask", "name": f"fill {r['field']}"},
                             "dataset": {"name": f"{builder or 'dataset'} {r['split']}",
                                         "type": str(builder or "dataset"), "split": r["split"]},
@@ -252,13 +256,15 @@ def _evaluation_section(evaluation: dict | None, test: dict, units: dict, ood_fi
     for r in rows:
         base = test.get(r["field"], {}).get("mse")
         ratio = f"×{r['mse'] / base:.3g}" if r["split"] != "test" and base and r.get("mse") is not None else "–"
-        out.append(f"| `{r['field']}` | {r['split']} | {_g(r.get('n'), 9)} | "
+        split = r["split"] if r.get("subset", "all") == "all" else (
+            f"{r['split']}, {'inside' if r.get('subset') == 'interp' else 'outside'} the training range")
+        out.append(f"| `{r['field']}` | {split} | {_g(r.get('n'), 9)} | "
                    + " | ".join(_g(r.get(k)) for k, _ in cols) + f" | {ratio} |")
     out += ["", "### What this means for you\n"]
     for s in dict.fromkeys(r["split"] for r in rows if r["split"] != "test"):
         declared = ood_fields.get(s)
-        about = [r for r in rows if r["split"] == s and r["field"] == declared] or \
-            [r for r in rows if r["split"] == s]  # no declaration: every field scored there
+        whole = [r for r in rows if r["split"] == s and r.get("subset", "all") == "all"]
+        about = [r for r in whole if r["field"] == declared] or whole  # no declaration: every field
         for r in about:
             out.append(_meaning(s, r, test.get(r["field"], {}), units, ranges,
                                 (evaluation.get("ood_values") or {}).get((s, r["field"]))))

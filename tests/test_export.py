@@ -331,3 +331,27 @@ def test_card_without_an_ood_declaration_speaks_of_every_field(ckpts, results, t
     assert "* **ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8" in text
     line = next(x for x in text.splitlines() if x.startswith("* **ood_dt** — `a`"))
     assert "trained on 1.01 – 1.99; this split holds" in line and "outside that range: error ×" in line
+
+
+def test_card_labels_the_interp_and_extrap_rows_of_a_split(ckpts, tmp_path):
+    """A results table with ``subset`` rows (evaluate's interp/extrap of a declared training
+    range): the card's table says which rows are inside and outside the range, and the
+    bullets and the model index read only the whole split."""
+    import pandas as pd
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "meta.json").write_text((DOCS_RESULTS / "meta.json").read_text())
+    table = pd.read_csv(DOCS_RESULTS / "table.csv")
+    table["subset"] = "all"
+    xv = table[(table["model"] == "xval") & (table["split"] == "ood_stepsize")
+               & (table["field"] == "description.stepsize")]
+    parts = [xv.assign(subset="interp", n=150, mse=0.004), xv.assign(subset="extrap", n=50, mse=0.006)]
+    pd.concat([table, *parts], ignore_index=True).to_csv(res / "table.csv", index=False)
+    ev = card.read_results(res, None, "xval")
+    config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())
+    text = card.render(config, ev)
+    assert "| `description.stepsize` | ood_stepsize, inside the training range | 150 | 0.004 |" in text
+    assert "| `description.stepsize` | ood_stepsize, outside the training range | 50 | 0.006 |" in text
+    assert text.count("* **ood_stepsize** —") == 1
+    assert text.count("split: ood_stepsize") == len(table[(table["model"] == "xval")
+                                                         & (table["split"] == "ood_stepsize")])
