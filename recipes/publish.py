@@ -44,8 +44,11 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
     command = meta.get("command") or f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
     source = f"results/{meta['recipe']}" + (f"-{meta.get('preset_name')}" if comparison else "")
+    spent = (f"{meta['core_seconds'] / 60:.0f} core-minutes of training and evaluation (the runs' "
+             "own clocks)" if comparison and meta.get("core_seconds")
+             else f"{minutes} min {seconds} s for build, training and evaluation")
     header = (f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
-              f"{minutes} min {seconds} s for build, training and evaluation (finished "
+              f"{spent} (finished "
               f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
               f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n")
     docs.parent.mkdir(parents=True, exist_ok=True)
