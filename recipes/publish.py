@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
 
-from scinum.atomic import write_text_atomic
+from scinum.atomic import atomic_dir, write_text_atomic
 from scinum.errors import RecipeError
 
 
@@ -51,24 +50,11 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
               f"{spent} (finished "
               f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
               f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n")
-    docs.parent.mkdir(parents=True, exist_ok=True)
-    tmp, old = (docs.with_name(f".{docs.name}.{what}{os.getpid()}") for what in ("new", "old"))
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        tmp.mkdir()
+    with atomic_dir(docs) as tmp:
         write_text_atomic(tmp / "table.md", header + sources.pop("table.md").read_text())
         write_text_atomic(tmp / "meta.json", json.dumps(meta, indent=1))
         for name, src in sources.items():
             shutil.copyfile(src, tmp / name)
-        if docs.exists():
-            os.replace(docs, old)
-        os.replace(tmp, docs)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if old.exists() and not docs.exists():
-            os.replace(old, docs)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
     return docs
 
 

@@ -9,11 +9,12 @@ the temporary file is removed, so a stopped or failed run leaves nothing half-wr
 from __future__ import annotations
 
 import os
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["atomic_path", "write_bytes_atomic", "write_text_atomic"]
+__all__ = ["atomic_path", "atomic_dir", "write_bytes_atomic", "write_text_atomic"]
 
 
 @contextmanager
@@ -44,3 +45,26 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """Write UTF-8 ``text`` to ``path`` atomically and durably."""
     write_bytes_atomic(path, text.encode("utf-8"))
+
+
+@contextmanager
+def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield an empty temporary directory beside ``path``; when the block ends normally, it
+    replaces ``path`` whole (an existing ``path`` is moved aside, then removed); when it raises,
+    it is removed and ``path`` stays as it was — never a mix of old and new files."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp, old = (path.with_name(f".{path.name}.{what}{os.getpid()}") for what in ("new", "old"))
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        yield tmp
+        if path.exists():
+            os.replace(path, old)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not path.exists():
+            os.replace(old, path)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

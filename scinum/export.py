@@ -27,12 +27,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from .atomic import atomic_dir
 from .checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
 from .checkpoint import CheckpointMeta, load_checkpoint
 from .errors import CheckpointError
@@ -79,12 +79,7 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
         raise CheckpointError(f"{out}: exists and is not a scinum model export; refusing to replace it")
     evaluation = card.read_results(results, meta, label) if results is not None else None
     tensors, tied = _split_tied(net.state_dict())
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
-    old = out.with_name(f".{out.name}.old{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        tmp.mkdir()
+    with atomic_dir(out) as tmp:
         save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt", "library": "scinum"})
         config = {"format": FORMAT, "version": VERSION, "library_name": "scinum",
                   "checkpoint_version": CKPT_VERSION,
@@ -98,15 +93,6 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
         for f in (WEIGHTS, CONFIG, CARD):  # durable before the rename publishes them
             with open(tmp / f, "rb") as fh:
                 os.fsync(fh.fileno())
-        if out.exists():
-            os.replace(out, old)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if old.exists() and not out.exists():
-            os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
     return out
 
 

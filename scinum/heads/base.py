@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
+import torch
 import torch.nn.functional as F
 from torch import nn
 
