@@ -10,6 +10,23 @@ A comparison preset is a recipe preset with a ``budget`` (:mod:`scinum.budget`):
       evaluate: {limit: N, batch_size: N}
       table: {metric: mse, columns: [{name, field, split}, ...], paper: {label: [cell, ...]}}
 
+Instead of one ``budget`` a preset may declare ``budgets`` — named budgets, each a whole
+comparison of every model (the xVal paper's Table 4: equal samples, equal tokens, equal runtime;
+or the points of a learning curve)::
+
+      budgets: {equal samples: {samples: 9600}, equal tokens: {tokens: 4.0e6}, equal runtime: {seconds: 120}}
+
+Each budget's runs and report go to ``<work>/<slug>/`` and ``<out>/<slug>/`` (its own table,
+paired differences, plots); ``<out>`` gets the side-by-side table (``table.md``, ``table.csv``
+and ``seeds.csv`` with a ``budget`` column) and ``plots/budgets_<metric>.png`` (metric against
+training seconds, one line per model through its budgets).
+
+``varies: [model, ...]``: config sections a model of this preset may set beyond what an encoding
+is, because the comparison is *about* them (a curve over trunk sizes); recorded in ``meta.json``.
+``baselines: module:function``: non-learned predictors scored on the same records, a function
+``(data_dir, split, limit) -> rows`` (:func:`era5.tasks.comparison_baselines`), reported beside
+the models with their own interval.
+
 ``python recipes/<name>.py --preset compare --seeds N`` trains each model for seeds 0..N-1.
 **What the seed changes**: the training config's ``seed`` — model initialisation, MLM masking and
 the batch order. The dataset (its build seed) and the evaluation records are the same for every
@@ -48,7 +65,7 @@ from scinum.cli import BUILDERS
 from scinum.config import apply_overrides, load_config
 from scinum.errors import RecipeError, ScinumError
 
-__all__ = ["MODEL_KEYS", "model_configs", "run_comparison", "versions"]
+__all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison", "versions"]
 
 #: what a model of a comparison may set itself (module docstring)
 MODEL_KEYS = ("encoding", "head", "normalizer")
@@ -62,6 +79,7 @@ def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, see
     if "budget" not in preset:
         raise RecipeError(f"{where}: a comparison needs a budget (budget: {{samples: N}})")
     budget = check_budget(preset["budget"], f"{where}.budget")
+    allowed = (*MODEL_KEYS, *_varies(preset, where))
     if seeds < 1:
         raise RecipeError(f"{where}: --seeds must be at least 1, got {seeds}")
     chosen = list(preset["models"]) if not models else list(models)
@@ -70,13 +88,14 @@ def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, see
         raise RecipeError(f"{where}: unknown model(s) {unknown}; preset has {list(preset['models'])}")
     for label in chosen:
         own = preset["models"][label] or {}
-        extra = [k for k in own if k not in MODEL_KEYS]
+        extra = [k for k in own if k not in allowed]
         if "budget" in own:
             raise RecipeError(f"{where}.models.{label}.budget: one budget for every model of a comparison")
         if extra and not preset.get("tuning"):
             raise RecipeError(f"{where}.models.{label}.{extra[0]}: a comparison's models set only "
-                              f"{list(MODEL_KEYS)}; per-model {extra[0]} needs a declared tuning "
-                              "procedure (tuning:) that chose it for every model")
+                              f"{list(allowed)}; per-model {extra[0]} needs a declared tuning "
+                              "procedure (tuning:) that chose it for every model, or "
+                              f"varies: [{extra[0]}] if the comparison is about it")
     if overrides and "budget" in overrides:
         raise RecipeError(f"{where}: --set budget=... would change one comparison's declared budget; "
                           "edit the preset instead")
@@ -91,6 +110,38 @@ def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, see
             cfg["seed"], cfg["budget"] = seed, copy.deepcopy(budget)
             out[(label, seed)] = cfg
     return out
+
+
+def _varies(preset: dict[str, Any], where: str) -> list[str]:
+    """The config sections ``varies`` lets a model set (module docstring)."""
+    varies = preset.get("varies") or []
+    known = ("data", "model", "optim", "trainer")
+    if not isinstance(varies, list) or any(v not in known for v in varies):
+        raise RecipeError(f"{where}.varies: a list of config sections among {list(known)}, got {varies!r}")
+    return varies
+
+
+def budgets_of(preset: dict[str, Any], where: str = "compare") -> dict[str, dict[str, Any]]:
+    """``{name: budget}`` of a comparison preset: its ``budgets``, or its one ``budget`` under the
+    name ``""`` (module docstring); errors name ``where``."""
+    if "budgets" in preset and "budget" in preset:
+        raise RecipeError(f"{where}: give budget or budgets, not both")
+    if "budgets" not in preset:
+        if "budget" not in preset:
+            raise RecipeError(f"{where}: a comparison needs a budget (budget: {{samples: N}})")
+        return {"": check_budget(preset["budget"], f"{where}.budget")}
+    named = preset["budgets"]
+    if not isinstance(named, dict) or not named:
+        raise RecipeError(f"{where}.budgets: a mapping of names to budgets, got {named!r}")
+    slugs = [_slug(n) for n in named]
+    if any(not isinstance(n, str) or not _slug(n) for n in named) or len(set(slugs)) != len(slugs):
+        raise RecipeError(f"{where}.budgets: names must be distinct non-empty words, got {list(named)}")
+    return {n: check_budget(b, f"{where}.budgets.{n}") for n, b in named.items()}
+
+
+def _slug(name: Any) -> str:
+    """A budget name as a directory name: ``equal samples`` -> ``equal-samples``."""
+    return "-".join("".join(c if c.isalnum() else " " for c in str(name)).split()).lower()
 
 
 def _prepare(configs: dict[tuple[str, int], dict], log) -> dict[tuple[str, int], dict[str, int]]:
@@ -209,20 +260,76 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
                    overrides: dict | None = None, jobs: int | None = None,
                    preset_name: str = "compare", collect: bool = False, log=print) -> Path:
     """Run (or, ``collect``, only gather) a comparison preset end to end; returns ``out``."""
-    import pandas as pd
-
-    from recipes.runner import provenance
-    from scinum.analysis import report
     t0 = time.time()
     data = work / "data"
     where = f"{name}.yaml: {preset_name}"
-    configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
+    budgets = budgets_of(preset, where)
+    single = {k: v for k, v in preset.items() if k != "budgets"}
+    plans = {b: ({**single, "budget": budget}, work / _slug(b), out / _slug(b)) if b else (single, work, out)
+             for b, budget in budgets.items()}
+    for b, (sub, w, _) in plans.items():  # every budget's configs are checked before anything runs
+        model_configs(name, sub, data, w, seeds, models, overrides, where)
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     if not collect:
         log(f"[{name}] building dataset in {data}")
         import_module(BUILDERS[name][0]).build(data, **params)
     elif not (data / "manifest.json").exists():
         raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
+    baselines = _baselines(preset, data, where)
+    command = f"python recipes/{name}.py --preset {preset_name} --seeds {seeds}"
+    results = {}
+    for b, (sub, w, o) in plans.items():
+        if b:
+            log(f"[{name}] budget {b!r}: {json.dumps(budgets[b])}")
+        results[b] = _compare(name, sub, data=data, work=w, out=o, seeds=seeds, models=models,
+                              overrides=overrides, jobs=jobs, collect=collect, where=where,
+                              preset_name=preset_name, command=command, baselines=baselines,
+                              show_table=not b, log=log)
+    if len(budgets) == 1 and "" in budgets:
+        return out
+    from scinum.analysis import report
+    from recipes.runner import provenance
+    meta = {**provenance(), "recipe": name, "preset_name": preset_name, "command": command,
+            "budgets": budgets, "seeds": list(range(seeds)), "varies": preset.get("varies"),
+            "per_budget": {b: _slug(b) for b in budgets},
+            **{k: results[next(iter(results))][1][k] for k in ("seed_varies", "interval")},
+            "missing": [f"{b}: {m}" for b, (_, meta_b) in results.items() for m in meta_b["missing"]],
+            "core_seconds": round(sum(m["core_seconds"] for _, m in results.values()), 1),
+            "elapsed_s": round(time.time() - t0, 1)}
+    report.write_budgets(out, {b: r[0] for b, r in results.items()},
+                         {b: r[1] for b, r in results.items()}, meta, preset.get("table"),
+                         baselines=baselines)
+    log((out / "table.md").read_text())
+    return out
+
+
+def _baselines(preset: dict[str, Any], data: Path, where: str):
+    """The preset's non-learned baselines scored on the evaluated records (module docstring), as
+    a frame, or None."""
+    spec = preset.get("baselines")
+    if not spec:
+        return None
+    import pandas as pd
+    module, _, func = str(spec).partition(":")
+    try:
+        fn = getattr(import_module(module), func)
+    except (ImportError, AttributeError) as e:
+        raise RecipeError(f"{where}.baselines: cannot find {spec!r} ({e})") from None
+    e = preset.get("evaluate", {})
+    return pd.DataFrame(fn(data, "test", e.get("limit")))
+
+
+def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: Path, seeds: int,
+             models, overrides, jobs, collect: bool, where: str, preset_name: str, command: str,
+             baselines, show_table: bool, log) -> tuple[Any, dict[str, Any]]:
+    """One budget's comparison on a built dataset: train and evaluate what is unfinished (unless
+    ``collect``), write its report to ``out``; returns (per-seed metrics, meta)."""
+    import pandas as pd
+
+    from recipes.runner import provenance
+    from scinum.analysis import report
+    t0 = time.time()
+    configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
     plan = _prepare(configs, log)
     e = preset.get("evaluate", {})
     failed = {} if collect else _run_pool(name, configs, plan, e, e.get("fields"), jobs, log)
@@ -239,8 +346,7 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
     per_seed = pd.concat(tables, ignore_index=True)
     chosen = list(dict.fromkeys(lb for lb, _ in configs))
-    meta = {**provenance(), "recipe": name, "preset_name": preset_name,
-            "command": f"python recipes/{name}.py --preset {preset_name} --seeds {seeds}",
+    meta = {**provenance(), "recipe": name, "preset_name": preset_name, "command": command,
             "budget": preset["budget"], "seeds": list(range(seeds)),
             "seed_varies": "model initialisation, MLM masking and batch order (training config "
                            "seed); the dataset and the evaluated records are fixed",
@@ -248,12 +354,14 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
                         "differences: t interval of per-seed log10 MSE differences",
             "versions": versions(), "build": preset["build"], "train": preset["train"],
             "models": {lb: preset["models"][lb] for lb in chosen}, "tuning": preset.get("tuning"),
-            "evaluate": e, "runs": runs, "missing": missing,
+            "varies": preset.get("varies"), "evaluate": e, "runs": runs, "missing": missing,
             "core_seconds": round(sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0)
                                       for r in runs.values()), 1),
             "elapsed_s": round(time.time() - t0, 1)}
-    report.write_comparison(out, per_seed, meta, preset.get("table"), models=chosen)
-    log((out / "table.md").read_text())
+    report.write_comparison(out, per_seed, meta, preset.get("table"), models=chosen,
+                            baselines=baselines)
+    if show_table:
+        log((out / "table.md").read_text())
     if missing:
         log(f"[{name}] MISSING: {missing}")
-    return out
+    return per_seed, meta

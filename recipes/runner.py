@@ -218,7 +218,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         preset = load_preset(here / f"{name}.yaml", a.preset)
         if a.source:
             preset["build"]["source"] = a.source
-        if "budget" in preset:  # a comparison: one budget, several seeds (recipes/compare.py)
+        if "budget" in preset or "budgets" in preset:  # a comparison (recipes/compare.py)
             from recipes.compare import run_comparison
             run_comparison(name, preset, work=work, out=a.out or Path("results") / f"{name}-{a.preset}",
                            seeds=a.seeds, models=a.models, workers=a.workers, jobs=a.jobs,

@@ -10,7 +10,10 @@ like::
      paper: {p10: ["7.6e-4", "0.0076 (1%)", ...], ...}}   # cells as printed, in the paper's units
 
 Every figure of ours is ``mean [ci95_low, ci95_high]`` over seeds (:mod:`scinum.analysis.stats`);
-the paper's row for a model stands under ours. A t interval of a positive metric (MSE) can reach
+the paper's row for a model stands under ours. *Baselines* (non-learned predictors, a long frame
+``model, field, split, metric, mean, ci95_low, ci95_high, n_records, interval``) are rows of their own: their
+interval is over the evaluated records (they have no seed), and ``interval`` says how.
+:func:`write_budgets` lays several budgets' comparisons side by side (the xVal paper's Table 4). A t interval of a positive metric (MSE) can reach
 below 0 with few seeds: it is printed as computed, not clipped.
 """
 from __future__ import annotations
@@ -26,13 +29,13 @@ import pandas as pd
 from ..atomic import write_text_atomic
 from .stats import paired_table, summarize_seeds
 
-__all__ = ["METRICS", "write_comparison", "fmt_ci"]
+__all__ = ["METRICS", "write_comparison", "write_budgets", "fmt_ci"]
 
 #: plotted values beyond this magnitude (a diverged model's 1e300) are named, not drawn
 OFF_SCALE = 1e6
 
 #: per-seed metrics summarized (when present)
-METRICS = ("mse", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68", "coverage95",
+METRICS = ("mse", "mse_K2", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68", "coverage95",
            "not_number", "non_finite")
 
 
@@ -61,27 +64,47 @@ def _md(header: Sequence[str], rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _cell_text(long: pd.DataFrame, model: str, column: dict, metric: str) -> str:
+    """``mean [lo, hi]`` of a cell, with the share of unparseable predictions where there are
+    any (as the paper prints it)."""
+    r = _cell(long, model, column["field"], column["split"], metric)
+    text = "–" if r is None else fmt_ci(r["mean"], r["ci95_low"], r["ci95_high"])
+    u = _cell(long, model, column["field"], column["split"], "unparseable")
+    if u is not None and u["mean"] > 1e-4:
+        text += f" ({u['mean']:.1%} unparseable)"
+    return text
+
+
+def _baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric: str) -> list[list[str]]:
+    """One row per baseline with its ``metric`` in each column (``–`` where it has none)."""
+    if baselines is None or baselines.empty:
+        return []
+    rows = []
+    for name, g in baselines[baselines["metric"] == metric].groupby("model", sort=False):
+        cells = []
+        for c in cols:
+            r = g[(g["field"] == c["field"]) & (g["split"] == c["split"])]
+            cells.append("–" if r.empty else fmt_ci(*(float(r.iloc[0][k]) for k in
+                                                       ("mean", "ci95_low", "ci95_high"))))
+        rows.append([f"*{name}* (no training; {g['interval'].iloc[0]})", *cells])
+    return rows
+
+
 def _layout(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str,
-            with_paper: bool, seeds: dict[str, int]) -> str:
+            with_paper: bool, seeds: dict[str, int], baselines: pd.DataFrame | None = None) -> str:
     """Rows per model (ours, then the paper's where it has one) x the spec's columns; ``seeds``:
     model -> seeds evaluated (a cell's interval counts only the seeds where the metric is
     defined: not where every prediction was unparseable)."""
     cols = spec["columns"]
     rows = []
     for m in models:
-        cells = []
-        for c in cols:
-            r = _cell(long, m, c["field"], c["split"], metric)
-            text = "–" if r is None else fmt_ci(r["mean"], r["ci95_low"], r["ci95_high"])
-            u = _cell(long, m, c["field"], c["split"], "unparseable")
-            if r is not None and u is not None and u["mean"] > 1e-4:  # as the paper: (share)
-                text += f" ({u['mean']:.1%} unparseable)"
-            cells.append(text)
+        cells = [_cell_text(long, m, c, metric) for c in cols]
         n = seeds.get(m, 0)
         rows.append([f"**{m}** (ours, {n} seed{'' if n == 1 else 's'})", *cells])
         paper = (spec.get("paper") or {}).get(m)
         if with_paper and paper:
             rows.append([f"{m} (paper)", *[str(p) for p in paper]])
+    rows += _baseline_rows(baselines, cols, metric)
     return _md(["model", *[c["name"] for c in cols]], rows)
 
 
@@ -114,7 +137,7 @@ def _runs_md(meta: dict, models: Sequence[str]) -> str:
 
 
 def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, out: Path,
-          log: bool) -> Path:
+          log: bool, baselines: pd.DataFrame | None = None) -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -141,6 +164,7 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
                     v = math.nan
                 if np.isfinite(v) and (v > 0 or not log):
                     ax.plot([i], [v], "x", color="k", ms=7)
+        _draw_baselines(ax, baselines, c, metric)
         if metric == "r2":
             ax.set_ylim(max(-1.0, ax.get_ylim()[0]), 1.05)  # R² below -1: as bad as it gets
         ax.set_xticks(x, names, rotation=70, fontsize=7)
@@ -156,8 +180,21 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
     return out
 
 
+def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str) -> None:
+    """Each baseline's ``metric`` in ``column`` as a labelled dashed line."""
+    if baselines is None or baselines.empty:
+        return
+    sel = baselines[(baselines["field"] == column["field"]) & (baselines["split"] == column["split"])
+                    & (baselines["metric"] == metric)]
+    for k, r in enumerate(sel.itertuples()):
+        ax.axhline(r.mean, ls="--", lw=1, color=f"0.{3 + 2 * k}", label=r.model)
+    if not sel.empty:
+        ax.legend(fontsize=6, loc="best")
+
+
 def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, Any],
-                     spec: dict | None = None, models: Sequence[str] | None = None) -> Path:
+                     spec: dict | None = None, models: Sequence[str] | None = None,
+                     baselines: pd.DataFrame | None = None) -> Path:
     """Write ``table.md``, ``table.csv``, ``seeds.csv``, ``paired.csv``, ``meta.json`` and
     ``plots/compare_<metric>.png`` into ``out`` (module docstring); returns ``out``."""
     out = Path(out)
@@ -195,8 +232,8 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
         text = "; ".join(f"{lb} seed {', '.join(v)}" for lb, v in grouped.items())
         parts.append(f"**Missing (not finished, not in these figures): {text}.**\n")
     src = spec.get("source", "")
-    parts += [f"## {metric.upper()} — {src}\n", _layout(long, spec, models, metric, True, seeds),
-              "\n## R² (same cells)\n", _layout(long, spec, models, "r2", False, seeds)]
+    parts += [f"## {metric.upper()} — {src}\n", _layout(long, spec, models, metric, True, seeds, baselines),
+              "\n## R² (same cells)\n", _layout(long, spec, models, "r2", False, seeds, baselines)]
     if not paired.empty:
         parts += [f"\n## Paired differences against {ref} (MSE ratio per seed, t interval of the "
                   "log10 ratios; significant: the interval excludes 1)\n", _paired_md(paired)]
@@ -214,6 +251,123 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
               _md(["model", "field", "split", "metric", "mean [95 % CI]", "seeds"], rows)]
     write_text_atomic(out / "table.md", "\n".join(parts))
     write_text_atomic(out / "meta.json", json.dumps(meta, indent=1, default=str))
-    _plot(long, spec, models, metric, out / "plots" / f"compare_{metric}.png", log=metric == "mse")
-    _plot(long, spec, models, "r2", out / "plots" / "compare_r2.png", log=False)
+    _plot(long, spec, models, metric, out / "plots" / f"compare_{metric}.png", log=metric == "mse",
+          baselines=baselines)
+    _plot(long, spec, models, "r2", out / "plots" / "compare_r2.png", log=False, baselines=baselines)
+    return out
+
+
+def _train_seconds(meta: dict, model: str) -> float:
+    """Mean training seconds (one thread) over a model's finished seeds in a comparison's meta."""
+    v = [r["train_seconds"] for k, r in meta.get("runs", {}).items()
+         if k.rsplit("/seed", 1)[0] == model and r.get("train_seconds") is not None]
+    return float(np.mean(v)) if v else math.nan
+
+
+def _budgets_layout(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: dict,
+                    models: Sequence[str], metric: str, with_paper: bool,
+                    baselines: pd.DataFrame | None) -> str:
+    """Table 4 layout: per budget, each spec column's ``metric`` and the mean training seconds."""
+    cols = spec["columns"]
+    header = ["model"]
+    for b in longs:
+        header += [f"{c['name']} — {b}" for c in cols] + [f"training s — {b}"]
+    rows = []
+    for m in models:
+        cells = []
+        for b, long in longs.items():
+            cells += [_cell_text(long, m, c, metric) for c in cols]
+            cells.append(_g(_train_seconds(metas[b], m), 3))
+        rows.append([f"**{m}**", *cells])
+        paper = (spec.get("paper") or {}).get(m)
+        if with_paper and paper:
+            rows.append([f"{m} (paper)", *[str(p) for p in paper]])
+    for row in _baseline_rows(baselines, cols, metric):  # the same records under every budget
+        rows.append([row[0], *[x for _ in longs for x in (*row[1:], "–")]])
+    return _md(header, rows)
+
+
+def _budgets_plot(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: dict,
+                  models: Sequence[str], metric: str, out: Path,
+                  baselines: pd.DataFrame | None) -> Path:
+    """Per spec column: ``metric`` (mean, 95 % t interval) against mean training seconds, one
+    line per model through its budgets; baselines dashed."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    cols = spec["columns"]
+    fig, axes = plt.subplots(1, len(cols), figsize=(4.2 * len(cols), 3.6), squeeze=False)
+    for ax, c in zip(axes[0], cols):
+        for i, m in enumerate(models):
+            pts = []
+            for b, long in longs.items():
+                r = _cell(long, m, c["field"], c["split"], metric)
+                t = _train_seconds(metas[b], m)
+                if r is not None and np.isfinite(r["mean"]) and abs(r["mean"]) <= OFF_SCALE and np.isfinite(t):
+                    lo = r["mean"] - r["ci95_low"] if np.isfinite(r["ci95_low"]) else 0.0
+                    hi = r["ci95_high"] - r["mean"] if np.isfinite(r["ci95_high"]) else 0.0
+                    pts.append((t, r["mean"], lo, hi))
+            if pts:
+                t, y, lo, hi = map(np.array, zip(*sorted(pts)))
+                if metric == "mse":
+                    lo = np.minimum(lo, y * (1 - 1e-3))  # a t interval below 0: to the axis bottom
+                ax.errorbar(t, y, yerr=[lo, hi], fmt="o-", color=f"C{i % 10}", capsize=3, label=m, ms=4)
+        _draw_baselines(ax, baselines, c, metric)
+        ax.set_xscale("log")
+        if metric == "mse":
+            ax.set_yscale("log")
+        if metric == "r2":
+            ax.set_ylim(max(-1.0, ax.get_ylim()[0]), 1.05)
+        ax.set_xlabel("training s (one thread, mean over seeds)")
+        ax.set_title(c["name"], fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, loc="best")
+    axes[0][0].set_ylabel(f"{metric} (mean, 95 % t interval over seeds)")
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def write_budgets(out: str | Path, per_seed: dict[str, pd.DataFrame], metas: dict[str, dict],
+                  meta: dict[str, Any], spec: dict | None = None,
+                  baselines: pd.DataFrame | None = None) -> Path:
+    """Several budgets' comparisons side by side (``per_seed`` and ``metas``: budget name -> that
+    budget's per-seed frame and meta, as :func:`write_comparison` got them): ``table.md`` (Table 4
+    layout: each column's metric and the training seconds per budget), ``table.csv`` and
+    ``seeds.csv`` with a ``budget`` column, ``meta.json``, ``plots/budgets_<metric>.png``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    models = list(dict.fromkeys(m for f in per_seed.values() for m in f["model"]))
+    longs = {b: summarize_seeds(f, [m for m in METRICS if m in f]) for b, f in per_seed.items()}
+    write_text_atomic(out / "seeds.csv", pd.concat(
+        [f.assign(budget=b)[["budget", *f.columns]] for b, f in per_seed.items()]).to_csv(index=False))
+    write_text_atomic(out / "table.csv", pd.concat(
+        [f.assign(budget=b)[["budget", *f.columns]] for b, f in longs.items()]).to_csv(index=False))
+    if spec is None:
+        first = next(iter(per_seed.values()))
+        pairs = first[["field", "split"]].drop_duplicates().itertuples(index=False)
+        spec = {"metric": "mse", "columns": [{"name": f"{f} {s}", "field": f, "split": s} for f, s in pairs]}
+    metric = spec.get("metric", "mse")
+    names = "; ".join(f"**{b}** {json.dumps(metas[b].get('budget'))} ([{meta['per_budget'][b]}/]"
+                      f"({meta['per_budget'][b]}/table.md))" for b in per_seed)
+    parts = [f"Budgets, each a whole comparison of every model: {names}. Seeds {meta.get('seeds')} "
+             f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean [95 % Student "
+             "t interval] over seeds; baselines: their own interval, as named. Training s: mean "
+             "over seeds of the runs' own clocks, one thread each.\n"]
+    if meta.get("core_seconds"):
+        parts.append(f"Training and evaluation of every run: {meta['core_seconds'] / 60:.0f} "
+                     "core-minutes.\n")
+    if meta.get("missing"):
+        parts.append(f"**Missing (not finished, not in these figures): {'; '.join(meta['missing'])}.**\n")
+    parts += [f"## {metric.upper()} — {spec.get('source', '')}\n",
+              _budgets_layout(longs, metas, spec, models, metric, True, baselines),
+              "\n## R² (same cells)\n", _budgets_layout(longs, metas, spec, models, "r2", False, baselines),
+              "\nPaired differences, interval coverage and the budget each run spent: each budget's own "
+              "table (linked above).\n"]
+    write_text_atomic(out / "table.md", "\n".join(parts))
+    write_text_atomic(out / "meta.json", json.dumps(meta, indent=1, default=str))
+    for m in dict.fromkeys((metric, "r2")):
+        _budgets_plot(longs, metas, spec, models, m, out / "plots" / f"budgets_{m}.png", baselines)
     return out

@@ -26,7 +26,7 @@ from scipy import stats as _st
 __all__ = ["mean_ci", "paired_difference", "summarize_seeds", "paired_table", "LOG_METRICS"]
 
 #: metrics compared as ratios (log10 differences) in :func:`paired_difference`
-LOG_METRICS = ("mse",)
+LOG_METRICS = ("mse", "mse_K2")
 
 
 def mean_ci(values: Iterable[float], level: float = 0.95) -> dict[str, float]:
