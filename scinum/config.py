@@ -343,6 +343,10 @@ def validate_config(config: dict) -> None:
     except (TypeError, ValueError, KeyError) as e:
         raise ConfigError(f"config: encoding = {shorten(str(config['encoding']), 120)}: "
                           f"{_first_line(e)}") from None
+    try:
+        heads.check_options(encoding, config["head"])
+    except ValueError as e:
+        raise ConfigError(f"config: head = {shorten(str(config['head']), 120)}: {_first_line(e)}") from None
     model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
     try:
         ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})
