@@ -13,7 +13,6 @@ from scinum import encodings
 from scinum.cli import main as cli_main
 from scinum.config import DEFAULTS, DataConfig, OptimConfig, RunConfig, TrainerConfig, defaults
 from scinum.data import MLMDataModule
-from scinum.datasets import DatasetWriter
 from scinum.model import ModelConfig
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
@@ -42,19 +41,9 @@ def test_each_default_is_defined_once_in_the_section_dataclasses():
     assert params and inspect.signature(MLMDataModule).parameters["seed"].default == DEFAULTS["seed"]
 
 
-class Toy:
-    def __call__(self, i):
-        return {"m": 1.0 + 0.25 * (i % 7), "xy": [0.5 * (i % 3), -1.5]}, {}
-
-
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    path = tmp_path_factory.mktemp("toy") / "ds"
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=32)
-    w.write_split("train", 16, Toy())
-    w.write_split("val", 4, Toy())
-    w.finish()
-    return path
+def dataset(tmp_path_factory, toy_dataset):
+    return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 16, 4)
 
 
 def _yaml(tmp_path, config: dict):
