@@ -28,13 +28,10 @@ values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
 from __future__ import annotations
 
 import copy
-import math
 import re
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from functools import cache
+from dataclasses import dataclass, field
 from pathlib import Path
-from types import NoneType, UnionType
-from typing import Any, Sequence, Union, get_args, get_origin, get_type_hints
+from typing import Any, Sequence
 
 import yaml
 
@@ -43,10 +40,10 @@ from .codec import MAX_RUN
 from .errors import ConfigError, ConfigKeyError, shorten
 from .model import ModelConfig
 from .normalize import METHODS
-from .schema import above_zero, checked, fraction, one_of, positive, signed
+from .schema import (above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive,
+                     section_defaults, signed)
 
-__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "defaults",
-           "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
+__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
 
 
 @dataclass
@@ -143,29 +140,8 @@ class RunConfig:
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
 
 
-@cache
-def _schema(cls: type) -> dict[str, tuple[Any, dict]]:
-    """The config keys of a section dataclass: name -> (type, field metadata)."""
-    hints = get_type_hints(cls)
-    return {f.name: (hints[f.name], dict(f.metadata)) for f in fields(cls)
-            if f.name not in getattr(cls, "DERIVED", ())}
-
-
-def defaults(cls: type = RunConfig) -> dict[str, Any]:
-    """The default config of a section dataclass (nested sections as dicts): fresh copies."""
-    out: dict[str, Any] = {}
-    by_name = {f.name: f for f in fields(cls)}
-    for name, (hint, _) in _schema(cls).items():
-        f = by_name[name]
-        if is_dataclass(hint):
-            out[name] = defaults(hint)
-        else:
-            out[name] = f.default_factory() if f.default_factory is not MISSING else f.default
-    return out
-
-
 #: the default config (derived from :class:`RunConfig`; kept for older code)
-DEFAULTS: dict[str, Any] = defaults()
+DEFAULTS: dict[str, Any] = section_defaults(RunConfig)
 #: sections whose keys are free (encoding/head options are checked by their constructors)
 _FREE = ("encoding", "head")
 
@@ -240,7 +216,7 @@ def apply_overrides(config: dict, overrides: dict) -> dict:
 def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
     """Defaults <- YAML file <- overrides, validated. Paths in ``data.path``/``out_dir`` stay as
     written."""
-    config = defaults()
+    config = section_defaults(RunConfig)
     if path is not None:
         try:
             loaded = yaml.load(Path(path).read_text(), Loader=_Loader) or {}
@@ -260,64 +236,6 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
     return config
 
 
-def _fail(key: str, value: Any, expected: str) -> None:
-    raise ConfigError(f"config: {key} = {shorten(repr(value))}: expected {expected}")
-
-
-def _is(value: Any, hint: Any) -> bool:
-    """Whether ``value`` (parsed YAML) has type ``hint``; an int is a float, a bool no number."""
-    origin = get_origin(hint)
-    if origin in (Union, UnionType):
-        return any(_is(value, h) for h in get_args(hint))
-    if origin is list:
-        return isinstance(value, list) and all(_is(v, get_args(hint)[0]) for v in value)
-    if origin is dict:
-        return isinstance(value, dict)
-    if hint in (int, float, bool):
-        return type(value) in ((int, float) if hint is float else (hint,))
-    return hint is Any or isinstance(value, hint)
-
-
-def _type_name(hint: Any) -> str:
-    if get_origin(hint) in (Union, UnionType):
-        return " or ".join(_type_name(h) for h in get_args(hint))
-    if get_origin(hint) is list:
-        return f"list of {_type_name(get_args(hint)[0])}"
-    return {NoneType: "null", dict: "mapping"}.get(get_origin(hint) or hint, getattr(hint, "__name__", str(hint)))
-
-
-def _check_choice(key: str, value: Any, choices: Sequence[str], what: str) -> None:
-    if value not in choices:
-        raise ConfigError(f"config: {key} = {shorten(repr(value))}: not a {what}; "
-                          f"choices: {', '.join(choices)}")
-
-
-def _check_section(node: Any, schema: type, where: str) -> None:
-    """``node`` against the section dataclass ``schema``: known keys, types, ranges, choices."""
-    if not isinstance(node, dict):
-        _fail(where, node, "a mapping")
-    keys = _schema(schema)
-    for k, value in node.items():
-        key = f"{where}.{k}" if where else k
-        if k not in keys:
-            raise ConfigKeyError(f"config: {key}: unknown key; choices: {', '.join(keys)}")
-        hint, meta = keys[k]
-        if is_dataclass(hint):
-            _check_section(value, hint, key)
-            continue
-        if not _is(value, hint):
-            _fail(key, value, f"a value of type {_type_name(hint)}")
-        if type(value) in (int, float) and not math.isfinite(value):
-            _fail(key, value, "a finite number")
-        why = meta["check"](value) if "check" in meta else None
-        if why is None and type(value) in (int, float) and value < 0 and not meta.get("signed"):
-            why = "a number >= 0"
-        if why is not None:
-            _fail(key, value, why)
-        if "choices" in meta and isinstance(value, str):
-            _check_choice(key, value, meta["choices"], meta["what"])
-
-
 def _first_line(e: Exception) -> str:
     return (str(e).splitlines() or [""])[0][:200]
 
@@ -329,14 +247,14 @@ def validate_config(config: dict) -> None:
     (>= 0; counts > 0; probabilities in [0, 1]), the encoding and head are installed (choices:
     the registries', plug-ins included) and take their options, the model section makes a
     trunk, the budget is one, and the accelerator exists here."""
-    _check_section(config, RunConfig, "")
+    check_section(config, RunConfig, "")
     from . import encodings, heads  # local: the registries import the encodings and heads
     from .budget import check_budget
     for section in _FREE:
         if not isinstance(config.get(section), dict):
-            _fail(section, config.get(section), "a mapping")
-    _check_choice("encoding.name", config["encoding"].get("name"), encodings.names(), "number encoding")
-    _check_choice("head.kind", config["head"].get("kind", "native"), heads.REGISTRY.names(),
+            fail(section, config.get(section), "a mapping")
+    check_choice("encoding.name", config["encoding"].get("name"), encodings.names(), "number encoding")
+    check_choice("head.kind", config["head"].get("kind", "native"), heads.REGISTRY.names(),
                   "number head kind")
     try:
         encoding = encodings.from_config(config["encoding"])
@@ -361,7 +279,7 @@ def validate_config(config: dict) -> None:
     accelerator = config["trainer"]["accelerator"]
     import torch
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
-        _fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU "
+        fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU "
               "is available: use cpu or auto)")
 
 
