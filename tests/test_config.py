@@ -74,6 +74,8 @@ def test_print_config_is_the_full_config_a_fit_records(dataset, tmp_path, capsys
      ["encoding.name", "'xvall'", "not a number encoding", "choices:", "xval", "fone", "plugged"]),
     ({"head": {"kind": "mixtur"}}, ["head.kind", "'mixtur'", "choices: mixture, native"]),
     ({"head": {"kind": "native", "point": "mean"}}, ["head", "native head of xval takes no option", "point"]),
+    ({"head": {"kind": "mixture", "n_comp": 3}}, ["head", "mixture head takes no option", "n_comp"]),
+    ({"encoding": {"name": "p10"}, "head": {"kind": "mixture"}}, ["head", "p10 writes a number as"]),
     ({"model": {"d_model": "big"}}, ["model.d_model", "'big'", "int"]),
     ({"model": {"positions": "sinusoid"}}, ["model.positions", "'sinusoid'", "choices: learned, rope, both"]),
     ({"data": {"mask_prob": 1.5}}, ["data.mask_prob", "1.5", "[0, 1]"]),

@@ -63,7 +63,8 @@ def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None,
 
 def check_options(encoding: Any, config: dict[str, Any] | None) -> None:
     """Raise ``ValueError`` unless the head kind ``config`` names takes its options (for
-    ``"native"``: the encoding's ``make_head``); builds nothing."""
+    ``"native"``: the encoding's ``make_head``) and fits ``encoding``
+    (:meth:`NumberHead.check_encoding`); builds nothing."""
     config = dict(config or {"kind": "native"})
     kind = config.pop("kind", "native")
     cls = lookup(kind)
@@ -77,6 +78,8 @@ def check_options(encoding: Any, config: dict[str, Any] | None) -> None:
     except TypeError:
         what = f"native head of {encoding.name}" if cls is NativeHead else f"{kind} head"
         raise ValueError(f"the {what} takes no option(s) {sorted(config)}") from None
+    if cls is not NativeHead:
+        cls.check_encoding(encoding)
 
 
 def model_label(encoding: str, head: dict[str, Any] | None) -> str:
