@@ -5,6 +5,10 @@ MLM batches.
 * MLM masking: :mod:`scinum.masking` (:class:`MLMCollator`).
 * Length-bucketed batches: :mod:`scinum.sampler` (:class:`BucketBatchSampler`).
 
+Encodings that spell a number in ``k`` tokens (the text baselines P10/P1000/B1999/FP15): the
+vocabulary gets their number tokens and the codec writes each number as ``k`` tokens (the cache
+key includes the encoding).
+
 The module's keyword arguments are the ``data:`` section of a run config
 (:class:`scinum.config.DataConfig`, whose defaults they take).
 """

@@ -16,6 +16,7 @@ import torch
 
 from .batch import MASK_PROB, make_batch
 from .codec import Codec, Vocabulary
+from .config import RunConfig
 from .errors import ConfigError
 from .normalize import Normalizer
 
@@ -39,7 +40,7 @@ class MLMCollator:
     """
 
     def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
-                 mask_prob: float = MASK_PROB, seed: int = 0, pad_to: int = 1,
+                 mask_prob: float = MASK_PROB, seed: int = RunConfig.seed, pad_to: int = 1,
                  mask_fields_prob: float = 0.0):
         check_mask_probs(mask_prob, mask_fields_prob)
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding

@@ -68,7 +68,7 @@ class ModelConfig:
 
     vocab_size: int
     num_dim: int = 1
-    combine: str = one_of("multiply", COMBINES, "way features enter the trunk")
+    combine: str = "multiply"
     d_model: int = positive(256)
     n_layers: int = positive(4)
     n_heads: int = positive(4)
