@@ -9,7 +9,7 @@ steps, as before) and takes one of three forms — the xVal paper's Table 4 colu
   when the records' lengths are at hand, as in ``scinum fit`` and comparisons).
 * ``{tokens: N}`` — N real (non-padding) tokens seen, counted in the encoding's own spelling (a
   text encoding spends 3-5 tokens per number, so it sees fewer records). The batch stream of
-  :class:`scinum.data.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
+  :class:`scinum.sampler.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
   token lengths, so the steps are computed exactly before training: the first step count whose
   cumulative real tokens reach N (the stream of a single-device run; with several devices each
   step takes world-size batches, which this count does not model).
@@ -32,6 +32,7 @@ from typing import Any, Iterable
 import lightning as L
 import numpy as np
 
+from .config import DataConfig, RunConfig
 from .errors import ConfigError
 
 __all__ = ["KINDS", "check_budget", "steps_for_samples", "steps_for_tokens", "TimeBudget"]
@@ -79,15 +80,15 @@ def steps_for_tokens(tokens: int, batch_lengths: Iterable[Iterable[int]], kind: 
 
 def token_stream(lengths: np.ndarray, batch_size: int, seed: int, pool: int):
     """Per-step record lengths of the training stream of a single-device run (the same
-    :class:`~scinum.data.BucketBatchSampler` the data module uses)."""
-    from .data import BucketBatchSampler
+    :class:`~scinum.sampler.BucketBatchSampler` the data module uses)."""
+    from .sampler import BucketBatchSampler
     for batch in BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool):
         yield [int(lengths[i]) for i, _ in batch]
 
 
 def resolve_steps(budget: dict[str, Any] | None, *, batch_size: int, max_steps: int,
-                  lengths: np.ndarray | None = None, seed: int = 0, pool: int = 50,
-                  accumulate: int = 1) -> int:
+                  lengths: np.ndarray | None = None, seed: int = RunConfig.seed,
+                  pool: int = DataConfig.pool, accumulate: int = 1) -> int:
     """The ``trainer.max_steps`` a budget gives (``max_steps`` itself when ``budget`` is None).
     Tokens need the training records' token ``lengths`` and the sampler's ``seed``/``pool``.
     With gradient accumulation a step takes ``accumulate`` batches."""

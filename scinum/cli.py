@@ -43,7 +43,7 @@ class _Builders(Mapping):
 BUILDERS = _Builders()
 #: ``scinum <command>``.
 COMMANDS = {
-    "fit": ("scinum.training", "train a model from a YAML config"),
+    "fit": ("scinum.fit_cli", "train a model from a YAML config"),
     "fill": ("scinum.fill_cli", "fill masked numeric fields of JSONL records with a trained model"),
     "evaluate": ("scinum.analysis.evaluate", "ID vs OOD metrics of a checkpoint on a dataset"),
     "plot": ("scinum.analysis.plots", "plots from an evaluation results directory"),

@@ -1,6 +1,12 @@
-"""Training configuration: nested defaults, YAML files and command-line overrides.
+"""Training configuration: one typed schema with the defaults, YAML files and command-line overrides.
 
-A config is a plain nested dict (JSON-able, saved with each run)::
+The schema is :class:`RunConfig`, one dataclass per section (:class:`DataConfig`,
+:class:`~scinum.model.ModelConfig` less its derived fields, :class:`OptimConfig`,
+:class:`TrainerConfig`); :data:`DEFAULTS` and the defaults of the constructors that take a
+section (:class:`~scinum.data.MLMDataModule`, :class:`~scinum.model.ModelConfig`) come from it,
+and :func:`validate_config` checks a config against its types and ranges. A config itself is a
+plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``scinum fit
+--print-config`` prints it)::
 
     seed: 0
     out_dir: runs/planets-tiny
@@ -22,8 +28,8 @@ values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
 from __future__ import annotations
 
 import copy
-import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -31,45 +37,111 @@ import yaml
 
 from .batch import MASK_PROB
 from .codec import MAX_RUN
-from .errors import ConfigError
+from .errors import ConfigError, ConfigKeyError, shorten
+from .model import ModelConfig
+from .normalize import METHODS
+from .schema import (above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive,
+                     section_defaults, signed)
 
-__all__ = ["DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides",
-           "resolve_normalizer"]
+__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
 
-DEFAULTS: dict[str, Any] = {
-    "seed": 0,
-    "out_dir": "runs/scinum",
-    "data": {"path": None, "batch_size": 32, "mask_prob": MASK_PROB, "num_workers": 0, "pool": 50,
-             "cache_dir": None, "max_run": MAX_RUN, "val_split": "val",
-             # fill-task training: numbers these JSON paths name are hidden with this
-             # probability on top of the MLM masking (mask_prob 0: only these)
-             "mask_fields": [], "mask_fields_prob": 0.5,
-             # a longer train/val record is refused before training (attention costs its square)
-             "max_record_tokens": 16384},
-    "encoding": {"name": "xval"},
-    "head": {"kind": "native"},
-    "normalizer": None,
-    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.budget); null:
+
+@dataclass
+class DataConfig:
+    """``data:``: the dataset and its batches — the keyword arguments of
+    :class:`~scinum.data.MLMDataModule`."""
+
+    path: str | Path | None = None  # the dataset directory (scinum fit requires one)
+    batch_size: int = positive(32)  # records per batch and device
+    mask_prob: float = fraction(MASK_PROB)  # each real token hidden with this probability
+    num_workers: int = 0  # data loader processes
+    pool: int = positive(50)  # batches per length-sorted pool (BucketBatchSampler)
+    cache_dir: str | Path | None = None  # token shards; None: next to the dataset
+    max_run: int = positive(MAX_RUN)
+    val_split: str = "val"
+    # fill-task training: numbers these JSON paths name are hidden with this probability on
+    # top of the MLM masking (mask_prob 0: only these)
+    mask_fields: list[str] = field(default_factory=list)
+    mask_fields_prob: float = fraction(0.5)
+    # a longer train/val record is refused before training (attention costs its square)
+    max_record_tokens: int = positive(16384)
+
+
+def _betas(v: list) -> str | None:
+    ok = len(v) == 2 and all(type(b) in (int, float) and 0 <= b < 1 for b in v)
+    return None if ok else "two numbers in [0, 1)"
+
+
+@dataclass
+class OptimConfig:
+    """``optim:``: AdamW and its schedule (linear warmup, cosine decay to ``min_lr_ratio·lr``)."""
+
+    lr: float = positive(3e-4)
+    weight_decay: float = 0.1  # on matrices and embeddings only
+    betas: list[float] = checked(_betas, factory=lambda: [0.9, 0.95])
+    warmup_steps: int = 200
+    min_lr_ratio: float = fraction(0.1)
+    grad_clip: float | None = 1.0  # max gradient norm; None: no clipping
+    number_loss_weight: float = 1.0  # loss = token CE + this · number loss
+
+
+def _devices(v: Any) -> str | None:
+    if isinstance(v, list) and not v:
+        return "auto, a count > 0 or a non-empty list of device indices"
+    return above_zero(v)
+
+
+@dataclass
+class TrainerConfig:
+    """``trainer:``: Lightning Trainer arguments of the same name, and scinum's checkpoint and
+    distributed settings."""
+
+    max_steps: int = positive(2000)
+    accelerator: str = "auto"
+    devices: str | int | list[int] = checked(_devices, "auto")
+    num_nodes: int = positive(1)
+    precision: str | int = "auto"  # auto: bf16-mixed on GPU, 32-true on CPU
+    strategy: str = "auto"
+    accumulate_grad_batches: int = positive(1)
+    val_check_interval: int | float = positive(500)
+    limit_val_batches: int | float = 50
+    log_every_n_steps: int = positive(10)
+    checkpoint_every_n_steps: int = positive(500)
+    progress_bar: bool = True
+    # several processes: a collective waits at most this long (s), then the run fails naming the
+    # cause; SIGTERM/SIGINT: ranks that have not stopped at a step boundary this long (s) after
+    # the signal are ended (scinum.distributed)
+    collective_timeout_s: float = positive(300.0)
+    signal_grace_s: float = 20.0
+
+
+@dataclass
+class RunConfig:
+    """A whole ``scinum fit`` config (the schema of the dict; each section's defaults are its
+    dataclass's; ``model``'s are :class:`~scinum.model.ModelConfig`'s but its ``DERIVED``)."""
+
+    seed: int = signed(0)
+    out_dir: str | Path = "runs/scinum"
+    data: DataConfig = field(default_factory=DataConfig)
+    encoding: dict[str, Any] = field(default_factory=lambda: {"name": "xval"})  # name + options
+    head: dict[str, Any] = field(default_factory=lambda: {"kind": "native"})  # kind + options
+    # None: the encoding's default, or the head's declared one when that is "none"
+    normalizer: str | None = one_of(None, METHODS, "normalizer")
+    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.budget); None:
     # trainer.max_steps as given
-    "budget": None,
+    budget: dict[str, Any] | None = None
     # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
     # split after training, so the 68/95 % intervals cover what they say (scinum.calibration)
-    "calibrate": True,
-    # positions: learned (xVal's additive table) | rope | both; max_positions null: the longest
+    calibrate: bool = True
+    # positions: learned (xVal's additive table) | rope | both; max_positions None: the longest
     # training record
-    "model": {"d_model": 256, "n_layers": 4, "n_heads": 4, "mlp_ratio": 4, "dropout": 0.0,
-              "rope_base": 10000.0, "positions": "learned", "max_positions": None},
-    "optim": {"lr": 3e-4, "weight_decay": 0.1, "betas": [0.9, 0.95], "warmup_steps": 200,
-              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0},
-    "trainer": {"max_steps": 2000, "accelerator": "auto", "devices": "auto", "num_nodes": 1,
-                "precision": "auto", "strategy": "auto", "accumulate_grad_batches": 1,
-                "val_check_interval": 500, "limit_val_batches": 50, "log_every_n_steps": 10,
-                "checkpoint_every_n_steps": 500, "progress_bar": True,
-                # several processes: a collective waits at most this long, then the run fails
-                # naming the cause; SIGTERM/SIGINT: ranks that have not stopped at a step
-                # boundary this long after the signal are ended (scinum.distributed)
-                "collective_timeout_s": 300.0, "signal_grace_s": 20.0},
-}
+    model: ModelConfig = field(default=None)  # type: ignore[assignment]
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    trainer: TrainerConfig = field(default_factory=TrainerConfig)
+
+
+#: the default config (derived from :class:`RunConfig`; kept for older code)
+DEFAULTS: dict[str, Any] = section_defaults(RunConfig)
 #: sections whose keys are free (encoding/head options are checked by their constructors)
 _FREE = ("encoding", "head")
 
@@ -78,7 +150,7 @@ def _merge(base: dict, new: dict, where: str = "") -> dict:
     for k, v in new.items():
         name = f"{where}{k}"
         if where.rstrip(".") not in _FREE and k not in base:
-            raise KeyError(f"unknown config key {name!r}")
+            raise ConfigKeyError(f"config: {name}: unknown key; choices: {', '.join(base)}")
         if isinstance(v, dict) and isinstance(base.get(k), dict) and k not in _FREE:
             _merge(base[k], v, name + ".")
         else:
@@ -121,7 +193,8 @@ def _value(text: str) -> Any:
 
 
 def apply_overrides(config: dict, overrides: dict) -> dict:
-    """Deep-merge ``overrides`` into a copy of ``config``; unknown keys raise ``KeyError``.
+    """Deep-merge ``overrides`` into a copy of ``config``; unknown keys raise
+    :class:`~scinum.errors.ConfigKeyError` (a ``KeyError``) listing the keys there are.
     An ``encoding`` override with a different ``name`` replaces the encoding options."""
     config = copy.deepcopy(config)
     enc = overrides.get("encoding")
@@ -131,16 +204,19 @@ def apply_overrides(config: dict, overrides: dict) -> dict:
     if isinstance(head, dict) and "kind" in head and head["kind"] != config["head"].get("kind"):
         config["head"] = {}
     for section in _FREE:
-        if section in overrides:
+        if isinstance(overrides.get(section), dict) and isinstance(config[section], dict):
             config[section].update(overrides[section])
+        elif section in overrides:  # not a mapping: validate_config says so
+            config[section] = copy.deepcopy(overrides[section])
     if "budget" in overrides:  # a budget is replaced whole: one kind at a time
         config["budget"] = copy.deepcopy(overrides["budget"])
     return _merge(config, {k: v for k, v in overrides.items() if k not in (*_FREE, "budget")})
 
 
 def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
-    """Defaults <- YAML file <- overrides. Paths in ``data.path``/``out_dir`` stay as written."""
-    config = copy.deepcopy(DEFAULTS)
+    """Defaults <- YAML file <- overrides, validated. Paths in ``data.path``/``out_dir`` stay as
+    written."""
+    config = section_defaults(RunConfig)
     if path is not None:
         try:
             loaded = yaml.load(Path(path).read_text(), Loader=_Loader) or {}
@@ -155,87 +231,56 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
         overrides = parse_overrides(overrides)
     config = apply_overrides(config, overrides)
     if not config["data"]["path"]:
-        raise ValueError("config: data.path (the dataset directory) is required")
+        raise ConfigError("config: data.path (the dataset directory) is required")
     validate_config(config)
     return config
 
 
-#: keys whose values may be of other types than their default's (besides the default's type)
-_ALSO: dict[str, tuple[type, ...]] = {
-    "data.path": (str, Path), "data.cache_dir": (str, Path), "normalizer": (str,), "model.max_positions": (int,),
-    "optim.grad_clip": (type(None),), "trainer.devices": (int, list), "trainer.precision": (int,),
-    "trainer.val_check_interval": (float,), "trainer.limit_val_batches": (float,), "out_dir": (Path,)}
-#: keys that must be > 0 (the others that are numbers: >= 0, but ``seed``); among them those
-#: without which a run never ends (a batch size of -4 spins forever, max_steps -1 never stops)
-_POSITIVE = {"data.batch_size", "data.pool", "data.max_run", "model.d_model", "model.n_layers",
-             "model.n_heads", "model.mlp_ratio", "model.rope_base", "model.max_positions",
-             "optim.lr", "trainer.max_steps", "trainer.devices", "trainer.num_nodes",
-             "trainer.accumulate_grad_batches", "trainer.val_check_interval",
-             "trainer.log_every_n_steps", "trainer.checkpoint_every_n_steps",
-             "trainer.collective_timeout_s", "data.max_record_tokens"}
-_FRACTIONS = {"data.mask_prob", "data.mask_fields_prob", "model.dropout", "optim.min_lr_ratio"}
+def _first_line(e: Exception) -> str:
+    return (str(e).splitlines() or [""])[0][:200]
 
 
 def validate_config(config: dict) -> None:
-    """Raise :class:`~scinum.errors.ConfigError` (one line: key, value, what it must be) unless
-    every value has the type of its default in :data:`DEFAULTS` (an int where a float is
-    expected is fine; ``null`` defaults take anything), counts are positive, probabilities in
-    [0, 1], the encoding's options are ones it takes and the accelerator exists here."""
-    def fail(key: str, value: Any, expected: str) -> None:
-        text = repr(value)
-        text = text if len(text) <= 80 else f"{text[:80]}…({len(text)} chars)"
-        raise ConfigError(f"config: {key} = {text}: expected {expected}")
-
-    def walk(node: Any, default: Any, key: str) -> None:
-        if isinstance(default, dict) and key not in _FREE:
-            if not isinstance(node, dict):
-                fail(key, node, "a mapping")
-            for k, v in node.items():
-                walk(v, default.get(k), f"{key}.{k}" if key else k)
-            return
-        if default is None and key not in _ALSO:
-            return
-        types = (type(default),) + _ALSO.get(key, ())
-        if float in types:
-            types += (int,)
-        if type(node) is bool and bool not in types or not isinstance(node, types):
-            names = " or ".join(dict.fromkeys("null" if t is type(None) else t.__name__ for t in types))
-            fail(key, node, f"a value of type {names}")
-        if type(node) in (int, float):
-            if node != node or node in (math.inf, -math.inf):
-                fail(key, node, "a finite number")
-            if key in _POSITIVE and node <= 0:
-                fail(key, node, "a number > 0")
-            if key in _FRACTIONS and not 0 <= node <= 1:
-                fail(key, node, "a number in [0, 1]")
-            if key != "seed" and node < 0:
-                fail(key, node, "a number >= 0")
-        if key == "trainer.devices" and isinstance(node, list) and not node:
-            fail(key, node, "auto, a count > 0 or a non-empty list of device indices")
-        if key == "optim.betas" and not (len(node) == 2 and all(
-                type(b) in (int, float) and 0 <= b < 1 for b in node)):
-            fail(key, node, "two numbers in [0, 1)")
-
-    walk(config, DEFAULTS, "")
+    """Raise :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must
+    be, or the choices there are) unless every key is one of :class:`RunConfig` and every value
+    has its type (an int where a float is expected is fine), numbers are finite and in range
+    (>= 0; counts > 0; probabilities in [0, 1]), the encoding and head are installed (choices:
+    the registries', plug-ins included) and take their options, the model section makes a
+    trunk, the budget is one, and the accelerator exists here."""
+    check_section(config, RunConfig, "")
+    from . import encodings, heads  # local: the registries import the encodings and heads
+    from .budget import check_budget
     for section in _FREE:
         if not isinstance(config.get(section), dict):
             fail(section, config.get(section), "a mapping")
-    from . import encodings, heads  # local: the registries import the encodings and heads
+    check_choice("encoding.name", config["encoding"].get("name"), encodings.names(), "number encoding")
+    check_choice("head.kind", config["head"].get("kind", "native"), heads.REGISTRY.names(),
+                  "number head kind")
     try:
-        encodings.from_config(config["encoding"])
+        encoding = encodings.from_config(config["encoding"])
     except (TypeError, ValueError, KeyError) as e:
-        first = (str(e).splitlines() or [""])[0][:200]
-        raise ConfigError(f"config: encoding {str(config['encoding'])[:120]}: {first}") from None
+        raise ConfigError(f"config: encoding = {shorten(str(config['encoding']), 120)}: "
+                          f"{_first_line(e)}") from None
     try:
-        heads.lookup(config["head"].get("kind", "native"))
-    except (TypeError, ValueError, KeyError) as e:
-        first = (str(e).splitlines() or [""])[0][:200]
-        raise ConfigError(f"config: head {str(config['head'])[:120]}: {first}") from None
+        heads.check_options(encoding, config["head"])
+    except ValueError as e:
+        raise ConfigError(f"config: head = {shorten(str(config['head']), 120)}: {_first_line(e)}") from None
+    model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
+    try:
+        ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})
+    except ValueError as e:
+        raise ConfigError(f"config: model: {_first_line(e)}") from None
+    try:
+        resolve_normalizer(config, encoding)
+        if config.get("budget") is not None:
+            check_budget(config["budget"])
+    except ValueError as e:
+        raise ConfigError(f"config: {_first_line(e)}") from None
     accelerator = config["trainer"]["accelerator"]
     import torch
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
         fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU "
-             "is available: use cpu or auto)")
+              "is available: use cpu or auto)")
 
 
 def resolve_normalizer(config: dict, encoding: Any) -> str:

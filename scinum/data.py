@@ -1,149 +1,36 @@
-"""MLM masking, length-bucketed batches and the LightningDataModule over token shards.
+"""The LightningDataModule over token shards: tokenized train/val splits -> seeded, bucketed
+MLM batches.
 
 * Token shards on disk (tokenize once, memory-mapped): :mod:`scinum.shards`.
-* :class:`MLMCollator` draws the MLM masks (seeded per batch) and builds batches with
-  :func:`scinum.batch.make_batch` (shared with inference, which never imports Lightning).
-* :class:`BucketBatchSampler` groups records of similar length so padding costs little.
+* MLM masking: :mod:`scinum.masking` (:class:`MLMCollator`).
+* Length-bucketed batches: :mod:`scinum.sampler` (:class:`BucketBatchSampler`).
 
 Encodings that spell a number in ``k`` tokens (the text baselines P10/P1000/B1999/FP15): the
 vocabulary gets their number tokens and the codec writes each number as ``k`` tokens (the cache
-key includes the encoding). A masked number masks *all* its tokens: :func:`make_batch` widens
-any hidden token of a number to its whole span, and :class:`MLMCollator` draws one mask decision
-per number (at its first token), so a number is hidden with probability ``mask_prob`` whatever
-``k`` is.
+key includes the encoding).
+
+The module's keyword arguments are the ``data:`` section of a run config
+(:class:`scinum.config.DataConfig`, whose defaults they take).
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import lightning as L
 import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from .codec import MAX_RUN, Codec, Encoded, Vocabulary
-from .batch import MASK_PROB, make_batch
+from .codec import Codec, Encoded, Vocabulary
+from .config import DataConfig, RunConfig
 from .datasets import Dataset
 from .errors import ConfigError
+from .masking import MLMCollator, check_mask_probs
 from .normalize import Normalizer
+from .sampler import BucketBatchSampler, check_batches
 from .shards import TokenShards, check_representable, fit_normalizer, targeted_numbers, tokenize_dataset
 
 __all__ = ["MLMCollator", "BucketBatchSampler", "MLMDataModule", "check_batches", "check_mask_probs"]
-
-class MLMCollator:
-    """Collate ``(Encoded, batch_seed)`` or ``(Encoded, batch_seed, targeted)`` items into a
-    :func:`make_batch` dict with random masking.
-
-    Each real token is hidden with probability ``mask_prob`` (xVal: 0.2; 0 is allowed with
-    ``mask_fields_prob > 0``), and each number of ``targeted`` (bool[L]: the numbers of the
-    fields named by ``data.mask_fields``, at their first token) is hidden with probability
-    ``mask_fields_prob`` in addition. Draws come from a generator seeded by
-    ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
-    processes or on the order batches are produced.
-
-    A number spelled in several tokens is hidden iff the draw at its first token says so, and
-    then all its tokens are (the draws at its other tokens are ignored): each number is hidden
-    with probability ``mask_prob``, whatever its token count, rather than ``1-(1-p)^k``.
-    """
-
-    def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
-                 mask_prob: float = MASK_PROB, seed: int = 0, pad_to: int = 1,
-                 mask_fields_prob: float = 0.0):
-        check_mask_probs(mask_prob, mask_fields_prob)
-        self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
-        self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
-        self.mask_fields_prob = mask_fields_prob
-        self.codec = Codec(vocab, encoding)
-
-    def __call__(self, items: Sequence[tuple]) -> dict[str, torch.Tensor]:
-        seqs = [it[0] for it in items]
-        rng = np.random.default_rng([self.seed, int(items[0][1])])
-        hide = [rng.random(len(s)) < self.mask_prob for s in seqs]
-        if self.codec.tokens_per_number > 1:
-            for s, h in zip(seqs, hide):  # one decision per number: the draw at its start
-                starts = self.codec.number_starts(s.ids)
-                drawn = h[starts]
-                h[s.fields >= 0] = False
-                h[starts] = drawn
-        for it, h in zip(items, hide):
-            if len(it) > 2 and it[2] is not None:
-                h |= it[2] & (rng.random(len(h)) < self.mask_fields_prob)
-        return make_batch(seqs, hide, codec=self.codec, normalizer=self.normalizer,
-                          encoding=self.encoding, pad_to=self.pad_to)
-
-
-def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:
-    """Raise :class:`~scinum.errors.ConfigError` unless ``0 <= mask_prob < 1``,
-    ``0 <= mask_fields_prob <= 1`` and something is hidden (``mask_prob`` 0 needs mask_fields)."""
-    if not 0 <= mask_prob < 1:
-        raise ConfigError(f"data.mask_prob must be in [0, 1), got {mask_prob}")
-    if not 0 <= mask_fields_prob <= 1:
-        raise ConfigError(f"data.mask_fields_prob must be in [0, 1], got {mask_fields_prob}")
-    if mask_prob == 0 and mask_fields_prob == 0:
-        raise ConfigError("data.mask_prob is 0 and no data.mask_fields are hidden: nothing to "
-                          "learn from (name the fields to fill in data.mask_fields, or raise mask_prob)")
-
-
-def check_batches(n_records: int, batch_size: int, world_size: int, split: str = "a split") -> None:
-    """Raise :class:`~scinum.errors.ConfigError` saying what to change when ``n_records`` records
-    in batches of ``batch_size`` give fewer batches than there are ranks (each needs one)."""
-    if (-(-n_records // batch_size)) // world_size == 0:
-        raise ConfigError(
-            f"{split}: {n_records} records make {-(-n_records // batch_size)} batch(es) of "
-            f"{batch_size}, fewer than the {world_size} ranks that each need one: lower "
-            f"data.batch_size to at most {max(1, n_records // world_size)}, use fewer devices, "
-            f"or (validation) set trainer.limit_val_batches: 0")
-
-
-class BucketBatchSampler:
-    """Batches of ``batch_size`` records of similar length; yields lists of ``(index, batch_seed)``.
-
-    One *pass* = a seeded permutation of the records, cut into pools of ``pool`` batches, each
-    pool sorted by length and cut into batches, the batches shuffled. Batch ``g`` (counted over
-    all passes) gets seed ``g`` and goes to rank ``g % world_size``, so the stream is a pure
-    function of ``(seed, g)``: resuming at step ``start`` (``start`` batches of this rank already
-    consumed) replays exactly what an uninterrupted run would have seen. ``infinite=False``: one
-    pass, unshuffled, fixed seeds (validation).
-    """
-
-    def __init__(self, lengths: np.ndarray, batch_size: int, *, seed: int = 0, pool: int = 50,
-                 infinite: bool = True, rank: int = 0, world_size: int = 1, start: int = 0):
-        self.lengths, self.bs, self.seed, self.pool = np.asarray(lengths), batch_size, seed, pool
-        self.infinite, self.rank, self.world, self.start = infinite, rank, world_size, start
-        if batch_size < 1 or world_size < 1:  # would spin forever cutting empty batches
-            raise ConfigError(f"batch size {batch_size} and world size {world_size} must be >= 1")
-        check_batches(len(self.lengths), batch_size, world_size)
-        self.per_pass = (-(-len(self.lengths) // batch_size) // world_size) * world_size
-
-    def _pass(self, p: int) -> list[np.ndarray]:
-        n = len(self.lengths)
-        if not self.infinite:
-            order = np.argsort(self.lengths, kind="stable")
-            return [order[i:i + self.bs] for i in range(0, n, self.bs)][:self.per_pass]
-        rng = np.random.default_rng([self.seed, p])
-        perm, chunk = rng.permutation(n), self.bs * self.pool
-        batches = []
-        for a in range(0, n, chunk):
-            part = perm[a:a + chunk]
-            part = part[np.argsort(self.lengths[part], kind="stable")]
-            batches += [part[i:i + self.bs] for i in range(0, len(part), self.bs)]
-        return [batches[i] for i in rng.permutation(len(batches))][:self.per_pass]
-
-    def __iter__(self) -> Iterator[list[tuple[int, int]]]:
-        g = self.start * self.world + self.rank
-        while self.infinite or g < self.per_pass:
-            p, k = divmod(g, self.per_pass)
-            batches = self._pass(p)
-            while k < self.per_pass:
-                yield [(int(i), p * self.per_pass + k) for i in batches[k]]
-                g, k = g + self.world, k + self.world
-            if not self.infinite:
-                return
-
-    def __len__(self) -> int:
-        if self.infinite:
-            raise TypeError("an infinite sampler has no length")
-        return self.per_pass // self.world
 
 
 class _Items(torch.utils.data.Dataset):
@@ -171,17 +58,21 @@ class MLMDataModule(L.LightningDataModule):
     hidden with probability ``mask_fields_prob`` on top of the MLM masking — training for the
     fill task a user has (:func:`scinum.shards.targeted_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
+    ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     """
 
-    def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", batch_size: int = 32,
-                 mask_prob: float = MASK_PROB, seed: int = 0, num_workers: int = 0, pool: int = 50,
-                 cache_dir: str | None = None, max_run: int = MAX_RUN, val_split: str | None = "val",
-                 mask_fields: Sequence[str] = (), mask_fields_prob: float = 0.5):
+    def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", seed: int = RunConfig.seed,
+                 batch_size: int = DataConfig.batch_size, mask_prob: float = DataConfig.mask_prob,
+                 num_workers: int = DataConfig.num_workers, pool: int = DataConfig.pool,
+                 cache_dir: str | None = DataConfig.cache_dir, max_run: int = DataConfig.max_run,
+                 val_split: str | None = DataConfig.val_split, mask_fields: Sequence[str] = (),
+                 mask_fields_prob: float = DataConfig.mask_fields_prob,
+                 max_record_tokens: int = DataConfig.max_record_tokens):
         super().__init__()
         self.path, self.encoding, self.method = path, encoding, normalizer
         self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
         self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
-        self.val_split = val_split
+        self.val_split, self.max_record_tokens = val_split, max_record_tokens
         self.mask_fields = list(mask_fields)
         self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
         self.targeted: dict[str, np.ndarray] = {}
@@ -221,6 +112,20 @@ class MLMDataModule(L.LightningDataModule):
         """Outside a Trainer: :meth:`prepare_data` then :meth:`setup`, in this process."""
         self.prepare_data()
         self.setup()
+
+    def longest_record(self) -> int:
+        """The longest train/validation record in tokens (after :meth:`setup`) — the context
+        the model must hold; a record longer than ``max_record_tokens`` raises
+        :class:`~scinum.errors.ConfigError` naming the split, the record and the cost (attention
+        grows with the square of the length)."""
+        longest = {split: (int(s.lengths.max()), int(s.lengths.argmax())) for split, s in self.shards.items()}
+        split, (n, i) = max(longest.items(), key=lambda kv: kv[1][0])
+        if n > self.max_record_tokens:
+            raise ConfigError(
+                f"{self.path}: {split} record {i} is {n} tokens long, over data.max_record_tokens "
+                f"{self.max_record_tokens}: the model would attend over {n} positions ({n * n / 1e6:.0f} M "
+                f"pairs per layer and head, every step); shorten the records or raise data.max_record_tokens")
+        return n
 
     @property
     def splits(self) -> list[str]:

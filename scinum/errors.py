@@ -85,3 +85,10 @@ class ResultsError(ScinumError):
 class RecipeError(ScinumError):
     """A recipe that cannot run as asked (unknown preset or model, failed build, results that
     cannot be published); the message says what to change."""
+
+
+class ConfigKeyError(ConfigError, KeyError):
+    """A config key the schema does not have; the message lists the keys there are."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -35,13 +35,14 @@ prediction (:meth:`NumberMLM.predict`), both in normalized units.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from .heads import NumberHead
+from .schema import fraction, one_of, positive
 
 __all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES", "LOSS_NAMES"]
 
@@ -55,20 +56,27 @@ LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
 
 @dataclass
 class ModelConfig:
-    """Size and shape of the trunk. ``vocab_size`` comes from the :class:`~scinum.codec.Vocabulary`;
-    ``num_dim`` and ``combine`` from the number encoding."""
+    """Size and shape of the trunk; its fields but :attr:`DERIVED` are the ``model:`` section
+    of a run config (:mod:`scinum.config`), with these defaults. ``vocab_size`` comes from the
+    :class:`~scinum.codec.Vocabulary`; ``num_dim`` and ``combine`` from the number encoding.
+    ``max_positions``: the length of the learned position table (tokens); a run leaves it None
+    and :func:`scinum.fitting.make_meta` sets it to the longest training record, so a built
+    trunk with a learned table always names its length."""
+
+    #: fields set from the data and the encoding, not by a run config
+    DERIVED: ClassVar[tuple[str, ...]] = ("vocab_size", "num_dim", "combine")
 
     vocab_size: int
     num_dim: int = 1
     combine: str = "multiply"
-    d_model: int = 256
-    n_layers: int = 4
-    n_heads: int = 4
-    mlp_ratio: int = 4
-    dropout: float = 0.0
-    rope_base: float = 10000.0
-    positions: str = "learned"
-    max_positions: int | None = 512
+    d_model: int = positive(256)
+    n_layers: int = positive(4)
+    n_heads: int = positive(4)
+    mlp_ratio: int = positive(4)
+    dropout: float = fraction(0.0)
+    rope_base: float = positive(10000.0)
+    positions: str = one_of("learned", POSITIONS, "position encoding")
+    max_positions: int | None = positive(None)
 
     def flops_per_token(self, seq_len: float, training: bool = True) -> float:
         """Model FLOPs per real token at a context of ``seq_len`` tokens (the usual count:
@@ -81,11 +89,6 @@ class ModelConfig:
         return float(3 * forward if training else forward)
 
     def __post_init__(self) -> None:
-        if self.positions not in POSITIONS:
-            raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
-        if self.positions != "rope" and not (isinstance(self.max_positions, int) and self.max_positions > 0):
-            raise ValueError(f"positions={self.positions!r} needs max_positions (the length of the "
-                             f"learned table) > 0, got {self.max_positions!r}")
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
             raise ValueError(f"d_model {self.d_model} must split into {self.n_heads} heads of even size")
         if self.combine not in COMBINES:
@@ -96,6 +99,12 @@ class ModelConfig:
         if self.combine == "replace" and self.num_dim > self.d_model:
             raise ValueError(f"combine 'replace' puts {self.num_dim} features in place of the token "
                              f"embedding: model.d_model {self.d_model} must be >= {self.num_dim}")
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+        if self.positions != "rope" and not (isinstance(self.max_positions, int) and self.max_positions > 0):
+            raise ValueError(f"positions={self.positions!r} needs max_positions (the length of the "
+                             f"learned table) > 0, got {self.max_positions!r} (a run config's null "
+                             f"is set to the longest training record)")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -258,6 +267,16 @@ class NumberMLM(nn.Module):
     def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None,
                 rows: torch.Tensor | None = None) -> torch.Tensor:
         return self.trunk(ids, feats, attend, rows)
+
+    def configure_optimizers(self, lr: float, weight_decay: float,
+                             betas: tuple[float, float]) -> torch.optim.AdamW:
+        """AdamW with weight decay on the matrices and embeddings (parameters of >= 2 dims) and
+        none on gains and biases (as nanoGPT's ``GPT.configure_optimizers``)."""
+        params = list(self.parameters())
+        return torch.optim.AdamW([
+            {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}],
+            lr=lr, betas=tuple(betas))
 
     def losses(self, batch: dict[str, torch.Tensor], number_loss_weight: float = 1.0,
                fields: dict[int, str] | None = None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ def _setup(name: str, n_layers: int = 2, **options):
     seqs = [codec.encode(r) for r in RECORDS]
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], enc.default_normalizer)
     cfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
-                      n_layers=n_layers, n_heads=4)
+                      n_layers=n_layers, n_heads=4, max_positions=512)
     torch.manual_seed(0)
     model = NumberMLM(cfg, make_head(enc, 32)).eval()
     return vocab, seqs, norm, enc, model
@@ -33,7 +33,7 @@ def _batch(vocab, seqs, hides, norm, enc):
 
 
 def test_trunk_conventions():
-    cfg = ModelConfig(vocab_size=50, d_model=64, n_layers=3, n_heads=4)
+    cfg = ModelConfig(vocab_size=50, d_model=64, n_layers=3, n_heads=4, max_positions=512)
     t = Transformer(cfg)
     for name, p in t.named_parameters():
         assert "bias" not in name, name

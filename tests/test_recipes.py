@@ -118,5 +118,5 @@ def test_planets_paper_preset_is_the_papers_and_the_references():
     assert models["xval"]["normalizer"] == "none" and models["xval+gmm"]["normalizer"] == "none"
     enc = encodings.from_config(models["bittokens"]["encoding"])
     assert (enc.reciprocal, enc.combine, enc.precision) == (True, "replace", 64)
-    ModelConfig(vocab_size=8, num_dim=enc.dim, combine=enc.combine, **{
+    ModelConfig(vocab_size=8, num_dim=enc.dim, combine=enc.combine, max_positions=8, **{
         k: preset["train"]["model"][k] for k in ("d_model", "n_layers", "n_heads")})

@@ -78,7 +78,7 @@ def test_text_model_trains(name):
     head = make_head(enc, 16, vocab=vocab)
     assert isinstance(head, TokenHead) and not list(head.parameters())
     mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
-                       n_layers=1, n_heads=2)
+                       n_layers=1, n_heads=2, max_positions=512)
     meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm)
     optim = {"lr": 3e-3, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 5,
              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}

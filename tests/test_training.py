@@ -34,7 +34,8 @@ def _module(records, enc_name, head, lr=3e-3, positions="learned", max_steps=10_
     cfg = {"head": head, "normalizer": None}
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], resolve_normalizer(cfg, enc))
     mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=48,
-                       n_layers=2, n_heads=4, positions=positions)
+                       n_layers=2, n_heads=4, positions=positions,
+                       max_positions=None if positions == "rope" else 512)
     meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm, head=head)
     optim = {"lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 10,
              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}

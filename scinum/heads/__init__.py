@@ -31,7 +31,7 @@ package installs through the ``scinum.heads`` entry-point group (:mod:`scinum.pl
 from .base import HeadOutputs, MLPHead, NumberHead
 from .mixture import LEGACY_SIGMA_MIN, SIGMA_MIN, MixtureHead
 from .native import BitHead, DigitHead, ScalarHead, TokenHead
-from .registry import REGISTRY, NativeHead, declared, lookup, make_head, model_label
+from .registry import REGISTRY, NativeHead, check_options, declared, lookup, make_head, model_label
 
 __all__ = ["NumberHead", "HeadOutputs", "MLPHead", "ScalarHead", "DigitHead", "BitHead",
-           "MixtureHead", "TokenHead", "NativeHead", "make_head", "lookup", "declared", "model_label", "REGISTRY"]
+           "MixtureHead", "TokenHead", "NativeHead", "make_head", "check_options", "lookup", "declared", "model_label", "REGISTRY"]

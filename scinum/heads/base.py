@@ -54,7 +54,13 @@ class NumberHead(nn.Module):
     def build(cls, encoding: Any, d_model: int, vocab: Any = None, **options: Any) -> "NumberHead":
         """The head of this kind for ``encoding`` and hidden size ``d_model`` (``vocab``: the
         model's vocabulary). Raises ``ValueError`` where the kind does not fit the encoding."""
+        cls.check_encoding(encoding)
         return cls(d_model, **options)
+
+    @classmethod
+    def check_encoding(cls, encoding: Any) -> None:
+        """Raise ``ValueError`` where this kind does not fit ``encoding`` (checked before a
+        run builds anything); every encoding fits by default."""
 
     @classmethod
     def evaluation_columns(cls, uncertainty: dict[str, Any]) -> dict[str, Any]:

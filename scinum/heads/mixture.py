@@ -55,12 +55,11 @@ class MixtureHead(MLPHead):
                           label="gmm", normalizer="standard", density="mixture")
 
     @classmethod
-    def build(cls, encoding: Any, d_model: int, vocab: Any = None, **options: Any) -> "MixtureHead":
+    def check_encoding(cls, encoding: Any) -> None:
         if encoding.tokens_per_number != 1:
             raise ValueError(f"encoding {encoding.name} writes a number as "
                              f"{encoding.tokens_per_number} tokens: its head must be "
                              f"{{kind: native}} (the mixture head reads one token per number)")
-        return cls(d_model, **options)
 
     @classmethod
     def evaluation_columns(cls, u: dict[str, Any]) -> dict[str, Any]:

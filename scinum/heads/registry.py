@@ -18,11 +18,7 @@ class NativeHead(NumberHead):
 
     @classmethod
     def build(cls, encoding: Any, d_model: int, vocab: Any = None, **options: Any) -> NumberHead:
-        try:
-            inspect.signature(encoding.make_head).bind(d_model, vocab, **options)
-        except TypeError:
-            raise ValueError(f"the native head of {encoding.name} takes no option(s) "
-                             f"{sorted(options)}") from None
+        check_options(encoding, {"kind": "native", **options})
         return encoding.make_head(d_model, vocab, **options)
 
 
@@ -58,16 +54,32 @@ def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None,
     vocabulary (heads that read tokens need it). A kind that does not take an option, or does not
     fit the encoding, raises ``ValueError``."""
     config = dict(config or {"kind": "native"})
+    cls = lookup(config.get("kind", "native"))
+    if cls is not NativeHead:  # NativeHead.build checks its own
+        check_options(encoding, config)
+    config.pop("kind", None)
+    return cls.build(encoding, d_model, vocab, **config)
+
+
+def check_options(encoding: Any, config: dict[str, Any] | None) -> None:
+    """Raise ``ValueError`` unless the head kind ``config`` names takes its options (for
+    ``"native"``: the encoding's ``make_head``) and fits ``encoding``
+    (:meth:`NumberHead.check_encoding`); builds nothing."""
+    config = dict(config or {"kind": "native"})
     kind = config.pop("kind", "native")
     cls = lookup(kind)
-    if cls is not NativeHead:
-        try:
-            inspect.signature(cls.build).bind(encoding, d_model, vocab, **config)
+    try:
+        if cls is NativeHead:
+            inspect.signature(encoding.make_head).bind(0, None, **config)
+        else:
+            inspect.signature(cls.build).bind(encoding, 0, None, **config)
             if cls.build.__func__ is NumberHead.build.__func__:
-                inspect.signature(cls).bind(d_model, **config)
-        except TypeError:
-            raise ValueError(f"the {kind} head takes no option(s) {sorted(config)}") from None
-    return cls.build(encoding, d_model, vocab, **config)
+                inspect.signature(cls).bind(0, **config)
+    except TypeError:
+        what = f"native head of {encoding.name}" if cls is NativeHead else f"{kind} head"
+        raise ValueError(f"the {what} takes no option(s) {sorted(config)}") from None
+    if cls is not NativeHead:
+        cls.check_encoding(encoding)
 
 
 def model_label(encoding: str, head: dict[str, Any] | None) -> str:

@@ -1,0 +1,107 @@
+"""The run config: one typed schema holds every default, ``scinum fit --print-config`` prints what
+a fit records, and a bad config is one line naming the key, the value and the choices."""
+import inspect
+import json
+import subprocess
+import sys
+from dataclasses import MISSING, fields
+
+import pytest
+import yaml
+
+from scinum import encodings
+from scinum.cli import main as cli_main
+from scinum.config import DEFAULTS, DataConfig, OptimConfig, RunConfig, TrainerConfig
+from scinum.data import MLMDataModule
+from scinum.model import ModelConfig
+from scinum.schema import section_defaults
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
+
+
+def _default(f):
+    return f.default_factory() if f.default_factory is not MISSING else f.default
+
+
+def test_each_default_is_defined_once_in_the_section_dataclasses():
+    assert DEFAULTS == section_defaults(RunConfig)
+    for section, cls in [("data", DataConfig), ("optim", OptimConfig), ("trainer", TrainerConfig)]:
+        assert DEFAULTS[section] == {f.name: _default(f) for f in fields(cls)}
+    assert DEFAULTS["model"] == {f.name: _default(f) for f in fields(ModelConfig)
+                                 if f.name not in ModelConfig.DERIVED}
+    assert DEFAULTS["model"]["max_positions"] is None  # the longest training record
+    # the data module takes the data section as it is, with the same defaults
+    params = dict(inspect.signature(MLMDataModule).parameters)
+    for name in ("encoding", "normalizer", "seed"):
+        params.pop(name)
+    assert set(params) == {f.name for f in fields(DataConfig)}
+    for name, p in params.items():
+        if name != "path":
+            got = list(p.default) if isinstance(p.default, tuple) else p.default
+            assert got == DEFAULTS["data"][name], name
+    assert params and inspect.signature(MLMDataModule).parameters["seed"].default == DEFAULTS["seed"]
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory, toy_dataset):
+    return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 16, 4)
+
+
+def _yaml(tmp_path, config: dict):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
+
+
+def test_print_config_is_the_full_config_a_fit_records(dataset, tmp_path, capsys):
+    out = tmp_path / "run"
+    cfg = _yaml(tmp_path, {"data": {"path": str(dataset), "batch_size": 4}, "out_dir": str(out),
+                           "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+                           "trainer": {"limit_val_batches": 1, "progress_bar": False}})
+    args = ["fit", "--config", cfg, "--trainer.max_steps", "2", "optim.lr=1e-3", "encoding.name=fone"]
+    assert cli_main(args + ["--print-config"]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert not out.exists()  # printed, not trained
+    assert set(printed) == set(DEFAULTS) and all(set(printed[k]) == set(v) for k, v in DEFAULTS.items()
+                                                 if isinstance(v, dict) and k not in ("encoding", "head"))
+    assert printed["trainer"]["max_steps"] == 2 and printed["optim"]["lr"] == 1e-3
+    assert cli_main(args) == 0
+    assert printed == json.loads((out / "config.json").read_text())
+
+
+@pytest.mark.parametrize("bad,parts", [
+    ({"encoding": {"name": "xvall"}},
+     ["encoding.name", "'xvall'", "not a number encoding", "choices:", "xval", "fone", "plugged"]),
+    ({"head": {"kind": "mixtur"}}, ["head.kind", "'mixtur'", "choices: mixture, native"]),
+    ({"head": {"kind": "native", "point": "mean"}}, ["head", "native head of xval takes no option", "point"]),
+    ({"head": {"kind": "mixture", "n_comp": 3}}, ["head", "mixture head takes no option", "n_comp"]),
+    ({"encoding": {"name": "p10"}, "head": {"kind": "mixture"}}, ["head", "p10 writes a number as"]),
+    ({"model": {"d_model": "big"}}, ["model.d_model", "'big'", "int"]),
+    ({"model": {"positions": "sinusoid"}}, ["model.positions", "'sinusoid'", "choices: learned, rope, both"]),
+    ({"data": {"mask_prob": 1.5}}, ["data.mask_prob", "1.5", "[0, 1]"]),
+    ({"trainer": {"max_stepz": 3}}, ["trainer.max_stepz", "unknown key", "choices:", "max_steps"]),
+    ({"optimizer": {"lr": 1}}, ["optimizer", "unknown key", "choices:", "optim"]),
+    ({"normalizer": "minmx"}, ["normalizer", "'minmx'", "choices:", "minmax", "standard"]),
+    ({"model": {"d_model": 30}}, ["model", "d_model 30", "4 heads"]),
+    ({"budget": {"samples": -3}}, ["budget.samples", "-3"]),
+])
+def test_a_bad_config_is_one_line_naming_the_key_value_and_choices(tmp_path, monkeypatch, bad, parts):
+    # choices come from the registries, plug-ins included
+    monkeypatch.setitem(encodings.REGISTRY._lazy, "plugged", "scinum.encodings.xval:XVal")
+    cfg = _yaml(tmp_path, {**bad, "data": {"path": str(tmp_path), **bad.get("data", {})}})
+    with pytest.raises(SystemExit) as e:
+        cli_main(["fit", "--config", cfg])
+    msg = str(e.value.code)
+    assert msg.startswith("scinum fit: bad config: ") and "\n" not in msg and len(msg) < 600, msg
+    for p in parts:
+        assert p in msg, msg
+
+
+def test_a_bad_config_ends_scinum_fit_with_one_line_on_stderr_and_no_traceback(tmp_path):
+    cfg = _yaml(tmp_path, {"data": {"path": str(tmp_path)}, "encoding": {"name": "xvall"}})
+    run = subprocess.run([sys.executable, "-m", "scinum.cli", "fit", "--config", cfg],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode != 0 and run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith("scinum fit: bad config: encoding.name = 'xvall': not a number "
+                                 "encoding; choices: ")
