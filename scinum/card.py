@@ -36,8 +36,7 @@ def model_label(meta: Any) -> str:
 
 
 def _head(config: dict) -> tuple[str, Any]:
-    """The head's kind and its :class:`~scinum.heads.HeadOutputs` (a kind not installed here:
-    the default declaration, no uncertainty)."""
+    """The head's kind and :class:`~scinum.heads.HeadOutputs` (not installed here: the default)."""
     from .heads import HeadOutputs, declared
     kind = config["head"].get("kind", "native")
     try:
@@ -49,17 +48,18 @@ def _head(config: dict) -> tuple[str, Any]:
 def _uncertainty_text(outputs: Any) -> str:
     """What a head's declared uncertainty gives per number, in words ("" for none)."""
     if outputs.uncertainty == "quantiles":
-        return "a predictive distribution per number (68 %/95 % intervals)"
+        return "a predictive distribution per number with 68 %/95 % intervals"
     return f"uncertainty of the kind `{outputs.uncertainty}`" if outputs.uncertainty else ""
 
 
 def _head_text(config: dict) -> str:
-    """The head in the card's first sentence: the native one, or a kind with what it declares."""
+    """The head in the card's first sentence: its config and what its kind declares."""
     kind, outputs = _head(config)
+    spec = f"`{json.dumps(config['head'])}`"
     if kind == "native":
-        return "its native head"
-    extra = _uncertainty_text(outputs)
-    return f"the `{kind}` head (point prediction: {outputs.point}" + (f"; {extra})" if extra else ")")
+        return f"its native head ({spec})"
+    said = [spec, f"point prediction: {outputs.point}", _uncertainty_text(outputs)]
+    return f"the `{kind}` head ({'; '.join(filter(None, said))})"
 
 
 def read_results(results: str | os.PathLike, meta: Any, label: str | None = None) -> dict[str, Any]:
@@ -202,7 +202,7 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
     run = config.get("run") or {}
     ds, training, model = run.get("dataset") or {}, run.get("training") or {}, config["model"]
     label = name or (evaluation or {}).get("label") or model_label(config)
-    enc, head = config["encoding"], config["head"]
+    enc = config["encoding"]
     fields, units, ood_fields = _evaluated(config, evaluation)
     ranges = _ranges(config, evaluation)
     rows = (evaluation or {}).get("rows", [])
@@ -211,7 +211,7 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
     out = [_front_matter(config, evaluation, label), f"# {label}: a scinum filler for {builder} records\n",
            f"A masked-language transformer that fills numeric fields of JSON records, every number one "
            f"token through the **{enc['name']}** number encoding (`{json.dumps(enc)}`) and "
-           f"{_head_text(config)} (`{json.dumps(head)}`). {_layers(model)} × {model['d_model']} "
+           f"{_head_text(config)}. {_layers(model)} × {model['d_model']} "
            f"({model['n_heads']} heads), {model.get('positions', 'learned')} positions, "
            f"{_g((config.get('weights') or {}).get('parameters'), 6)} parameters.\n",
            "## Use\n", "```python\nimport scinum\nmodel = scinum.load(\"THIS_DIRECTORY\")  # "

@@ -41,10 +41,10 @@ def _section(text: str, title: str) -> str:
 
 def test_a_plugin_head_declaring_quantiles_gets_the_uncertainty_prose(installed):
     text = card.render(_config({"kind": "bands"}, {"x": {"scale": 1.2}}))
-    assert ("and the `bands` head (point prediction: median of the bands; a predictive "
-            "distribution per number (68 %/95 % intervals)) (`{\"kind\": \"bands\"}`).") in text
+    assert ("and the `bands` head (`{\"kind\": \"bands\"}`; point prediction: median of the bands; "
+            "a predictive distribution per number with 68 %/95 % intervals).") in text
     assert _section(text, "Uncertainty").strip() == (
-        "The `bands` head gives a predictive distribution per number (68 %/95 % intervals) "
+        "The `bands` head gives a predictive distribution per number with 68 %/95 % intervals "
         "(`model.predict(...)`; evaluation columns `lo68`, `hi68`). Its intervals were "
         "recalibrated on the validation split for `x`.")
     assert _front(text)["tags"][-2:] == ["bands", "uncertainty"]
@@ -53,7 +53,7 @@ def test_a_plugin_head_declaring_quantiles_gets_the_uncertainty_prose(installed)
 
 def test_a_head_declaring_no_uncertainty_gets_none(installed):
     text = card.render(_config({"kind": "plain"}))
-    assert "and the `plain` head (point prediction: value) (`{\"kind\": \"plain\"}`)." in text
+    assert "and the `plain` head (`{\"kind\": \"plain\"}`; point prediction: value)." in text
     assert _section(text, "Uncertainty") == "" and "uncertainty" not in _front(text)["tags"]
     assert "plain" in _front(text)["tags"]
     assert "training range leave the range it saw. Its head gives no uncertainty." in text
@@ -64,13 +64,14 @@ def test_native_and_mixture_heads_read_their_declarations():
     assert "and its native head (`{\"kind\": \"native\"}`)." in native
     assert _section(native, "Uncertainty") == ""
     mixture = card.render(_config({"kind": "mixture", "n_components": 3}))
-    assert ("the `mixture` head (point prediction: mean (or mode) of the mixture; a predictive "
-            "distribution per number (68 %/95 % intervals))") in mixture
+    assert ("the `mixture` head (`{\"kind\": \"mixture\", \"n_components\": 3}`; point prediction: "
+            "mean (or mode) of the mixture; a predictive distribution per number with 68 %/95 % "
+            "intervals).") in mixture
     assert "Its intervals were not recalibrated." in _section(mixture, "Uncertainty")
     assert _front(mixture)["tags"][-2:] == ["gmm", "uncertainty"]
 
 
 def test_a_head_kind_not_installed_here_is_described_without_a_declaration():
     text = card.render(_config({"kind": "absent"}))
-    assert "the `absent` head (point prediction: value)" in text
+    assert "the `absent` head (`{\"kind\": \"absent\"}`; point prediction: value)." in text
     assert _section(text, "Uncertainty") == ""
