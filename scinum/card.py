@@ -35,6 +35,33 @@ def model_label(meta: Any) -> str:
     return label(enc["name"], head)
 
 
+def _head(config: dict) -> tuple[str, Any]:
+    """The head's kind and :class:`~scinum.heads.HeadOutputs` (not installed here: the default)."""
+    from .heads import HeadOutputs, declared
+    kind = config["head"].get("kind", "native")
+    try:
+        return kind, declared(config["head"])
+    except ValueError:  # PluginNotFound
+        return kind, HeadOutputs()
+
+
+def _uncertainty_text(outputs: Any) -> str:
+    """What a head's declared uncertainty gives per number, in words ("" for none)."""
+    if outputs.uncertainty == "quantiles":
+        return "a predictive distribution per number with 68 %/95 % intervals"
+    return f"uncertainty of the kind `{outputs.uncertainty}`" if outputs.uncertainty else ""
+
+
+def _head_text(config: dict) -> str:
+    """The head in the card's first sentence: its config and what its kind declares."""
+    kind, outputs = _head(config)
+    spec = f"`{json.dumps(config['head'])}`"
+    if kind == "native":
+        return f"its native head ({spec})"
+    said = [spec, f"point prediction: {outputs.point}", _uncertainty_text(outputs)]
+    return f"the `{kind}` head ({'; '.join(filter(None, said))})"
+
+
 def read_results(results: str | os.PathLike, meta: Any, label: str | None = None) -> dict[str, Any]:
     """One model's evaluation from a results directory: ``{"source", "label", "rows": [table
     rows as dicts], "meta": meta.json or {}, "train_values": {field: [values]}, "ood_values":
@@ -146,8 +173,11 @@ def _front_matter(config: dict, evaluation: dict | None, label: str) -> str:
     builder = ds.get("builder") or ((evaluation or {}).get("meta") or {}).get("builder")
     tags = ["scinum", "number-encoding", config["encoding"]["name"], "masked-language-model",
             "json", "scientific-data"]
-    if config["head"].get("kind") == "mixture":
-        tags.append("gaussian-mixture")
+    kind, outputs = _head(config)
+    if kind != "native":
+        tags.append(outputs.label or kind)
+    if outputs.uncertainty:
+        tags.append("uncertainty")
     fm: dict[str, Any] = {"library_name": "scinum", "tags": tags, "license": "mit"}
     if builder:
         fm["datasets"] = [str(builder)]
@@ -172,7 +202,7 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
     run = config.get("run") or {}
     ds, training, model = run.get("dataset") or {}, run.get("training") or {}, config["model"]
     label = name or (evaluation or {}).get("label") or model_label(config)
-    enc, head = config["encoding"], config["head"]
+    enc = config["encoding"]
     fields, units, ood_fields = _evaluated(config, evaluation)
     ranges = _ranges(config, evaluation)
     rows = (evaluation or {}).get("rows", [])
@@ -181,8 +211,7 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
     out = [_front_matter(config, evaluation, label), f"# {label}: a scinum filler for {builder} records\n",
            f"A masked-language transformer that fills numeric fields of JSON records, every number one "
            f"token through the **{enc['name']}** number encoding (`{json.dumps(enc)}`) and "
-           f"{'a Gaussian-mixture head' if head.get('kind') == 'mixture' else 'its native head'} "
-           f"(`{json.dumps(head)}`). {_layers(model)} × {model['d_model']} "
+           f"{_head_text(config)}. {_layers(model)} × {model['d_model']} "
            f"({model['n_heads']} heads), {model.get('positions', 'learned')} positions, "
            f"{_g((config.get('weights') or {}).get('parameters'), 6)} parameters.\n",
            "## Use\n", "```python\nimport scinum\nmodel = scinum.load(\"THIS_DIRECTORY\")  # "
@@ -302,12 +331,14 @@ def _meaning(split: str, r: dict, base: dict, units: dict, ranges: dict, values:
 def _calibration_section(config: dict, rows: list[dict]) -> list[str]:
     cal = config.get("calibration") or {}
     covered = [r for r in rows if r.get("coverage68") is not None]
-    if config["head"].get("kind") != "mixture" and not cal:
+    kind, outputs = _head(config)
+    if not outputs.uncertainty and not cal:
         return []
-    out = ["## Uncertainty\n"]
-    out.append(f"The mixture head gives a distribution per number (`model.predict(...)`: mean, std, "
-               f"68 %/95 % intervals). " + (f"Its intervals were recalibrated on the validation split "
-               f"for {', '.join(f'`{f}`' for f in cal)}." if cal else "Its intervals were not recalibrated."))
+    columns = ", ".join(f"`{c}`" for c in outputs.columns)
+    recal = (f" Its intervals were recalibrated on the validation split for {', '.join(f'`{f}`' for f in cal)}."
+             if cal else " Its intervals were not recalibrated." if outputs.uncertainty == "quantiles" else "")
+    out = ["## Uncertainty\n", f"The `{kind}` head gives {_uncertainty_text(outputs) or 'intervals'} "
+           f"(`model.predict(...)`{f'; evaluation columns {columns}' if columns else ''}).{recal}"]
     if covered:
         out += ["", "| field | split | 68 % interval covers | 95 % interval covers |", "|---|---|---|---|"]
         out += [f"| `{r['field']}` | {r['split']} | {_pct(r['coverage68'])} | {_pct(r.get('coverage95'))} |"
@@ -328,7 +359,7 @@ def _limits_section(config: dict, test: dict, ranges: dict, fields: list[str]) -
     if name == "xval":
         out.append("* xVal multiplies an embedding by the normalized value: values far outside the "
                    "training range leave the range it saw."
-                   + ("" if config["head"].get("kind") == "mixture" else " Its scalar head gives no uncertainty."))
+                   + ("" if _head(config)[1].uncertainty else " Its head gives no uncertainty."))
     elif name == "fone":
         out.append(f"* FoNE represents numbers with {enc.get('int_digits')} integer and "
                    f"{enc.get('frac_digits')} fractional digits; per-digit argmax tends to snap fills "

@@ -6,14 +6,21 @@ turn the suite red by luck. To let hypothesis explore new examples locally (and 
 ``HYPOTHESIS_PROFILE=explore python -m pytest -q``; add what it finds as an explicit test.
 
 Shared fixtures: ``one_thread`` (a test file opts in with
-``pytestmark = pytest.mark.usefixtures("one_thread")``) and ``toy_dataset`` (the small
-``{"m", "data"}`` datasets the distributed-training tests train on).
+``pytestmark = pytest.mark.usefixtures("one_thread")``), ``one_thread_module`` (the same for a
+module-scoped fixture that trains) and ``toy_dataset`` (the small ``{"m", "data"}`` datasets the
+distributed-training tests train on). Shared helpers, imported from here: :class:`ToyMD`,
+:func:`run_group` and :func:`fit_cli` (a ``scinum fit`` run in its own process group).
 """
+import contextlib
 import os
 import random
+import signal
+import subprocess
+import sys
 
 import pytest
 import torch
+import yaml
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("reproducible", derandomize=True, database=None, deadline=None,
@@ -22,13 +29,51 @@ settings.register_profile("explore", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
+@contextlib.contextmanager
+def _torch_threads(n: int):
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 @pytest.fixture
 def one_thread():
     """Tiny models run faster on one thread (and do not fight other processes for cores)."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+    with _torch_threads(1):
+        yield
+
+
+@pytest.fixture(scope="module")
+def one_thread_module():
+    """:func:`one_thread` for the whole module (module-scoped fixtures that train)."""
+    with _torch_threads(1):
+        yield
+
+
+def run_group(cmd, timeout, **kw):
+    """Run ``cmd`` in a new process group with ``OMP_NUM_THREADS=1``; on timeout kill the whole
+    group (every DDP rank) and fail. Returns ``(returncode, stdout, stderr)``."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, env=env, **kw)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        pytest.fail(f"hung: {cmd} did not end within {timeout} s\n{err[-3000:]}")
+    return p.returncode, out, err
+
+
+def fit_cli(cfg: dict, tmp_path, name: str, timeout: float = 240):
+    """``scinum fit --config <tmp_path>/<name>.yaml`` (``cfg`` written there) under
+    :func:`run_group`; returns ``(returncode, stdout, stderr)``."""
+    f = tmp_path / f"{name}.yaml"
+    f.write_text(yaml.safe_dump(cfg))
+    return run_group([sys.executable, "-m", "scinum.cli", "fit", "--config", str(f)], timeout)
 
 
 class ToyMD:
@@ -42,14 +87,16 @@ class ToyMD:
 
 @pytest.fixture(scope="session")
 def toy_dataset():
-    """``make(path, n_train, n_val, fields=None, shard_size=16) -> path``: a dataset of
-    :class:`ToyMD` records (``fields``: the evaluation fields its manifest declares)."""
+    """``make(path, n_train, n_val, fields=None, shard_size=16, sample=None) -> path``: a
+    dataset (builder "toy", seed 0) of ``sample``'s records, :class:`ToyMD` by default
+    (``fields``: the evaluation fields its manifest declares)."""
     from scinum.datasets import DatasetWriter
 
-    def make(path, n_train, n_val, fields=None, shard_size=16):
+    def make(path, n_train, n_val, fields=None, shard_size=16, sample=None):
+        sample = sample or ToyMD()
         w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=shard_size)
-        w.write_split("train", n_train, ToyMD())
-        w.write_split("val", n_val, ToyMD())
+        w.write_split("train", n_train, sample)
+        w.write_split("val", n_val, sample)
         w.finish(**({"evaluation": {"fields": list(fields)}} if fields else {}))
         return path
     return make

@@ -124,15 +124,10 @@ def test_lr_schedule_runs_on_time_with_a_seconds_budget():
     assert lr_factor(55, 10, 100, 0.1) == pytest.approx(0.55)  # step-based as before
 
 
-def test_fit_takes_its_steps_from_the_budget(tmp_path):
-    from test_training import Toy, _config  # noqa: F401  (the toy dataset of the training tests)
-    from scinum.datasets import DatasetWriter
+def test_fit_takes_its_steps_from_the_budget(tmp_path, toy_dataset):
+    from test_training import Toy, _config  # the records and config of the training tests
     from scinum.training import fit
-    path = tmp_path / "ds"
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=32)
-    w.write_split("train", 48, Toy())
-    w.write_split("val", 8, Toy())
-    w.finish(evaluation={"fields": ["m"]})
+    path = toy_dataset(tmp_path / "ds", 48, 8, ["m"], shard_size=32, sample=Toy())
     cfg = _config(path, tmp_path / "a", budget={"samples": 20})
     fit(cfg)
     info = json.loads((tmp_path / "a" / "training.json").read_text())

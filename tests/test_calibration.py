@@ -3,7 +3,6 @@ import random
 
 import numpy as np
 import pytest
-import torch
 
 import scinum
 from scinum.calibration import GRID, fit_recalibration, recalibrated
@@ -22,13 +21,12 @@ class Noisy:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, one_thread_module):
     root = tmp_path_factory.mktemp("cal")
     w = DatasetWriter(root / "ds", builder="noisy", version="1", parameters={}, seed=0, shard_size=200)
     w.write_split("train", 200, Noisy())
     w.write_split("val", 120, Noisy())
     w.finish(evaluation={"fields": ["y"]})
-    torch.set_num_threads(1)
     out = {}
     for calibrate in (True, False):
         out[calibrate] = fit(load_config(None, {

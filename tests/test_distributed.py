@@ -6,14 +6,10 @@ over the same batches. So a 2-process run and a 1-process run with accumulation 
 the same weights, up to the order of floating-point sums in the all-reduce.
 """
 import csv
-import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import torch
-import yaml
 
 import scinum
 from scinum.config import load_config
@@ -21,6 +17,7 @@ from scinum.errors import ConfigError
 from scinum.training import fit
 
 from conftest import ToyMD as Toy  # the records of tests/conftest.py's toy_dataset
+from conftest import fit_cli
 
 
 @pytest.fixture(scope="module")
@@ -36,22 +33,15 @@ def _config(dataset, out, **trainer):
                         "log_every_n_steps": 1, "progress_bar": False, **trainer}}
 
 
-def _fit_cli(cfg: dict, tmp_path, name: str) -> subprocess.CompletedProcess:
-    f = tmp_path / f"{name}.yaml"
-    f.write_text(yaml.safe_dump(cfg))
-    return subprocess.run([sys.executable, "-m", "scinum.cli", "fit", "--config", str(f)],
-                          capture_output=True, text=True, timeout=300)
-
-
 def _weights(path):
     return torch.load(path, weights_only=True)["state_dict"]
 
 
 def test_two_process_ddp_matches_one_process_with_accumulation(dataset, tmp_path):
-    ddp = _fit_cli(_config(dataset, tmp_path / "ddp", devices=2, strategy="ddp"), tmp_path, "ddp")
-    assert ddp.returncode == 0, ddp.stderr[-3000:]
+    rc, out, err = fit_cli(_config(dataset, tmp_path / "ddp", devices=2, strategy="ddp"), tmp_path, "ddp")
+    assert rc == 0, err[-3000:]
     # rank 0 alone writes the model and says so, once
-    assert ddp.stdout.count("model written to") == 1
+    assert out.count("model written to") == 1
     assert sorted(p.name for p in (tmp_path / "ddp").glob("*.ckpt")) == ["model.ckpt"]
     one = fit(load_config(overrides=_config(dataset, tmp_path / "one", devices=1,
                                             accumulate_grad_batches=2)))
@@ -63,8 +53,8 @@ def test_two_process_ddp_matches_one_process_with_accumulation(dataset, tmp_path
     assert max(float((a[k] - plain[k]).abs().max()) for k in a) > 100 * diff  # the test can tell
     # resume from the DDP run's checkpoint: 6 -> 9 steps, and the model fills finite values
     more = _config(dataset, tmp_path / "ddp", devices=2, strategy="ddp", max_steps=9)
-    res = _fit_cli(more, tmp_path, "more")
-    assert res.returncode == 0, res.stderr[-3000:]
+    rc, _, err = fit_cli(more, tmp_path, "more")
+    assert rc == 0, err[-3000:]
     last = torch.load(tmp_path / "ddp" / "checkpoints" / "last.ckpt", weights_only=True)
     assert last["global_step"] == 9
     filled = scinum.load(tmp_path / "ddp" / "model.ckpt").fill(Toy()(999)[0], ["m", "data[-1][*]"])

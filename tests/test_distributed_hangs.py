@@ -22,6 +22,7 @@ import pytest
 import torch
 import yaml
 
+from conftest import fit_cli, run_group  # a hang kills every rank and fails the test
 
 
 @pytest.fixture(scope="module")
@@ -38,32 +39,12 @@ def _config(data, out, **trainer):
                         "log_every_n_steps": 1, **trainer}}
 
 
-def run_group(cmd, timeout, **kw):
-    """Run ``cmd`` in a new process group; on timeout kill the whole group and fail."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, env=env, **kw)
-    try:
-        out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        pytest.fail(f"hung: {cmd} did not end within {timeout} s\n{err[-3000:]}")
-    return p.returncode, out, err
-
-
 def _group_alive(pgid):
     try:
         os.killpg(pgid, 0)
         return True
     except ProcessLookupError:
         return False
-
-
-def _fit(cfg, tmp_path, name, timeout=240):
-    f = tmp_path / f"{name}.yaml"
-    f.write_text(yaml.safe_dump(cfg))
-    return run_group([sys.executable, "-m", "scinum.cli", "fit", "--config", str(f)], timeout)
 
 
 MATRIX = {  # name: (dataset, trainer settings, batch size)
@@ -82,7 +63,7 @@ def test_every_shape_of_run_ends(case, datasets, tmp_path):
     data, trainer, bs = MATRIX[case]
     cfg = _config(datasets[data], tmp_path / "run", **trainer)
     cfg["data"]["batch_size"] = bs
-    rc, out, err = _fit(cfg, tmp_path, case)
+    rc, out, err = fit_cli(cfg, tmp_path, case)
     assert rc == 0, err[-3000:]
     assert (tmp_path / "run" / "model.ckpt").exists()
     with open(tmp_path / "run" / "logs" / "metrics.csv") as f:
@@ -106,7 +87,7 @@ def test_the_reported_planets_configuration_ends(tmp_path):
     cfg = _config(data, tmp_path / "run", devices=2, max_steps=20, val_check_interval=10,
                   limit_val_batches=1, checkpoint_every_n_steps=10)
     cfg["model"] = {"d_model": 32, "n_layers": 1, "n_heads": 2}
-    rc, out, err = _fit(cfg, tmp_path, "planets")
+    rc, out, err = fit_cli(cfg, tmp_path, "planets")
     assert rc == 0, err[-3000:]
     assert (tmp_path / "run" / "model.ckpt").exists()
 
@@ -183,7 +164,7 @@ def test_sigterm_to_the_launcher_stops_every_rank_with_a_resumable_checkpoint(da
     assert last["global_step"] >= 12  # saved at the step where the ranks agreed to stop
     assert not (tmp_path / "run" / "model.ckpt").exists()  # not mistaken for a finished run
     cfg["trainer"]["max_steps"] = last["global_step"] + 2  # resumes and finishes
-    rc, _, err = _fit(cfg, tmp_path, "resume")
+    rc, _, err = fit_cli(cfg, tmp_path, "resume")
     assert rc == 0, err[-3000:]
     assert (tmp_path / "run" / "model.ckpt").exists()
     with open(tmp_path / "run" / "logs" / "metrics.csv") as f:

@@ -60,9 +60,8 @@ MODELS = {"xval": ({"name": "xval"}, {"kind": "native"}),
 
 
 @pytest.fixture(scope="module")
-def ckpts(dataset, tmp_path_factory):
+def ckpts(dataset, tmp_path_factory, one_thread_module):
     """A checkpoint per encoding (and the mixture head), a few steps each."""
-    torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("models")
     out = {}
     for label, (enc, head) in MODELS.items():

@@ -78,7 +78,12 @@ def test_hidden_values_never_reach_the_input(name):
     a, b = _batch(vocab, [s], [hide], norm, enc), _batch(vocab, [other], [hide], norm, enc)
     for k in ("ids", "feats", "attend", "targets", "num_hidden"):
         assert torch.equal(a[k], b[k]), k
-    assert not torch.equal(a["num_target"], b["num_target"])  # the targets do differ
+    # the targets are the hidden values, normalized by the field's (value - shift) / scale
+    f = s.fields[num[[0, 2]]]
+    for batch, values in ((a, s.values[num[[0, 2]]]), (b, np.array([3.75, -0.875]))):
+        want = (values - norm.shift[f]) / norm.scale[f]
+        assert batch["num_target"].dtype == torch.float64
+        assert torch.equal(batch["num_target"], torch.from_numpy(want))
     assert (a["ids"][0, num[[0, 2]]] == vocab.mask_id).all()
     neutral = 1.0 if enc.combine == "multiply" else 0.0
     assert (a["feats"][0, num[[0, 2]]] == neutral).all()
@@ -93,32 +98,55 @@ def test_hidden_values_never_reach_the_input(name):
 
 
 def test_visible_numbers_change_the_input():
+    """xVal: the input at a visible number is its [NUM] embedding times the normalized value,
+    plus the position vector; every other token's input stays as it was."""
     vocab, seqs, norm, enc, model = _setup("xval")
     s = seqs[0]
+    j = np.flatnonzero(s.fields >= 0)[1]
     no_hide = [np.zeros(len(s), bool)]
     other = type(s)(s.ids, s.values.copy(), s.fields)
-    other.values[np.flatnonzero(s.fields >= 0)[1]] += 1.0
+    other.values[j] += 1.0
     a, b = _batch(vocab, [s], no_hide, norm, enc), _batch(vocab, [other], no_hide, norm, enc)
+    u, pos = model.trunk.tok.weight[s.ids[j]], model.trunk.pos.weight[j]
+    f = s.fields[j]
     with torch.no_grad():
-        assert not torch.equal(model(a["ids"], a["feats"]), model(b["ids"], b["feats"]))
+        for batch, value in ((a, s.values[j]), (b, s.values[j] + 1.0)):
+            x = np.float32((value - norm.shift[f]) / norm.scale[f])
+            emb = model.trunk.embed(batch["ids"], batch["feats"])[0]
+            assert torch.allclose(emb[j], u * float(x) + pos, atol=1e-6)
+        rest = torch.arange(len(s)) != j
+        assert torch.equal(model.trunk.embed(a["ids"], a["feats"])[0, rest],
+                           model.trunk.embed(b["ids"], b["feats"])[0, rest])
 
 
 def test_forward_under_bf16_autocast():
+    """Under bf16 autocast the linear maps run in bf16, and the hidden states (float32 after the
+    final LayerNorm) and losses stay within bf16 rounding of the float32 forward."""
     vocab, seqs, norm, enc, model = _setup("bittokens")
     batch = _batch(vocab, seqs, [np.asarray(s.fields >= 0) for s in seqs], norm, enc)
-    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
-        h = model(batch["ids"], batch["feats"], batch["attend"])
-        loss = model.head.loss(model.head(h[batch["num_hidden"]]), batch["num_target"])
-    assert torch.isfinite(h).all() and torch.isfinite(loss).all()
+    args, hidden, target = (batch["ids"], batch["feats"], batch["attend"]), batch["num_hidden"], batch["num_target"]
+    with torch.no_grad():
+        h32 = model(*args)
+        loss32 = model.head.loss(model.head(h32[hidden]), target)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert model.trunk.blocks[0].fc(h32).dtype == torch.bfloat16
+            h = model(*args)
+            loss = model.head.loss(model.head(h[hidden]), target)
+    assert h.dtype == loss.dtype == torch.float32
+    assert torch.allclose(h[batch["attend"]], h32[batch["attend"]], atol=0.05)
+    assert torch.allclose(loss, loss32, atol=1e-2)
 
 
-def _first_attention_input(positions: str, value: float) -> torch.Tensor:
-    """The first block's attention input (``ln1`` of the embedding) at a number token of value
-    ``value``, for an xVal trunk with the given position encoding."""
+def _trunk(positions: str) -> Transformer:
     torch.manual_seed(0)
     cfg = ModelConfig(vocab_size=8, d_model=32, n_layers=1, n_heads=4, positions=positions,
                       max_positions=None if positions == "rope" else 16)
-    t = Transformer(cfg).eval()
+    return Transformer(cfg).eval()
+
+
+def _first_attention_input(t: Transformer, value: float) -> torch.Tensor:
+    """The first block's attention input (``ln1`` of the embedding) at a number token of value
+    ``value`` (token id 2 at position 1) of the xVal trunk ``t``."""
     ids = torch.tensor([[1, 2, 3]])
     feats = torch.ones(1, 3, 1)
     feats[0, 1, 0] = value  # token 1 is a number: its embedding is scaled by the value
@@ -126,18 +154,27 @@ def _first_attention_input(positions: str, value: float) -> torch.Tensor:
         return t.blocks[0].ln1(t.embed(ids, feats))[0, 1]
 
 
+def _layer_norm(z: torch.Tensor) -> torch.Tensor:
+    """LayerNorm at initialisation (weight 1, no bias, eps 1e-5), by hand."""
+    return (z - z.mean()) / torch.sqrt(z.var(unbiased=False) + 1e-5)
+
+
 @pytest.mark.parametrize("positions", ["learned", "both"])
 def test_additive_positions_let_magnitude_reach_attention(positions):
-    """xVal seed 002 §2.1: x·u + p before the first LayerNorm keeps the magnitude of x."""
-    small, large = _first_attention_input(positions, 0.5), _first_attention_input(positions, 3.0)
-    assert (small - large).abs().max() > 0.1
+    """xVal seed 002 §2.1: the first LayerNorm sees x·u + p, which keeps the magnitude of x."""
+    t = _trunk(positions)
+    u, p = t.tok.weight[2].detach(), t.pos.weight[1].detach()
+    for x in (0.5, 3.0, -3.0):
+        assert torch.allclose(_first_attention_input(t, x), _layer_norm(x * u + p), atol=1e-5)
 
 
 def test_rope_trunk_sees_only_the_sign_of_a_number():
     """Without an additive vector, LN(x·u) = sign(x)·LN(u): magnitude is lost, sign is kept."""
-    a, b = _first_attention_input("rope", 0.5), _first_attention_input("rope", 3.0)
-    assert torch.allclose(a, b, atol=5e-3)  # equal but for LayerNorm's eps
-    assert torch.allclose(_first_attention_input("rope", -3.0), -b, atol=5e-3)
+    t = _trunk("rope")
+    u = t.tok.weight[2].detach()
+    for x in (0.5, 3.0, -3.0):
+        assert torch.allclose(_first_attention_input(t, x), _layer_norm(x * u), atol=1e-5)
+        assert torch.allclose(_first_attention_input(t, x), np.sign(x) * _layer_norm(u), atol=5e-3)  # eps aside
 
 
 def test_position_options_are_checked():

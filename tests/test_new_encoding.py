@@ -78,13 +78,12 @@ class Pairs:
         return {"a": x, "b": 2 * x}, None
 
 
-def test_a_registered_toy_encoding_trains_saves_loads_and_fills(signlog, tmp_path):
+def test_a_registered_toy_encoding_trains_saves_loads_and_fills(signlog, tmp_path, one_thread):
     data = tmp_path / "pairs"
     w = DatasetWriter(data, builder="pairs", version="1", parameters={}, seed=0, shard_size=64)
     w.write_split("train", 64, Pairs())
     w.write_split("val", 8, Pairs())
     w.finish(evaluation={"fields": ["b"]})
-    torch.set_num_threads(1)
     path = fit(load_config(None, {
         "data": {"path": str(data), "batch_size": 16, "mask_fields": ["b"], "mask_fields_prob": 1.0},
         "out_dir": str(tmp_path / "run"), "encoding": {"name": "signlog_test"},

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from scinum import encodings
 from scinum.cli import main as scinum
@@ -174,10 +173,9 @@ def _fit_and_score(tmp_path, name, data, extra):
     return out / "model.ckpt", float(table[table.field == "y"].mse.iloc[0])
 
 
-def test_mask_fields_training_fills_its_field_better_than_mlm_alone_end_to_end(tmp_path, capsys):
+def test_mask_fields_training_fills_its_field_better_than_mlm_alone_end_to_end(tmp_path, capsys, one_thread):
     """build jsonl -> fit -> evaluate (fields from the manifest) -> fill, on a user file where y
     = x[0] + x[1]: the same 120 steps with y always hidden beat random MLM masking."""
-    torch.set_num_threads(1)
     src = _write(tmp_path / "sum.jsonl", _records(1200))
     data = tmp_path / "ds"
     assert scinum(["build", "jsonl", str(data), "--train", str(src), "--split", "0.9,0.05,0.05",

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.figure import Figure
 
 from scinum.analysis.plots import (ResultsError, load_results, make_all, plot_gmm_density,
                                    plot_ood, plot_scatter)
@@ -62,6 +63,26 @@ def write_results(d: Path, *, meta: bool = True) -> Path:
             "dataset": "planets-tiny", "builder": "planets", "units": {STEP: "time units"},
             "ood_fields": {"ood_stepsize": STEP, "ood_a1": A1}}))
     return d
+
+
+@pytest.fixture
+def saved(monkeypatch) -> list[Figure]:
+    """Every figure a plot saves, in order: a spy on ``Figure.savefig``, where every plot ends
+    (its axes' artists hold the plotted data)."""
+    figs: list[Figure] = []
+    original = Figure.savefig
+
+    def spy(fig, *args, **kwargs):
+        figs.append(fig)
+        return original(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    return figs
+
+
+def _legends(figs: list[Figure]) -> list[str]:
+    return [t.get_text() for fig in figs for ax in fig.axes if ax.get_legend()
+            for t in ax.get_legend().get_texts()]
 
 
 def _assert_pngs(paths: list[Path]) -> None:
@@ -153,10 +174,9 @@ def test_missing_column_and_bad_mixture(tmp_path):
 
 
 @pytest.mark.parametrize("how", ["all", "some"])
-def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, monkeypatch, how):
+def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, saved, how):
     """A diverged model (±inf, huge values, non-finite mixtures) must not crash any plot: the
     fresh-machine main job died in plot_scatter on BitTokens predictions that decoded to ±inf."""
-    import scinum.analysis.plots as plots
     d = write_results(tmp_path / "res")
     p = pd.read_csv(d / "predictions.csv")
     wild = np.resize([np.inf, -np.inf, 1e300, -1e300], len(p))
@@ -167,18 +187,10 @@ def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, monk
                                         "stds": [1.0, np.inf]}).replace("NaN", "NaN")
     p.to_csv(d / "predictions.csv", index=False)
     (d / "meta.json").write_text(json.dumps({"builder": "toy", "ood_fields": {"ood_stepsize": STEP}}))
-    legends: list[str] = []
-    save = plots._save
-
-    def spy(fig, out):
-        for ax in fig.axes:
-            if ax.get_legend():
-                legends.extend(t.get_text() for t in ax.get_legend().get_texts())
-        return save(fig, out)
-
-    monkeypatch.setattr(plots, "_save", spy)
     written = make_all(d)
     _assert_pngs(written)
+    assert len(saved) == len(written)
+    legends = _legends(saved)
     assert any(n.name.startswith("scatter_") for n in written) and any(n.name.startswith("gmm_") for n in written)
     n_off = sum(int(t.split("\n")[-1].split()[0]) for t in legends if t.endswith("off-scale"))
     assert n_off > 0
@@ -187,10 +199,9 @@ def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, monk
     assert scatter_counts  # the scatter panels name how many they drew at the edge
 
 
-def test_training_curves_from_the_logs(tmp_path, monkeypatch):
+def test_training_curves_from_the_logs(tmp_path, saved):
     """results/<recipe>/logs/<model>.csv -> plots/curves_<model>.png with train and val lines
     of the losses and of the number error."""
-    import scinum.analysis.curves as curves
     d = write_results(tmp_path / "res")
     (d / "logs").mkdir()
     steps = np.arange(9, 300, 10)
@@ -201,21 +212,15 @@ def test_training_curves_from_the_logs(tmp_path, monkeypatch):
               "val/number_abs_err": 0.1, "val/err/description.stepsize": 0.3 / s,
               "val/err/description.planet0.a": 0.2} for s in (99, 199, 299)]
     pd.DataFrame(rows).to_csv(d / "logs" / "xval.csv", index=False)
-    labels: list[str] = []
-    original = curves.Figure.savefig
-
-    def spy(fig, *a, **k):  # every figure passes here; the curves' are the ones with "train"
-        for ax in fig.axes:
-            mine = [t for t in ax.get_legend_handles_labels()[1]
-                    if t.startswith(("train ", "val ", "description."))]
-            if mine:
-                labels.extend(mine)
-                assert ax.get_yscale() == "log"  # positive losses: a log axis
-        return original(fig, *a, **k)
-
-    monkeypatch.setattr(curves.Figure, "savefig", spy)
     written = make_all(d)
     assert (d / "plots" / "curves_xval.png") in written
+    labels: list[str] = []
+    for ax in saved[written.index(d / "plots" / "curves_xval.png")].axes:
+        mine = [t for t in ax.get_legend_handles_labels()[1]
+                if t.startswith(("train ", "val ", "description."))]
+        if mine:
+            labels.extend(mine)
+            assert ax.get_yscale() == "log"  # positive losses: a log axis
     assert {"train loss", "val loss", "train number_abs_err", "val number_abs_err",
             "description.stepsize", "description.planet0.a"} <= set(labels)  # per-field panel
     (d / "logs" / "bad.csv").write_text("a,b\n1,2\n")
@@ -223,22 +228,7 @@ def test_training_curves_from_the_logs(tmp_path, monkeypatch):
         make_all(d)
 
 
-def _drawn(monkeypatch, draw):
-    """Run ``draw()`` and return the figure it saved (the axes' artists hold the plotted data)."""
-    import scinum.analysis.plots as plots
-    figs = []
-    save = plots._save
-
-    def spy(fig, out):
-        figs.append(fig)
-        return save(fig, out)
-
-    monkeypatch.setattr(plots, "_save", spy)
-    draw()
-    return figs[0]
-
-
-def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, monkeypatch):
+def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, saved):
     """Not just a PNG of some size: the OOD plot's lines are the per-true-value means of each
     model's predictions on that split, its points every parseable prediction, and each scatter
     panel holds exactly its model's (true, predicted) pairs with their R² in the legend."""
@@ -246,8 +236,8 @@ def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, mon
     d = write_results(tmp_path / "res")
     res = load_results(d)
     p = pd.read_csv(d / "predictions.csv")
-    fig = _drawn(monkeypatch, lambda: plot_ood(res, STEP, "ood_stepsize", tmp_path / "ood.png"))
-    ax = fig.axes[0]
+    plot_ood(res, STEP, "ood_stepsize", tmp_path / "ood.png")
+    ax = saved[-1].axes[0]
     lines = {ln.get_label().split(" (")[0]: ln for ln in ax.lines if not ln.get_label().startswith("_")}
     for model in ("xval", "p1000", "xval+gmm"):
         g = p[(p["model"] == model) & (p["field"] == STEP) & (p["split"] == "ood_stepsize")]
@@ -256,8 +246,8 @@ def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, mon
     points = np.concatenate([ln.get_ydata() for ln in ax.lines if ln.get_marker() == "o"])
     ood = p[(p["field"] == STEP) & (p["split"] == "ood_stepsize")]
     assert np.allclose(np.sort(points), np.sort(ood["pred"]))
-    fig = _drawn(monkeypatch, lambda: plot_scatter(res, A1, "test", tmp_path / "scatter.png"))
-    for ax in fig.axes:
+    plot_scatter(res, A1, "test", tmp_path / "scatter.png")
+    for ax in saved[-1].axes:
         if not ax.get_visible():
             continue
         label = ax.get_legend().get_texts()[0].get_text()
@@ -270,11 +260,10 @@ def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, mon
         assert (g["pred"].isna().sum() > 0) == ("unparseable" in label)
 
 
-def test_fig7_joint_histograms_count_every_prediction(tmp_path, monkeypatch):
+def test_fig7_joint_histograms_count_every_prediction(tmp_path, saved):
     """The Fig. 7 view (seed 002): per model a 2-d histogram of (true, predicted) m1. A model that
     predicts the mean is a horizontal band, a text model a few stripes; every parseable
     prediction inside the range is in a cell, the others are counted in the title."""
-    import scinum.analysis.plots as plots
     from scinum.analysis.histograms import plot_joint_histograms
     m1 = "description.planet0.m"
     rng = np.random.default_rng(1)
@@ -288,19 +277,10 @@ def test_fig7_joint_histograms_count_every_prediction(tmp_path, monkeypatch):
     d.mkdir()
     pd.DataFrame(rows).to_csv(d / "predictions.csv", index=False)
     (d / "meta.json").write_text(json.dumps({"units": {m1: "1e-5 M_star"}}))
-    meshes = []
-    save = plots._save
-
-    def spy(fig, out):
-        for ax in fig.axes:
-            if ax.collections and ax.get_title():
-                meshes.append((ax.get_title(), float(ax.collections[0].get_array().sum())))
-        return save(fig, out)
-
-    monkeypatch.setattr(plots, "_save", spy)
     out = plot_joint_histograms(load_results(d), m1, "test", tmp_path / "fig7.png")
     _assert_pngs([out])
-    titles = dict(meshes)
+    titles = {ax.get_title(): float(ax.collections[0].get_array().sum())
+              for ax in saved[-1].axes if ax.collections and ax.get_title()}
     (p10_title, p10_sum), (xval_title, xval_sum) = sorted(titles.items())
     assert p10_title.startswith("p10:") and "7 unparseable" in p10_title and p10_sum == 293
     assert xval_title.startswith("xval:") and "3 outside" in xval_title and xval_sum == 297

@@ -23,17 +23,16 @@ def test_table1_tokens_and_vocabulary_sizes(name):
     assert len(enc.vocabulary()) == len(set(enc.vocabulary())) == vocab_size
 
 
-def test_every_representable_value_round_trips():
+@pytest.mark.parametrize("name", SCHEMES)
+def test_every_representable_value_round_trips(name):
     """All 30601 values of the default precision (one FP15 token each) map back to themselves
     through every scheme."""
-    fp15 = encodings.get("fp15")
-    schemes = [encodings.get(n) for n in SCHEMES]
+    fp15, enc = encodings.get("fp15"), encodings.get(name)
     for tok in fp15.vocabulary():
         value = fp15.parse([tok])
         assert value is not None
-        for enc in schemes:
-            assert enc.parse(enc.tokens(value)) == value
-            assert enc.round(value) == value
+        assert enc.parse(enc.tokens(value)) == value
+        assert enc.round(value) == value
 
 
 @given(st.floats(-9.4e8, 9.4e8, allow_nan=False), st.integers(1, 4))
@@ -63,29 +62,28 @@ def planets(n_planets, n_steps, rng):
     return {"description": d, "data": rng.normal(size=(n_steps, n_planets, 2)).tolist()}
 
 
-def test_codec_text_mode_lengths_and_round_trip():
+#: xVal paper: P10 ~3.5x, P1000 ~2.3x, B1999 ~1.6x the single-token length (and tolerance)
+LENGTH_RATIOS = {"p10": (3.5, 0.3), "p1000": (2.3, 0.2), "b1999": (1.6, 0.15), "fp15": (1.0, 0.0)}
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_codec_text_mode_lengths_and_round_trip(name):
     rng = np.random.default_rng(1)
     recs = [planets(n, 40, rng) for n in (2, 3, 4)]
     single = Codec(Vocabulary.build(recs))
     base = sum(len(single.encode(r)) for r in recs)
-    ratios = {}
-    for name in SCHEMES:
-        enc = encodings.get(name)
-        codec = Codec(Vocabulary.build(recs, number_tokens=enc.vocabulary()), enc)
-        lengths = 0
-        for r in recs:
-            e = codec.encode(r)
-            lengths += len(e)
-            starts = codec.number_starts(e.ids)
-            assert len(starts) == len(single.number_paths(r))
-            # every token of a number carries its value and field
-            span = (starts[:, None] + np.arange(enc.tokens_per_number)).ravel()
-            assert (e.fields[span] >= 0).all() and (e.fields >= 0).sum() == len(span)
-            back = codec.decode(e.ids, e.values)
-            assert back["data"][0][0][0] == enc.round(r["data"][0][0][0])
-        ratios[name] = lengths / base
-    # xVal paper: P10 ~3.5x, P1000 ~2.3x, B1999 ~1.6x the single-token length
-    assert ratios["p10"] == pytest.approx(3.5, abs=0.3)
-    assert ratios["p1000"] == pytest.approx(2.3, abs=0.2)
-    assert ratios["b1999"] == pytest.approx(1.6, abs=0.15)
-    assert ratios["fp15"] == 1.0
+    enc = encodings.get(name)
+    codec = Codec(Vocabulary.build(recs, number_tokens=enc.vocabulary()), enc)
+    lengths = 0
+    for r in recs:
+        e = codec.encode(r)
+        lengths += len(e)
+        starts = codec.number_starts(e.ids)
+        assert len(starts) == len(single.number_paths(r))
+        # every token of a number carries its value and field
+        span = (starts[:, None] + np.arange(enc.tokens_per_number)).ravel()
+        assert (e.fields[span] >= 0).all() and (e.fields >= 0).sum() == len(span)
+        back = codec.decode(e.ids, e.values)
+        assert back["data"][0][0][0] == enc.round(r["data"][0][0][0])
+    ratio, tol = LENGTH_RATIOS[name]
+    assert lengths / base == pytest.approx(ratio, abs=tol)

@@ -14,7 +14,6 @@ from scinum.codec import Codec, Vocabulary
 from scinum.config import load_config, resolve_normalizer
 from scinum.batch import hidden_positions, make_batch
 from scinum.data import MLMCollator, MLMDataModule
-from scinum.datasets import DatasetWriter
 from scinum.heads import TokenHead, make_head
 from scinum.infer import load
 from scinum.model import ModelConfig
@@ -120,19 +119,13 @@ class Toy:
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    path = tmp_path_factory.mktemp("toy") / "ds"
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=32)
-    w.write_split("train", 48, Toy())
-    w.write_split("val", 8, Toy())
-    w.finish()
-    return path
+def dataset(tmp_path_factory, toy_dataset):
+    return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 48, 8, shard_size=32, sample=Toy())
 
 
 @pytest.fixture(scope="module")
-def text_model(dataset, tmp_path_factory):
+def text_model(dataset, tmp_path_factory, one_thread_module):
     out = tmp_path_factory.mktemp("p1000") / "run"
-    torch.set_num_threads(1)
     cfg = load_config(None, {
         "data": {"path": str(dataset), "batch_size": 8}, "out_dir": str(out),
         "encoding": {"name": "p1000"}, "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},

@@ -15,7 +15,6 @@ from scinum.cli import main as cli_main
 from scinum.codec import Codec, Vocabulary
 from scinum.config import load_config, resolve_normalizer
 from scinum.batch import hidden_positions, make_batch
-from scinum.datasets import DatasetWriter
 from scinum.errors import CheckpointError
 from scinum.model import ModelConfig
 from scinum.normalize import Normalizer
@@ -103,13 +102,9 @@ class Toy:
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory):
-    path = tmp_path_factory.mktemp("toy") / "ds"
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=32)
-    w.write_split("train", 48, Toy())
-    w.write_split("val", 8, Toy())
-    w.finish(evaluation={"fields": ["m", "data[-1][*]"]})
-    return path
+def dataset(tmp_path_factory, toy_dataset):
+    return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 48, 8, ["m", "data[-1][*]"],
+                       shard_size=32, sample=Toy())
 
 
 def _config(dataset, out, **over):

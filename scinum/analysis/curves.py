@@ -16,10 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from ..errors import ResultsError
+from .drawing import figure, save
 
 __all__ = ["read_log", "plot_curves"]
 
@@ -46,9 +45,7 @@ def plot_curves(log_path: str | Path, out: str | Path, title: str | None = None)
     log = read_log(log_path)
     title = title or Path(log_path).stem
     per_field = [c for c in log.columns if c.startswith("val/err/")]
-    fig = Figure(figsize=(15 if per_field else 10, 3.8))
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, 3 if per_field else 2, squeeze=False)
+    fig, axes = figure((15 if per_field else 10, 3.8), 1, 3 if per_field else 2)
     if per_field:
         ax = axes[0][2]
         for k, col in enumerate(per_field):
@@ -81,7 +78,4 @@ def plot_curves(log_path: str | Path, out: str | Path, title: str | None = None)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120, metadata={"Software": None})  # no version stamp: same bytes per run
-    return out
+    return save(fig, out)

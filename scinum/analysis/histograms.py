@@ -1,4 +1,6 @@
-"""Joint histograms of predicted vs true values, one panel per model (the xVal paper's Fig. 7 view).
+"""Histograms of the predictions: per model against the true values' histogram (the xVal paper's
+Fig. 7 as :func:`plot_histograms`), and joint histograms of predicted vs true (its 2-d view,
+:func:`plot_joint_histograms`).
 
 Seed 002 (§3.3, *Failure modes*, Fig. 7) shows the predictions of P10 and xVal for the planet
 mass, the hardest planets field: both do equally poorly by MSE, but xVal's predictions collapse
@@ -9,27 +11,55 @@ so that both failure modes show: a horizontal band (the model predicts about the
 every record), a few horizontal stripes (a text encoding that picks among a few values), or the
 diagonal (a model that learned the field).
 
-``make_all`` (:mod:`scinum.analysis.plots`) draws one per continuous field (at least
-``MANY_VALUES`` distinct true values) on the reference split: ``fig7_<split>__<field>.png``; on
-planets that includes m₁ (``description.planet0.m``).
+``make_all`` (:mod:`scinum.analysis.plots`) draws the 2-d view for each continuous field (at
+least ``MANY_VALUES`` distinct true values) on the reference split:
+``fig7_<split>__<field>.png``; on planets that includes m₁ (``description.planet0.m``).
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from .drawing import axis_range, colors, figure, label, save
 from .metrics import r2
+from .results import Results
 
-if TYPE_CHECKING:  # only for annotations: plots imports this module
-    from .plots import Results
-
-__all__ = ["plot_joint_histograms"]
+__all__ = ["plot_histograms", "plot_joint_histograms"]
 
 
-def plot_joint_histograms(res: "Results", field: str, split: str, out: Path, bins: int = 30) -> Path:
+def plot_histograms(res: Results, field: str, split: str, out: Path, bins: int = 40) -> Path:
+    """Fig. 7: histogram of each model's predictions of ``field`` on ``split`` (one panel per
+    model, shared bins) over the true values' histogram. The range spans the true values plus
+    at most 25% of their span on each side; predictions outside it (±inf included) are counted
+    in the legend."""
+    rows, unit = res.rows(field, split), res.unit(field)
+    palette = colors(res.preds["model"].unique())
+    groups = sorted(rows.groupby("model"), key=lambda kv: kv[0])
+    true, pred = rows["true"].to_numpy(), rows["pred"].dropna().to_numpy()
+    pred = pred[np.isfinite(pred)]
+    tlo, thi = true.min(), true.max()
+    wlo, whi = axis_range(true, 0.25)
+    lo = max(wlo, min(tlo, pred.min(initial=tlo)))
+    hi = min(whi, max(thi, pred.max(initial=thi)))
+    edges = np.linspace(lo, hi, bins + 1)
+    fig, axes = figure((6.4, 1.9 * len(groups) + 0.8), len(groups), 1, sharex=True)
+    for ax, (model, g) in zip(axes[:, 0], groups):
+        pred = g["pred"].dropna().to_numpy()
+        outside = int(((pred < lo) | (pred > hi)).sum())  # ±inf included
+        ax.hist(g["true"], bins=edges, histtype="step", color="black", lw=1.2, label="true")
+        ax.hist(pred[(pred >= lo) & (pred <= hi)], bins=edges, alpha=0.6, color=palette[model],
+                label=model + (f" ({outside} outside range)" if outside else ""))
+        ax.set_ylabel("count")
+        ax.legend(fontsize=8, loc="upper right")
+    axes[-1, 0].set_xlabel(label("", field, unit).strip())
+    axes[0, 0].set_title(f"{field} on {split}: distribution of predictions")
+    fig.tight_layout()
+    return save(fig, out)
+
+
+def plot_joint_histograms(res: Results, field: str, split: str, out: Path, bins: int = 30) -> Path:
     """Fig. 7 view: per model, a 2-d histogram of (true, predicted) ``field`` on ``split``.
 
     Both axes span the true values plus 10 % of their span on each side (in the field's units,
@@ -39,14 +69,13 @@ def plot_joint_histograms(res: "Results", field: str, split: str, out: Path, bin
     titles carry R² over the parseable predictions (:func:`scinum.analysis.metrics.r2`).
     Returns ``out``.
     """
-    from .plots import _axis_range, _figure, _label, _rows, _save  # plots imports this module
-    rows, unit = _rows(res, field, split), res.unit(field)
+    rows, unit = res.rows(field, split), res.unit(field)
     groups = sorted(rows.groupby("model"), key=lambda kv: kv[0])
-    lo, hi = _axis_range(rows["true"], 0.10)
+    lo, hi = axis_range(rows["true"], 0.10)
     edges = np.linspace(lo, hi, bins + 1)
     ncol = min(3, len(groups))
     nrow = -(-len(groups) // ncol)
-    fig, axes = _figure((3.9 * ncol, 3.6 * nrow + 0.4), nrow, ncol)
+    fig, axes = figure((3.9 * ncol, 3.6 * nrow + 0.4), nrow, ncol)
     for ax, (model, g) in zip(axes.ravel(), groups):
         true = g["true"].to_numpy(dtype=np.float64)
         pred = g["pred"].to_numpy(dtype=np.float64)
@@ -69,7 +98,7 @@ def plot_joint_histograms(res: "Results", field: str, split: str, out: Path, bin
         if nan.any():
             notes.append(f"{int(nan.sum())} unparseable")
         ax.set(xlim=(lo, hi), ylim=(lo, hi), title=f"{model}: " + ", ".join(notes),
-               xlabel=_label("true", field, unit), ylabel=_label("predicted", field, unit))
+               xlabel=label("true", field, unit), ylabel=label("predicted", field, unit))
         ax.title.set_fontsize(9)
         ax.ticklabel_format(style="sci", scilimits=(-3, 4))  # 6-digit values: 1e6 on the axis
         ax.xaxis.set_major_locator(MaxNLocator(5))
@@ -77,4 +106,4 @@ def plot_joint_histograms(res: "Results", field: str, split: str, out: Path, bin
         ax.set_visible(False)
     fig.suptitle(f"{field} on {split}: predicted vs true, counts per cell (Fig. 7 view)")
     fig.tight_layout()
-    return _save(fig, out)
+    return save(fig, out)

@@ -18,10 +18,11 @@ rows one after another):
 Every head **declares what it produces** (:class:`HeadOutputs`, its ``outputs``): its point
 value, its kind of uncertainty (``None``, or ``"quantiles"`` for a predictive distribution whose
 intervals can be recalibrated) and the columns it adds to an evaluation's ``predictions.csv``;
-:mod:`scinum.config`, :mod:`scinum.analysis.evaluate` and :mod:`scinum.analysis.plots` read the
-declaration, never a head's name. A config names a head by its *kind* in the registry
-(:data:`REGISTRY`): ``"native"`` (the encoding's own head), ``"mixture"``, or one that another
-package installs through the ``scinum.heads`` entry-point group (:mod:`scinum.plugins`).
+:mod:`scinum.config`, :mod:`scinum.analysis.evaluate`, :mod:`scinum.analysis.density` and
+:mod:`scinum.card` read the declaration, never a head's name. A config names a head by its
+*kind* in the registry (:data:`REGISTRY`): ``"native"`` (the encoding's own head),
+``"mixture"``, or one that another package installs through the ``scinum.heads`` entry-point
+group (:mod:`scinum.plugins`).
 
 :class:`MixtureHead` (a Gaussian mixture) can replace any encoding's native head. It models the
 *normalized* value, so pair it with a normalizer that brings values to O(1) (``minmax`` or

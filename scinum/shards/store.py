@@ -1,4 +1,4 @@
-"""Tokenized shards on disk: a dataset directory tokenized once into memory-mapped arrays.
+"""The shards' storage: a dataset directory tokenized once into memory-mapped arrays.
 
 * :func:`tokenize_dataset` writes ``<dataset>/.tokens/<key>/`` (or a cache dir of your choice);
   ``key`` hashes the manifest and the codec options, so a rebuilt dataset gets new shards. The
@@ -8,8 +8,6 @@
   baselines) get those tokens in the vocabulary and their own cache key.
 * :class:`TokenShards` reads one split: concatenated ``ids`` int32, ``values`` float64,
   ``fields`` int32, ``offsets`` int64[n+1], and the ``(file, line)`` of every record.
-* :func:`fit_normalizer` / :func:`check_representable` scan the shards chunk by chunk.
-* :func:`targeted_numbers` marks the numbers that ``data.mask_fields`` patterns name (cached).
 """
 from __future__ import annotations
 
@@ -18,21 +16,17 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
-import torch
 
-from .codec import MAX_RUN, ONE_TOKEN, Codec, Encoded, Spelling, Vocabulary
-from .datasets import Dataset
-from .errors import RecordError, ValueOutOfRange
-from .normalize import BOUND, Normalizer
-from .paths import format_path
-from .atomic import write_bytes_atomic, write_text_atomic
-from .records import read_jsonl
+from ..atomic import write_text_atomic
+from ..codec import MAX_RUN, ONE_TOKEN, Codec, Encoded, Spelling, Vocabulary
+from ..datasets import Dataset
+from ..errors import RecordError
+from ..records import read_jsonl
 
-__all__ = ["tokenize_dataset", "TokenShards", "fit_normalizer", "check_representable",
-           "targeted_numbers"]
+__all__ = ["tokenize_dataset", "TokenShards"]
 
 CACHE_FORMAT = 1
 _CHUNK = 1 << 20  # tokens per chunk when scanning shards
@@ -158,59 +152,3 @@ class TokenShards:
         """``(start token, fields, values)`` in chunks of about a million tokens."""
         for a in range(0, len(self.ids), _CHUNK):
             yield a, np.asarray(self.fields[a:a + _CHUNK]), np.asarray(self.values[a:a + _CHUNK])
-
-
-def fit_normalizer(shards: TokenShards, vocab: Vocabulary, method: str, bound: float = BOUND) -> Normalizer:
-    """Fit a :class:`Normalizer` on a (train) split's shards, chunk by chunk."""
-    return Normalizer.fit(vocab.fields, ((f, v) for _, f, v in shards.chunks()), method, bound)
-
-
-def check_representable(shards: TokenShards, normalizer: Normalizer, encoding: Any, codec: Codec) -> None:
-    """Raise :class:`ValueOutOfRange` (file, line, JSON path) at the first number the encoding
-    cannot represent after normalization."""
-    for start, f, v in shards.chunks():
-        on = f >= 0
-        ok = np.ones(len(f), bool)
-        ok[on] = encoding.representable(torch.from_numpy(normalizer.forward(v[on], f[on]))).numpy()
-        if ok.all():
-            continue
-        tok = start + int(np.flatnonzero(~ok)[0])
-        rec = int(np.searchsorted(shards.offsets, tok, side="right") - 1)
-        file, line = shards.location(rec)
-        record = next(r for n, r in read_jsonl(file) if n == line)
-        k = int((shards.fields[shards.offsets[rec]:tok] >= 0).sum())
-        path = format_path(codec.number_paths(record)[k])
-        raise ValueOutOfRange(f"value {float(shards.values[tok])!r} (normalized "
-                              f"{float(normalizer.forward(shards.values[tok:tok + 1], shards.fields[tok:tok + 1])[0])!r}) "
-                              f"is outside the exact range of encoding {encoding.config()} "
-                              f"({encoding.range_text()})", file=file, line=line, path=path)
-
-
-def targeted_numbers(shards: TokenShards, codec: Codec, patterns: Sequence[str]) -> np.ndarray:
-    """bool[tokens of ``shards``]: True at the (first token of the) numbers that any of
-    ``patterns`` names in each record (:func:`scinum.paths.numbers_named`, the rule fill uses; a
-    pattern may name nothing in some records). Computed by reading the records once and cached
-    next to the shards (``targets-<hash>.bin``), so later runs memory-map it."""
-    from .paths import numbers_named, parse_path
-    for p in patterns:
-        parse_path(p)  # a malformed pattern fails here, before any reading
-    digest = hashlib.sha256(json.dumps(sorted(patterns)).encode()).hexdigest()[:16]
-    cache = shards.path / f"targets-{digest}.bin"
-    n_tok = int(shards.offsets[-1])
-    if not cache.exists():
-        out = np.zeros(n_tok, bool)
-        base = shards.dataset_path if shards.dataset_path else Path(".")
-        i = 0
-        for k, rel in enumerate(shards.files):
-            for line, record in read_jsonl(base / rel):
-                slot = {p: j for j, p in enumerate(codec.number_paths(record))}
-                starts = shards.offsets[i] + codec.number_starts(shards[i].ids)
-                for pattern in patterns:
-                    try:
-                        named = numbers_named(record, pattern)
-                    except RecordError:  # names nothing (or no number) in this record
-                        continue
-                    out[starts[[slot[p] for p in named if p in slot]]] = True
-                i += 1
-        write_bytes_atomic(cache, out.astype(np.uint8).tobytes())
-    return np.fromfile(cache, dtype=np.uint8).astype(bool) if n_tok else np.zeros(0, bool)

@@ -1,0 +1,79 @@
+"""A results directory of ``scinum evaluate`` as plots read it (:class:`Results`).
+
+* ``predictions.csv`` (required): one row per predicted number; columns ``model``, ``field``,
+  ``split``, ``true``, ``pred`` (NaN = unparseable), and optionally ``encoding``, ``head``,
+  ``record``, ``path`` and the columns each head declares (:class:`scinum.heads.HeadOutputs`;
+  the mixture head: ``mean``, ``std``, ``lo68``, ``hi68``, ``lo95``, ``hi95`` and ``mixture``,
+  JSON ``{"weights": [...], "means": [...], "stds": [...]}`` in record units).
+* ``train_values.json`` (optional): ``{field: sorted distinct training values}``.
+* ``meta.json`` (optional): ``{"dataset", "builder", "units": {field: unit},
+  "ood_fields": {split: field}, "heads": {model: head declaration}}``; any key may be missing.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field as dc_field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ResultsError
+
+__all__ = ["ResultsError", "Results", "load_results", "REQUIRED_COLUMNS"]
+
+REQUIRED_COLUMNS = ("model", "field", "split", "true", "pred")
+
+
+@dataclass
+class Results:
+    """A loaded results directory: ``preds`` is predictions.csv, the rest may be empty."""
+
+    preds: pd.DataFrame
+    train_values: dict[str, list[float]] = dc_field(default_factory=dict)
+    meta: dict = dc_field(default_factory=dict)
+
+    def unit(self, field: str) -> str | None:
+        return (self.meta.get("units") or {}).get(field)
+
+    def rows(self, field: str, split: str) -> pd.DataFrame:
+        """The prediction rows of one (field, split); an error naming both if there are none."""
+        p = self.preds
+        rows = p[(p["field"] == field) & (p["split"] == split)]
+        if rows.empty:
+            raise ResultsError(f"predictions.csv: no rows for field {field!r} on split {split!r}")
+        return rows
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"{path}: cannot read JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def load_results(results_dir: str | Path) -> Results:
+    """Read ``predictions.csv`` (required) and ``train_values.json``/``meta.json`` (optional)."""
+    d = Path(results_dir)
+    if not d.is_dir():
+        raise ResultsError(f"{d}: results directory does not exist")
+    pred_path = d / "predictions.csv"
+    if not pred_path.is_file():
+        raise ResultsError(f"{pred_path}: missing predictions.csv (written by scinum evaluate)")
+    try:
+        preds = pd.read_csv(pred_path, dtype={"model": str, "field": str, "split": str})
+    except (OSError, ValueError) as e:
+        raise ResultsError(f"{pred_path}: cannot read CSV: {e}") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in preds.columns]
+    if missing:
+        raise ResultsError(f"{pred_path}: missing column(s) {', '.join(missing)}")
+    for c in ("true", "pred", "lo68", "hi68", "lo95", "hi95"):
+        if c in preds.columns:
+            preds[c] = pd.to_numeric(preds[c], errors="coerce").astype(np.float64)
+    tv_path, meta_path = d / "train_values.json", d / "meta.json"
+    train_values = _read_json(tv_path) if tv_path.is_file() else {}
+    meta = _read_json(meta_path) if meta_path.is_file() else {}
+    return Results(preds, train_values, meta)

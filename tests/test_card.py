@@ -1,0 +1,77 @@
+"""The model card's prose on the head reads what the head declares (HeadOutputs), never its name:
+a plug-in head that declares a predictive distribution gets the same prose as the mixture head."""
+import pytest
+import yaml
+
+from scinum import card, heads
+from scinum.heads import HeadOutputs, ScalarHead
+
+
+class Bands(ScalarHead):
+    """A plug-in-like head declaring quantile intervals and two evaluation columns."""
+    outputs = HeadOutputs(point="median of the bands", uncertainty="quantiles",
+                          columns=("lo68", "hi68"), label="bands")
+
+
+class Plain(ScalarHead):
+    """A plug-in-like head declaring no uncertainty."""
+    outputs = HeadOutputs(point="value", label="plain")
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """``bands`` and ``plain`` in the head registry for one test (as an entry point would add them)."""
+    monkeypatch.setitem(heads.REGISTRY._items, "bands", Bands)
+    monkeypatch.setitem(heads.REGISTRY._items, "plain", Plain)
+
+
+def _config(head: dict, calibration: dict | None = None) -> dict:
+    return {"encoding": {"name": "xval"}, "head": head, "calibration": calibration or {},
+            "model": {"n_layers": 1, "d_model": 8, "n_heads": 2}, "normalizer": {"method": "minmax"},
+            "vocab": {"fields": ["x"], "tokens": ["{", "}"]}, "context_length": 16}
+
+
+def _front(text: str) -> dict:
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+def _section(text: str, title: str) -> str:
+    return text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0] if f"## {title}\n" in text else ""
+
+
+def test_a_plugin_head_declaring_quantiles_gets_the_uncertainty_prose(installed):
+    text = card.render(_config({"kind": "bands"}, {"x": {"scale": 1.2}}))
+    assert ("and the `bands` head (`{\"kind\": \"bands\"}`; point prediction: median of the bands; "
+            "a predictive distribution per number with 68 %/95 % intervals).") in text
+    assert _section(text, "Uncertainty").strip() == (
+        "The `bands` head gives a predictive distribution per number with 68 %/95 % intervals "
+        "(`model.predict(...)`; evaluation columns `lo68`, `hi68`). Its intervals were "
+        "recalibrated on the validation split for `x`.")
+    assert _front(text)["tags"][-2:] == ["bands", "uncertainty"]
+    assert "gives no uncertainty" not in _section(text, "Known limits")
+
+
+def test_a_head_declaring_no_uncertainty_gets_none(installed):
+    text = card.render(_config({"kind": "plain"}))
+    assert "and the `plain` head (`{\"kind\": \"plain\"}`; point prediction: value)." in text
+    assert _section(text, "Uncertainty") == "" and "uncertainty" not in _front(text)["tags"]
+    assert "plain" in _front(text)["tags"]
+    assert "training range leave the range it saw. Its head gives no uncertainty." in text
+
+
+def test_native_and_mixture_heads_read_their_declarations():
+    native = card.render(_config({"kind": "native"}))
+    assert "and its native head (`{\"kind\": \"native\"}`)." in native
+    assert _section(native, "Uncertainty") == ""
+    mixture = card.render(_config({"kind": "mixture", "n_components": 3}))
+    assert ("the `mixture` head (`{\"kind\": \"mixture\", \"n_components\": 3}`; point prediction: "
+            "mean (or mode) of the mixture; a predictive distribution per number with 68 %/95 % "
+            "intervals).") in mixture
+    assert "Its intervals were not recalibrated." in _section(mixture, "Uncertainty")
+    assert _front(mixture)["tags"][-2:] == ["gmm", "uncertainty"]
+
+
+def test_a_head_kind_not_installed_here_is_described_without_a_declaration():
+    text = card.render(_config({"kind": "absent"}))
+    assert "the `absent` head (`{\"kind\": \"absent\"}`; point prediction: value)." in text
+    assert _section(text, "Uncertainty") == ""
