@@ -9,7 +9,7 @@ number hides the whole number (:func:`expand_numbers`).
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 import torch
@@ -19,11 +19,24 @@ from .errors import RecordError
 from .normalize import Normalizer
 from .paths import numbers_named
 
-__all__ = ["make_batch", "hidden_positions", "expand_numbers", "MASK_PROB"]
+__all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "MASK_PROB"]
 
 #: probability that a token is hidden in MLM training (xVal paper, seed 002; its Table 9 found
 #: 0.3 slightly better)
 MASK_PROB = 0.2
+
+
+class Batch(TypedDict):
+    """What the model reads and learns from (B sequences, T positions, N hidden number tokens);
+    :func:`make_batch` builds it, for training (:class:`scinum.masking.MLMCollator`) and
+    inference alike."""
+    ids: torch.Tensor         # int64[B, T]: hidden tokens -> [MASK], padding [PAD]
+    feats: torch.Tensor       # float32[B, T, dim]: encoding features of visible numbers
+    attend: torch.Tensor      # bool[B, T]: real (non-padding) tokens
+    targets: torch.Tensor     # int64[B, T]: true token id where hidden, -100 elsewhere
+    num_hidden: torch.Tensor  # bool[B, T]: hidden number tokens
+    num_target: torch.Tensor  # float64[N]: their normalized values, row-major over num_hidden
+    num_field: torch.Tensor   # int64[N]: their field ids
 
 
 def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
@@ -62,7 +75,7 @@ def expand_numbers(hide: np.ndarray, ids: np.ndarray, codec: Codec) -> np.ndarra
 
 
 def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Codec,
-               normalizer: Normalizer, encoding: Any, pad_to: int = 1) -> dict[str, torch.Tensor]:
+               normalizer: Normalizer, encoding: Any, pad_to: int = 1) -> Batch:
     """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
 
     ``codec``: the model's (its vocabulary and the encoding's spelling); a hidden token of a
@@ -101,7 +114,6 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Co
     targets = np.where(hid, ids, -100)
     num_hidden = hid & is_num
     ids = np.where(hid, vocab.mask_id, ids)
-    return {"ids": torch.from_numpy(ids), "feats": feats, "attend": torch.from_numpy(attend),
-            "targets": torch.from_numpy(targets), "num_hidden": torch.from_numpy(num_hidden),
-            "num_target": torch.from_numpy(norm[num_hidden]),
-            "num_field": torch.from_numpy(fld[num_hidden])}
+    return Batch(ids=torch.from_numpy(ids), feats=feats, attend=torch.from_numpy(attend),
+                 targets=torch.from_numpy(targets), num_hidden=torch.from_numpy(num_hidden),
+                 num_target=torch.from_numpy(norm[num_hidden]), num_field=torch.from_numpy(fld[num_hidden]))

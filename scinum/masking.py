@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from .batch import MASK_PROB, make_batch
+from .batch import MASK_PROB, Batch, make_batch
 from .codec import Codec, Vocabulary
 from .config import RunConfig
 from .errors import ConfigError
@@ -48,7 +48,7 @@ class MLMCollator:
         self.mask_fields_prob = mask_fields_prob
         self.codec = Codec(vocab, encoding)
 
-    def __call__(self, items: Sequence[tuple]) -> dict[str, torch.Tensor]:
+    def __call__(self, items: Sequence[tuple]) -> Batch:
         seqs = [it[0] for it in items]
         rng = np.random.default_rng([self.seed, int(items[0][1])])
         hide = [rng.random(len(s)) < self.mask_prob for s in seqs]

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import lightning as L
 import torch
 
+from .batch import Batch
 from .checkpoint import CheckpointMeta, digest
 from .config import OptimConfig
 from .distributed import MetricSums
@@ -62,13 +63,13 @@ class MLMModule(L.LightningModule):
             self.meta, self.watch = self.plan(self.trainer.datamodule)
             self.model = self.meta.build_model()
 
-    def losses(self, batch: dict[str, torch.Tensor]) -> dict[str, Any]:
+    def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.NumberMLM.losses>` with the configured number
         loss weight (and, in validation, the watched fields' errors)."""
         return self.model.losses(batch, self.optim.number_loss_weight,
                                  None if self.training else self.watch)
 
-    def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+    def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)
         bs = batch["ids"].shape[0]
         self.log("train/loss", res["loss"], prog_bar=True, batch_size=bs)
@@ -80,7 +81,7 @@ class MLMModule(L.LightningModule):
         # the same names on every rank, whatever its batches hide: one matched all_reduce at the end
         self.val_sums = MetricSums([*LOSS_NAMES, *(f"err/{f}" for f in self.watch.values())])
 
-    def validation_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> None:
+    def validation_step(self, batch: Batch, batch_idx: int) -> None:
         res = self.losses(batch)
         for k, v in res.items():
             if k.startswith("err/"):  # mean over the field's numbers, not over batches

@@ -35,7 +35,7 @@ prediction (:meth:`NumberMLM.predict`), both in normalized units.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -43,6 +43,9 @@ from torch import nn
 
 from .heads import NumberHead
 from .schema import fraction, one_of, positive
+
+if TYPE_CHECKING:
+    from .batch import Batch
 
 __all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES", "LOSS_NAMES"]
 
@@ -278,7 +281,7 @@ class NumberMLM(nn.Module):
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}],
             lr=lr, betas=tuple(betas))
 
-    def losses(self, batch: dict[str, torch.Tensor], number_loss_weight: float = 1.0,
+    def losses(self, batch: Batch, number_loss_weight: float = 1.0,
                fields: dict[int, str] | None = None) -> dict[str, Any]:
         """Training losses of a :func:`~scinum.batch.make_batch` batch.
 
@@ -308,7 +311,7 @@ class NumberMLM(nn.Module):
         return res
 
     @torch.no_grad()
-    def predict(self, batch: dict[str, torch.Tensor], quantiles: Any = ()) -> NumberOutputs:
+    def predict(self, batch: Batch, quantiles: Any = ()) -> NumberOutputs:
         """The head's prediction at the hidden number tokens (``batch["num_hidden"]``); the last
         block computes only those rows. ``quantiles`` (levels [Q], or [N, Q] per row): passed to
         the head's uncertainty."""

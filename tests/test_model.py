@@ -251,3 +251,23 @@ def test_bittokens_replace_puts_the_bits_in_place_of_the_token_embedding():
         encodings.get("bittokens", combine="concat")
     # a checkpoint's options from before the option existed: the learned linear map
     assert encodings.from_config({"name": "bittokens", "reciprocal": False, "precision": 64}).combine == "add"
+
+
+@pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
+def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
+    """scinum.batch.Batch declares what the model reads; make_batch builds exactly that."""
+    from typing import get_type_hints
+
+    from scinum.batch import Batch
+    vocab, seqs, norm, enc, _ = _setup(name)
+    hides = [np.asarray(s.fields >= 0) & (np.arange(len(s)) % 2 == 0) for s in seqs[:2]]
+    b = _batch(vocab, seqs[:2], hides, norm, enc)
+    assert list(b) == list(get_type_hints(Batch))
+    B, T = 2, max(len(s) for s in seqs[:2])
+    n = int(b["num_hidden"].sum())
+    expected = {"ids": (torch.int64, (B, T)), "feats": (torch.float32, (B, T, enc.dim)),
+                "attend": (torch.bool, (B, T)), "targets": (torch.int64, (B, T)),
+                "num_hidden": (torch.bool, (B, T)), "num_target": (torch.float64, (n,)),
+                "num_field": (torch.int64, (n,))}
+    assert {k: (v.dtype, tuple(v.shape)) for k, v in b.items()} == expected
+    assert n > 0
