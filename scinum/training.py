@@ -33,6 +33,7 @@ from .distributed import (MetricSums, StopOnSignal, StoppedBySignal, end_child_r
 from .errors import ConfigError, TrainingError
 from .model import LOSS_NAMES, ModelConfig
 from .provenance import run_info
+from .speed import logs_this_step
 
 __all__ = ["MLMModule", "make_meta", "fit", "add_arguments", "run"]
 
@@ -82,6 +83,8 @@ class MLMModule(L.LightningModule):
 
     def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)
+        if self.clock is None and not logs_this_step(self):  # metrics no logger writes (scinum.speed)
+            return res["loss"]
         bs = batch["ids"].shape[0]
         self.log("train/loss", res["loss"], prog_bar=True, batch_size=bs)
         self.log_dict({f"train/{k}": v for k, v in res.items() if k != "loss"}, batch_size=bs)
