@@ -1,0 +1,44 @@
+"""Training-speed changes keep what a run writes: scinum.speed.logs_this_step."""
+import csv
+
+import pytest
+
+from scinum.config import load_config
+from scinum.speed import logs_this_step
+from scinum.training import fit
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
+
+
+def _config(data, out, every):
+    return load_config(None, {
+        "data": {"path": str(data), "batch_size": 8}, "out_dir": str(out),
+        "model": {"d_model": 32, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
+        "trainer": {"max_steps": 7, "val_check_interval": 100, "limit_val_batches": 0,
+                    "checkpoint_every_n_steps": 100, "log_every_n_steps": every, "progress_bar": False}})
+
+
+def _train_rows(out):
+    with open(out / "logs" / "metrics.csv") as f:
+        return {int(r["step"]): {k: v for k, v in r.items() if k.startswith("train/")}
+                for r in csv.DictReader(f) if r.get("train/loss")}
+
+
+def test_training_logs_only_written_steps_with_their_own_values(toy_dataset, tmp_path):
+    """log_every_n_steps 3: the training step skips Lightning's logging on the steps no logger
+    writes, and the rows that are written hold those steps' own metrics (the same as a run that
+    logs every step has at those steps), not stale ones."""
+    data = toy_dataset(tmp_path / "ds", 40, 8)
+    fit(_config(data, tmp_path / "every1", 1))
+    fit(_config(data, tmp_path / "every3", 3))
+    every1, every3 = _train_rows(tmp_path / "every1"), _train_rows(tmp_path / "every3")
+    assert sorted(every1) == list(range(7))
+    assert sorted(every3) == [2, 5]
+    for step, row in every3.items():
+        assert row == every1[step] and row["train/tokens"]
+
+
+def test_logs_this_step_outside_a_trainer():
+    class Bare:
+        pass
+    assert logs_this_step(Bare())
