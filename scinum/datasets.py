@@ -21,11 +21,12 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from concurrent.futures import as_completed
 import os
 import re
 import shutil
-from collections import Counter
+import threading
+from collections import Counter, deque
+from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -36,7 +37,7 @@ from .atomic import write_bytes_atomic, write_text_atomic
 from .processes import worker_pool
 from .records import dumps, read_jsonl
 
-__all__ = ["Dataset", "DatasetWriter", "SampleFn", "FORMAT", "FORMAT_VERSION", "parse_part", "PART_HELP"]
+__all__ = ["Dataset", "DatasetWriter", "ShardWorkers", "SampleFn", "FORMAT", "FORMAT_VERSION", "parse_part", "PART_HELP"]
 
 FORMAT = "scinum-dataset"
 FORMAT_VERSION = 1
@@ -107,6 +108,99 @@ def _write_shard(args: tuple) -> tuple[int, int, dict]:
     return shard, stop - start, dict(stats)
 
 
+def _ready() -> None:
+    """A helper's first job: nothing (submitting it starts the helper processes)."""
+
+
+class ShardWorkers:
+    """``workers`` processes that build shards: this one and ``workers - 1`` spawned helpers
+    (:func:`~scinum.processes.worker_pool`: they die with this process). Use as a context
+    manager around every :meth:`DatasetWriter.write_split` of a build: the helpers start once
+    (an interpreter and the builder's imports, ~0.5 s), and while they start this process
+    already builds shards, so their start-up is off the critical path. Shards go to whichever
+    process is free next (largest share of the work done while the others start up); the
+    bytes written do not depend on which process wrote a shard."""
+
+    def __init__(self, workers: int):
+        if workers < 1:
+            raise DatasetError(f"workers must be >= 1, got {workers}")
+        self.workers = workers
+        self._pool = worker_pool(workers - 1) if workers > 1 else None
+        if self._pool is not None:
+            self._pool.submit(_ready)  # from this thread: the helpers' death signal follows it
+
+    def __enter__(self) -> "ShardWorkers":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close(cancel=exc[0] is not None)
+
+    def close(self, cancel: bool = False) -> None:
+        """Stop the helpers (after their current shard; ``cancel``: dropping queued ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=cancel)
+            self._pool = None
+
+    def run(self, jobs: list[tuple], stats: Counter, bar: Any) -> None:
+        """Build and write the shards of ``jobs`` (:func:`_write_shard` arguments), adding
+        their stats to ``stats`` and their sample counts to ``bar``. Raises what a shard
+        raised (``BrokenProcessPool`` if a helper died), after this process's current shard."""
+        queue, lock = deque(jobs), threading.Lock()
+        results: list[tuple] = []
+
+        def take() -> tuple | None:
+            with lock:
+                return queue.popleft() if queue else None
+
+        def here() -> None:  # this process's share, in a thread (the main one only waits)
+            while (job := take()) is not None:
+                result = _write_shard(job)
+                with lock:
+                    results.append(result)
+                    bar.update(result[1])
+
+        local = threading.Thread(target=_in_thread(here, errors := []), name="shards-here")
+        local.start()
+        running: set = set()
+        try:
+            while True:
+                while self._pool is not None and len(running) < self.workers - 1 \
+                        and (job := take()) is not None:
+                    running.add(self._pool.submit(_write_shard, job))
+                if not running:
+                    break
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    result = fut.result()
+                    with lock:
+                        results.append(result)
+                        bar.update(result[1])
+                if errors:
+                    break
+        except BaseException:
+            with lock:
+                queue.clear()  # this process stops after its current shard
+            for fut in running:
+                fut.cancel()
+            raise
+        finally:
+            local.join()
+        if errors:
+            raise errors[0]
+        for _, _, shard_stats in results:
+            stats.update(shard_stats)
+
+
+def _in_thread(fn: Callable[[], None], errors: list) -> Callable[[], None]:
+    """``fn`` for a thread: what it raises goes to ``errors`` (re-raised by the caller)."""
+    def run() -> None:
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread
+            errors.append(e)
+    return run
+
+
 class DatasetWriter:
     """Writes a dataset directory, resumably. Typical use by a builder::
 
@@ -163,15 +257,18 @@ class DatasetWriter:
             self.build_dir.mkdir(parents=True, exist_ok=True)
             write_text_atomic(params_file, json.dumps(self.header, indent=1))
 
-    def write_split(self, split: str, n: int, make_sample: SampleFn, *, workers: int = 1,
-                    desc: str | None = None) -> dict:
+    def write_split(self, split: str, n: int, make_sample: SampleFn, *,
+                    workers: "int | ShardWorkers" = 1, desc: str | None = None) -> dict:
         """Write ``n`` samples of ``split``, skipping shards a previous run finished.
+
+        ``workers``: processes building shards (this one included), or a :class:`ShardWorkers`
+        that lives across the splits of a build (its processes start once).
 
         Returns ``{"count": n, "shards": k, "stats": {...}}`` (summed sample stats).
         """
         if n < 0:
             raise DatasetError(f"split {split!r}: sample count must be >= 0, got {n}")
-        if workers < 1:
+        if not isinstance(workers, ShardWorkers) and workers < 1:
             raise DatasetError(f"workers must be >= 1, got {workers}")
         if self.complete:
             return json.loads((self.out / "manifest.json").read_text())["splits"][split]
@@ -197,22 +294,15 @@ class DatasetWriter:
                                "them here)")
         with tqdm(total=n, initial=done, desc=desc or split, unit="sample", dynamic_ncols=True,
                   disable=None) as bar:
-            if workers == 1 or len(todo) <= 1:
+            if isinstance(workers, ShardWorkers):
+                workers.run(todo, stats, bar)
+            elif workers == 1 or len(todo) <= 1:
                 for _, count, shard_stats in map(_write_shard, todo):
                     stats.update(shard_stats)
                     bar.update(count)
             else:
-                # raises (BrokenProcessPool) if a worker dies, never hangs; workers die with us
-                with worker_pool(min(workers, len(todo))) as pool:
-                    futures = [pool.submit(_write_shard, job) for job in todo]
-                    try:
-                        for fut in as_completed(futures):
-                            _, count, shard_stats = fut.result()
-                            stats.update(shard_stats)
-                            bar.update(count)
-                    except BaseException:
-                        pool.shutdown(wait=True, cancel_futures=True)
-                        raise
+                with ShardWorkers(min(workers, len(todo))) as pool:
+                    pool.run(todo, stats, bar)
         return self.close_split(split, n, n_shards, stats)
 
     def _mine(self, shard: int) -> bool:
