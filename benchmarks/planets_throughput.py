@@ -49,7 +49,7 @@ from simulations.planets import (BOUND, PlanetsConfig, SampleMaker, build,  # no
 from simulations.planets_prior import Draws, System  # noqa: E402
 
 SPLIT = "train"
-TARGET = 85.0  #: percent of the bound
+TARGET = 75.0  #: percent of the bound (issue 28: the Python-loop ceiling is 77-79 %)
 PHASES = {"draw": "draw (priors, vectorised per block of samples)",
           "setup": "setup (new_simulation: Simulation + planets)",
           "integrate": "integrate (IAS15 C calls alone: the bound)",

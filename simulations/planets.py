@@ -31,7 +31,7 @@ import rebound
 from scinum.datasets import PART_HELP, DatasetWriter, ShardWorkers, parse_part
 from scinum.errors import DatasetError
 
-from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
+from .planets_prior import (ANGLE_HALF_WIDTH, BLOCK, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
                             Draws, PlanetsConfig, StepCounts, System)
 
 __all__ = ["PlanetsConfig", "SampleMaker", "new_simulation", "trajectory", "simulate", "to_record",
@@ -140,6 +140,10 @@ class SampleMaker:
     ``stats`` counts rejected draws: ``rejected`` = ``rejected_bound`` (some ``|x|`` or ``|y|``
     >= :data:`BOUND`, or a non-finite value) + ``rejected_rebound`` (REBOUND raised).
     """
+
+    #: samples per unit of parallel work (:class:`~scinum.datasets.ShardWorkers`): the block
+    #: the draws are vectorised over, so no two processes draw one block
+    chunk_size = BLOCK
 
     def __init__(self, config: PlanetsConfig, seed: int, split: str):
         self._draws = Draws(config, seed, split)  # raises DatasetError for an unknown split

@@ -74,6 +74,23 @@ def test_shard_workers_live_across_splits_and_fail_cleanly(tmp_path, fail_at):
     assert tree(tmp_path / "x") == tree(tmp_path / "clean")
 
 
+class Chunky(Sample):
+    chunk_size = 3  # units of work that straddle the shards of 4 samples
+
+
+def test_chunks_across_shards_write_the_same_bytes(tmp_path):
+    """Samples go out in chunks of ``chunk_size`` (aligned to its multiples, not to shards):
+    each shard is assembled in sample order, its stats summed, byte for byte as one process."""
+    build(tmp_path / "clean")
+    w = DatasetWriter(tmp_path / "c", builder="test", version="1", parameters={"n": 23}, seed=5,
+                      shard_size=4)
+    with ShardWorkers(2) as pool:
+        w.write_split("train", 23, Chunky(5), workers=pool)
+        w.write_split("ood_far", 5, Chunky(6), workers=pool)
+    w.finish(note="hello")
+    assert tree(tmp_path / "c") == tree(tmp_path / "clean")
+
+
 def test_refusals(tmp_path):
     build(tmp_path / "a")
     with pytest.raises(DatasetError, match="other parameters"):
