@@ -165,14 +165,54 @@ class Model:
     def predict_many(self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256,
                      mode: str = "joint", intervals: Sequence[float] = _INTERVALS,
                      progress: bool = False) -> list[Filled]:
-        """:meth:`predict` for many records. An error names the record (0-based) and JSON path."""
-        jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
-        filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
-                               progress=progress)
+        """:meth:`predict` for many records. An error names the record (0-based) and JSON path.
+
+        With several torch threads, records are prepared in slices of ``batch_size / threads``
+        while the threads predict the slices before (each on one intra-op thread): preparing
+        (Python) and predicting (torch, which releases the GIL) overlap."""
+        with _batch_threads() as (pool, threads):
+            if pool is None:
+                jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
+                filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
+                                       progress=progress)
+            else:
+                filled = self._pipelined(records, mask, pool, max(1, -(-batch_size // threads)),
+                                         mode=mode, intervals=intervals, progress=progress)
         for f in filled:
             if f.error is not None:
                 raise f.error
         return filled
+
+    def _pipelined(self, records: Iterable[dict], mask: Sequence[str], pool: ThreadPoolExecutor,
+                   size: int, *, mode: str, intervals: Sequence[float], progress: bool) -> list[Filled]:
+        """:meth:`run_jobs` of slices of ``size`` records on ``pool``'s threads, submitted as
+        this thread prepares them. A record that fails to prepare raises (as when every record
+        is prepared first), whatever the slices before it predicted."""
+        futures = []
+        bar = tqdm(desc="fill", unit="record", disable=not progress or None, dynamic_ncols=True)
+        try:
+            chunk: list[Job] = []
+            for i, r in enumerate(records):
+                chunk.append(self.prepare(r, mask, index=i))
+                if len(chunk) == size:
+                    futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode,
+                                               intervals=intervals))
+                    chunk = []
+            if chunk:
+                futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode,
+                                           intervals=intervals))
+            filled: list[Filled] = []
+            for fut in futures:
+                part = fut.result()
+                filled += part
+                bar.update(len(part))
+            return filled
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            bar.close()
 
     # -- building blocks (the CLI uses them to report errors per record) --------------------
     def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> Job:
