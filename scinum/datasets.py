@@ -230,9 +230,10 @@ class ShardWorkers:
         running: dict = {}
         try:
             while not errors:
-                # two chunks in flight per helper: one running, one queued (no idle gap)
-                while self._pool is not None and len(running) < 2 * (self.workers - 1) \
-                        and (unit := take()) is not None:
+                # two chunks in flight per helper (one running, one queued: no idle gap), one
+                # near the end (a queued chunk there could keep this process waiting)
+                cap = (2 if len(units) > 2 * self.workers else 1) * (self.workers - 1)
+                while self._pool is not None and len(running) < cap and (unit := take()) is not None:
                     key, payload = payloads[id(jobs[unit[0]][4])]
                     running[self._pool.submit(_helper_chunk, (key, payload, unit[1], unit[2]))] = unit
                 if not running:
