@@ -170,7 +170,7 @@ class Model:
         With several torch threads, records are prepared in slices of ``batch_size / threads``
         while the threads predict the slices before (each on one intra-op thread): preparing
         (Python) and predicting (torch, which releases the GIL) overlap."""
-        with _batch_threads() as (pool, threads):
+        with _batch_threads(self.device) as (pool, threads):
             if pool is None:
                 jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
                 filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
@@ -317,7 +317,7 @@ class Model:
         lengths = [len(s) for s in seqs]
         order = np.argsort(lengths, kind="stable").tolist()
         out: list[Prediction | None] = [None] * len(seqs)
-        with _batch_threads() as (pool, threads):  # a batch is split among the threads
+        with _batch_threads(self.device) as (pool, threads):  # a batch is split among the threads
             groups = _length_batches(order, lengths, max(1, -(-batch_size // threads)))
 
             def run(idx: list[int]) -> list[Prediction]:
@@ -409,13 +409,13 @@ def _length_batches(order: list[int], lengths: list[int], size: int) -> list[lis
 
 
 @contextlib.contextmanager
-def _batch_threads() -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
+def _batch_threads(device: torch.device) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
     """``(pool, n)``: n = ``torch.get_num_threads()`` threads that each run whole batches on one
-    intra-op thread (None, 1 when n is 1): small models use several cores better so than by
-    splitting each matrix product (and a core taken by another process stalls one batch,
-    not every operation). The thread setting is restored on exit."""
+    intra-op thread (None, 1 when n is 1 or the model is not on the CPU): small models use
+    several cores better so than by splitting each matrix product (and a core taken by another
+    process stalls one batch, not every operation). The thread setting is restored on exit."""
     n = torch.get_num_threads()
-    if n <= 1:
+    if n <= 1 or device.type != "cpu":
         yield None, 1
         return
     torch.set_num_threads(1)
