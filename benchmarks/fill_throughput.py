@@ -87,6 +87,10 @@ def main() -> None:
             ("  prepare alone (parse/encode, 1 thread)", n / t_prep, 1000 * c_prep / n),
             ("fill, one record at a time (reference)", rate_s, 1000 * c_single / a.single)):
         print(f"{label:<40} {rate:>10.0f} {1000 / rate:>10.3f} {cpu_ms:>11.3f}")
+    threads = torch.get_num_threads()
+    print(f"fill_many used {c_batched / t_batched:.2f} cores on average (CPU s / wall s) of "
+          f"{threads} threads: on {threads} idle cores at most about "
+          f"{threads * n / c_batched:.0f} records/s")
     print(f"max relative |batched - single| stepsize prediction: {diff:.1e} "
           f"(float32 rounding: 6e-8 a value)")
     cfg = model.model.trunk.cfg
