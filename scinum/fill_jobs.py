@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from .codec import _MAX_SAFE_INT, Codec, Encoded
+from .codec import Codec, Encoded
 from .errors import MalformedJSON, RecordError, ValueOutOfRange
 from .normalize import Normalizer
 from .paths import field_of, format_path, get, numbers_named, set_value
@@ -66,29 +66,31 @@ class JobMaker:
                 check_record(record)  # names the path of the offending value
                 raise MalformedJSON("not a JSON object of finite numbers") from None
             key = (tuple(shape), tuple(mask))
-            known = self._shapes.get(key)
-            if known is not None and not any(type(v) is int and abs(v) > _MAX_SAFE_INT for v in leaves):
-                enc, paths, hidden, filled_nulls, leaf_of_number = known
-                for p in filled_nulls:
-                    set_value(rec, p, 0.0)
-                values = enc.values.copy()
-                values[enc.fields >= 0] = [0.0 if (v := leaves[i]) is None else v for i in leaf_of_number]
-                enc = Encoded(enc.ids, values, enc.fields)
-            else:
-                enc, paths, hidden, filled_nulls = self._resolve(rec, mask, bool(NULL in shape))
-                if not self.codec.spelling.value_in_tokens and len(self._shapes) < _SHAPE_LIMIT:
-                    leaf_index = {p: i for i, p in enumerate(leaf_paths(rec))}
-                    self._shapes[key] = (enc, paths, hidden, filled_nulls,
-                                         [leaf_index[p] for p in paths])
+            known = self._shapes.get(key)  # an integer beyond 2^53 has a shape of its own: never known
+            if known is None:
+                enc, paths, hidden, filled_nulls = self._resolve(rec, mask, NULL in shape)
+                if self.context_length is not None and len(enc) > self.context_length:
+                    raise RecordError(f"record is {len(enc)} tokens, longer than the model's "
+                                      f"context ({self.context_length} tokens, the longest "
+                                      "training record)", record=index)
+                remember = not self.codec.spelling.value_in_tokens and len(self._shapes) < _SHAPE_LIMIT
+                known = _Shape(self, rec if remember else None, enc, paths, hidden, filled_nulls)
+                if remember:
+                    self._shapes[key] = known
+                else:  # this record's own encoding (its values may be spelled in its tokens)
+                    known.check(self, enc.values, index)
+                    return Job(rec, enc, known.slots, hidden, paths, index)
+            for p in known.filled_nulls:
+                set_value(rec, p, 0.0)
+            values = known.values.copy()
+            values[known.number_pos] = np.array(
+                [0.0 if v is None else v for v in leaves] if known.filled_nulls or NULL in shape
+                else leaves, np.float64)[known.leaf_of_number]
+            enc = Encoded(known.ids, values, known.fields)
         except RecordError as e:
             raise e.located(record=index) from None
-        if self.context_length is not None and len(enc) > self.context_length:
-            raise RecordError(f"record is {len(enc)} tokens, longer than the model's context "
-                              f"({self.context_length} tokens, the longest training record)",
-                              record=index)
-        slots = self.codec.number_starts(enc.ids)  # one per number (its first token)
-        self._check_representable(enc, slots, hidden, paths, index)
-        return Job(rec, enc, slots, hidden, paths, index)
+        known.check(self, values, index)
+        return Job(rec, enc, known.slots, known.hidden, known.paths, index)
 
     def _check_representable(self, enc: Encoded, slots: np.ndarray, hidden: list[int],
                              paths: list[tuple], index: int | None) -> None:
@@ -125,3 +127,40 @@ class JobMaker:
         enc, paths = self.codec.encode_with_paths(rec)
         slot_of = {p: k for k, p in enumerate(paths)}
         return enc, paths, sorted(slot_of[p] for p in hidden_paths), filled_nulls
+
+
+class _Shape:
+    """What every record of one shape (with one mask) shares: its tokens and fields, a template
+    of its values, the paths and slots of its numbers, the hidden ones, the placeholders filled
+    with 0.0, where each number sits among the record's leaves and the normalization of its
+    visible numbers (to check that the encoding can take them)."""
+
+    __slots__ = ("ids", "fields", "values", "paths", "hidden", "filled_nulls", "slots",
+                 "number_pos", "leaf_of_number", "visible_pos", "shift", "scale")
+
+    def __init__(self, maker: JobMaker, rec: dict | None, enc: Encoded, paths: list[tuple],
+                 hidden: list[int], filled_nulls: list[tuple]):
+        """``rec``: the record (placeholders filled) whose leaves give ``leaf_of_number``;
+        None for a shape that is not remembered (its records are encoded one by one)."""
+        self.ids, self.fields, self.values = enc.ids, enc.fields, enc.values
+        self.paths, self.hidden, self.filled_nulls = paths, hidden, filled_nulls
+        self.slots = maker.codec.number_starts(enc.ids)  # one per number (its first token)
+        self.number_pos = np.flatnonzero(enc.fields >= 0)
+        self.leaf_of_number = None
+        if rec is not None:
+            leaf_index = {p: i for i, p in enumerate(leaf_paths(rec))}
+            self.leaf_of_number = np.array([leaf_index[p] for p in paths], np.intp)
+        visible = np.ones(len(paths), bool)
+        visible[hidden] = False
+        self.visible_pos = self.slots[visible]
+        f = enc.fields[self.visible_pos]
+        self.shift, self.scale = maker.normalizer.shift[f], maker.normalizer.scale[f]
+
+    def check(self, maker: JobMaker, values: np.ndarray, index: int | None) -> None:
+        """Raise :class:`~scinum.errors.ValueOutOfRange` (naming the path) if the encoding
+        cannot take a visible number of ``values`` after normalization (the same arithmetic as
+        :meth:`~scinum.normalize.Normalizer.forward`)."""
+        norm = (values[self.visible_pos] - self.shift) / self.scale
+        if not maker.encoding.representable(torch.from_numpy(norm)).numpy().all():
+            maker._check_representable(Encoded(self.ids, values, self.fields), self.slots,
+                                       self.hidden, self.paths, index)

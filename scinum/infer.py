@@ -34,10 +34,12 @@ tokens are what later predictions are conditioned on; an unparseable one stays m
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -163,14 +165,54 @@ class Model:
     def predict_many(self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256,
                      mode: str = "joint", intervals: Sequence[float] = _INTERVALS,
                      progress: bool = False) -> list[Filled]:
-        """:meth:`predict` for many records. An error names the record (0-based) and JSON path."""
-        jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
-        filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
-                               progress=progress)
+        """:meth:`predict` for many records. An error names the record (0-based) and JSON path.
+
+        With several torch threads, records are prepared in slices of ``batch_size / threads``
+        while the threads predict the slices before (each on one intra-op thread): preparing
+        (Python) and predicting (torch, which releases the GIL) overlap."""
+        with _batch_threads(self.device) as (pool, threads):
+            if pool is None:
+                jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
+                filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
+                                       progress=progress)
+            else:
+                filled = self._pipelined(records, mask, pool, max(1, -(-batch_size // threads)),
+                                         mode=mode, intervals=intervals, progress=progress)
         for f in filled:
             if f.error is not None:
                 raise f.error
         return filled
+
+    def _pipelined(self, records: Iterable[dict], mask: Sequence[str], pool: ThreadPoolExecutor,
+                   size: int, *, mode: str, intervals: Sequence[float], progress: bool) -> list[Filled]:
+        """:meth:`run_jobs` of slices of ``size`` records on ``pool``'s threads, submitted as
+        this thread prepares them. A record that fails to prepare raises (as when every record
+        is prepared first), whatever the slices before it predicted."""
+        futures = []
+        bar = tqdm(desc="fill", unit="record", disable=not progress or None, dynamic_ncols=True)
+        try:
+            chunk: list[Job] = []
+            for i, r in enumerate(records):
+                chunk.append(self.prepare(r, mask, index=i))
+                if len(chunk) == size:
+                    futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode,
+                                               intervals=intervals))
+                    chunk = []
+            if chunk:
+                futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode,
+                                           intervals=intervals))
+            filled: list[Filled] = []
+            for fut in futures:
+                part = fut.result()
+                filled += part
+                bar.update(len(part))
+            return filled
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+        finally:
+            bar.close()
 
     # -- building blocks (the CLI uses them to report errors per record) --------------------
     def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> Job:
@@ -272,35 +314,47 @@ class Model:
                 raise ValueError(f"sequence {k}: hide mask must be bool[{len(s)}] and True only at "
                                  "number tokens")
         masks = [expand_numbers(h, s.ids, self.codec) for s, h in zip(seqs, masks)]
-        clean = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
-        k_tok = self.codec.tokens_per_number
-        order = np.argsort([len(s) for s in seqs], kind="stable")
+        lengths = [len(s) for s in seqs]
+        order = np.argsort(lengths, kind="stable").tolist()
         out: list[Prediction | None] = [None] * len(seqs)
-        for a in range(0, len(order), batch_size):
-            idx = order[a:a + batch_size]
-            batch = make_batch([clean[i] for i in idx], [masks[i] for i in idx], codec=self.codec,
-                               normalizer=self.normalizer, encoding=self.encoding)
+        with _batch_threads(self.device) as (pool, threads):  # a batch is split among the threads
+            groups = _length_batches(order, lengths, max(1, -(-batch_size // threads)))
+
+            def run(idx: list[int]) -> list[Prediction]:
+                return self._predict_batch([seqs[i] for i in idx], [masks[i] for i in idx], quantiles)
+
+            for idx, preds in zip(groups, map(run, groups) if pool is None else pool.map(run, groups)):
+                for i, pred in zip(idx, preds):
+                    out[i] = pred
+        return out  # type: ignore[return-value]
+
+    def _predict_batch(self, seqs: list[Encoded], masks: list[np.ndarray],
+                       quantiles: Sequence[float]) -> list[Prediction]:
+        """:meth:`predict_hidden` of one batch (``masks`` already widened to whole numbers);
+        runs in a worker thread of :func:`_batch_threads`."""
+        k_tok = self.codec.tokens_per_number
+        seqs = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
+        with torch.inference_mode():
+            batch = make_batch(seqs, masks, codec=self.codec, normalizer=self.normalizer,
+                               encoding=self.encoding)
             batch = {k: v.to(self.device) for k, v in batch.items()}
             levels = recalibrated(quantiles, batch["num_field"].cpu().numpy(), self.recalibration)
             res = self.model.predict(batch, torch.from_numpy(levels).to(self.device))
-            first = slice(None, None, k_tok)  # the rows of a number's first token
-            fids = batch["num_field"].cpu().numpy()[first]
-            values = self.normalizer.inverse(res.values.cpu().numpy()[first], fids)
-            says = np.isin(res.token.cpu().numpy()[first], self.codec.start_token_ids)
-            unc = {k: (v.double().cpu().numpy() if torch.is_tensor(v) else np.asarray(v))[first]
-                   for k, v in res.uncertainty.items()}
-            for k in unc:
-                shape = (-1,) + (1,) * (unc[k].ndim - 1)
-                if k in _LOCATIONS:
-                    unc[k] = self.normalizer.inverse(unc[k], np.broadcast_to(fids.reshape(shape), unc[k].shape))
-                elif k in _SPREADS:
-                    unc[k] = unc[k] * self.normalizer.scale[fids].reshape(shape)
-            starts = np.concatenate([[0], np.cumsum(res.counts.cpu().numpy() // k_tok)])
-            for j, i in enumerate(idx):
-                sl = slice(starts[j], starts[j + 1])
-                out[i] = Prediction(np.flatnonzero(masks[i])[::k_tok], values[sl],
-                                    {k: v[sl] for k, v in unc.items()}, says[sl])
-        return out  # type: ignore[return-value]
+        first = slice(None, None, k_tok)  # the rows of a number's first token
+        fids = batch["num_field"].cpu().numpy()[first]
+        values = self.normalizer.inverse(res.values.cpu().numpy()[first], fids)
+        says = np.isin(res.token.cpu().numpy()[first], self.codec.start_token_ids)
+        unc = {k: (v.double().cpu().numpy() if torch.is_tensor(v) else np.asarray(v))[first]
+               for k, v in res.uncertainty.items()}
+        for k in unc:
+            shape = (-1,) + (1,) * (unc[k].ndim - 1)
+            if k in _LOCATIONS:
+                unc[k] = self.normalizer.inverse(unc[k], np.broadcast_to(fids.reshape(shape), unc[k].shape))
+            elif k in _SPREADS:
+                unc[k] = unc[k] * self.normalizer.scale[fids].reshape(shape)
+        starts = np.concatenate([[0], np.cumsum(res.counts.cpu().numpy() // k_tok)]).tolist()
+        return [Prediction(np.flatnonzero(h)[::k_tok], values[a:b], {k: v[a:b] for k, v in unc.items()},
+                           says[a:b]) for h, a, b in zip(masks, starts, starts[1:])]
 
     def _nonfinite_error(self, job: Job, fp: FieldPrediction) -> RecordError:
         """The error for a non-finite prediction, naming the visible input that stands out most
@@ -330,3 +384,44 @@ class Model:
             else:
                 out[name] = np.asarray(arr).tolist()
         return out
+
+
+#: a batch is cut where the next (longer) sequence would make padding more than this share of
+#: its tokens, once it holds at least :data:`_MIN_CUT` sequences
+_PAD_SHARE, _MIN_CUT = 0.1, 8
+
+
+def _length_batches(order: list[int], lengths: list[int], size: int) -> list[list[int]]:
+    """Sequence indices ``order`` (ascending length) cut into batches of at most ``size``,
+    each also ending where the next sequence would pad it by more than :data:`_PAD_SHARE`."""
+    groups, cur, tokens = [], [], 0
+    for i in order:
+        n = lengths[i]
+        if cur and (len(cur) >= size or (len(cur) >= _MIN_CUT
+                                         and n * (len(cur) + 1) > (1 + _PAD_SHARE) * (tokens + n))):
+            groups.append(cur)
+            cur, tokens = [], 0
+        cur.append(i)
+        tokens += n
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+@contextlib.contextmanager
+def _batch_threads(device: torch.device) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
+    """``(pool, n)``: n = ``torch.get_num_threads()`` threads that each run whole batches on one
+    intra-op thread (None, 1 when n is 1 or the model is not on the CPU): small models use
+    several cores better so than by splitting each matrix product (and a core taken by another
+    process stalls one batch, not every operation). The thread setting is restored on exit."""
+    n = torch.get_num_threads()
+    if n <= 1 or device.type != "cpu":
+        yield None, 1
+        return
+    torch.set_num_threads(1)
+    try:
+        with ThreadPoolExecutor(n, thread_name_prefix="scinum-fill", initializer=torch.set_num_threads,
+                                initargs=(1,)) as pool:
+            yield pool, n
+    finally:
+        torch.set_num_threads(n)

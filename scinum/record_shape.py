@@ -7,6 +7,10 @@ and nulls in document order. Records of one shape tokenize alike except for thos
 """
 from __future__ import annotations
 
+import marshal
+from functools import partial
+from itertools import chain
+from operator import is_
 from typing import Any
 
 import numpy as np
@@ -30,8 +34,10 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
     :func:`~scinum.records.check_record` accepts them.
 
     Also appends to ``shape`` the record's structure (keys, strings, list bounds, the kind of
-    each leaf: everything but the numbers' values) and to ``leaves`` its numbers and nulls in
-    document order: two records with equal shapes tokenize alike but for those values."""
+    each leaf: everything but the numbers' values; an integer beyond 2^53, which no codec
+    takes, is a kind of its own) and to ``leaves`` its numbers and nulls in document order: two
+    records with equal shapes tokenize alike but for those values. An array of floats is one
+    entry (:func:`_float_array`), so the shape stays short for numeric records."""
     if depth > MAX_DEPTH:
         raise NotJSON
     t = type(node)
@@ -41,19 +47,23 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
         for k, v in node.items():
             if type(k) is not str:
                 raise NotJSON
-            shape.append(k)
-            out[k] = checked_copy(v, depth + 1, shape, leaves)
+            if type(v) is float and depth < MAX_DEPTH:  # the common leaf, inline
+                if v - v != 0.0:  # inf or NaN
+                    raise NotJSON
+                shape += (k, _FLOAT)
+                leaves.append(v)
+                out[k] = v
+            else:
+                shape.append(k)
+                out[k] = checked_copy(v, depth + 1, shape, leaves)
         shape.append(_CLOSE)
         return out
     if t is list:
+        if node and depth < MAX_DEPTH and type(node[0]) in _ARRAY_ITEMS:
+            out = _float_array(node, depth, shape, leaves)
+            if out is not None:
+                return out
         shape.append(_LIST)
-        if depth < MAX_DEPTH and node and all(type(v) is float for v in node):  # no recursion
-            if not all(v - v == 0.0 for v in node):  # inf or NaN
-                raise NotJSON
-            shape.extend([_FLOAT] * len(node))
-            leaves.extend(node)
-            shape.append(_END)
-            return list(node)
         out = [checked_copy(v, depth + 1, shape, leaves) for v in node]
         shape.append(_END)
         return out
@@ -64,7 +74,7 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
         leaves.append(node)
         return node
     if t is int:
-        shape.append(_INT)
+        shape.append(_INT if -_MAX_SAFE_INT <= node <= _MAX_SAFE_INT else _BIG_INT)
         leaves.append(node)
         return node
     if node is None:
@@ -87,8 +97,38 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
     raise NotJSON
 
 
+def _float_array(node: list, depth: int, shape: list, leaves: list) -> list | None:
+    """:func:`checked_copy` of a list at ``depth`` that is a (possibly ragged) array of finite
+    floats, ``k`` levels of non-empty lists deep: one shape entry, the tuple ``(k, len(node),
+    lengths of the lists of each deeper level...)`` (decodable, so two arrays share it only when
+    they have one structure; a tuple is never a marker, key or string), its floats appended to
+    ``leaves`` in document order. None (nothing appended) for any other list: the caller walks
+    it. Iterates at C speed (numeric records are mostly such arrays). Raises :class:`NotJSON`
+    for an array holding inf or NaN."""
+    lengths: list = []
+    items, k = node, 1
+    while not all(map(_is_float, map(type, items))):
+        if depth + k >= MAX_DEPTH or not all(map(_is_list, map(type, items))):
+            return None  # floats past MAX_DEPTH: the walk raises at them
+        n = list(map(len, items))
+        if 0 in n:
+            return None
+        lengths += n
+        items = list(chain.from_iterable(items))
+        k += 1
+    total = sum(items)  # finite unless some value is inf or NaN (or the sum overflows)
+    if total - total != 0.0 and not all(v - v == 0.0 for v in items):
+        raise NotJSON
+    shape.append((k, len(node), *lengths))
+    leaves += items
+    return list(node) if k == 1 else marshal.loads(marshal.dumps(node))  # exact copy of floats
+
+
 # shape markers of checked_copy (ints: never equal to a key or string, which are str)
-_OPEN, _CLOSE, _LIST, _END, _FLOAT, _INT, NULL, _TRUE, _FALSE, _STR = range(10)
+_OPEN, _CLOSE, _LIST, _END, _FLOAT, _INT, NULL, _TRUE, _FALSE, _STR, _BIG_INT = range(11)
+_MAX_SAFE_INT = 2 ** 53  # as scinum.codec: larger integers are not exactly float64
+_is_float, _is_list = partial(is_, float), partial(is_, list)
+_ARRAY_ITEMS = (float, list)
 
 
 def leaf_paths(node: Any) -> list[tuple]:

@@ -17,6 +17,7 @@ A sample::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import ctypes
@@ -27,10 +28,10 @@ from typing import Any, Sequence
 import numpy as np
 import rebound
 
-from scinum.datasets import PART_HELP, DatasetWriter, parse_part
+from scinum.datasets import PART_HELP, DatasetWriter, ShardWorkers, parse_part
 from scinum.errors import DatasetError
 
-from .planets_prior import (ANGLE_HALF_WIDTH, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
+from .planets_prior import (ANGLE_HALF_WIDTH, BLOCK, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
                             Draws, PlanetsConfig, StepCounts, System)
 
 __all__ = ["PlanetsConfig", "SampleMaker", "new_simulation", "trajectory", "simulate", "to_record",
@@ -139,6 +140,10 @@ class SampleMaker:
     ``stats`` counts rejected draws: ``rejected`` = ``rejected_bound`` (some ``|x|`` or ``|y|``
     >= :data:`BOUND`, or a non-finite value) + ``rejected_rebound`` (REBOUND raised).
     """
+
+    #: samples per unit of parallel work (:class:`~scinum.datasets.ShardWorkers`): the block
+    #: the draws are vectorised over, so no two processes draw one block
+    chunk_size = BLOCK
 
     def __init__(self, config: PlanetsConfig, seed: int, split: str):
         self._draws = Draws(config, seed, split)  # raises DatasetError for an unknown split
@@ -257,9 +262,11 @@ def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: in
     params = {**config.to_json(), "counts": counts}
     writer = DatasetWriter(out, builder="planets", version=BUILDER_VERSION, parameters=params,
                            seed=seed, shard_size=shard_size, compress=compress, part=part)
-    for split, n in counts.items():
-        writer.write_split(split, n, SampleMaker(config, seed, split), workers=workers,
-                           desc=f"planets {split}")
+    idle = workers == 1 or writer.complete or part == "finish"  # nothing to spread out
+    with contextlib.nullcontext(workers) if idle else ShardWorkers(workers) as pool:
+        for split, n in counts.items():  # one set of processes for every split
+            writer.write_split(split, n, SampleMaker(config, seed, split), workers=pool,
+                               desc=f"planets {split}")
     return writer.finish(**manifest_notes(config))
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from scinum.datasets import Dataset, DatasetWriter
+from scinum.datasets import Dataset, DatasetWriter, ShardWorkers
 from scinum.errors import DatasetError
 
 
@@ -55,6 +55,40 @@ def test_killed_build_resumes_to_identical_bytes(tmp_path):
     (tmp_path / "x" / "train" / ".part-00003.jsonl.tmp999").write_text("half")  # a killed write
     build(tmp_path / "x")
     assert tree(tmp_path / "x") == tree(tmp_path / "clean")
+
+
+@pytest.mark.parametrize("fail_at", [1, 21])  # a shard of this process's first; one a helper's, likely
+def test_shard_workers_live_across_splits_and_fail_cleanly(tmp_path, fail_at):
+    """One ShardWorkers for every split: the same bytes as one process; a shard that raises
+    (in this process or a helper) ends the split with that error, and the build resumes to the
+    same bytes."""
+    build(tmp_path / "clean")
+    with ShardWorkers(2) as pool:
+        build(tmp_path / "pooled", workers=pool)
+        assert tree(tmp_path / "pooled") == tree(tmp_path / "clean")
+        with pytest.raises(KeyboardInterrupt):
+            build(tmp_path / "x", workers=pool, fail_at=fail_at)
+    assert not (tmp_path / "x" / "manifest.json").exists()
+    with ShardWorkers(3) as pool:
+        build(tmp_path / "x", workers=pool)
+    assert tree(tmp_path / "x") == tree(tmp_path / "clean")
+
+
+class Chunky(Sample):
+    chunk_size = 3  # units of work that straddle the shards of 4 samples
+
+
+def test_chunks_across_shards_write_the_same_bytes(tmp_path):
+    """Samples go out in chunks of ``chunk_size`` (aligned to its multiples, not to shards):
+    each shard is assembled in sample order, its stats summed, byte for byte as one process."""
+    build(tmp_path / "clean")
+    w = DatasetWriter(tmp_path / "c", builder="test", version="1", parameters={"n": 23}, seed=5,
+                      shard_size=4)
+    with ShardWorkers(2) as pool:
+        w.write_split("train", 23, Chunky(5), workers=pool)
+        w.write_split("ood_far", 5, Chunky(6), workers=pool)
+    w.finish(note="hello")
+    assert tree(tmp_path / "c") == tree(tmp_path / "clean")
 
 
 def test_refusals(tmp_path):

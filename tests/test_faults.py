@@ -314,7 +314,7 @@ def _alive(pid: int) -> bool:
 def test_killed_builder_takes_its_workers_with_it(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "scinum.cli", "build", "planets",
                              str(tmp_path / "p"), "--train", "4000", "--val", "0", "--test", "0",
-                             "--ood", "0", "--workers", "2", "--shard-size", "50"],
+                             "--ood", "0", "--workers", "3", "--shard-size", "50"],  # 2 helpers
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 90
     workers: set[int] = set()

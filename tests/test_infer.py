@@ -304,3 +304,76 @@ def test_evaluate_splits_interpolation_from_extrapolation_where_a_training_range
     (tmp_path / "d" / "manifest.json").write_text(json.dumps(manifest))
     table, _ = evaluate(ckpt, tmp_path / "d", ["params.a"], ["test"])
     assert list(table["subset"]) == ["all"]
+
+
+def test_fill_many_on_threads_equals_an_independent_reference_within_float32(ckpt):
+    """fill_many (remembered shapes, length batches split among threads, ragged records, null
+    placeholders) gives every record the prediction of the plain path: a fresh encoding, one
+    record per batch, the model's own predict, the normalizer's inverse (within float32
+    rounding: batches of other sizes sum in another order); the thread setting is restored."""
+    import torch
+
+    from scinum.batch import hidden_positions, make_batch
+    model = scinum.load(ckpt)
+    recs = [Orbit()(2000 + i)[0] for i in range(60)]
+    for r in recs[::4]:
+        r["points"][0][0] = None  # placeholder: filled too
+    mask = ["params.a", "points[-1][1]"]
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        got = model.predict_many(recs, mask, batch_size=7)
+        assert torch.get_num_threads() == 2
+        bad = [json.loads(json.dumps(r)) for r in recs]
+        bad[50]["params"]["a"] = "x"  # prepared after the slices before it were submitted
+        with pytest.raises(RecordError, match=r"record 50\b.*params.a|params.a.*record 50\b"):
+            model.predict_many(bad, ["points[0][0]"], batch_size=7)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    for rec, filled in zip(recs, got):
+        clean = json.loads(json.dumps(rec).replace("null", "0.0"))
+        hide = hidden_positions(model.codec, clean, mask + (["points[0][0]"] if rec["points"][0][0] is None else []))
+        batch = make_batch([model.codec.encode(clean)], [hide], codec=model.codec,
+                           normalizer=model.normalizer, encoding=model.encoding)
+        with torch.no_grad():
+            res = model.model.predict(batch)
+        ref = model.normalizer.inverse(res.values.numpy(), batch["num_field"].numpy())
+        ours = np.array([p.value for p in filled.predictions])
+        holes = ["points[0][0]"] if rec["points"][0][0] is None else []
+        assert [p.path for p in filled.predictions] == [  # document order, as the reference's rows
+            "params.a", *holes, f"points[{len(rec['points']) - 1}][1]"]
+        np.testing.assert_allclose(ours, ref, rtol=2e-6, atol=1e-6)
+
+
+def test_record_shapes_of_float_arrays_stay_distinct_and_checked():
+    """checked_copy walks float arrays at C speed as one shape entry: ragged arrays of other
+    structure get other shapes, the copy is deep and equal, inf/NaN and too deep nesting still
+    fail like the general walk."""
+    from scinum.record_shape import NotJSON, checked_copy
+    from scinum.records import MAX_DEPTH
+
+    def walk(node):
+        shape, leaves = [], []
+        return checked_copy(node, 0, shape, leaves), tuple(shape), leaves
+
+    a = {"x": [[1.0, 2.0], [3.0]]}
+    b = {"x": [[1.0], [2.0, 3.0]]}
+    c = {"x": [[1.0, 2.0, 3.0]]}
+    d = {"x": [1.0, 2.0, 3.0]}
+    copies = [walk(r) for r in (a, b, c, d)]
+    assert len({s for _, s, _ in copies}) == 4
+    for r, (copy, _, leaves) in zip((a, b, c, d), copies):
+        assert copy == r and leaves == [1.0, 2.0, 3.0]
+        assert copy["x"] is not r["x"] and (not isinstance(r["x"][0], list) or copy["x"][0] is not r["x"][0])
+    assert walk({"x": [[1.0, 2], [3.0]]})[1] != walk({"x": [[1.0, 2.0], [3.0]]})[1]  # int vs float
+    for bad in ([[1.0, math.inf]], [[1.0], [math.nan]], [1.7e308, 1.7e308, -math.inf]):
+        with pytest.raises(NotJSON):
+            walk({"x": bad})
+    assert walk({"x": [1.7e308, 1.7e308]})[2] == [1.7e308, 1.7e308]  # the sum overflows, values do not
+    deep = [1.0]
+    for _ in range(MAX_DEPTH - 1):
+        deep = [deep]
+    walk(deep)  # the float at depth MAX_DEPTH is allowed
+    with pytest.raises(NotJSON):
+        walk([deep])

@@ -244,9 +244,12 @@ def test_determinism_one_vs_two_workers(tmp_path):
             assert len(r["description"]) - 1 == len(r["data"][0])
 
 
-def test_kill_and_resume_is_byte_identical(tmp_path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_kill_and_resume_is_byte_identical(tmp_path, workers):
+    """kill -9 mid-build (with 2 workers: this process and a helper that must die with it)
+    leaves only complete shards; the same command resumes to the bytes of an unkilled build."""
     args = ["build", "planets", "--train", "600", "--val", "0", "--test", "0", "--ood", "0",
-            "--steps", "3", "--shard-size", "8", "--workers", "1", "--seed", "4"]
+            "--steps", "3", "--shard-size", "8", "--workers", workers, "--seed", "4"]
     cli_main(args[:2] + [str(tmp_path / "full")] + args[2:])
     out = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": str(REPO), "TQDM_DISABLE": "1"}
@@ -259,6 +262,10 @@ def test_kill_and_resume_is_byte_identical(tmp_path):
     proc.kill()
     proc.wait()
     assert not (out / "manifest.json").exists(), "build finished before it could be killed"
+    time.sleep(0.3)
+    written = sorted(out.rglob("*"))
+    time.sleep(1.0)  # a helper that outlived the kill would go on writing shards
+    assert sorted(out.rglob("*")) == written
     for f in out.glob("train/part-*.jsonl"):  # every shard on disk is complete
         assert len(f.read_text().splitlines()) == 8
     assert cli_main(args[:2] + [str(out)] + args[2:]) == 0
