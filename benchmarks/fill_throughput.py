@@ -41,7 +41,8 @@ def quick_model(records: list[dict]) -> Model:
     codec = Codec(vocab)
     encoded = [codec.encode(r) for r in records]
     norm = Normalizer.fit(vocab.fields, [(e.fields, e.values) for e in encoded], "minmax")
-    cfg = ModelConfig(vocab_size=len(vocab), num_dim=1, combine="multiply", **preset["train"]["model"])
+    cfg = ModelConfig(vocab_size=len(vocab), num_dim=1, combine="multiply", **preset["train"]["model"],
+                      max_positions=max(len(e) for e in encoded))  # as training sizes the learned table
     meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)
     torch.manual_seed(0)
     return Model(meta, meta.build_model())
