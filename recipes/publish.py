@@ -9,7 +9,8 @@ named by ``--plots`` (default: the OOD plots). Refuses results made from uncommi
 
 Comparison results (``recipes/compare.py``: their ``meta.json`` names the ``command`` with its
 ``--seeds``) also bring ``seeds.csv`` and ``paired.csv``, and their plots default to
-``compare_*.png``.
+``compare_*.png``. A comparison under several budgets (``meta.json`` ``per_budget``) brings its
+side-by-side table with ``budgets_*.png`` and each budget's own report in ``DOCS/<budget>/``.
 """
 from __future__ import annotations
 
@@ -30,14 +31,23 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     was, never a mix of old and new files."""
     meta = _read_meta(results)
     comparison = "command" in meta  # a multi-seed comparison (recipes/compare.py)
-    default = "compare_*.png" if comparison else "ood_*.png"
+    budgets = meta.get("per_budget") or {}  # ... under several budgets: name -> subdirectory
+    default = "budgets_*.png" if budgets else "compare_*.png" if comparison else "ood_*.png"
     names = plots if plots is not None else [p.name for p in (results / "plots").glob(default)]
+    extras = ("seeds.csv",) if budgets else ("seeds.csv", "paired.csv") if comparison else ()
     sources = {"table.md": results / "table.md", "table.csv": results / "table.csv",
-               **{extra: results / extra for extra in (("seeds.csv", "paired.csv") if comparison else ())},
+               **{extra: results / extra for extra in extras},
                **{name: results / "plots" / name for name in names}}
-    for name, src in sources.items():
+    for name in sources:
         if Path(name).name != name or name.startswith("."):
             raise RecipeError(f"--plots {name!r}: a plot file name, not a path")
+    for slug in budgets.values():  # each budget's own report, as written
+        sub = results / slug
+        for name in ("table.md", "table.csv", "seeds.csv", "paired.csv", "meta.json"):
+            sources[f"{slug}/{name}"] = sub / name
+        for png in sorted((sub / "plots").glob("compare_*.png")):
+            sources[f"{slug}/{png.name}"] = png
+    for name, src in sources.items():
         if not src.is_file():
             raise RecipeError(f"{src}: missing (run the recipe to the end, or check --plots)")
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
@@ -54,6 +64,7 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
         write_text_atomic(tmp / "table.md", header + sources.pop("table.md").read_text())
         write_text_atomic(tmp / "meta.json", json.dumps(meta, indent=1))
         for name, src in sources.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, tmp / name)
     return docs
 

@@ -91,6 +91,36 @@ def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     assert "recipes.publish results/planets docs/results/q`" in (out / "table.md").read_text()
 
 
+def test_publish_brings_each_budgets_own_report(tmp_path):
+    """A comparison under several budgets: the side-by-side table and its plots at the top, each
+    budget's report (tables, paired differences, meta, plots) in its own subdirectory."""
+    from recipes.publish import publish
+    res = tmp_path / "res"
+    (res / "plots").mkdir(parents=True)
+    for name in ("table.md", "table.csv", "seeds.csv"):
+        (res / name).write_text(name)
+    (res / "plots" / "budgets_mse.png").write_bytes(b"png")
+    meta = {"recipe": "era5", "commit": "0123456789abcdef", "dirty": False, "machine": "m",
+            "elapsed_s": 60.0, "preset_name": "compare", "finished": "2026-11-23T12:00:00+00:00",
+            "command": "python recipes/era5.py --preset compare --seeds 3", "core_seconds": 600,
+            "per_budget": {"equal samples": "equal-samples", "equal tokens": "equal-tokens"}}
+    (res / "meta.json").write_text(json.dumps(meta))
+    for slug in meta["per_budget"].values():
+        (res / slug / "plots").mkdir(parents=True)
+        for name in ("table.md", "table.csv", "seeds.csv", "paired.csv", "meta.json"):
+            (res / slug / name).write_text(f"{slug} {name}")
+        (res / slug / "plots" / "compare_mse.png").write_bytes(slug.encode())
+    out = publish(res, tmp_path / "docs")
+    assert (out / "budgets_mse.png").read_bytes() == b"png" and (out / "seeds.csv").read_text() == "seeds.csv"
+    assert (out / "equal-tokens" / "paired.csv").read_text() == "equal-tokens paired.csv"
+    assert (out / "equal-samples" / "compare_mse.png").read_bytes() == b"equal-samples"
+    assert "10 core-minutes" in (out / "table.md").read_text()
+    (res / "equal-tokens" / "paired.csv").unlink()  # a budget's report incomplete: nothing published
+    with pytest.raises(RecipeError, match="equal-tokens/paired.csv"):
+        publish(res, tmp_path / "docs2")
+    assert not (tmp_path / "docs2").exists()
+
+
 def test_era5_paper_preset_refuses_the_synthetic_field(tmp_path, capsys):
     """The paper's data is real ERA5: without --source the recipe stops, saying how to get it."""
     from recipes.runner import main
