@@ -138,24 +138,29 @@ def _runs_md(meta: dict, models: Sequence[str]) -> str:
 
 def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, out: Path,
           log: bool, baselines: pd.DataFrame | None = None) -> Path:
+    """One panel per spec column: each model's mean and interval as a horizontal error bar (the
+    models' names read across, however long), the paper's value as ×, baselines dashed."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.transforms import blended_transform_factory
     cols = spec["columns"]
-    fig, axes = plt.subplots(1, len(cols), figsize=(2.6 * len(cols), 3.6), squeeze=False)
-    x = np.arange(len(models))
+    fig, axes = plt.subplots(1, len(cols), figsize=(2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3),
+                             squeeze=False, sharey=True)
+    y = np.arange(len(models))[::-1]  # the first model on top
     for ax, c in zip(axes[0], cols):
-        names = list(models)
-        for i, m in enumerate(models):
+        edge = blended_transform_factory(ax.transAxes, ax.transData)
+        for i, m in zip(y, models):
             r = _cell(long, m, c["field"], c["split"], metric)
             if r is None or not np.isfinite(r["mean"]) or abs(r["mean"]) > OFF_SCALE:
-                names[i] = f"{m} (off scale)"  # diverged (1e300): named, not drawn
+                if r is not None:  # diverged (1e300): named, not drawn
+                    ax.text(0.98, i, "off scale", transform=edge, ha="right", va="center", fontsize=6)
                 continue
             lo = r["mean"] - r["ci95_low"] if np.isfinite(r["ci95_low"]) else 0.0
             hi = min(r["ci95_high"], OFF_SCALE) - r["mean"] if np.isfinite(r["ci95_high"]) else 0.0
-            if log:  # a t interval may reach below 0: draw it to the bottom of the axis
+            if log:  # a t interval may reach below 0: draw it to the edge of the axis
                 lo = min(lo, r["mean"] * (1 - 1e-3))
-            ax.errorbar([i], [r["mean"]], yerr=[[lo], [hi]], fmt="o", color=f"C{i % 10}", capsize=3)
+            ax.errorbar([r["mean"]], [i], xerr=[[lo], [hi]], fmt="o", color=f"C{i % 10}", capsize=3, ms=4)
             paper = (spec.get("paper") or {}).get(m)
             if metric == spec.get("metric", "mse") and paper:
                 try:
@@ -163,16 +168,17 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
                 except ValueError:
                     v = math.nan
                 if np.isfinite(v) and (v > 0 or not log):
-                    ax.plot([i], [v], "x", color="k", ms=7)
-        _draw_baselines(ax, baselines, c, metric)
+                    ax.plot([v], [i], "x", color="k", ms=7)
+        _draw_baselines(ax, baselines, c, metric, vertical=True)
         if metric == "r2":
-            ax.set_ylim(max(-1.0, ax.get_ylim()[0]), 1.05)  # R² below -1: as bad as it gets
-        ax.set_xticks(x, names, rotation=70, fontsize=7)
-        ax.set_title(c["name"], fontsize=9)
+            ax.set_xlim(max(-1.0, ax.get_xlim()[0]), 1.05)  # R² below -1: as bad as it gets
         if log:
-            ax.set_yscale("log")
+            ax.set_xscale("log")
+        ax.set_yticks(y, list(models), fontsize=7)
+        ax.set_title(c["name"], fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)")
+    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
@@ -180,14 +186,17 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
     return out
 
 
-def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str) -> None:
-    """Each baseline's ``metric`` in ``column`` as a labelled dashed line."""
+def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str,
+                    vertical: bool = False) -> None:
+    """Each baseline's ``metric`` in ``column`` as a labelled dashed line (``vertical``: the
+    metric is the x axis)."""
     if baselines is None or baselines.empty:
         return
     sel = baselines[(baselines["field"] == column["field"]) & (baselines["split"] == column["split"])
                     & (baselines["metric"] == metric)]
     for k, r in enumerate(sel.itertuples()):
-        ax.axhline(r.mean, ls="--", lw=1, color=f"0.{3 + 2 * k}", label=r.model)
+        (ax.axvline if vertical else ax.axhline)(r.mean, ls="--", lw=1, color=f"0.{3 + 2 * k}",
+                                                 label=r.model)
     if not sel.empty:
         ax.legend(fontsize=6, loc="best")
 
