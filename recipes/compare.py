@@ -144,15 +144,16 @@ def _slug(name: Any) -> str:
     return "-".join("".join(c if c.isalnum() else " " for c in str(name)).split()).lower()
 
 
-def _prepare(configs: dict[tuple[str, int], dict], log) -> dict[tuple[str, int], dict[str, int]]:
+def _prepare(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]:
     """Tokenize each encoding once, here (seeds of one encoding train at once and would race on
-    its cache), and resolve each run's steps exactly; returns per run ``{steps, samples,
-    tokens}`` seen (tokens: real tokens of the batch stream up to that step)."""
+    its cache), and resolve each run's steps exactly; returns (per run ``{steps, samples,
+    tokens}`` seen — tokens: real tokens of the batch stream up to that step; a seconds budget's
+    are counted after training, :func:`_seen` — and per run its training records' lengths)."""
     from scinum import encodings
     from scinum.config import resolve_normalizer
     from scinum.data import MLMDataModule
     lengths_of: dict[str, Any] = {}
-    plan = {}
+    plan, lengths_by_run = {}, {}
     for (label, seed), cfg in configs.items():
         key = json.dumps(cfg["encoding"], sort_keys=True) + str(cfg["normalizer"]) + json.dumps(cfg["head"])
         d = cfg["data"]
@@ -163,21 +164,26 @@ def _prepare(configs: dict[tuple[str, int], dict], log) -> dict[tuple[str, int],
                                val_split=d["val_split"])
             dm.prepare()
             lengths_of[key] = dm.shards["train"].lengths
-        lengths = lengths_of[key]
+        lengths_by_run[(label, seed)] = lengths = lengths_of[key]
         t = cfg["trainer"]
         steps = resolve_steps(cfg["budget"], batch_size=d["batch_size"], max_steps=t["max_steps"],
                               lengths=lengths, seed=cfg["seed"], pool=d["pool"],
                               accumulate=t["accumulate_grad_batches"])
         cfg["trainer"]["max_steps"] = steps
-        batches = steps * t["accumulate_grad_batches"]
-        tokens = samples = 0
-        if "seconds" not in cfg["budget"]:
-            for k, b in enumerate(token_stream(lengths, d["batch_size"], cfg["seed"], d["pool"])):
-                if k == batches:
-                    break
-                tokens, samples = tokens + sum(b), samples + len(b)
-        plan[(label, seed)] = {"steps": steps, "samples": samples, "tokens": tokens}
-    return plan
+        seen = (0, 0) if "seconds" in cfg["budget"] else _seen(cfg, lengths, steps)
+        plan[(label, seed)] = {"steps": steps, "samples": seen[0], "tokens": seen[1]}
+    return plan, lengths_by_run
+
+
+def _seen(cfg: dict[str, Any], lengths, steps: int) -> tuple[int, int]:
+    """(records, real tokens) of a run's batch stream over its first ``steps`` optimiser steps."""
+    d, batches = cfg["data"], steps * cfg["trainer"]["accumulate_grad_batches"]
+    samples = tokens = 0
+    for k, b in enumerate(token_stream(lengths, d["batch_size"], cfg["seed"], d["pool"])):
+        if k == batches:
+            break
+        tokens, samples = tokens + sum(b), samples + len(b)
+    return samples, tokens
 
 
 def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict,
@@ -233,7 +239,7 @@ def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs
             label, seed = futures[f]
             try:
                 info = f.result()
-                log(f"[{name}] {label} seed {seed}: {plan[(label, seed)]['steps']} steps, trained in "
+                log(f"[{name}] {label} seed {seed}: {info.get('steps', plan[(label, seed)]['steps'])} steps, trained in "
                     f"{info.get('train_seconds', float('nan')):.0f} s, evaluated in "
                     f"{info.get('eval_seconds', float('nan')):.0f} s ({time.time() - started:.0f} s so far)")
             except (ScinumError, RuntimeError, ValueError, OSError) as e:  # report, go on
@@ -330,7 +336,7 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
     from scinum.analysis import report
     t0 = time.time()
     configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
-    plan = _prepare(configs, log)
+    plan, lengths = _prepare(configs, log)
     e = preset.get("evaluate", {})
     failed = {} if collect else _run_pool(name, configs, plan, e, e.get("fields"), jobs, log)
     tables, runs, missing = [], {}, []
@@ -341,7 +347,11 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
                                                      if (label, seed) in failed else ""))
             continue
         tables.append(pd.read_csv(o / "eval.csv"))
-        runs[f"{label}/seed{seed}"] = {**plan[(label, seed)], **json.loads((o / "eval.json").read_text())}
+        info = json.loads((o / "eval.json").read_text())
+        spent = plan[(label, seed)]
+        if "seconds" in cfg["budget"] and info.get("steps"):  # what the clock let it see
+            spent = dict(zip(("samples", "tokens"), _seen(cfg, lengths[(label, seed)], info["steps"])))
+        runs[f"{label}/seed{seed}"] = {**spent, **info}
     if not tables:
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
     per_seed = pd.concat(tables, ignore_index=True)

@@ -135,6 +135,10 @@ def test_tiny_era5_comparison_under_three_budgets_end_to_end(tmp_path):
     # equal tokens: the one-token encoding sees more records for the same tokens
     assert tokens["xval/seed0"]["samples"] > tokens["p10/seed0"]["samples"]
     assert min(r["tokens"] for r in tokens.values()) >= 12000
+    # a seconds budget: the steps the clock allowed, and what they saw, counted after training
+    runtime = json.loads((out / "equal-runtime" / "meta.json").read_text())["runs"]
+    assert all(1 <= r["steps"] <= 40 and 4 * r["steps"] <= r["samples"] <= 8 * r["steps"] < r["tokens"]
+               for r in runtime.values())
     md = (out / "table.md").read_text()
     assert "*climatology* (no training" in md and "training s — equal runtime" in md
     long = pd.read_csv(out / "table.csv")
