@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import write_text_atomic
-from .stats import paired_table, summarize_seeds
+from .stats import LOG_METRICS, paired_table, summarize_seeds
 
 __all__ = ["METRICS", "write_comparison", "write_budgets", "fmt_ci"]
 
@@ -260,7 +260,7 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
               _md(["model", "field", "split", "metric", "mean [95 % CI]", "seeds"], rows)]
     write_text_atomic(out / "table.md", "\n".join(parts))
     write_text_atomic(out / "meta.json", json.dumps(meta, indent=1, default=str))
-    _plot(long, spec, models, metric, out / "plots" / f"compare_{metric}.png", log=metric == "mse",
+    _plot(long, spec, models, metric, out / "plots" / f"compare_{metric}.png", log=metric in LOG_METRICS,
           baselines=baselines)
     _plot(long, spec, models, "r2", out / "plots" / "compare_r2.png", log=False, baselines=baselines)
     return out
@@ -304,6 +304,7 @@ def _budgets_plot(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: 
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
     cols = spec["columns"]
     fig, axes = plt.subplots(1, len(cols), figsize=(4.2 * len(cols), 3.6), squeeze=False)
     for ax, c in zip(axes[0], cols):
@@ -318,12 +319,13 @@ def _budgets_plot(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: 
                     pts.append((t, r["mean"], lo, hi))
             if pts:
                 t, y, lo, hi = map(np.array, zip(*sorted(pts)))
-                if metric == "mse":
+                if metric in LOG_METRICS:
                     lo = np.minimum(lo, y * (1 - 1e-3))  # a t interval below 0: to the axis bottom
                 ax.errorbar(t, y, yerr=[lo, hi], fmt="o-", color=f"C{i % 10}", capsize=3, label=m, ms=4)
         _draw_baselines(ax, baselines, c, metric)
         ax.set_xscale("log")
-        if metric == "mse":
+        ax.xaxis.set_minor_formatter(NullFormatter())  # labels on decades only
+        if metric in LOG_METRICS:
             ax.set_yscale("log")
         if metric == "r2":
             ax.set_ylim(max(-1.0, ax.get_ylim()[0]), 1.05)
