@@ -25,7 +25,7 @@ from typing import Iterator
 from tqdm.auto import tqdm
 
 from .atomic import atomic_path
-from .errors import MalformedJSON, RecordError, ScinumError
+from .errors import MalformedJSON, RecordError, ScinumError, VocabularyError
 from .records import dumps, loads
 
 
@@ -147,6 +147,15 @@ def _check_utf8(text: str) -> None:
 _TOO_LONG = "\x00too-long"
 
 
+def _explained(e: RecordError, args: argparse.Namespace, name: str, line_no: int) -> str:
+    """The error located at its record; one the checkpoint's vocabulary causes names the
+    checkpoint (the record may be fine for another model)."""
+    text = str(e.located(file=name, line=line_no))
+    if isinstance(e, VocabularyError):
+        text += f" (of checkpoint {args.ckpt}: its model never saw it in training)"
+    return text
+
+
 def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Namespace, dst) -> tuple[int, bool]:
     """Fill one chunk; returns (failed records, whether to stop)."""
     jobs, lines, failures = [], [], 0
@@ -161,7 +170,7 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
             lines.append(line_no)
         except RecordError as e:
             failures += 1
-            print(f"scinum fill: {e.located(file=name, line=line_no)}", file=sys.stderr)
+            print(f"scinum fill: {_explained(e, args, name, line_no)}", file=sys.stderr)
             if args.on_error == "fail":
                 break
     stop = failures > 0 and args.on_error == "fail"
@@ -171,7 +180,7 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
         for f, line_no in zip(filled, lines):
             if f.error is not None:
                 failures += 1
-                print(f"scinum fill: {f.error.located(file=name, line=line_no)}", file=sys.stderr)
+                print(f"scinum fill: {_explained(f.error, args, name, line_no)}", file=sys.stderr)
                 if args.on_error == "fail":
                     return failures, True
                 continue

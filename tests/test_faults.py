@@ -85,6 +85,18 @@ def test_cli_reports_a_huge_input_and_writes_every_good_record(ckpt, tmp_path, c
     assert len(out) == 2 and all(isinstance(r["params"]["a"], float) for r in out)
 
 
+def test_cli_names_the_checkpoint_whose_vocabulary_lacks_a_key(ckpt, tmp_path, capsys):
+    odd = json.loads(json.dumps(RECORD))
+    odd["params"]["unseen_key"] = 1.0
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD, odd])
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--on-error", "skip", "--output", str(tmp_path / "out.jsonl")])
+    err = capsys.readouterr().err
+    line = next(l for l in err.splitlines() if "unseen_key" in l)
+    assert code == 1 and "in.jsonl:2" in line and "not in the vocabulary" in line
+    assert f"of checkpoint {ckpt}" in line
+
+
 def test_non_finite_predictions_are_errors_in_fill_and_counted_in_evaluate(ckpt, data):
     """A diverged model (here: its head made to output inf) never fills null silently; the
     evaluation scores it (MSE inf, non_finite 1) instead of calling it unparseable."""
