@@ -309,6 +309,18 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
     return out
 
 
+def _subsets_as_splits(per_seed):
+    """Evaluation rows of a split's ``interp``/``extrap`` subsets (:mod:`scinum.analysis.evaluate`)
+    as splits of their own, ``<split>:interp`` / ``<split>:extrap``, so that every (model, field,
+    split) cell of a comparison holds one value per seed; the ``all`` rows keep the split's name."""
+    if "subset" not in per_seed:
+        return per_seed
+    subset = per_seed["subset"].fillna("all")
+    out = per_seed.drop(columns="subset")
+    out["split"] = out["split"].where(subset == "all", out["split"] + ":" + subset)
+    return out
+
+
 def _baselines(preset: dict[str, Any], data: Path, where: str):
     """The preset's non-learned baselines scored on the evaluated records (module docstring), as
     a frame, or None."""
@@ -354,7 +366,7 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
         runs[f"{label}/seed{seed}"] = {**spent, **info}
     if not tables:
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
-    per_seed = pd.concat(tables, ignore_index=True)
+    per_seed = _subsets_as_splits(pd.concat(tables, ignore_index=True))
     chosen = list(dict.fromkeys(lb for lb, _ in configs))
     meta = {**provenance(), "recipe": name, "preset_name": preset_name, "command": command,
             "budget": preset["budget"], "seeds": list(range(seeds)),

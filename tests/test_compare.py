@@ -88,7 +88,11 @@ def test_tiny_comparison_end_to_end(tmp_path):
     assert set(long["model"]) == set(models)
     assert not long.duplicated(["model", "field", "split", "metric"]).any()
     xval = long[(long.model == "xval") & (long.metric == "mse")]
-    assert len(xval) == 4 * 3 and (xval["n_seeds"] == 2).all()  # 4 fields x (test + 2 ood)
+    assert (xval["n_seeds"] == 2).all()  # one value per seed in every cell
+    # 4 fields x (test + 2 ood), and Δt's training range splits ood_stepsize into its
+    # interpolation and extrapolation subsets, each a cell of its own
+    assert len(xval[~xval.split.str.contains(":")]) == 4 * 3
+    assert set(xval[xval.split.str.contains(":")].split) <= {"ood_stepsize:interp", "ood_stepsize:extrap"}
     assert (xval["ci95_low"] <= xval["mean"]).all() and (xval["mean"] <= xval["ci95_high"]).all()
     per_seed = pd.read_csv(out / "seeds.csv")
     assert sorted(per_seed["seed"].unique()) == [0, 1]
