@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..atomic import write_text_atomic
+from .drawing import figure, save
 from .stats import LOG_METRICS, paired_table, summarize_seeds
 
 __all__ = ["METRICS", "write_comparison", "write_budgets", "fmt_ci"]
@@ -140,13 +141,9 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
           log: bool, baselines: pd.DataFrame | None = None) -> Path:
     """One panel per spec column: each model's mean and interval as a horizontal error bar (the
     models' names read across, however long), the paper's value as ×, baselines dashed."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.transforms import blended_transform_factory
     cols = spec["columns"]
-    fig, axes = plt.subplots(1, len(cols), figsize=(2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3),
-                             squeeze=False, sharey=True)
+    fig, axes = figure((2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3), 1, len(cols), sharey=True)
     y = np.arange(len(models))[::-1]  # the first model on top
     for ax, c in zip(axes[0], cols):
         edge = blended_transform_factory(ax.transAxes, ax.transData)
@@ -180,10 +177,7 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
         ax.grid(alpha=0.3)
     fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8)
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, out)
 
 
 def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str,
@@ -301,12 +295,9 @@ def _budgets_plot(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: 
                   baselines: pd.DataFrame | None) -> Path:
     """Per spec column: ``metric`` (mean, 95 % t interval) against mean training seconds, one
     line per model through its budgets; baselines dashed."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter
     cols = spec["columns"]
-    fig, axes = plt.subplots(1, len(cols), figsize=(4.2 * len(cols), 3.6), squeeze=False)
+    fig, axes = figure((4.2 * len(cols), 3.6), 1, len(cols))
     for ax, c in zip(axes[0], cols):
         for i, m in enumerate(models):
             pts = []
@@ -335,10 +326,7 @@ def _budgets_plot(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: 
         ax.legend(fontsize=6, loc="best")
     axes[0][0].set_ylabel(f"{metric} (mean, 95 % t interval over seeds)")
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, out)
 
 
 def write_budgets(out: str | Path, per_seed: dict[str, pd.DataFrame], metas: dict[str, dict],
