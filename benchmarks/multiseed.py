@@ -86,14 +86,13 @@ def stacked_losses(params: dict[str, torch.Tensor], model: NumberMLM, head_call,
     rope = None
     if cfg.positions != "learned":
         ang = torch.outer(torch.arange(L, dtype=torch.float32), model.trunk.inv_freq)
-        rope = tuple(t.to(x.dtype)[:, None, None, :] for t in (ang.cos(), ang.sin()))
+        rope = (ang.cos().to(x.dtype), ang.sin().to(x.dtype))
     mask = attend.reshape(S * B, 1, 1, L)
     for n in range(cfg.n_layers):
         p = {k: params[f"trunk.blocks.{n}.{k}.weight"] for k in ("ln1", "qkv", "proj", "ln2", "fc", "fc_out")}
-        qkv = _lin(_ln(x, p["ln1"]), p["qkv"]).view(S * B, L, 3, H, d // H)
-        qk = qkv[:, :, :2] if rope is None else _rope(qkv[:, :, :2], *rope)
-        q, k = qk.transpose(1, 3).unbind(2)
-        v = qkv[:, :, 2].transpose(1, 2)
+        q, k, v = _lin(_ln(x, p["ln1"]), p["qkv"]).view(S * B, L, 3, H, d // H).permute(2, 0, 3, 1, 4)
+        if rope is not None:
+            q, k = _rope(q, *rope), _rope(k, *rope)
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         x = x + _lin(a.transpose(1, 2).reshape(S, B, L, d), p["proj"])
         x = x + _lin(F.gelu(_lin(_ln(x, p["ln2"]), p["fc"])), p["fc_out"])

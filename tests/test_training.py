@@ -185,8 +185,10 @@ def test_save_load_identical_predictions(dataset, reference_run):
     for pa, pb, r, h in zip(a, b, recs, hide):
         assert pa.values.dtype == np.float64 and len(pa.values) == 3 == h.sum()
         assert np.array_equal(pa.values, pb.values) and np.array_equal(pa.positions, np.flatnonzero(h))
-    alone = exported.predict_hidden(seqs[:1], hide[:1])[0]  # batch composition does not matter
-    assert np.allclose(alone.values, a[0].values, rtol=1e-6, atol=1e-9)
+    # batch composition does not matter beyond float32 rounding (a padded batch takes the masked
+    # attention path, whose sums run in another order: ~1e-6 relative, more near zero)
+    alone = exported.predict_hidden(seqs[:1], hide[:1])[0]
+    assert np.allclose(alone.values, a[0].values, rtol=1e-5, atol=1e-6)
     nan_in = [type(s)(s.ids, np.where(h, np.nan, s.values), s.fields) for s, h in zip(seqs, hide)]
     assert all(np.array_equal(p.values, q.values) for p, q in zip(exported.predict_hidden(nan_in, hide, batch_size=2), a))
 
