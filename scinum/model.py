@@ -277,13 +277,13 @@ class NumberMLM(nn.Module):
         """AdamW with weight decay on the matrices and embeddings (parameters of >= 2 dims) and
         none on gains and biases (as nanoGPT's ``GPT.configure_optimizers``)."""
         params = list(self.parameters())
-        # one fused kernel per step where torch has it (CPU, CUDA): the per-parameter loop's
-        # small operations were 7 % of a quick-shape CPU step (benchmarks/train_step_overhead.py)
-        fused = all(p.device.type in ("cpu", "cuda") for p in params) or None
+        # not fused=True: Lightning refuses gradient clipping with a fused optimizer under mixed
+        # precision, and at the quick shapes it saved 2-3 % of a bare CPU step, lost in the noise
+        # of a Lightning step (benchmarks/train_step_overhead.py)
         return torch.optim.AdamW([
             {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}],
-            lr=lr, betas=tuple(betas), fused=fused)
+            lr=lr, betas=tuple(betas))
 
     def losses(self, batch: Batch, number_loss_weight: float = 1.0,
                fields: dict[int, str] | None = None) -> dict[str, Any]:
