@@ -19,13 +19,14 @@ records it and how to undo it. Everything is written through :class:`scinum.data
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from scinum.datasets import PART_HELP, DatasetWriter, parse_part
+from scinum.datasets import PART_HELP, DatasetWriter, ShardWorkers, parse_part
 from scinum.errors import DatasetError
 
 from . import synthetic
@@ -194,15 +195,18 @@ def _build(a: argparse.Namespace) -> dict | None:
     mean, std = float(kelvin.mean()), float(kelvin.std())
     if not std > 0:
         raise DatasetError(f"{view.source}: train-period temperatures have zero variance")
-    for split, n, period, rows in plan:
-        pos = positions[period]
-        cfg = SampleConfig(source=source, variable=a.variable, split=split, seed=a.seed,
-                           times=sidx[pos], starts_ok=runs_remaining(stamps[pos], a.step_hours),
-                           stamps=stamps[pos], rows=rows, offset=offset, mean=mean, std=std,
-                           stations=tuple(a.stations), steps=tuple(a.steps),
-                           decimals=None if a.decimals < 0 else a.decimals)
-        if split != OOD_SPLIT or a.ood_south_of is not None:
-            writer.write_split(split, n, SampleMaker(cfg, view), workers=a.workers)
+    idle = a.workers == 1 or writer.complete or writer.part == "finish"  # nothing to spread out
+    with contextlib.nullcontext(a.workers) if idle else ShardWorkers(a.workers) as pool:
+        for split, n, period, rows in plan:  # one set of processes for every split
+            pos = positions[period]
+            cfg = SampleConfig(source=source, variable=a.variable, split=split, seed=a.seed,
+                               times=sidx[pos], starts_ok=runs_remaining(stamps[pos], a.step_hours),
+                               stamps=stamps[pos], rows=rows, offset=offset, mean=mean, std=std,
+                               stations=tuple(a.stations), steps=tuple(a.steps),
+                               decimals=None if a.decimals < 0 else a.decimals)
+            if split != OOD_SPLIT or a.ood_south_of is not None:
+                writer.write_split(split, n, SampleMaker(cfg, view), workers=pool,
+                                   desc=f"era5 {split}")
     manifest = writer.finish(
         synthetic=a.source == "synthetic",
         source={"path": source if a.source != "synthetic" else "synthetic",
