@@ -103,10 +103,10 @@ def main() -> None:
     print("(operator columns: share of the profiled step's self CPU time; GEMM+attn only: the share "
           "of peak if nothing else took time)")
     worst = min(rows, key=lambda r: r[4])
-    print(f"quick_models_share: worst model {worst[0]} at {worst[4] / peak:.1%} of the one-thread "
-          f"fp32 peak {peak / 1e9:.1f} GFLOP/s (target >= {TARGET:.0%}: "
-          f"{'met' if worst[4] >= TARGET * peak else 'NOT met'}); "
-          f"best {max(r[4] for r in rows) / peak:.1%}")
+    print(f"quick_models_share: worst model ({worst[0]}) {worst[4] / 1e9:.1f} GFLOP/s vs reference "
+          f"{peak / 1e9:.1f} GFLOP/s (one-thread fp32 peak) = {worst[4] / peak:.1%} "
+          f"(target >= {TARGET:.0%}: {'met' if worst[4] >= TARGET * peak else 'NOT met'}; "
+          f"best model {max(r[4] for r in rows) / peak:.1%})")
 
 
 if __name__ == "__main__":
