@@ -1,20 +1,27 @@
-"""A quiet console for training runs: Lightning's advertising tips and deprecation notices raised
-inside Lightning and torch (which a user of scinum cannot act on) are dropped; every other
-message and warning is kept."""
+"""A quiet console for training runs: Lightning's advertising tips, its reports of accelerators
+the machine does not have ("TPU available: False, using: 0 TPU cores"; a GPU that is there is
+still reported) and deprecation notices raised inside Lightning and torch (which a user of scinum
+cannot act on) are dropped; every other message and warning is kept."""
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 
 __all__ = ["quiet_lightning"]
 
 
-class _NoTips(logging.Filter):
+#: "GPU available: False, used: False", "TPU available: False, using: 0 TPU cores", ...
+_ABSENT = re.compile(r"[A-Z]PU available: False(?:, used: False|, using: 0 \w+(?: cores)?)?$")
+
+
+class _Quiet(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).lstrip().startswith("💡 Tip")
+        msg = str(record.msg).strip()
+        return not (msg.startswith("💡 Tip") or _ABSENT.match(msg))
 
 
-_FILTER = _NoTips()
+_FILTER = _Quiet()
 
 
 def quiet_lightning() -> None:
