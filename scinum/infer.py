@@ -34,12 +34,11 @@ tokens are what later predictions are conditioned on; an unparseable one stays m
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import torch
@@ -50,6 +49,7 @@ from .checkpoint import CheckpointMeta, load_checkpoint
 from .codec import Codec, Encoded
 from .errors import RecordError, ScinumError, shorten
 from .calibration import recalibrated
+from .fill_batches import batch_threads, length_batches
 from .fill_jobs import Job, JobMaker
 from .model import NumberMLM
 from .paths import format_path, parse_path, set_value
@@ -170,7 +170,7 @@ class Model:
         With several torch threads, records are prepared in slices of ``batch_size / threads``
         while the threads predict the slices before (each on one intra-op thread): preparing
         (Python) and predicting (torch, which releases the GIL) overlap."""
-        with _batch_threads(self.device) as (pool, threads):
+        with batch_threads(self.device) as (pool, threads):
             if pool is None:
                 jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
                 filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
@@ -317,8 +317,8 @@ class Model:
         lengths = [len(s) for s in seqs]
         order = np.argsort(lengths, kind="stable").tolist()
         out: list[Prediction | None] = [None] * len(seqs)
-        with _batch_threads(self.device) as (pool, threads):  # a batch is split among the threads
-            groups = _length_batches(order, lengths, max(1, -(-batch_size // threads)))
+        with batch_threads(self.device) as (pool, threads):  # a batch is split among the threads
+            groups = length_batches(order, lengths, max(1, -(-batch_size // threads)))
 
             def run(idx: list[int]) -> list[Prediction]:
                 return self._predict_batch([seqs[i] for i in idx], [masks[i] for i in idx], quantiles)
@@ -331,7 +331,7 @@ class Model:
     def _predict_batch(self, seqs: list[Encoded], masks: list[np.ndarray],
                        quantiles: Sequence[float]) -> list[Prediction]:
         """:meth:`predict_hidden` of one batch (``masks`` already widened to whole numbers);
-        runs in a worker thread of :func:`_batch_threads`."""
+        runs in a worker thread of :func:`~scinum.fill_batches.batch_threads`."""
         k_tok = self.codec.tokens_per_number
         seqs = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
         with torch.inference_mode():
@@ -384,44 +384,3 @@ class Model:
             else:
                 out[name] = np.asarray(arr).tolist()
         return out
-
-
-#: a batch is cut where the next (longer) sequence would make padding more than this share of
-#: its tokens, once it holds at least :data:`_MIN_CUT` sequences
-_PAD_SHARE, _MIN_CUT = 0.1, 8
-
-
-def _length_batches(order: list[int], lengths: list[int], size: int) -> list[list[int]]:
-    """Sequence indices ``order`` (ascending length) cut into batches of at most ``size``,
-    each also ending where the next sequence would pad it by more than :data:`_PAD_SHARE`."""
-    groups, cur, tokens = [], [], 0
-    for i in order:
-        n = lengths[i]
-        if cur and (len(cur) >= size or (len(cur) >= _MIN_CUT
-                                         and n * (len(cur) + 1) > (1 + _PAD_SHARE) * (tokens + n))):
-            groups.append(cur)
-            cur, tokens = [], 0
-        cur.append(i)
-        tokens += n
-    if cur:
-        groups.append(cur)
-    return groups
-
-
-@contextlib.contextmanager
-def _batch_threads(device: torch.device) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
-    """``(pool, n)``: n = ``torch.get_num_threads()`` threads that each run whole batches on one
-    intra-op thread (None, 1 when n is 1 or the model is not on the CPU): small models use
-    several cores better so than by splitting each matrix product (and a core taken by another
-    process stalls one batch, not every operation). The thread setting is restored on exit."""
-    n = torch.get_num_threads()
-    if n <= 1 or device.type != "cpu":
-        yield None, 1
-        return
-    torch.set_num_threads(1)
-    try:
-        with ThreadPoolExecutor(n, thread_name_prefix="scinum-fill", initializer=torch.set_num_threads,
-                                initargs=(1,)) as pool:
-            yield pool, n
-    finally:
-        torch.set_num_threads(n)

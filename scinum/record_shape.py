@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .codec import _MAX_SAFE_INT  # larger integers are not exactly float64
 from .paths import flatten
 from .records import MAX_DEPTH
 
@@ -126,7 +127,6 @@ def _float_array(node: list, depth: int, shape: list, leaves: list) -> list | No
 
 # shape markers of checked_copy (ints: never equal to a key or string, which are str)
 _OPEN, _CLOSE, _LIST, _END, _FLOAT, _INT, NULL, _TRUE, _FALSE, _STR, _BIG_INT = range(11)
-_MAX_SAFE_INT = 2 ** 53  # as scinum.codec: larger integers are not exactly float64
 _is_float, _is_list = partial(is_, float), partial(is_, list)
 _ARRAY_ITEMS = (float, list)
 
