@@ -18,6 +18,7 @@ from .codec import Codec, Encoded
 from .errors import RecordError
 from .normalize import Normalizer
 from .paths import numbers_named
+from .structure import DEPTH, list_indices
 
 __all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "MASK_PROB"]
 
@@ -26,7 +27,13 @@ __all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "MASK_PR
 MASK_PROB = 0.2
 
 
-class Batch(TypedDict):
+class _Structure(TypedDict, total=False):
+    # (only with make_batch(structure=True)) int64[B, T, 1 + 2·DEPTH]: each token's field id
+    # (-1 off numbers) and list indices (scinum.structure.list_indices; -1 at padding)
+    structure: torch.Tensor
+
+
+class Batch(_Structure):
     """What the model reads and learns from (B sequences, T positions, N hidden number tokens);
     :func:`make_batch` builds it, for training (:class:`scinum.masking.MLMCollator`) and
     inference alike."""
@@ -75,7 +82,7 @@ def expand_numbers(hide: np.ndarray, ids: np.ndarray, codec: Codec) -> np.ndarra
 
 
 def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Codec,
-               normalizer: Normalizer, encoding: Any, pad_to: int = 1) -> Batch:
+               normalizer: Normalizer, encoding: Any, pad_to: int = 1, structure: bool = False) -> Batch:
     """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
 
     ``codec``: the model's (its vocabulary and the encoding's spelling); a hidden token of a
@@ -89,7 +96,9 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Co
     * ``attend`` bool[B, T]: real tokens; ``targets`` int64[B, T]: true id at hidden tokens, -100
       elsewhere; ``num_hidden`` bool[B, T]: hidden number tokens;
     * ``num_target`` float64[N] (normalized), ``num_field`` int64[N], in row-major order of
-      ``num_hidden`` (one entry per hidden number *token*).
+      ``num_hidden`` (one entry per hidden number *token*);
+    * with ``structure``: ``structure`` int64[B, T, 1 + 2·DEPTH], what a trunk with
+      ``positions: structure`` reads (field id, then list indices of the unmasked ids).
     """
     vocab = codec.vocab
     hide = [expand_numbers(np.asarray(h, bool), s.ids, codec) for s, h in zip(seqs, hide)]
@@ -113,7 +122,14 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Co
         feats[torch.from_numpy(visible)] = encoding.encode(torch.from_numpy(norm[visible]))
     targets = np.where(hid, ids, -100)
     num_hidden = hid & is_num
-    ids = np.where(hid, vocab.mask_id, ids)
-    return Batch(ids=torch.from_numpy(ids), feats=feats, attend=torch.from_numpy(attend),
-                 targets=torch.from_numpy(targets), num_hidden=torch.from_numpy(num_hidden),
-                 num_target=torch.from_numpy(norm[num_hidden]), num_field=torch.from_numpy(fld[num_hidden]))
+    batch = Batch(ids=torch.from_numpy(np.where(hid, vocab.mask_id, ids)), feats=feats,
+                  attend=torch.from_numpy(attend), targets=torch.from_numpy(targets),
+                  num_hidden=torch.from_numpy(num_hidden), num_target=torch.from_numpy(norm[num_hidden]),
+                  num_field=torch.from_numpy(fld[num_hidden]))
+    if structure:
+        where = np.full((B, T, 1 + 2 * DEPTH), -1, np.int64)
+        where[..., 0] = fld
+        for b, s in enumerate(seqs):
+            where[b, :len(s), 1:] = list_indices(s.ids, codec)
+        batch["structure"] = torch.from_numpy(where)
+    return batch

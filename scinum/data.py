@@ -59,6 +59,8 @@ class MLMDataModule(L.LightningDataModule):
     fill task a user has (:func:`scinum.shards.targeted_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
+    ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
+    structure``).
     """
 
     def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", seed: int = RunConfig.seed,
@@ -67,12 +69,13 @@ class MLMDataModule(L.LightningDataModule):
                  cache_dir: str | None = DataConfig.cache_dir, max_run: int = DataConfig.max_run,
                  val_split: str | None = DataConfig.val_split, mask_fields: Sequence[str] = (),
                  mask_fields_prob: float = DataConfig.mask_fields_prob,
-                 max_record_tokens: int = DataConfig.max_record_tokens):
+                 max_record_tokens: int = DataConfig.max_record_tokens, structure: bool = False):
         super().__init__()
         self.path, self.encoding, self.method = path, encoding, normalizer
         self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
         self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
         self.val_split, self.max_record_tokens = val_split, max_record_tokens
+        self.structure = structure
         self.mask_fields = list(mask_fields)
         self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
         self.targeted: dict[str, np.ndarray] = {}
@@ -138,7 +141,7 @@ class MLMDataModule(L.LightningDataModule):
 
     def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
         collate = MLMCollator(self.vocab, self.normalizer, self.encoding, self.mask_prob, self.seed,
-                              mask_fields_prob=self.mask_fields_prob)
+                              mask_fields_prob=self.mask_fields_prob, structure=self.structure)
         items = _Items(self.shards[split], self.targeted.get(split))
         return DataLoader(items, batch_sampler=sampler, collate_fn=collate,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)

@@ -46,7 +46,8 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
         elif model["max_positions"] < longest:
             raise ConfigError(f"model.max_positions {model['max_positions']} is shorter than the longest "
                               f"training or validation record ({longest} tokens): raise it or leave it null")
-    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, **model)
+    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine,
+                      n_fields=len(dm.vocab.fields), **model)
     return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
                           head=dict(config["head"]), context_length=longest,
                           run=run_info(config, dm.vocab.fields,
@@ -97,7 +98,7 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     encoding = encodings.from_config(config["encoding"])
     d, t = config["data"], dict(config["trainer"])
     dm = MLMDataModule(encoding=encoding, normalizer=resolve_normalizer(config, encoding),
-                       seed=config["seed"], **d)
+                       seed=config["seed"], structure=config["model"]["positions"] == "structure", **d)
     world = _check_world(config, dm)  # before any process is spawned: say what to change
     budget = config.get("budget")
     if budget is not None:

@@ -336,7 +336,8 @@ class Model:
         seqs = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
         with torch.inference_mode():
             batch = make_batch(seqs, masks, codec=self.codec, normalizer=self.normalizer,
-                               encoding=self.encoding)
+                               encoding=self.encoding,
+                               structure=self.model.trunk.cfg.positions == "structure")
             batch = {k: v.to(self.device) for k, v in batch.items()}
             levels = recalibrated(quantiles, batch["num_field"].cpu().numpy(), self.recalibration)
             res = self.model.predict(batch, torch.from_numpy(levels).to(self.device))

@@ -41,11 +41,11 @@ class MLMCollator:
 
     def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
                  mask_prob: float = MASK_PROB, seed: int = RunConfig.seed, pad_to: int = 1,
-                 mask_fields_prob: float = 0.0):
+                 mask_fields_prob: float = 0.0, structure: bool = False):
         check_mask_probs(mask_prob, mask_fields_prob)
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
-        self.mask_fields_prob = mask_fields_prob
+        self.mask_fields_prob, self.structure = mask_fields_prob, structure
         self.codec = Codec(vocab, encoding)
 
     def __call__(self, items: Sequence[tuple]) -> Batch:
@@ -62,7 +62,7 @@ class MLMCollator:
             if len(it) > 2 and it[2] is not None:
                 h |= it[2] & (rng.random(len(h)) < self.mask_fields_prob)
         return make_batch(seqs, hide, codec=self.codec, normalizer=self.normalizer,
-                          encoding=self.encoding, pad_to=self.pad_to)
+                          encoding=self.encoding, pad_to=self.pad_to, structure=self.structure)
 
 
 def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:

@@ -16,6 +16,13 @@
     relative offsets (good for long, repetitive records such as ERA5 station series), but for
     xVal the first layer is blind to magnitudes (see above).
   - ``"both"`` — the learned table *and* RoPE.
+  - ``"structure"`` — positions from the record's JSON structure instead of its token order
+    (:mod:`scinum.structure`): the sum of a learned vector per list depth for the token's index
+    in that list from the start, one for its index from the end, and one for the field of a
+    number token (``n_fields`` + 1 rows, row 0 for tokens that are not numbers). ``data[3][1][0]``
+    then gets the same vector in records of any layout (2 or 4 planets), where a flat position
+    would mean another time step, planet and coordinate in each. Additive, as xVal needs; index
+    tables of ``max_positions`` rows (an index past the table takes its last row).
 
   Which one a recipe uses is a measured choice (``docs/fidelity.md``). A learned table has no
   vector past ``max_positions``: longer inputs raise ``ValueError``.
@@ -43,6 +50,7 @@ from torch import nn
 
 from .heads import NumberHead
 from .schema import fraction, one_of, positive
+from .structure import DEPTH
 
 if TYPE_CHECKING:
     from .batch import Batch
@@ -50,7 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES", "LOSS_NAMES"]
 
 #: position encodings of the trunk (see the module docstring)
-POSITIONS = ("learned", "rope", "both")
+POSITIONS = ("learned", "rope", "both", "structure")
 #: how number features enter the trunk (see the module docstring)
 COMBINES = ("multiply", "add", "replace", "none")
 #: the scalars :meth:`NumberMLM.losses` always returns (besides per-field ``err/<field>``)
@@ -60,14 +68,15 @@ LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
 @dataclass
 class ModelConfig:
     """Size and shape of the trunk; its fields but :attr:`DERIVED` are the ``model:`` section
-    of a run config (:mod:`scinum.config`), with these defaults. ``vocab_size`` comes from the
-    :class:`~scinum.codec.Vocabulary`; ``num_dim`` and ``combine`` from the number encoding.
+    of a run config (:mod:`scinum.config`), with these defaults. ``vocab_size`` and ``n_fields`` (its
+    numeric fields) come from the :class:`~scinum.codec.Vocabulary`; ``num_dim`` and ``combine``
+    from the number encoding.
     ``max_positions``: the length of the learned position table (tokens); a run leaves it None
     and :func:`scinum.fitting.make_meta` sets it to the longest training record, so a built
     trunk with a learned table always names its length."""
 
     #: fields set from the data and the encoding, not by a run config
-    DERIVED: ClassVar[tuple[str, ...]] = ("vocab_size", "num_dim", "combine")
+    DERIVED: ClassVar[tuple[str, ...]] = ("vocab_size", "num_dim", "combine", "n_fields")
 
     vocab_size: int
     num_dim: int = 1
@@ -80,6 +89,7 @@ class ModelConfig:
     rope_base: float = positive(10000.0)
     positions: str = one_of("learned", POSITIONS, "position encoding")
     max_positions: int | None = positive(None)
+    n_fields: int = 0
 
     def flops_per_token(self, seq_len: float, training: bool = True) -> float:
         """Model FLOPs per real token at a context of ``seq_len`` tokens (the usual count:
@@ -180,7 +190,14 @@ class Transformer(nn.Module):
         self.cfg = cfg
         self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.num_proj = nn.Linear(cfg.num_dim, cfg.d_model, bias=False) if cfg.combine == "add" else None
-        self.pos = nn.Embedding(cfg.max_positions, cfg.d_model) if cfg.positions != "rope" else None
+        self.pos = nn.Embedding(cfg.max_positions, cfg.d_model) if cfg.positions in ("learned", "both") else None
+        if cfg.positions == "structure":  # index rows per depth (row 0: not in that list) + fields
+            self.list_pos = nn.Embedding(2 * DEPTH * (cfg.max_positions + 1), cfg.d_model)
+            self.field_pos = nn.Embedding(cfg.n_fields + 1, cfg.d_model)
+            self.register_buffer("depth_offsets", torch.arange(2 * DEPTH) * (cfg.max_positions + 1),
+                                 persistent=False)
+        else:
+            self.list_pos = self.field_pos = None
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model, bias=False)
         hd = cfg.d_model // cfg.n_heads
@@ -199,11 +216,17 @@ class Transformer(nn.Module):
         for emb in (self.tok, self.pos):
             if emb is not None:
                 nn.init.normal_(emb.weight, std=self.cfg.d_model ** -0.5)
+        for emb in (self.list_pos, self.field_pos):  # their sum of 2·DEPTH+1 rows: unit RMS
+            if emb is not None:
+                nn.init.normal_(emb.weight, std=(self.cfg.d_model * (2 * DEPTH + 1)) ** -0.5)
 
-    def embed(self, ids: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+    def embed(self, ids: torch.Tensor, feats: torch.Tensor,
+              structure: torch.Tensor | None = None) -> torch.Tensor:
         """The first block's input: ids int64[B, L], feats float32[B, L, num_dim] (neutral off
         visible numbers) -> [B, L, d]; number features combined with the token embedding, plus
-        the learned position vector where the trunk has one."""
+        the learned position vector where the trunk has one. ``structure`` int64[B, L,
+        1 + 2·DEPTH] (the batch's: field id, then :func:`scinum.structure.list_indices`; -1 for
+        none) is required by ``positions: structure`` and ignored otherwise."""
         x = self.tok(ids)
         if self.cfg.combine == "multiply":
             x = x * feats[..., :1].to(x.dtype)
@@ -219,20 +242,28 @@ class Transformer(nn.Module):
                 raise ValueError(f"sequence of {L} tokens is longer than the learned position "
                                  f"table ({self.cfg.max_positions})")
             x = x + self.pos.weight[:L]
+        if self.list_pos is not None:
+            if structure is None:
+                raise ValueError("positions 'structure' needs the batch's structure "
+                                 "(scinum.batch.make_batch(..., structure=True))")
+            idx = (structure[..., 1:] + 1).clamp(max=self.cfg.max_positions) + self.depth_offsets
+            x = x + self.list_pos(idx).sum(-2) + self.field_pos(structure[..., 0] + 1)
         return x
 
     def forward(self, ids: torch.Tensor, feats: torch.Tensor,
-                attend: torch.Tensor | None = None, rows: torch.Tensor | None = None) -> torch.Tensor:
+                attend: torch.Tensor | None = None, rows: torch.Tensor | None = None,
+                structure: torch.Tensor | None = None) -> torch.Tensor:
         """Hidden states float[B, L, d].
 
         ``attend`` bool[B, L]: True at real tokens, False at padding (None: no padding). Rows of
         padding positions are computed but meaningless. ``rows`` int64[B, M]: only the hidden
         states at these positions are wanted -> float[B, M, d]; the last block then computes
         nothing else (inference reads a few masked numbers: about 40 % fewer FLOPs at 2 layers).
+        ``structure``: see :meth:`embed`.
         """
-        x = self.embed(ids, feats)
+        x = self.embed(ids, feats, structure)
         rope = None
-        if self.cfg.positions != "learned":
+        if self.cfg.positions in ("rope", "both"):
             ang = torch.outer(torch.arange(ids.shape[1], device=ids.device, dtype=torch.float32),
                               self.inv_freq)
             rope = (ang.cos().to(x.dtype), ang.sin().to(x.dtype))
@@ -269,8 +300,8 @@ class NumberMLM(nn.Module):
         self.head = head
 
     def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None,
-                rows: torch.Tensor | None = None) -> torch.Tensor:
-        return self.trunk(ids, feats, attend, rows)
+                rows: torch.Tensor | None = None, structure: torch.Tensor | None = None) -> torch.Tensor:
+        return self.trunk(ids, feats, attend, rows, structure)
 
     def configure_optimizers(self, lr: float, weight_decay: float,
                              betas: tuple[float, float]) -> torch.optim.AdamW:
@@ -294,7 +325,7 @@ class NumberMLM(nn.Module):
         none), and ``number_abs_err``: mean |prediction − target| (normalized units, over the
         predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
         error is also returned on its own, as ``err/<name>``: (mean error, count)."""
-        h = self(batch["ids"], batch["feats"], batch["attend"])
+        h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
         tok = batch["targets"] != -100
         logits = self.trunk.token_logits(h[tok]).float()
         token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
@@ -321,7 +352,7 @@ class NumberMLM(nn.Module):
         the head's uncertainty."""
         num = batch["num_hidden"]
         rows, valid = _wanted_rows(num)
-        h = self(batch["ids"], batch["feats"], batch["attend"], rows)[valid]
+        h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
         logits = self.trunk.token_logits(h)
         out = self.head(h, logits)
         return NumberOutputs(self.head.predict(out), self.head.uncertainty(out, quantiles),

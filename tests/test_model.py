@@ -9,6 +9,7 @@ from scinum.batch import make_batch
 from scinum.heads import make_head
 from scinum.model import ModelConfig, NumberMLM, Transformer
 from scinum.normalize import Normalizer
+from scinum.structure import DEPTH
 
 RECORDS = [{"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
            {"a": -0.5, "b": [[1.0, 2.5]], "s": "y"},
@@ -262,8 +263,15 @@ def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
     vocab, seqs, norm, enc, _ = _setup(name)
     hides = [np.asarray(s.fields >= 0) & (np.arange(len(s)) % 2 == 0) for s in seqs[:2]]
     b = _batch(vocab, seqs[:2], hides, norm, enc)
-    assert list(b) == list(get_type_hints(Batch))
+    assert list(b) == [k for k in get_type_hints(Batch) if k in Batch.__required_keys__]
+    assert Batch.__optional_keys__ == {"structure"}
+    with_structure = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc,
+                                structure=True)
+    assert set(with_structure) == set(get_type_hints(Batch))
     B, T = 2, max(len(s) for s in seqs[:2])
+    assert with_structure["structure"].dtype == torch.int64
+    assert with_structure["structure"].shape == (B, T, 1 + 2 * DEPTH)
+    assert torch.equal(with_structure["structure"][..., 0][with_structure["num_hidden"]], b["num_field"])
     n = int(b["num_hidden"].sum())
     expected = {"ids": (torch.int64, (B, T)), "feats": (torch.float32, (B, T, enc.dim)),
                 "attend": (torch.bool, (B, T)), "targets": (torch.int64, (B, T)),
