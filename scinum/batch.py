@@ -18,7 +18,7 @@ from .codec import Codec, Encoded
 from .errors import RecordError
 from .normalize import Normalizer
 from .paths import numbers_named
-from .structure import DEPTH, list_indices
+from .structure import COLUMNS, list_indices
 
 __all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "MASK_PROB"]
 
@@ -28,7 +28,7 @@ MASK_PROB = 0.2
 
 
 class _Structure(TypedDict, total=False):
-    # (only with make_batch(structure=True)) int64[B, T, 1 + 2·DEPTH]: each token's field id
+    # (only with make_batch(structure=True)) int64[B, T, 1 + COLUMNS]: each token's field id
     # (-1 off numbers) and list indices (scinum.structure.list_indices; -1 at padding)
     structure: torch.Tensor
 
@@ -97,7 +97,7 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Co
       elsewhere; ``num_hidden`` bool[B, T]: hidden number tokens;
     * ``num_target`` float64[N] (normalized), ``num_field`` int64[N], in row-major order of
       ``num_hidden`` (one entry per hidden number *token*);
-    * with ``structure``: ``structure`` int64[B, T, 1 + 2·DEPTH], what a trunk with
+    * with ``structure``: ``structure`` int64[B, T, 1 + COLUMNS], what a trunk with
       ``positions: structure`` reads (field id, then list indices of the unmasked ids).
     """
     vocab = codec.vocab
@@ -127,7 +127,7 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Co
                   num_hidden=torch.from_numpy(num_hidden), num_target=torch.from_numpy(norm[num_hidden]),
                   num_field=torch.from_numpy(fld[num_hidden]))
     if structure:
-        where = np.full((B, T, 1 + 2 * DEPTH), -1, np.int64)
+        where = np.full((B, T, 1 + COLUMNS), -1, np.int64)
         where[..., 0] = fld
         for b, s in enumerate(seqs):
             where[b, :len(s), 1:] = list_indices(s.ids, codec)

@@ -83,6 +83,10 @@ class OptimConfig:
     min_lr_ratio: float = fraction(0.1)
     grad_clip: float | None = 1.0  # max gradient norm; None: no clipping
     number_loss_weight: float = 1.0  # loss = token CE + this · number loss
+    # number loss as the mean over hidden numbers ("numbers") or the mean over the batch's fields
+    # of each field's mean ("fields": a field with one number per record, e.g. an orbit's
+    # eccentricity, weighs as much as one with a hundred, e.g. its trajectory's coordinates)
+    number_loss_mean: str = one_of("numbers", ("numbers", "fields"), "number loss mean")
 
 
 def _devices(v: Any) -> str | None:

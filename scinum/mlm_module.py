@@ -68,7 +68,8 @@ class MLMModule(L.LightningModule):
         """:meth:`NumberMLM.losses <scinum.model.NumberMLM.losses>` with the configured number
         loss weight (and, in validation, the watched fields' errors)."""
         return self.model.losses(batch, self.optim.number_loss_weight,
-                                 None if self.training else self.watch)
+                                 None if self.training else self.watch,
+                                 mean_over=self.optim.number_loss_mean)
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)

@@ -21,8 +21,9 @@
     in that list from the start, one for its index from the end, and one for the field of a
     number token (``n_fields`` + 1 rows, row 0 for tokens that are not numbers). ``data[3][1][0]``
     then gets the same vector in records of any layout (2 or 4 planets), where a flat position
-    would mean another time step, planet and coordinate in each. Additive, as xVal needs; index
-    tables of ``max_positions`` rows (an index past the table takes its last row).
+    would mean another time step, planet and coordinate in each; a text spelling's tokens also
+    get their place in the number. Additive, as xVal needs; index tables of ``max_positions``
+    rows (an index past the table takes its last row).
 
   Which one a recipe uses is a measured choice (``docs/fidelity.md``). A learned table has no
   vector past ``max_positions``: longer inputs raise ``ValueError``.
@@ -50,7 +51,7 @@ from torch import nn
 
 from .heads import NumberHead
 from .schema import fraction, one_of, positive
-from .structure import DEPTH
+from .structure import COLUMNS
 
 if TYPE_CHECKING:
     from .batch import Batch
@@ -192,9 +193,9 @@ class Transformer(nn.Module):
         self.num_proj = nn.Linear(cfg.num_dim, cfg.d_model, bias=False) if cfg.combine == "add" else None
         self.pos = nn.Embedding(cfg.max_positions, cfg.d_model) if cfg.positions in ("learned", "both") else None
         if cfg.positions == "structure":  # index rows per depth (row 0: not in that list) + fields
-            self.list_pos = nn.Embedding(2 * DEPTH * (cfg.max_positions + 1), cfg.d_model)
+            self.list_pos = nn.Embedding(COLUMNS * (cfg.max_positions + 1), cfg.d_model)
             self.field_pos = nn.Embedding(cfg.n_fields + 1, cfg.d_model)
-            self.register_buffer("depth_offsets", torch.arange(2 * DEPTH) * (cfg.max_positions + 1),
+            self.register_buffer("depth_offsets", torch.arange(COLUMNS) * (cfg.max_positions + 1),
                                  persistent=False)
         else:
             self.list_pos = self.field_pos = None
@@ -216,16 +217,16 @@ class Transformer(nn.Module):
         for emb in (self.tok, self.pos):
             if emb is not None:
                 nn.init.normal_(emb.weight, std=self.cfg.d_model ** -0.5)
-        for emb in (self.list_pos, self.field_pos):  # their sum of 2·DEPTH+1 rows: unit RMS
+        for emb in (self.list_pos, self.field_pos):  # their sum of COLUMNS + 1 rows: unit RMS
             if emb is not None:
-                nn.init.normal_(emb.weight, std=(self.cfg.d_model * (2 * DEPTH + 1)) ** -0.5)
+                nn.init.normal_(emb.weight, std=(self.cfg.d_model * (COLUMNS + 1)) ** -0.5)
 
     def embed(self, ids: torch.Tensor, feats: torch.Tensor,
               structure: torch.Tensor | None = None) -> torch.Tensor:
         """The first block's input: ids int64[B, L], feats float32[B, L, num_dim] (neutral off
         visible numbers) -> [B, L, d]; number features combined with the token embedding, plus
         the learned position vector where the trunk has one. ``structure`` int64[B, L,
-        1 + 2·DEPTH] (the batch's: field id, then :func:`scinum.structure.list_indices`; -1 for
+        1 + COLUMNS] (the batch's: field id, then :func:`scinum.structure.list_indices`; -1 for
         none) is required by ``positions: structure`` and ignored otherwise."""
         x = self.tok(ids)
         if self.cfg.combine == "multiply":
@@ -317,12 +318,13 @@ class NumberMLM(nn.Module):
             lr=lr, betas=tuple(betas))
 
     def losses(self, batch: Batch, number_loss_weight: float = 1.0,
-               fields: dict[int, str] | None = None) -> dict[str, Any]:
+               fields: dict[int, str] | None = None, mean_over: str = "numbers") -> dict[str, Any]:
         """Training losses of a :func:`~scinum.batch.make_batch` batch.
 
         ``loss`` = ``token_ce`` (mean over hidden tokens) + ``number_loss_weight`` ·
         ``number_loss`` (mean over hidden number tokens; each 0, not NaN, when a batch hides
-        none), and ``number_abs_err``: mean |prediction − target| (normalized units, over the
+        none; ``mean_over="fields"``: the mean over the batch's fields of each field's mean),
+        and ``number_abs_err``: mean |prediction − target| (normalized units, over the
         predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
         error is also returned on its own, as ``err/<name>``: (mean error, count)."""
         h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
@@ -331,8 +333,12 @@ class NumberMLM(nn.Module):
         token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
         num = batch["num_hidden"]
         out = self.head(h[num], logits[num[tok]])
-        n = num.sum().clamp(min=1)
-        number_loss = self.head.loss(out, batch["num_target"]).sum() / n
+        per_number = self.head.loss(out, batch["num_target"])
+        if mean_over == "fields" and len(per_number):
+            _, which, count = torch.unique(batch["num_field"], return_inverse=True, return_counts=True)
+            number_loss = (per_number / count[which]).sum() / len(count)
+        else:
+            number_loss = per_number.sum() / num.sum().clamp(min=1)
         with torch.no_grad():
             err = (self.head.predict(out) - batch["num_target"]).abs()
             finite = err.isfinite()

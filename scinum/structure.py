@@ -17,7 +17,10 @@ tokens, one token per string/literal/number or several per number for text spell
 * a token's indices are those of the elements it is inside of (a key: the elements around its
   object; a bracket run: the state where the run ends, an opening bracket belonging to the element
   it opens);
-* only the :data:`DEPTH` outermost lists count; deeper ones are ignored.
+* only the :data:`DEPTH` outermost lists count; deeper ones are ignored;
+* a number spelled in several tokens (the text baselines) gives each of its tokens the number's
+  indices and, in a last column, the token's place in the number (0, 1, ...), which a flat
+  position would otherwise have told apart (P10's digits are the same tokens in every place).
 """
 from __future__ import annotations
 
@@ -28,17 +31,20 @@ import numpy as np
 if TYPE_CHECKING:
     from .codec import Codec
 
-__all__ = ["DEPTH", "list_indices"]
+__all__ = ["DEPTH", "COLUMNS", "list_indices"]
 
 #: list depths whose indices a token carries (outermost first)
 DEPTH = 4
+#: columns of :func:`list_indices`: DEPTH from the start, DEPTH from the end, place in the number
+COLUMNS = 2 * DEPTH + 1
 _MEMO_LIMIT = 4096
 
 
 def list_indices(ids: np.ndarray, codec: Codec) -> np.ndarray:
-    """int64[L, 2·DEPTH] for one token sequence ``ids`` int[L] (unmasked, unpadded): columns
+    """int64[L, COLUMNS] for one token sequence ``ids`` int[L] (unmasked, unpadded): columns
     ``0..DEPTH-1`` the element index in the 1st..DEPTH-th enclosing list from its start,
-    ``DEPTH..2·DEPTH-1`` from its end (0 = last element); -1 where the token is in fewer lists.
+    ``DEPTH..2·DEPTH-1`` from its end (0 = last element), -1 where the token is in fewer lists;
+    column ``2·DEPTH`` a number token's place among its number's tokens (-1 off numbers).
     Sequences with the same ids share one (read-only) result."""
     memo = codec.__dict__.setdefault("_list_indices_memo", {})
     key = ids.tobytes()
@@ -71,7 +77,7 @@ def _token_kinds(codec: Codec) -> np.ndarray:
 def _walk(ids: np.ndarray, codec: Codec) -> np.ndarray:
     ids = np.asarray(ids)
     L = len(ids)
-    out = np.full((L, 2 * DEPTH), -1, np.int64)
+    out = np.full((L, COLUMNS), -1, np.int64)
     kinds = _token_kinds(codec)[ids]
     starts = np.zeros(L, bool)
     starts[codec.number_starts(ids)] = True
@@ -99,6 +105,7 @@ def _walk(ids: np.ndarray, codec: Codec) -> np.ndarray:
         kind = kinds[t]
         if continues[t]:
             out[t] = out[t - 1]
+            out[t, 2 * DEPTH] += 1
             for depth, f in enumerate(lists[:DEPTH]):
                 if f[2] >= 0:
                     f[4].append((t, f[2]))
@@ -125,4 +132,6 @@ def _walk(ids: np.ndarray, codec: Codec) -> np.ndarray:
         else:  # a value: a number's first token, a string, a literal
             start_element()
             stamp(t)
+            if starts[t]:
+                out[t, 2 * DEPTH] = 0
     return out

@@ -9,7 +9,7 @@ from scinum.batch import make_batch
 from scinum.heads import make_head
 from scinum.model import ModelConfig, NumberMLM, Transformer
 from scinum.normalize import Normalizer
-from scinum.structure import DEPTH
+from scinum.structure import COLUMNS
 
 RECORDS = [{"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
            {"a": -0.5, "b": [[1.0, 2.5]], "s": "y"},
@@ -270,7 +270,7 @@ def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
     assert set(with_structure) == set(get_type_hints(Batch))
     B, T = 2, max(len(s) for s in seqs[:2])
     assert with_structure["structure"].dtype == torch.int64
-    assert with_structure["structure"].shape == (B, T, 1 + 2 * DEPTH)
+    assert with_structure["structure"].shape == (B, T, 1 + COLUMNS)
     assert torch.equal(with_structure["structure"][..., 0][with_structure["num_hidden"]], b["num_field"])
     n = int(b["num_hidden"].sum())
     expected = {"ids": (torch.int64, (B, T)), "feats": (torch.float32, (B, T, enc.dim)),

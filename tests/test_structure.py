@@ -11,7 +11,7 @@ from scinum.codec import Codec, Vocabulary
 from scinum.heads import make_head
 from scinum.model import ModelConfig, NumberMLM
 from scinum.normalize import Normalizer
-from scinum.structure import DEPTH, list_indices
+from scinum.structure import COLUMNS, DEPTH, list_indices
 
 
 def _planets_like(n_planets: int, steps: int, offset: float = 0.0) -> dict:
@@ -55,7 +55,9 @@ def test_numbers_carry_their_json_list_indices(record):
         fwd = _indices_of_path(path)[:DEPTH]
         rev = [n - 1 - i for n, i in zip(_lengths_along(record, path)[:DEPTH], fwd)]
         pad = [-1] * (DEPTH - len(fwd))
-        assert rows[pos].tolist() == fwd + pad + rev + pad, (path, rows[pos])
+        assert rows[pos].tolist() == fwd + pad + rev + pad + [0], (path, rows[pos])
+    assert rows.shape == (len(enc.ids), COLUMNS)
+    assert (rows[np.setdiff1d(np.arange(len(enc.ids)), starts), -1] == -1).all()
 
 
 def test_same_place_same_indices_in_any_layout():
@@ -71,8 +73,8 @@ def test_same_place_same_indices_in_any_layout():
     (rs, at_s), (rl, at_l) = rows["small"], rows["large"]
     path = ("data", 3, 1, 0)
     assert at_s[path] != at_l[path]  # other flat positions
-    assert rs[at_s[path]].tolist() == [3, 1, 0, -1, 8, 0, 1, -1]
-    assert rl[at_l[path]].tolist() == [3, 1, 0, -1, 8, 2, 1, -1]  # planet 1 of 4: third from the end
+    assert rs[at_s[path]].tolist() == [3, 1, 0, -1, 8, 0, 1, -1, 0]
+    assert rl[at_l[path]].tolist() == [3, 1, 0, -1, 8, 2, 1, -1, 0]  # planet 1 of 4: third from the end
 
 
 def test_text_spellings_give_every_token_of_a_number_its_row():
@@ -85,6 +87,7 @@ def test_text_spellings_give_every_token_of_a_number_its_row():
     k = codec.tokens_per_number
     for s, want in zip(starts, ([0, 2], [1, 1], [2, 0])):
         assert all(rows[t, 0] == want[0] and rows[t, DEPTH] == want[1] for t in range(s, s + k))
+        assert rows[s:s + k, -1].tolist() == list(range(k))  # the place of each digit
     assert rows[starts[2], 1] == 0  # 3.0 is element 0 of the inner list
 
 

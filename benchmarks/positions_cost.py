@@ -1,0 +1,61 @@
+"""Training cost per sample of the trunk's position encodings, side by side: ``structure`` (JSON-
+structure positions, computed from the token ids at batch time) vs ``learned`` (the flat table,
+the reference: what the planets presets trained with before).
+
+Both train the compare preset's model (xVal, d_model 64, 2 layers, batches of 8, one thread) on
+the same planets-shaped records (:mod:`quick_shapes`) through :func:`scinum.fitting.fit`, A B A B;
+the figure is each run's training seconds (``training.json``: steps only, no validation or
+checkpoints) per sample seen, median over the rounds.
+
+Run: ``python benchmarks/positions_cost.py [--steps 400 --rounds 3]``; the last line is the
+headline (issue target: structure at most 1.3x the reference's cost per sample).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+import torch
+
+from quick_shapes import make_dataset, quick_config
+
+from scinum.fitting import fit
+
+TARGET = 1.3
+
+
+def seconds_per_sample(data: Path, out: Path, positions: str, steps: int, batch_size: int) -> float:
+    config = quick_config(data, out, batch_size, steps, limit_val_batches=0)
+    config["model"]["positions"] = positions
+    fit(config)
+    trained = json.loads((out / "training.json").read_text())
+    return trained["train_seconds"] / (trained["steps"] * batch_size)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=400)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batch-size", type=int, default=8)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    times: dict[str, list[float]] = {"learned": [], "structure": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        data = make_dataset(Path(tmp) / "data")
+        for r in range(args.rounds):
+            for positions in times:
+                out = Path(tmp) / f"{positions}-{r}"
+                times[positions].append(seconds_per_sample(data, out, positions, args.steps, args.batch_size))
+    print(f"{'positions':<10} {'ms/sample (median)':>20} {'rounds':>40}")
+    for positions, t in times.items():
+        print(f"{positions:<10} {1e3 * statistics.median(t):>20.3f} {str([round(1e3 * x, 3) for x in t]):>40}")
+    ours, ref = statistics.median(times["structure"]), statistics.median(times["learned"])
+    print(f"structure positions training cost: {1e3 * ours:.3f} ms/sample vs reference "
+          f"{1e3 * ref:.3f} ms/sample (learned) = {ours / ref:.2f}x (target <= {TARGET}x)")
+
+
+if __name__ == "__main__":
+    main()
