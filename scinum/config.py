@@ -18,7 +18,7 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
     budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.budget)
     normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
     calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
-    model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: learned, max_positions: null, ...}
+    model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: structure, max_positions: null, ...}
     optim:     {lr: 3e-4, warmup_steps: 200, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
     trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
 
@@ -137,8 +137,9 @@ class RunConfig:
     # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
     # split after training, so the 68/95 % intervals cover what they say (scinum.calibration)
     calibrate: bool = True
-    # positions: learned (xVal's additive table) | rope | both; max_positions None: the longest
-    # training record
+    # positions: structure (the default: from the record's JSON structure, docs/parity.md) |
+    # learned (xVal's additive table) | rope | both; max_positions None: the longest training
+    # record
     model: ModelConfig = field(default=None)  # type: ignore[assignment]
     optim: OptimConfig = field(default_factory=OptimConfig)
     trainer: TrainerConfig = field(default_factory=TrainerConfig)

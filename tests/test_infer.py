@@ -112,12 +112,12 @@ def test_predictions_are_the_head_output_in_record_units(ckpt):
     assert field["scale"] != 1.0 and field["shift"] != 0.0  # a non-trivial map
     hide = hidden_positions(m.codec, RECORD, ["params.a"])
     b = make_batch([m.codec.encode(RECORD)], [hide], codec=m.codec, normalizer=m.normalizer,
-                   encoding=m.encoding)
+                   encoding=m.encoding, structure=True)
     from scinum.model import _wanted_rows
     rows, valid = _wanted_rows(b["num_hidden"])
     with torch.no_grad():
-        norm = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], rows)[valid]))[0])
-        full = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_hidden"]]))[0])
+        norm = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], rows, b["structure"])[valid]))[0])
+        full = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])[b["num_hidden"]]))[0])
     assert norm == pytest.approx(full, rel=1e-5)  # only the wanted rows: the same up to float32 sums
     filled = model.fill(RECORD, ["params.a"])["params"]["a"]
     assert filled == pytest.approx(norm * field["scale"] + field["shift"], rel=1e-12)
@@ -230,9 +230,11 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     for r in records:
         seq = m.codec.encode(r)
         hide = hidden_positions(m.codec, r, ["params.a"])
-        b = make_batch([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding)
+        b = make_batch([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding,
+                       structure=True)
         with torch.no_grad():
-            tok = m.model.trunk.token_logits(m.model(b["ids"], b["feats"], b["attend"])[b["num_hidden"]]).argmax(-1)
+            h = m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])
+            tok = m.model.trunk.token_logits(h[b["num_hidden"]]).argmax(-1)
         says.append(bool(tok.item() in (m.vocab.num_id, m.vocab.int_id)))
     row = table[table["field"] == "params.a"].iloc[0]
     assert row["not_number"] == pytest.approx(1 - np.mean(says))
@@ -335,7 +337,7 @@ def test_fill_many_on_threads_equals_an_independent_reference_within_float32(ckp
         clean = json.loads(json.dumps(rec).replace("null", "0.0"))
         hide = hidden_positions(model.codec, clean, mask + (["points[0][0]"] if rec["points"][0][0] is None else []))
         batch = make_batch([model.codec.encode(clean)], [hide], codec=model.codec,
-                           normalizer=model.normalizer, encoding=model.encoding)
+                           normalizer=model.normalizer, encoding=model.encoding, structure=True)
         with torch.no_grad():
             res = model.model.predict(batch)
         ref = model.normalizer.inverse(res.values.numpy(), batch["num_field"].numpy())

@@ -16,21 +16,22 @@ RECORDS = [{"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
            {"a": 4.0, "b": [[0.5, 0.75], [1.25, 1], [2.5, -2], [3.0, 0.125]], "s": "x"}]
 
 
-def _setup(name: str, n_layers: int = 2, **options):
+def _setup(name: str, n_layers: int = 2, positions: str = "learned", **options):
     vocab = Vocabulary.build(RECORDS)
     codec = Codec(vocab)
     enc = encodings.get(name, **options)
     seqs = [codec.encode(r) for r in RECORDS]
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], enc.default_normalizer)
     cfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
-                      n_layers=n_layers, n_heads=4, max_positions=512)
+                      n_layers=n_layers, n_heads=4, max_positions=512, positions=positions,
+                      n_fields=len(vocab.fields))
     torch.manual_seed(0)
     model = NumberMLM(cfg, make_head(enc, 32)).eval()
     return vocab, seqs, norm, enc, model
 
 
 def _batch(vocab, seqs, hides, norm, enc):
-    return make_batch(seqs, hides, codec=Codec(vocab), normalizer=norm, encoding=enc)
+    return make_batch(seqs, hides, codec=Codec(vocab), normalizer=norm, encoding=enc, structure=True)
 
 
 def test_trunk_conventions():
@@ -49,9 +50,10 @@ def test_trunk_conventions():
         ModelConfig(vocab_size=10, d_model=30, n_heads=4)
 
 
+@pytest.mark.parametrize("positions", ["learned", "structure"])
 @pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
-def test_padding_invariance(name):
-    vocab, seqs, norm, enc, model = _setup(name)
+def test_padding_invariance(name, positions):
+    vocab, seqs, norm, enc, model = _setup(name, positions=positions)
     short, long_ = seqs[1], seqs[2]
     hide_s = np.zeros(len(short), bool)
     hide_s[np.flatnonzero(short.fields >= 0)[0]] = True
@@ -59,8 +61,8 @@ def test_padding_invariance(name):
     both = _batch(vocab, [short, long_], [hide_s, np.zeros(len(long_), bool)], norm, enc)
     assert both["ids"].shape[1] == len(long_) > len(short)
     with torch.no_grad():
-        h1 = model(alone["ids"], alone["feats"], alone["attend"])[0]
-        h2 = model(both["ids"], both["feats"], both["attend"])[0, :len(short)]
+        h1 = model(alone["ids"], alone["feats"], alone["attend"], structure=alone["structure"])[0]
+        h2 = model(both["ids"], both["feats"], both["attend"], structure=both["structure"])[0, :len(short)]
         p1 = model.head.predict(model.head(h1[alone["num_hidden"][0]]))
         p2 = model.head.predict(model.head(h2[both["num_hidden"][0, :len(short)]]))
     assert torch.allclose(h1, h2, atol=1e-5)
@@ -183,7 +185,7 @@ def test_position_options_are_checked():
         ModelConfig(vocab_size=8, d_model=32, n_heads=4, positions="sinusoid")
     with pytest.raises(ValueError, match="max_positions"):
         ModelConfig(vocab_size=8, d_model=32, n_heads=4, positions="learned", max_positions=None)
-    t = Transformer(ModelConfig(vocab_size=8, d_model=32, n_heads=4, max_positions=4))
+    t = Transformer(ModelConfig(vocab_size=8, d_model=32, n_heads=4, max_positions=4, positions="learned"))
     with pytest.raises(ValueError, match="longer than the learned position table"):
         t(torch.zeros(1, 5, dtype=torch.long), torch.ones(1, 5, 1))
 
@@ -262,7 +264,7 @@ def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
     from scinum.batch import Batch
     vocab, seqs, norm, enc, _ = _setup(name)
     hides = [np.asarray(s.fields >= 0) & (np.arange(len(s)) % 2 == 0) for s in seqs[:2]]
-    b = _batch(vocab, seqs[:2], hides, norm, enc)
+    b = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc)
     assert list(b) == [k for k in get_type_hints(Batch) if k in Batch.__required_keys__]
     assert Batch.__optional_keys__ == {"structure"}
     with_structure = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc,

@@ -65,7 +65,7 @@ def test_a_masked_number_masks_all_its_tokens(name):
     hide = [np.zeros(len(s), bool) for s in seqs]
     a = codec.number_starts(seqs[0].ids)[0]
     hide[0][a + k - 1] = True
-    b = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc)
+    b = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc, structure=True)
     assert (b["ids"][0, a:a + k] == vocab.mask_id).all() and int(b["num_hidden"].sum()) == k
     assert hidden_positions(codec, RECORDS[0], ["x"]).sum() == k
 
@@ -77,12 +77,12 @@ def test_text_model_trains(name):
     head = make_head(enc, 16, vocab=vocab)
     assert isinstance(head, TokenHead) and not list(head.parameters())
     mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
-                       n_layers=1, n_heads=2, max_positions=512)
+                       n_layers=1, n_heads=2, max_positions=512, n_fields=len(vocab.fields))
     meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm)
     optim = {"lr": 3e-3, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 5,
              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
     module = MLMModule(meta, optim, max_steps=1000)
-    col = MLMCollator(vocab, norm, enc, mask_prob=0.3, seed=0)
+    col = MLMCollator(vocab, norm, enc, mask_prob=0.3, seed=0, structure=True)
     batch = col([(s, 0) for s in seqs])
     opt = torch.optim.Adam(module.parameters(), lr=3e-3)
     losses = []
@@ -96,7 +96,7 @@ def test_text_model_trains(name):
     assert losses[-1] < 0.3 * losses[0]
     # a batch that hides nothing gives finite (zero) losses, not NaN
     empty = make_batch(seqs, [np.zeros(len(s), bool) for s in seqs], codec=codec, normalizer=norm,
-                       encoding=enc)
+                       encoding=enc, structure=True)
     assert all(math.isfinite(v.item()) for v in module.losses(empty).values())
 
 

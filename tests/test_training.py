@@ -33,13 +33,13 @@ def _module(records, enc_name, head, lr=3e-3, positions="learned", max_steps=10_
     cfg = {"head": head, "normalizer": None}
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], resolve_normalizer(cfg, enc))
     mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=48,
-                       n_layers=2, n_heads=4, positions=positions,
+                       n_layers=2, n_heads=4, positions=positions, n_fields=len(vocab.fields),
                        max_positions=None if positions == "rope" else 512)
     meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm, head=head)
     optim = {"lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 10,
              "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
     hide = [hidden_positions(codec, r, ["x"]) for r in records]
-    batch = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc)
+    batch = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc, structure=True)
     return MLMModule(meta, optim, max_steps=max_steps), batch, norm
 
 
@@ -211,8 +211,8 @@ def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
     # the normalized spread times the field's scale
     with torch.no_grad():
         from scinum.batch import make_batch as mb
-        b = mb([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding)
-        out_ = m.model.head(m.model(b["ids"], b["feats"], b["attend"])[b["num_hidden"]])
+        b = mb([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding, structure=True)
+        out_ = m.model.head(m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])[b["num_hidden"]])
     assert np.allclose(p.uncertainty["std"], m.model.head.uncertainty(out_)["std"].numpy() * scale)
 
 
@@ -240,12 +240,14 @@ def test_config_overrides_and_errors(tmp_path):
 
 
 def test_checkpoints_keep_the_position_options(dataset, reference_run, tmp_path):
-    """The default trunk has the learned table, as long as the longest training record; a RoPE
-    run round-trips too; a version-1 checkpoint (RoPE, no ``positions`` key) still loads."""
-    learned = load(reference_run / "model.ckpt")
-    mcfg = learned.meta.model
-    assert mcfg.positions == "learned" and mcfg.max_positions == learned.meta.context_length
-    assert learned.model.trunk.pos.weight.shape[0] == mcfg.max_positions
+    """The default trunk has structure positions (index tables as long as the longest training
+    record, a row per field); a RoPE run round-trips too; a version-1 checkpoint (RoPE, no
+    ``positions`` key) still loads."""
+    default = load(reference_run / "model.ckpt")
+    mcfg = default.meta.model
+    assert mcfg.positions == "structure" and mcfg.max_positions == default.meta.context_length
+    assert default.model.trunk.pos is None
+    assert mcfg.n_fields == len(default.vocab.fields) == default.model.trunk.field_pos.weight.shape[0] - 1
     rope_path = fit(_config(dataset, tmp_path / "rope", model={"positions": "rope"},
                             trainer={"max_steps": 2, "limit_val_batches": 0}))
     rope = load(rope_path)
