@@ -42,9 +42,9 @@ import rebound
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scinum.datasets import Dataset  # noqa: E402
-from scinum.processes import worker_pool  # noqa: E402
-from scinum.records import dumps  # noqa: E402
+from scinum.datasets.directory import Dataset  # noqa: E402
+from scinum.util.processes import worker_pool  # noqa: E402
+from scinum.records.strict import dumps  # noqa: E402
 from simulations.planets import (BOUND, PlanetsConfig, SampleMaker, build,  # noqa: E402
                                  new_simulation, to_record, trajectory)
 from simulations.planets_prior import Draws, System  # noqa: E402

@@ -13,7 +13,7 @@ distribution: the paper's has all latitudes.
 
 Normalisation (mean/std in K) is fitted on the train period only, from an orthogonal sample of
 64 train times × 32 rows × 64 columns of allowed grid points (never the whole grid); the manifest
-records it and how to undo it. Everything is written through :class:`scinum.datasets.DatasetWriter`
+records it and how to undo it. Everything is written through :class:`scinum.datasets.directory.DatasetWriter`
 (parallel, deterministic in (seed, split, i), atomic shards, resumable).
 """
 from __future__ import annotations
@@ -26,7 +26,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from scinum.datasets import PART_HELP, DatasetWriter, ShardWorkers, parse_part
+from scinum.datasets.directory import PART_HELP, DatasetWriter, parse_part
+from scinum.datasets.writing import ShardWorkers
 from scinum.errors import DatasetError
 
 from . import synthetic

@@ -34,7 +34,7 @@ from typing import Iterator
 import netCDF4
 import numpy as np
 
-from scinum.atomic import atomic_path
+from scinum.util.atomic import atomic_path
 
 __all__ = ["grid", "time_axis", "t2m_blocks", "t2m_field", "write_netcdf", "write_zarr"]
 

@@ -80,7 +80,7 @@ def comparison_baselines(data, split: str = "test", limit: int | None = None,
     choice of test records alone would give."""
     from itertools import islice
 
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
     ds = Dataset(data)
     steps_per_day = steps_per_day or 24 // ds.manifest["task"]["step_hours"]
     var = ds.manifest["normalization"]["std"] ** 2
@@ -112,7 +112,7 @@ def comparison_baselines(data, split: str = "test", limit: int | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
 
     p = argparse.ArgumentParser(description="next-step baselines of an ERA5 dataset")
     p.add_argument("dataset")

@@ -10,7 +10,7 @@ described in :mod:`recipes.arithmetic_data`) goes the way a user's own data goes
 
 1. its records are written to ``<work>/<task>/records/{train,val,test}.jsonl``;
 2. ``scinum build jsonl <work>/<task>/data --train ... --val ... --test ... --fields <result>``
-   (through :func:`scinum.jsonl_dataset.build`);
+   (through :func:`scinum.datasets.jsonl.build`);
 3. one model per encoding is trained to fill the result (``data.mask_fields: [<result>]``: the
    right-hand side is masked, the xVal paper's "mask completion", §3.1);
 4. each model fills the result of every test record, scored per (task, model):
@@ -85,7 +85,7 @@ def model_config(preset: dict, label: str, task: Task, data: Path, out_dir: Path
     """The ``scinum fit`` config of one (task, model): the preset's ``train`` section, the
     model's overrides, then ``overrides``; the task's result is the masked field, and a FoNE
     ``int_digits: auto`` becomes the digit count of the task's largest result."""
-    from scinum.config import apply_overrides, load_config
+    from scinum.train.config import apply_overrides, load_config
     base = copy.deepcopy(preset.get("train") or {})
     base.setdefault("data", {})
     base["data"].update(path=str(data), mask_fields=[task.field])
@@ -120,9 +120,9 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
     from recipes.runner import provenance, train_models
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
-    from scinum.atomic import write_text_atomic
+    from scinum.util.atomic import write_text_atomic
     from scinum.errors import RecipeError
-    from scinum.jsonl_dataset import build as build_jsonl
+    from scinum.datasets.jsonl import build as build_jsonl
 
     t0 = time.time()
     where = f"arithmetic.yaml: preset {preset_name!r}"
@@ -182,7 +182,7 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
 
 def main(argv: Sequence[str] | None = None) -> int:
     from recipes.runner import load_preset
-    from scinum.config import parse_overrides
+    from scinum.train.config import parse_overrides
     from scinum.errors import ScinumError
     p = argparse.ArgumentParser(prog="recipes/arithmetic.py", description=__doc__.splitlines()[0])
     p.add_argument("--preset", default="quick", help="preset in recipes/arithmetic.yaml [quick]")

@@ -58,8 +58,8 @@ def load_co2():
 
 def write_records(work: Path) -> dict[str, Path]:
     """Windows of 13 weeks inside one calendar year -> ``<work>/<split>.jsonl``; returns the files."""
-    from scinum.atomic import write_text_atomic
-    from scinum.records import dumps
+    from scinum.util.atomic import write_text_atomic
+    from scinum.records.strict import dumps
     series = load_co2()
     lines: dict[str, list[str]] = {"train": [], "val": [], "test": [], "late": []}
     for year, part in series.groupby(series.index.year):
@@ -86,7 +86,7 @@ def baselines(data: Path, splits: list[str]):
     import pandas as pd
 
     from scinum.analysis.metrics import summarize
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
     ds = Dataset(data)
     mean = float(np.mean([v for r in ds.records("train") for v in r["co2"]]))
     rows, preds = [], []
@@ -119,10 +119,10 @@ def main(argv=None) -> int:
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
     from scinum.errors import ScinumError
-    from scinum.jsonl_dataset import build as build_jsonl
-    from scinum.config import apply_overrides, load_config, parse_overrides
-    from scinum.datasets import Dataset
-    from scinum.infer import load
+    from scinum.datasets.jsonl import build as build_jsonl
+    from scinum.train.config import apply_overrides, load_config, parse_overrides
+    from scinum.datasets.directory import Dataset
+    from scinum.fill.model import load
 
     def log(msg: str) -> None:
         print(f"[co2] {msg}", file=sys.stderr, flush=True)

@@ -1,6 +1,6 @@
 """Comparisons: every model of a preset at one declared budget, several seeds, intervals.
 
-A comparison preset is a recipe preset with a ``budget`` (:mod:`scinum.budget`)::
+A comparison preset is a recipe preset with a ``budget`` (:mod:`scinum.train.budget`)::
 
     compare:
       build: {...}                      # one dataset, built once (its seed fixed)
@@ -59,10 +59,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, Sequence
 
-from scinum.atomic import write_text_atomic
-from scinum.budget import check_budget, resolve_steps, token_stream
-from scinum.cli import BUILDERS
-from scinum.config import apply_overrides, load_config
+from scinum.util.atomic import write_text_atomic
+from scinum.train.budget import check_budget, resolve_steps, token_stream
+from scinum.cli.main import BUILDERS
+from scinum.train.config import apply_overrides, load_config
 from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison", "versions"]
@@ -150,8 +150,8 @@ def _prepare(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]:
     tokens}`` seen — tokens: real tokens of the batch stream up to that step; a seconds budget's
     are counted after training, :func:`_seen` — and per run its training records' lengths)."""
     from scinum import encodings
-    from scinum.config import resolve_normalizer
-    from scinum.data import MLMDataModule
+    from scinum.train.config import resolve_normalizer
+    from scinum.train.data import MLMDataModule
     lengths_of: dict[str, Any] = {}
     plan, lengths_by_run = {}, {}
     for (label, seed), cfg in configs.items():
@@ -193,7 +193,7 @@ def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict,
     import torch
 
     from scinum.analysis import evaluate as ev
-    from scinum.training import fit
+    from scinum.train.fit import fit
     torch.set_num_threads(1)
     out = Path(config["out_dir"])
     ckpt = out / "model.ckpt"
@@ -218,7 +218,7 @@ def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs
     """Train and evaluate every unfinished run, ``jobs`` at once; returns run -> error for the
     runs that failed (the others' results stand)."""
     from scinum import encodings
-    from scinum.processes import worker_pool
+    from scinum.util.processes import worker_pool
     todo = [k for k, c in configs.items() if not (Path(c["out_dir"]) / "eval.csv").exists()]
     # seed by seed (an interrupted comparison has whole seeds of every model); within a seed the
     # cheapest first (fewest tokens per number), so a cut-off leaves the fewest runs unfinished

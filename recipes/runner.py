@@ -28,9 +28,9 @@ from typing import Any, Sequence
 
 import yaml
 
-from scinum import builders
-from scinum.config import apply_overrides, load_config, parse_overrides
-from scinum.atomic import write_text_atomic
+from scinum.datasets import builders
+from scinum.train.config import apply_overrides, load_config, parse_overrides
+from scinum.util.atomic import write_text_atomic
 from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["load_preset", "run_recipe", "export_models", "main"]
@@ -51,7 +51,7 @@ def provenance() -> dict[str, Any]:
     from datetime import datetime, timezone
 
     import scinum
-    from scinum.provenance import git_commit, versions
+    from scinum.util.provenance import git_commit, versions
     commit = git_commit()
     dirty = commit.endswith("+dirty") if commit else None
     return {"commit": commit.removesuffix("+dirty") if commit else None, "dirty": dirty,
@@ -64,7 +64,7 @@ def _train_one(config: dict[str, Any]) -> str:
     """Train one model on one thread (run in a worker process); returns its checkpoint path."""
     import torch
 
-    from scinum.training import fit
+    from scinum.train.fit import fit
     torch.set_num_threads(1)
     return str(fit(config))
 
@@ -85,7 +85,7 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
     from concurrent.futures import as_completed
 
     from scinum import encodings
-    from scinum.processes import worker_pool
+    from scinum.util.processes import worker_pool
 
     ckpts, todo = {}, []
     for label, cfg in configs.items():
@@ -185,7 +185,7 @@ def export_models(ckpts: dict[str, Path], out: Path, log=print) -> list[Path]:
     ``<out>/models/<dir>/`` (``model.safetensors``, ``config.json`` and a model card whose
     evaluation is that label's rows of ``<out>``'s table): what a user shares. Costs a load and
     a write per model."""
-    from scinum.export import export
+    from scinum.share.export import export
     done = [export(ckpt, out / "models" / Path(ckpt).parent.name, out, label=label)
             for label, ckpt in ckpts.items()]
     log(f"{len(done)} models with their cards in {out / 'models'}")

@@ -1,7 +1,7 @@
 """Planets dataset builder: REBOUND (IAS15) orbit simulations into JSON samples (xVal, seed 002).
 
 ``scinum build planets OUT --train N --val N --test N --ood N --seed S --workers W [...]``
-writes a dataset directory (see :mod:`scinum.datasets`) with splits ``train``, ``val``,
+writes a dataset directory (see :mod:`scinum.datasets.directory`) with splits ``train``, ``val``,
 ``test`` (training prior), ``ood_stepsize`` and ``ood_a1`` (``--ood`` samples each). Priors and
 OOD constructions: :mod:`simulations.planets_prior`; user docs: ``simulations/README.md``.
 
@@ -28,7 +28,8 @@ from typing import Any, Sequence
 import numpy as np
 import rebound
 
-from scinum.datasets import PART_HELP, DatasetWriter, ShardWorkers, parse_part
+from scinum.datasets.directory import PART_HELP, DatasetWriter, parse_part
+from scinum.datasets.writing import ShardWorkers
 from scinum.errors import DatasetError
 
 from .planets_prior import (ANGLE_HALF_WIDTH, BLOCK, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
@@ -141,7 +142,7 @@ class SampleMaker:
     >= :data:`BOUND`, or a non-finite value) + ``rejected_rebound`` (REBOUND raised).
     """
 
-    #: samples per unit of parallel work (:class:`~scinum.datasets.ShardWorkers`): the block
+    #: samples per unit of parallel work (:class:`~scinum.datasets.directory.ShardWorkers`): the block
     #: the draws are vectorised over, so no two processes draw one block
     chunk_size = BLOCK
 
@@ -230,13 +231,13 @@ def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: in
           ood_stepsize_margin: float | None = None, ood_a1_range: Sequence[float] | None = None,
           max_attempts: int | None = None) -> dict | None:
     """Build (or resume) the planets dataset in ``out``; returns the manifest (the builder
-    protocol, :mod:`scinum.builders`). The defaults are ``scinum build planets``'s; ``steps`` ...
+    protocol, :mod:`scinum.datasets.builders`). The defaults are ``scinum build planets``'s; ``steps`` ...
     ``max_attempts`` are :class:`PlanetsConfig` fields that, where given (not None), replace
     those of ``config``.
 
     ``part=(i, n)`` builds only shards ``k % n == i`` of each split and returns None;
     ``part="finish"`` verifies that every shard exists and writes the manifest
-    (:class:`~scinum.datasets.DatasetWriter`).
+    (:class:`~scinum.datasets.directory.DatasetWriter`).
 
     ``ood`` is the sample count of each OOD split. Raises :class:`DatasetError` for impossible
     parameters before anything is written.

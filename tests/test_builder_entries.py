@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from era5 import builder as era5_builder
-from scinum import builders
-from scinum.cli import main
+from scinum.datasets import builders
+from scinum.cli.main import main
 from scinum.errors import DatasetError
 from simulations import planets
 

@@ -59,7 +59,7 @@ def era5_data(tmp_path_factory):
 
 def test_baselines_match_a_hand_computation_with_a_record_bootstrap(era5_data):
     from era5.tasks import baseline_mse, comparison_baselines
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
     ds = Dataset(era5_data)
     rows = pd.DataFrame(comparison_baselines(era5_data, "test", limit=10))
     assert set(rows["model"]) == {"persistence", "climatology"}

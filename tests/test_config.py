@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from scinum import encodings
-from scinum.cli import main as cli_main
-from scinum.config import DEFAULTS, DataConfig, OptimConfig, RunConfig, TrainerConfig
-from scinum.data import MLMDataModule
-from scinum.model import ModelConfig
-from scinum.schema import section_defaults
+from scinum.cli.main import main as cli_main
+from scinum.train.config import DEFAULTS, DataConfig, OptimConfig, RunConfig, TrainerConfig
+from scinum.train.data import MLMDataModule
+from scinum.model.trunk import ModelConfig
+from scinum.util.schema import section_defaults
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 

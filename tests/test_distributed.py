@@ -12,9 +12,9 @@ import pytest
 import torch
 
 import scinum
-from scinum.config import load_config
+from scinum.train.config import load_config
 from scinum.errors import ConfigError
-from scinum.training import fit
+from scinum.train.fit import fit
 
 from conftest import ToyMD as Toy  # the records of tests/conftest.py's toy_dataset
 from conftest import fit_cli

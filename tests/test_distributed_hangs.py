@@ -93,7 +93,7 @@ def test_the_reported_planets_configuration_ends(tmp_path):
 
 
 def _script(tmp_path, body, cfg):
-    """A script that runs :func:`scinum.training.fit` with a callback ``Misbehave`` defined by
+    """A script that runs :func:`scinum.train.fit` with a callback ``Misbehave`` defined by
     ``body`` (Lightning re-runs the script for every rank)."""
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     script = tmp_path / "run.py"

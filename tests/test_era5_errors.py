@@ -9,7 +9,7 @@ import pytest
 import xarray as xr
 
 from era5 import synthetic
-from scinum.datasets import Dataset
+from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
 
 from test_era5 import GRID, build, records

@@ -18,13 +18,13 @@ import torch
 import scinum
 from scinum.analysis.evaluate import evaluate
 from scinum.analysis.metrics import summarize
-from scinum.checkpoint import load_checkpoint
-from scinum.cli import main as scinum_main
-from scinum.config import load_config
+from scinum.model.checkpoint import load_checkpoint
+from scinum.cli.main import main as scinum_main
+from scinum.train.config import load_config
 from scinum.errors import CheckpointError, VocabularyError
-from scinum.jsonl_dataset import build
-from scinum.run_dir import RunDirBusy, out_dir_lock
-from scinum.training import fit
+from scinum.datasets.jsonl import build
+from scinum.train.run_dir import RunDirBusy, out_dir_lock
+from scinum.train.fit import fit
 
 
 def _records(n, start=0):
@@ -129,7 +129,7 @@ def test_damaged_last_ckpt_is_refused_before_resuming(run, data, tmp_path):
 
 
 # one writer per run ----------------------------------------------------------------------
-_HOLD = ("import sys, time; from scinum.run_dir import out_dir_lock\n"
+_HOLD = ("import sys, time; from scinum.train.run_dir import out_dir_lock\n"
          "with out_dir_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n")
 
 

@@ -11,11 +11,11 @@ import torch.nn.functional as F
 
 import scinum
 from scinum import encodings
-from scinum.config import load_config
-from scinum.datasets import DatasetWriter
+from scinum.train.config import load_config
+from scinum.datasets.directory import DatasetWriter
 from scinum.encodings.base import _REGISTRY
 from scinum.heads import MLPHead
-from scinum.training import fit
+from scinum.train.fit import fit
 
 
 class SignLogHead(MLPHead):

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from scinum import encodings
-from scinum.cli import main as scinum
-from scinum.codec import Vocabulary
-from scinum.data import MLMCollator, MLMDataModule
-from scinum.datasets import Dataset, DatasetWriter
+from scinum.cli.main import main as scinum
+from scinum.tokens.codec import Vocabulary
+from scinum.train.masking import MLMCollator
+from scinum.train.data import MLMDataModule
+from scinum.datasets.directory import Dataset, DatasetWriter
 from scinum.errors import ConfigError, DatasetError, MalformedJSON
-from scinum.jsonl_dataset import build
+from scinum.datasets.jsonl import build
 
 
 def _records(n, seed=0):

@@ -13,8 +13,8 @@ import pytest
 import rebound
 from scipy import stats
 
-from scinum.cli import main as cli_main
-from scinum.datasets import Dataset
+from scinum.cli.main import main as cli_main
+from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
 from simulations import planets
 from simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,

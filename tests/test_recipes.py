@@ -140,7 +140,7 @@ def test_planets_paper_preset_is_the_papers_and_the_references():
     (xVal reference construct_example), BitTokens with reciprocal bits replacing the embedding
     (every BitTokens reference config)."""
     from scinum import encodings
-    from scinum.model import ModelConfig
+    from scinum.model.trunk import ModelConfig
     from simulations.planets_prior import PlanetsConfig
     preset = load_preset(RECIPES / "planets.yaml", "paper")
     assert PlanetsConfig(steps=preset["build"]["steps"]).steps_range() == (30, 59)

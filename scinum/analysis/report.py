@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ..atomic import write_text_atomic
+from ..util.atomic import write_text_atomic
 from .drawing import figure, save
 from .stats import LOG_METRICS, paired_table, summarize_seeds
 

@@ -11,10 +11,10 @@ import math
 import numpy as np
 import torch
 
-from . import encodings
-from .codec import Codec, Vocabulary
-from .normalize import Normalizer
-from .paths import format_path
+from .. import encodings
+from ..tokens.codec import Codec, Vocabulary
+from ..tokens.normalize import Normalizer
+from ..records.paths import format_path
 
 SAMPLE = {
     "description": {"planet0": {"m": 2.3114718207, "a": 1.0, "e": 0.8730163924},

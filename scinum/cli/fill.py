@@ -24,9 +24,9 @@ from typing import Iterator
 
 from tqdm.auto import tqdm
 
-from .atomic import atomic_path
-from .errors import MalformedJSON, RecordError, ScinumError, VocabularyError
-from .records import dumps, loads
+from ..util.atomic import atomic_path
+from ..errors import MalformedJSON, RecordError, ScinumError, VocabularyError
+from ..records.strict import dumps, loads
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .infer import load
+    from ..fill.model import load
     if args.output and not Path(args.output).resolve().parent.is_dir():
         raise ScinumError(f"--output {args.output}: directory {Path(args.output).resolve().parent} "
                           "does not exist")

@@ -1,5 +1,5 @@
 """``scinum fit --config CONFIG.yaml [overrides] [--print-config]``: train a model from a YAML
-config (:mod:`scinum.config`), as LightningCLI does; ``--print-config`` prints the full resolved
+config (:mod:`scinum.train.config`), as LightningCLI does; ``--print-config`` prints the full resolved
 config (defaults <- file <- overrides) as YAML and exits without training."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import sys
 
 import yaml
 
-from .config import load_config
-from .distributed import StoppedBySignal
-from .fitting import fit
+from ..train.config import load_config
+from ..train.distributed import StoppedBySignal
+from ..train.fit import fit
 
 __all__ = ["TAKES_OVERRIDES", "add_arguments", "run", "is_global_zero"]
 
@@ -27,7 +27,7 @@ TAKES_OVERRIDES = True
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``--config FILE`` and ``--print-config``; every other argument is an override
-    (``--trainer.max_steps 100``, ``optim.lr=1e-3``, see :func:`scinum.config.parse_overrides`),
+    (``--trainer.max_steps 100``, ``optim.lr=1e-3``, see :func:`scinum.train.config.parse_overrides`),
     in ``args.overrides``."""
     parser.allow_abbrev = False  # ``--c.x`` is an override, not an abbreviation of --config
     parser.add_argument("--config", required=True, help="YAML config (see configs/planets-tiny.yaml)")

@@ -1,6 +1,6 @@
 """``scinum info MODEL``: what a model (a ``model.ckpt`` or an export directory) holds and
 expects, in a few lines: the fields it can fill and their training ranges, encoding, head,
-context length and where it came from (:func:`scinum.card.describe`)."""
+context length and where it came from (:func:`scinum.share.card.describe`)."""
 from __future__ import annotations
 
 import argparse
@@ -14,9 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .card import describe
-    from .checkpoint import load_checkpoint
-    from .export import read_config
+    from ..share.card import describe
+    from ..model.checkpoint import load_checkpoint
+    from ..share.export import read_config
     path = Path(args.model)
     if path.is_dir():  # the config alone: no weights need reading (load checks them)
         config = read_config(path)

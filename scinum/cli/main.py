@@ -16,24 +16,24 @@ import sys
 import threading
 from collections.abc import Mapping
 
-from .errors import ScinumError
+from ..errors import ScinumError
 
 
 
 class _Builders(Mapping):
     """``scinum build <name>``: a read-only view of the builder registry
-    (:mod:`scinum.builders`), ``name -> (module, description)``, kept for older code; built-ins
+    (:mod:`scinum.datasets.builders`), ``name -> (module, description)``, kept for older code; built-ins
     are listed without importing anything, plug-ins once the entry points are read."""
 
     def __getitem__(self, name: str) -> tuple[str, str]:
-        from . import builders
+        from ..datasets import builders
         if name not in builders.REGISTRY:
             raise KeyError(name)
         target = builders._BUILT_IN.get(name, (None,))[0] or getattr(builders.get(name), "__name__", name)
         return target, builders.describe(name)
 
     def __iter__(self):
-        from . import builders
+        from ..datasets import builders
         return iter(builders.names())
 
     def __len__(self) -> int:
@@ -43,13 +43,13 @@ class _Builders(Mapping):
 BUILDERS = _Builders()
 #: ``scinum <command>``.
 COMMANDS = {
-    "fit": ("scinum.fit_cli", "train a model from a YAML config"),
-    "fill": ("scinum.fill_cli", "fill masked numeric fields of JSONL records with a trained model"),
+    "fit": ("scinum.cli.fit", "train a model from a YAML config"),
+    "fill": ("scinum.cli.fill", "fill masked numeric fields of JSONL records with a trained model"),
     "evaluate": ("scinum.analysis.evaluate", "ID vs OOD metrics of a checkpoint on a dataset"),
     "plot": ("scinum.analysis.plots", "plots from an evaluation results directory"),
-    "export": ("scinum.export", "write a model directory to share: model.safetensors, config.json, a model card"),
-    "info": ("scinum.info", "what a model (checkpoint or export directory) fills and expects"),
-    "demo": ("scinum.demo", "encode and decode a sample record with every number encoding"),
+    "export": ("scinum.share.export", "write a model directory to share: model.safetensors, config.json, a model card"),
+    "info": ("scinum.cli.info", "what a model (checkpoint or export directory) fills and expects"),
+    "demo": ("scinum.cli.demo", "encode and decode a sample record with every number encoding"),
 }
 
 
@@ -65,7 +65,7 @@ def _load(module: str, what: str):
 
 def _load_builder(name: str):
     """The builder ``name``; a built-in whose dependencies are missing says so in one line."""
-    from . import builders
+    from ..datasets import builders
     try:
         return builders.get(name)
     except ModuleNotFoundError as e:
@@ -77,13 +77,13 @@ def _load_builder(name: str):
 
 
 class _BuildCommand:
-    """``scinum build NAME ...``: runs a builder through :func:`scinum.builders.run`."""
+    """``scinum build NAME ...``: runs a builder through :func:`scinum.datasets.builders.run`."""
 
     def __init__(self, name: str, builder):
         self.name, self.builder = name, builder
 
     def run(self, args: argparse.Namespace) -> int:
-        from . import builders
+        from ..datasets import builders
         return builders.run(self.builder, args, self.name)
 
 
@@ -92,7 +92,7 @@ class _ListBuilders:
 
     @staticmethod
     def run(args: argparse.Namespace) -> int:
-        from . import builders
+        from ..datasets import builders
         print("builders (scinum build NAME OUT --help):")
         for name in builders.names():
             try:
@@ -113,7 +113,7 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
     chosen = None
     build = sub.add_parser("build", help="build a dataset directory")
     bsub = build.add_subparsers(dest="builder", metavar="BUILDER")
-    from . import builders  # the registry: scinum's builders and the installed plug-ins'
+    from ..datasets import builders  # the registry: scinum's builders and the installed plug-ins'
     for name in builders.names() if argv[:1] == ["build"] else builders._BUILT_IN:
         help_ = builders.describe(name, load=False)
         p = bsub.add_parser(name, help=help_, description=help_)

@@ -29,8 +29,8 @@ import os
 import typing
 from typing import Any, Callable
 
-from .errors import DatasetError
-from .plugins import PluginNotFound, Registry
+from ..errors import DatasetError
+from ..plugins import PluginNotFound, Registry
 
 __all__ = ["REGISTRY", "PluginNotFound", "get", "names", "describe", "parameters", "build", "add_arguments", "run"]
 
@@ -53,7 +53,7 @@ REGISTRY: Registry[Any] = Registry("scinum.builders", "dataset builder", _check)
 _BUILT_IN = {
     "planets": ("simulations.planets", "planetary orbits simulated with REBOUND (xVal paper)"),
     "era5": ("era5.builder", "ERA5 2 m temperature grids sampled into station series"),
-    "jsonl": ("scinum.jsonl_dataset", "your own JSONL records (splits from files or --split)"),
+    "jsonl": ("scinum.datasets.jsonl", "your own JSONL records (splits from files or --split)"),
 }
 for _name, (_module, _) in _BUILT_IN.items():
     REGISTRY.register_lazy(_name, _module)

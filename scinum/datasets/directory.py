@@ -29,10 +29,10 @@ from typing import Any, Iterator, Mapping
 
 from tqdm.auto import tqdm
 
-from .errors import DatasetError
-from .atomic import write_text_atomic
-from .records import read_jsonl
-from .shard_writing import SampleFn, ShardWorkers, _shard_name, _store_shard, _write_shard
+from ..errors import DatasetError
+from ..util.atomic import write_text_atomic
+from ..records.strict import read_jsonl
+from .writing import SampleFn, ShardWorkers, _shard_name, _store_shard, _write_shard
 
 __all__ = ["Dataset", "DatasetWriter", "ShardWorkers", "SampleFn", "FORMAT", "FORMAT_VERSION", "parse_part", "PART_HELP"]
 

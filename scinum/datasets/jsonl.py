@@ -5,15 +5,15 @@ late=L.jsonl``) or from one deterministic split of the train files (``--split 0.
 --seed S``: record ``i`` goes to a split chosen by the ``i``-th draw of a generator seeded by
 ``S``, so the same files and seed give the same split on any machine).
 
-* Every line is read by the strict reader (:mod:`scinum.records`): NaN, duplicate keys, bad
+* Every line is read by the strict reader (:mod:`scinum.records.strict`): NaN, duplicate keys, bad
   UTF-8... are errors naming ``file:line`` and the JSON path. ``on_error="skip"`` skips such
   lines instead, counts them and keeps the first few locations in the manifest — never silently.
 * Records stream through in order; memory holds one shard per split, whatever the input size.
   ``.gz`` inputs are read transparently.
 * The manifest records each input's size and sha256, the counts, the skipped lines and, per
-  split, every numeric field seen (:func:`scinum.paths.field_of`) with its count, min and max.
+  split, every numeric field seen (:func:`scinum.records.paths.field_of`) with its count, min and max.
   ``fields`` (``--fields PATH ...``) declares the fields ``scinum evaluate`` scores by default.
-* Resumable and atomic like every builder (:class:`~scinum.datasets.DatasetWriter`): a killed
+* Resumable and atomic like every builder (:class:`~scinum.datasets.directory.DatasetWriter`): a killed
   build leaves no half-written shard; running it again skips the shards it finished and ends
   byte-identical to an uninterrupted build. Changed input files are refused (their sha256 is
   part of the build's parameters).
@@ -31,12 +31,12 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from .datasets import DatasetWriter
-from .errors import DatasetError, MalformedJSON
-from .paths import parse_path
-from .pieces import NUMBER, pieces
-from .provenance import file_sha256
-from .records import loads
+from .directory import DatasetWriter
+from ..errors import DatasetError, MalformedJSON
+from ..records.paths import parse_path
+from ..tokens.pieces import NUMBER, pieces
+from ..util.provenance import file_sha256
+from ..records.strict import loads
 
 __all__ = ["build", "add_arguments", "run"]
 

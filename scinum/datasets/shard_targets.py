@@ -9,19 +9,19 @@ from typing import Sequence
 
 import numpy as np
 
-from ..atomic import write_bytes_atomic
-from ..codec import Codec
+from ..util.atomic import write_bytes_atomic
+from ..tokens.codec import Codec
 from ..errors import RecordError
-from ..paths import numbers_named, parse_path
-from ..records import read_jsonl
-from .store import TokenShards
+from ..records.paths import numbers_named, parse_path
+from ..records.strict import read_jsonl
+from .token_shards import TokenShards
 
 __all__ = ["targeted_numbers"]
 
 
 def targeted_numbers(shards: TokenShards, codec: Codec, patterns: Sequence[str]) -> np.ndarray:
     """bool[tokens of ``shards``]: True at the (first token of the) numbers that any of
-    ``patterns`` names in each record (:func:`scinum.paths.numbers_named`, the rule fill uses; a
+    ``patterns`` names in each record (:func:`scinum.records.paths.numbers_named`, the rule fill uses; a
     pattern may name nothing in some records). Computed by reading the records once and cached
     next to the shards (``targets-<hash>.bin``), so later runs memory-map it."""
     for p in patterns:

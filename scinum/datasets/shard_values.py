@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..codec import Codec, Vocabulary
+from ..tokens.codec import Codec, Vocabulary
 from ..errors import ValueOutOfRange
-from ..normalize import BOUND, Normalizer
-from ..paths import format_path
-from ..records import read_jsonl
-from .store import TokenShards
+from ..tokens.normalize import BOUND, Normalizer
+from ..records.paths import format_path
+from ..records.strict import read_jsonl
+from .token_shards import TokenShards
 
 __all__ = ["fit_normalizer", "check_representable"]
 

@@ -20,11 +20,11 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..atomic import write_text_atomic
-from ..codec import MAX_RUN, ONE_TOKEN, Codec, Encoded, Spelling, Vocabulary
-from ..datasets import Dataset
+from ..util.atomic import write_text_atomic
+from ..tokens.codec import MAX_RUN, ONE_TOKEN, Codec, Encoded, Spelling, Vocabulary
+from .directory import Dataset
 from ..errors import RecordError
-from ..records import read_jsonl
+from ..records.strict import read_jsonl
 
 __all__ = ["tokenize_dataset", "TokenShards"]
 

@@ -3,7 +3,7 @@
 :class:`ShardWorkers` is one set of helper processes for every split of a build (started while
 this process already builds, so start-up is off the critical path); work goes out in chunks to
 whichever process is free and each shard is assembled in sample order and written by the build's
-own process (:class:`scinum.datasets.DatasetWriter` drives it).
+own process (:class:`scinum.datasets.directory.DatasetWriter` drives it).
 """
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .atomic import write_bytes_atomic, write_text_atomic
-from .errors import DatasetError
-from .processes import worker_pool
-from .records import dumps
+from ..util.atomic import write_bytes_atomic, write_text_atomic
+from ..errors import DatasetError
+from ..util.processes import worker_pool
+from ..records.strict import dumps
 
 __all__ = ["ShardWorkers", "SampleFn"]
 
@@ -100,7 +100,7 @@ CHUNK = 100
 
 class ShardWorkers:
     """``workers`` processes that build shards: this one and ``workers - 1`` spawned helpers
-    (:func:`~scinum.processes.worker_pool`: they die with this process). Use as a context
+    (:func:`~scinum.util.processes.worker_pool`: they die with this process). Use as a context
     manager around every :meth:`DatasetWriter.write_split` of a build: the helpers start once
     (an interpreter and the builder's imports, ~0.5 s), and while they start this process
     already builds samples, so their start-up is off the critical path.

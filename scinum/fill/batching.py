@@ -1,4 +1,4 @@
-"""How :class:`scinum.infer.Model` spreads prediction over the CPU: sequences cut into batches
+"""How :class:`scinum.fill.model.Model` spreads prediction over the CPU: sequences cut into batches
 of similar length (:func:`length_batches`), whole batches run on one intra-op thread each
 (:func:`batch_threads`)."""
 from __future__ import annotations

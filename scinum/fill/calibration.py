@@ -24,8 +24,8 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from .datasets import Dataset
-from .paths import field_of, get
+from ..datasets.directory import Dataset
+from ..records.paths import field_of, get
 
 __all__ = ["GRID", "check_table", "recalibrated", "fit_recalibration", "recalibrate_checkpoint"]
 
@@ -56,7 +56,7 @@ def recalibrated(levels: Sequence[float], fields: np.ndarray, tables: dict[int, 
 def fit_recalibration(model, data: str | os.PathLike, fields: Sequence[str], split: str = "val",
                       batch_size: int = 256) -> dict[str, dict[str, Any]]:
     """Per field of ``fields`` (masks, e.g. ``data[-1][*]``), the recalibration table fitted on
-    ``split`` of ``data`` for ``model`` (a :class:`scinum.infer.Model` whose head has a
+    ``split`` of ``data`` for ``model`` (a :class:`scinum.fill.model.Model` whose head has a
     distribution), from the model's own levels (any table it holds is ignored) ->
     ``{field: {"table": [101 levels], "coverage68_before", "coverage95_before", "n"}}``
     (coverages on ``split`` before recalibration; after it they are 68 % and 95 % up to ties)."""
@@ -87,8 +87,8 @@ def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, spl
     """Fit the recalibration of the checkpoint's quantile levels per evaluation field of the
     dataset ``data`` (its manifest's ``evaluation.fields``) on ``split``, store it in ``ckpt`` and
     say what it corrects (``scinum fit`` after training a head with a distribution)."""
-    from .checkpoint import load_checkpoint, save_checkpoint  # local: checkpoint imports this module
-    from .infer import Model
+    from ..model.checkpoint import load_checkpoint, save_checkpoint  # local: checkpoint imports this module
+    from .model import Model
     fields = Dataset(data).manifest.get("evaluation", {}).get("fields", [])
     if not fields:
         print("scinum fit: intervals not recalibrated (the dataset declares no evaluation fields)")

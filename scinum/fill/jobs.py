@@ -1,6 +1,6 @@
 """Records prepared for filling: validated, masks and ``null`` placeholders resolved, encoded.
 
-:class:`JobMaker` turns ``(record, mask)`` into a :class:`Job` — what :class:`scinum.infer.Model`
+:class:`JobMaker` turns ``(record, mask)`` into a :class:`Job` — what :class:`scinum.fill.model.Model`
 predicts. Records of one *shape* (the same keys, strings, list lengths and int/float/null kinds)
 with the same mask share everything but their values: the structural work is done for the first
 one and remembered (up to 4096 shapes).
@@ -13,12 +13,12 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from .codec import Codec, Encoded
-from .errors import MalformedJSON, RecordError, ValueOutOfRange
-from .normalize import Normalizer
-from .paths import field_of, format_path, get, numbers_named, set_value
-from .record_shape import NULL, NotJSON, checked_copy, leaf_paths, null_paths
-from .records import check_record
+from ..tokens.codec import Codec, Encoded
+from ..errors import MalformedJSON, RecordError, ValueOutOfRange
+from ..tokens.normalize import Normalizer
+from ..records.paths import field_of, format_path, get, numbers_named, set_value
+from ..records.shape import NULL, NotJSON, checked_copy, leaf_paths, null_paths
+from ..records.strict import check_record
 
 __all__ = ["Job", "JobMaker"]
 
@@ -159,7 +159,7 @@ class _Shape:
     def check(self, maker: JobMaker, values: np.ndarray, index: int | None) -> None:
         """Raise :class:`~scinum.errors.ValueOutOfRange` (naming the path) if the encoding
         cannot take a visible number of ``values`` after normalization (the same arithmetic as
-        :meth:`~scinum.normalize.Normalizer.forward`)."""
+        :meth:`~scinum.tokens.normalize.Normalizer.forward`)."""
         norm = (values[self.visible_pos] - self.shift) / self.scale
         if not maker.encoding.representable(torch.from_numpy(norm)).numpy().all():
             maker._check_representable(Encoded(self.ids, values, self.fields), self.slots,

@@ -7,7 +7,7 @@
 >>> result.record, result.predictions[0].value, result.predictions[0].uncertainty
 
 Fields to fill are named by masks (field paths with ``.*``/``[*]`` wildcards and negative
-indices, see :mod:`scinum.paths`); a mask naming an object or list fills every number under it.
+indices, see :mod:`scinum.records.paths`); a mask naming an object or list fills every number under it.
 A record may also mark fields in place with ``null``: a ``null`` at a numeric field the model
 knows is a placeholder and gets filled (``null`` elsewhere is kept as it is).
 
@@ -44,15 +44,15 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from .batch import expand_numbers, make_batch
-from .checkpoint import CheckpointMeta, load_checkpoint
-from .codec import Codec, Encoded
-from .errors import RecordError, ScinumError, shorten
+from ..tokens.batch import expand_numbers, make_batch
+from ..model.checkpoint import CheckpointMeta, load_checkpoint
+from ..tokens.codec import Codec, Encoded
+from ..errors import RecordError, ScinumError, shorten
 from .calibration import recalibrated
-from .fill_batches import batch_threads, length_batches
-from .fill_jobs import Job, JobMaker
-from .model import NumberMLM
-from .paths import format_path, parse_path, set_value
+from .batching import batch_threads, length_batches
+from .jobs import Job, JobMaker
+from ..model.trunk import NumberMLM
+from ..records.paths import format_path, parse_path, set_value
 
 __all__ = ["load", "Model", "Filled", "FieldPrediction"]
 
@@ -129,7 +129,7 @@ class Model:
     """A trained model ready to fill records: the checkpoint's ``meta``, the ``model`` (eval
     mode, on ``device``), its ``encoding``, ``vocab``, ``codec`` and ``normalizer``.
 
-    Records go in through :meth:`prepare` (:class:`~scinum.fill_jobs.JobMaker`), are predicted
+    Records go in through :meth:`prepare` (:class:`~scinum.fill.jobs.JobMaker`), are predicted
     in batches by :meth:`run_jobs` / :meth:`predict_hidden`, and come back in record units."""
 
     def __init__(self, meta: CheckpointMeta, model: NumberMLM, device: str | torch.device = "cpu"):
@@ -217,7 +217,7 @@ class Model:
     # -- building blocks (the CLI uses them to report errors per record) --------------------
     def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> Job:
         """Validate a record, resolve its masks and placeholders, encode it
-        (:meth:`scinum.fill_jobs.JobMaker.make`: errors name ``index`` and the path)."""
+        (:meth:`scinum.fill.jobs.JobMaker.make`: errors name ``index`` and the path)."""
         return self._jobs.make(record, mask, index=index)
 
     def run_jobs(self, jobs: Sequence[Job], *, batch_size: int = 256, mode: str = "joint",
@@ -299,7 +299,7 @@ class Model:
 
         ``seqs``: ``self.codec.encode(record)`` of each record (values at hidden positions are
         ignored — they may be NaN). ``hide``: one bool[L] per sequence, True at the number tokens
-        to hide and predict (:func:`scinum.batch.hidden_positions` turns paths into one); a
+        to hide and predict (:func:`scinum.tokens.batch.hidden_positions` turns paths into one); a
         hidden token of a number hides all its tokens; True at a non-number token raises
         ``ValueError``. Sequences are batched by length; the result is in input order.
         ``quantiles`` (in (0, 1)) adds ``uncertainty["quantiles"]`` [M, Q] for heads with a
@@ -331,7 +331,7 @@ class Model:
     def _predict_batch(self, seqs: list[Encoded], masks: list[np.ndarray],
                        quantiles: Sequence[float]) -> list[Prediction]:
         """:meth:`predict_hidden` of one batch (``masks`` already widened to whole numbers);
-        runs in a worker thread of :func:`~scinum.fill_batches.batch_threads`."""
+        runs in a worker thread of :func:`~scinum.fill.batching.batch_threads`."""
         k_tok = self.codec.tokens_per_number
         seqs = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
         with torch.inference_mode():

@@ -23,14 +23,14 @@ from typing import Any
 
 import torch
 
-from . import encodings
-from .atomic import atomic_path
-from .calibration import GRID, check_table
-from .codec import Vocabulary
-from .errors import CheckpointError
-from .heads import LEGACY_SIGMA_MIN, SIGMA_MIN, make_head
-from .model import ModelConfig, NumberMLM
-from .normalize import Normalizer
+from .. import encodings
+from ..util.atomic import atomic_path
+from ..fill.calibration import GRID, check_table
+from ..tokens.codec import Vocabulary
+from ..errors import CheckpointError
+from ..heads import LEGACY_SIGMA_MIN, SIGMA_MIN, make_head
+from .trunk import ModelConfig, NumberMLM
+from ..tokens.normalize import Normalizer
 
 __all__ = ["FORMAT", "VERSION", "CheckpointMeta", "save_checkpoint", "load_checkpoint", "digest"]
 
@@ -43,7 +43,7 @@ class CheckpointMeta:
 
     ``context_length``: the longest training record in tokens (fill refuses longer records,
     whose positions were never trained); ``calibration``: field -> the recalibration of the
-    head's quantile levels fitted on validation data (:mod:`scinum.calibration`; absent fields:
+    head's quantile levels fitted on validation data (:mod:`scinum.fill.calibration`; absent fields:
     none); ``run``: where the model came from (data, seed)."""
 
     model: ModelConfig
@@ -117,8 +117,8 @@ def _require_plugins(meta: dict[str, Any], path: Any) -> None:
     """Raise a one-line :class:`CheckpointError` naming the encoding or head kind that ``meta``
     needs and no installed package provides (:mod:`scinum.plugins`), before anything is built
     (so a missing plug-in is not reported as weights that do not fit)."""
-    from .heads import lookup as head_kind
-    from .plugins import PluginNotFound
+    from ..heads import lookup as head_kind
+    from ..plugins import PluginNotFound
     try:
         encodings.lookup(meta["encoding"]["name"])
         head_kind(meta["head"].get("kind", "native"))
@@ -165,7 +165,7 @@ def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: CheckpointM
 
 def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
     """Load a scinum checkpoint (or a Lightning ``.ckpt`` written by ``scinum fit``, or a
-    directory written by ``scinum export``: :func:`scinum.export.load_dir`) safely:
+    directory written by ``scinum export``: :func:`scinum.share.export.load_dir`) safely:
     its metadata and the model with its weights (on the CPU, in training mode).
 
     Uses ``torch.load(..., weights_only=True)``: no code from the file runs. A missing,
@@ -175,7 +175,7 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]
     """
     path = Path(path)
     if path.is_dir():  # an export directory (model.safetensors + config.json): scinum.export
-        from .export import load_dir
+        from ..share.export import load_dir
         return load_dir(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")

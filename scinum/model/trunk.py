@@ -25,7 +25,7 @@ scales the token embedding by the single feature, ``"add"`` adds a linear map (n
 features, ``"replace"`` puts the features themselves (zero-padded to ``d_model``, times
 ``sqrt(d_model/num_dim)``) in place of the token embedding wherever they are not all zero (the
 BitTokens reference's ``zero_pad``), ``"none"`` (``num_dim == 0``: the text baselines, whose tokens spell the number) takes
-no features. The caller (:mod:`scinum.batch`) hands in features that are already *neutral*
+no features. The caller (:mod:`scinum.tokens.batch`) hands in features that are already *neutral*
 where no visible number sits (1 for multiply, 0 for add), so a masked number's value cannot
 reach the trunk: its token is ``[MASK]`` and its features are neutral.
 
@@ -41,11 +41,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .heads import NumberHead
-from .schema import fraction, one_of, positive
+from ..heads import NumberHead
+from ..util.schema import fraction, one_of, positive
 
 if TYPE_CHECKING:
-    from .batch import Batch
+    from ..tokens.batch import Batch
 
 __all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES", "LOSS_NAMES"]
 
@@ -60,10 +60,10 @@ LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
 @dataclass
 class ModelConfig:
     """Size and shape of the trunk; its fields but :attr:`DERIVED` are the ``model:`` section
-    of a run config (:mod:`scinum.config`), with these defaults. ``vocab_size`` comes from the
-    :class:`~scinum.codec.Vocabulary`; ``num_dim`` and ``combine`` from the number encoding.
+    of a run config (:mod:`scinum.train.config`), with these defaults. ``vocab_size`` comes from the
+    :class:`~scinum.tokens.codec.Vocabulary`; ``num_dim`` and ``combine`` from the number encoding.
     ``max_positions``: the length of the learned position table (tokens); a run leaves it None
-    and :func:`scinum.fitting.make_meta` sets it to the longest training record, so a built
+    and :func:`scinum.train.fit.make_meta` sets it to the longest training record, so a built
     trunk with a learned table always names its length."""
 
     #: fields set from the data and the encoding, not by a run config
@@ -287,7 +287,7 @@ class NumberMLM(nn.Module):
 
     def losses(self, batch: Batch, number_loss_weight: float = 1.0,
                fields: dict[int, str] | None = None) -> dict[str, Any]:
-        """Training losses of a :func:`~scinum.batch.make_batch` batch.
+        """Training losses of a :func:`~scinum.tokens.batch.make_batch` batch.
 
         ``loss`` = ``token_ce`` (mean over hidden tokens) + ``number_loss_weight`` ·
         ``number_loss`` (mean over hidden number tokens; each 0, not NaN, when a batch hides

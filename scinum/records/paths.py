@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any, Iterable, Iterator, Union
 
-from .errors import PathSyntaxError, RecordError
+from ..errors import PathSyntaxError, RecordError
 
 __all__ = ["ANY_KEY", "ANY_INDEX", "JsonPath", "numbers_named", "parse_path", "format_path", "field_of", "matches", "select",
            "flatten", "unflatten", "get", "set_value"]

@@ -3,7 +3,7 @@
 :func:`checked_copy` copies a JSON value's containers, checks that it is strict JSON and lists
 its shape (keys, strings, list bounds, leaf kinds: all but the numbers' values) and its numbers
 and nulls in document order. Records of one shape tokenize alike except for those values, so
-:class:`scinum.infer.Model` resolves masks and encodes once per shape.
+:class:`scinum.fill.model.Model` resolves masks and encodes once per shape.
 """
 from __future__ import annotations
 
@@ -15,24 +15,24 @@ from typing import Any
 
 import numpy as np
 
-from .codec import _MAX_SAFE_INT  # larger integers are not exactly float64
+from ..tokens.codec import _MAX_SAFE_INT  # larger integers are not exactly float64
 from .paths import flatten
-from .records import MAX_DEPTH
+from .strict import MAX_DEPTH
 
 __all__ = ["NotJSON", "checked_copy", "leaf_paths", "null_paths", "NULL"]
 
 
 class NotJSON(Exception):
     """Raised by :func:`checked_copy` at the first value that is not strict JSON (located afterwards
-    by :func:`scinum.records.check_record`)."""
+    by :func:`scinum.records.strict.check_record`)."""
 
 
 def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
     """Copy the containers of a JSON value (leaves are immutable) in one pass that also checks
     it: raises :class:`NotJSON` at a non-finite float, a non-JSON value or nesting deeper than
-    :data:`~scinum.records.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
+    :data:`~scinum.records.strict.MAX_DEPTH`. NumPy scalars (``np.float64(1.5)``, ``np.int64(3)``)
     become the Python numbers they hold, tuples lists and mappings (``OrderedDict``) dicts, as
-    :func:`~scinum.records.check_record` accepts them.
+    :func:`~scinum.records.strict.check_record` accepts them.
 
     Also appends to ``shape`` the record's structure (keys, strings, list bounds, the kind of
     each leaf: everything but the numbers' values; an integer beyond 2^53, which no codec

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import orjson
 
-from .errors import MalformedJSON
+from ..errors import MalformedJSON
 
 __all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record", "MAX_DEPTH"]
 

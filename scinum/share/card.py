@@ -17,8 +17,8 @@ from typing import Any
 
 import yaml
 
-from .errors import ResultsError
-from .paths import field_of
+from ..errors import ResultsError
+from ..records.paths import field_of
 
 __all__ = ["read_results", "render", "describe", "model_label"]
 
@@ -29,15 +29,15 @@ _METRICS = (("mse", "MSE"), ("r2", "R²"), ("log_smape", "log-sMAPE"), ("exact",
 def model_label(meta: Any) -> str:
     """The name ``scinum evaluate`` gives a model by default: its encoding (+ the label its head
     kind declares, gmm for a mixture head: :func:`scinum.heads.model_label`). ``meta``: a
-    :class:`~scinum.checkpoint.CheckpointMeta` or its dict."""
-    from .heads import model_label as label
+    :class:`~scinum.model.checkpoint.CheckpointMeta` or its dict."""
+    from ..heads import model_label as label
     enc, head = (meta["encoding"], meta["head"]) if isinstance(meta, dict) else (meta.encoding, meta.head)
     return label(enc["name"], head)
 
 
 def _head(config: dict) -> tuple[str, Any]:
     """The head's kind and :class:`~scinum.heads.HeadOutputs` (not installed here: the default)."""
-    from .heads import HeadOutputs, declared
+    from ..heads import HeadOutputs, declared
     kind = config["head"].get("kind", "native")
     try:
         return kind, declared(config["head"])

@@ -1,7 +1,7 @@
 """Share a trained model as the ecosystem does: a directory with ``model.safetensors``,
 ``config.json`` and a ``README.md`` model card (the layout the Hugging Face Hub serves).
 
->>> scinum.export.export("runs/x/model.ckpt", "share/planets-xval", results="results/planets")
+>>> scinum.share.export.export("runs/x/model.ckpt", "share/planets-xval", results="results/planets")
 >>> model = scinum.load("share/planets-xval")      # fills bit-identically to the checkpoint
 
 * ``model.safetensors`` — the weights (float32 tensors, one per ``state_dict`` entry, shared
@@ -9,10 +9,10 @@
 * ``config.json`` — plain JSON: ``{"format": "scinum-model", "version": 1, "library_name":
   "scinum", "checkpoint_version": int, "model", "encoding", "head", "vocab", "normalizer",
   "context_length", "calibration", "run", "weights": {"file", "sha256", "tied"},
-  "exported": {...}}``: every entry of :class:`~scinum.checkpoint.CheckpointMeta`, so
+  "exported": {...}}``: every entry of :class:`~scinum.model.checkpoint.CheckpointMeta`, so
   anything that reads JSON can see what the model expects (vocabulary, the per-field affine
   normalizers, the training ranges and dataset identity in ``run``).
-* ``README.md`` — the model card (:mod:`scinum.card`): what it fills, the training ranges of
+* ``README.md`` — the model card (:mod:`scinum.share.card`): what it fills, the training ranges of
   each field, how it was trained, its ID vs OOD evaluation (from ``--results``), calibration
   coverage and known limits.
 
@@ -32,12 +32,12 @@ from typing import Any
 
 import torch
 
-from .atomic import atomic_dir
-from .checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
-from .checkpoint import CheckpointMeta, load_checkpoint
-from .errors import CheckpointError
-from .model import NumberMLM
-from .provenance import file_sha256
+from ..util.atomic import atomic_dir
+from ..model.checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
+from ..model.checkpoint import CheckpointMeta, load_checkpoint
+from ..errors import CheckpointError
+from ..model.trunk import NumberMLM
+from ..util.provenance import file_sha256
 
 __all__ = ["FORMAT", "VERSION", "WEIGHTS", "CONFIG", "CARD", "export", "load_dir", "read_config",
            "add_arguments", "run"]
@@ -129,7 +129,7 @@ def read_config(path: str | os.PathLike) -> dict[str, Any]:
 
 def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
     """Load an export directory: its metadata and the model with its weights (CPU, training
-    mode), as :func:`~scinum.checkpoint.load_checkpoint` does for a file. Reads JSON and
+    mode), as :func:`~scinum.model.checkpoint.load_checkpoint` does for a file. Reads JSON and
     safetensors only. Raises :class:`CheckpointError` naming the file at fault: a missing or
     foreign ``config.json``, missing keys, an unknown encoding, a weights file that is damaged,
     not the one the config names (sha256), or holds tensors that do not fit the config."""

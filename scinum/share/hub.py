@@ -2,10 +2,10 @@
 
 Needs the optional extra ``pip install "scinum[hub]"`` (``huggingface_hub``); nothing else in
 scinum imports this module, so the core never touches the network. A downloaded model is the
-same directory :func:`scinum.export.export` writes (``model.safetensors``, ``config.json``,
+same directory :func:`scinum.share.export.export` writes (``model.safetensors``, ``config.json``,
 ``README.md``), loaded with safetensors and JSON only.
 
->>> scinum.hub.push_to_hub("share/planets-xval", "me/planets-xval")
+>>> scinum.share.hub.push_to_hub("share/planets-xval", "me/planets-xval")
 >>> model = scinum.load("hf://me/planets-xval")          # = scinum.load(download(...))
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import ScinumError
+from ..errors import ScinumError
 
 __all__ = ["PREFIX", "push_to_hub", "download"]
 

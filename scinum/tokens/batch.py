@@ -1,7 +1,7 @@
 """Model inputs from encoded records: hide chosen numbers, pad, encode the visible values.
 
-Shared by training (:mod:`scinum.data`, which draws random MLM masks) and inference
-(:mod:`scinum.checkpoint`, :mod:`scinum.infer`, which hide the fields a user names); nothing here
+Shared by training (:mod:`scinum.train.data`, which draws random MLM masks) and inference
+(:mod:`scinum.model.checkpoint`, :mod:`scinum.fill.model`, which hide the fields a user names); nothing here
 imports Lightning, so inference stays light.
 
 An encoding that spells a number in several tokens (the text baselines): a hidden token of a
@@ -15,9 +15,9 @@ import numpy as np
 import torch
 
 from .codec import Codec, Encoded
-from .errors import RecordError
+from ..errors import RecordError
 from .normalize import Normalizer
-from .paths import numbers_named
+from ..records.paths import numbers_named
 
 __all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "MASK_PROB"]
 
@@ -28,7 +28,7 @@ MASK_PROB = 0.2
 
 class Batch(TypedDict):
     """What the model reads and learns from (B sequences, T positions, N hidden number tokens);
-    :func:`make_batch` builds it, for training (:class:`scinum.masking.MLMCollator`) and
+    :func:`make_batch` builds it, for training (:class:`scinum.train.masking.MLMCollator`) and
     inference alike."""
     ids: torch.Tensor         # int64[B, T]: hidden tokens -> [MASK], padding [PAD]
     feats: torch.Tensor       # float32[B, T, dim]: encoding features of visible numbers
@@ -41,7 +41,7 @@ class Batch(TypedDict):
 
 def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
     """bool[L]: the number tokens of ``codec.encode(record)`` that any of ``patterns`` names
-    (``data[-1][*]``, ``description.*``...; the same rule as fill, :func:`scinum.paths.numbers_named`;
+    (``data[-1][*]``, ``description.*``...; the same rule as fill, :func:`scinum.records.paths.numbers_named`;
     every token of a number spelled in several). Raises :class:`~scinum.errors.RecordError` naming
     a pattern that names no number — the same error as fill gives for the same mask."""
     slot = {p: k for k, p in enumerate(codec.number_paths(record))}

@@ -35,12 +35,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .errors import MalformedJSON, ValueOutOfRange, VocabularyError, shorten
-from .paths import flatten, format_path
-from .atomic import write_text_atomic
+from ..errors import MalformedJSON, ValueOutOfRange, VocabularyError, shorten
+from ..records.paths import flatten, format_path
+from ..util.atomic import write_text_atomic
 from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
 from .pieces import pieces as record_pieces
-from .records import loads
+from ..records.strict import loads
 
 __all__ = ["Vocabulary", "Codec", "Encoded", "Spelling", "SPECIALS", "PAD", "MASK", "NUM", "INT"]
 

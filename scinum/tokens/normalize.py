@@ -1,6 +1,6 @@
 """Per-field affine normalizers fitted on the train split.
 
-For each numeric field (see :func:`scinum.paths.field_of`): ``y = (x - shift) / scale`` and
+For each numeric field (see :func:`scinum.records.paths.field_of`): ``y = (x - shift) / scale`` and
 ``x = y * scale + shift``, in float64. ``scale`` is always a power of two, so the scaling is
 exact and the round trip error is that of one subtraction and one addition:
 ``|inverse(forward(x)) - x| <= ulp(max(|x|, |shift|))`` — exactly ``x`` when ``shift == 0`` —

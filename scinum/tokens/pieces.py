@@ -2,7 +2,7 @@
 
 A piece is a bracket run, an object key, a string, a literal (``true``/``false``/``null``) or a
 number; :func:`pieces` lists them with the field of each number (the text
-:func:`scinum.paths.field_of` gives, by the same identifier rule). :mod:`scinum.codec` turns
+:func:`scinum.records.paths.field_of` gives, by the same identifier rule). :mod:`scinum.tokens.codec` turns
 pieces into tokens.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import MalformedJSON
-from .paths import IDENTIFIER
-from .records import check_record
+from ..errors import MalformedJSON
+from ..records.paths import IDENTIFIER
+from ..records.strict import check_record
 
 __all__ = ["RUN", "KEY", "STR", "LIT", "NUMBER", "Invalid", "pieces", "checked_pieces", "key_text",
            "field_child"]

@@ -9,7 +9,7 @@ steps, as before) and takes one of three forms — the xVal paper's Table 4 colu
   when the records' lengths are at hand, as in ``scinum fit`` and comparisons).
 * ``{tokens: N}`` — N real (non-padding) tokens seen, counted in the encoding's own spelling (a
   text encoding spends 3-5 tokens per number, so it sees fewer records). The batch stream of
-  :class:`scinum.sampler.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
+  :class:`scinum.train.sampler.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
   token lengths, so the steps are computed exactly before training: the first step count whose
   cumulative real tokens reach N (the stream of a single-device run; with several devices each
   step takes world-size batches, which this count does not model).
@@ -33,7 +33,7 @@ import lightning as L
 import numpy as np
 
 from .config import DataConfig, RunConfig
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["KINDS", "check_budget", "steps_for_samples", "steps_for_tokens", "TimeBudget"]
 
@@ -80,7 +80,7 @@ def steps_for_tokens(tokens: int, batch_lengths: Iterable[Iterable[int]], kind: 
 
 def token_stream(lengths: np.ndarray, batch_size: int, seed: int, pool: int):
     """Per-step record lengths of the training stream of a single-device run (the same
-    :class:`~scinum.sampler.BucketBatchSampler` the data module uses)."""
+    :class:`~scinum.train.sampler.BucketBatchSampler` the data module uses)."""
     from .sampler import BucketBatchSampler
     for batch in BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool):
         yield [int(lengths[i]) for i, _ in batch]

@@ -1,9 +1,9 @@
 """Training configuration: one typed schema with the defaults, YAML files and command-line overrides.
 
 The schema is :class:`RunConfig`, one dataclass per section (:class:`DataConfig`,
-:class:`~scinum.model.ModelConfig` less its derived fields, :class:`OptimConfig`,
+:class:`~scinum.model.trunk.ModelConfig` less its derived fields, :class:`OptimConfig`,
 :class:`TrainerConfig`); :data:`DEFAULTS` and the defaults of the constructors that take a
-section (:class:`~scinum.data.MLMDataModule`, :class:`~scinum.model.ModelConfig`) come from it,
+section (:class:`~scinum.train.data.MLMDataModule`, :class:`~scinum.model.trunk.ModelConfig`) come from it,
 and :func:`validate_config` checks a config against its types and ranges. A config itself is a
 plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``scinum fit
 --print-config`` prints it)::
@@ -35,13 +35,12 @@ from typing import Any, Sequence
 
 import yaml
 
-from .batch import MASK_PROB
-from .codec import MAX_RUN
-from .errors import ConfigError, ConfigKeyError, shorten
-from .model import ModelConfig
-from .normalize import METHODS
-from .schema import (above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive,
-                     section_defaults, signed)
+from ..tokens.batch import MASK_PROB
+from ..tokens.codec import MAX_RUN
+from ..errors import ConfigError, ConfigKeyError, shorten
+from ..model.trunk import ModelConfig
+from ..tokens.normalize import METHODS
+from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults, signed
 
 __all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
 
@@ -49,7 +48,7 @@ __all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS"
 @dataclass
 class DataConfig:
     """``data:``: the dataset and its batches — the keyword arguments of
-    :class:`~scinum.data.MLMDataModule`."""
+    :class:`~scinum.train.data.MLMDataModule`."""
 
     path: str | Path | None = None  # the dataset directory (scinum fit requires one)
     batch_size: int = positive(32)  # records per batch and device
@@ -118,7 +117,7 @@ class TrainerConfig:
 @dataclass
 class RunConfig:
     """A whole ``scinum fit`` config (the schema of the dict; each section's defaults are its
-    dataclass's; ``model``'s are :class:`~scinum.model.ModelConfig`'s but its ``DERIVED``)."""
+    dataclass's; ``model``'s are :class:`~scinum.model.trunk.ModelConfig`'s but its ``DERIVED``)."""
 
     seed: int = signed(0)
     out_dir: str | Path = "runs/scinum"
@@ -248,7 +247,7 @@ def validate_config(config: dict) -> None:
     the registries', plug-ins included) and take their options, the model section makes a
     trunk, the budget is one, and the accelerator exists here."""
     check_section(config, RunConfig, "")
-    from . import encodings, heads  # local: the registries import the encodings and heads
+    from .. import encodings, heads  # local: the registries import the encodings and heads
     from .budget import check_budget
     for section in _FREE:
         if not isinstance(config.get(section), dict):
@@ -297,7 +296,7 @@ def resolve_normalizer(config: dict, encoding: Any) -> str:
         return "none"
     if config.get("normalizer"):
         return config["normalizer"]
-    from .heads import declared
+    from ..heads import declared
     wanted = declared(config["head"]).normalizer
     if wanted and encoding.default_normalizer == "none":
         return wanted

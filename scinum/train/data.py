@@ -1,16 +1,16 @@
 """The LightningDataModule over token shards: tokenized train/val splits -> seeded, bucketed
 MLM batches.
 
-* Token shards on disk (tokenize once, memory-mapped): :mod:`scinum.shards`.
-* MLM masking: :mod:`scinum.masking` (:class:`MLMCollator`).
-* Length-bucketed batches: :mod:`scinum.sampler` (:class:`BucketBatchSampler`).
+* Token shards on disk (tokenize once, memory-mapped): :mod:`scinum.datasets`.
+* MLM masking: :mod:`scinum.train.masking` (:class:`MLMCollator`).
+* Length-bucketed batches: :mod:`scinum.train.sampler` (:class:`BucketBatchSampler`).
 
 Encodings that spell a number in ``k`` tokens (the text baselines P10/P1000/B1999/FP15): the
 vocabulary gets their number tokens and the codec writes each number as ``k`` tokens (the cache
 key includes the encoding).
 
 The module's keyword arguments are the ``data:`` section of a run config
-(:class:`scinum.config.DataConfig`, whose defaults they take).
+(:class:`scinum.train.config.DataConfig`, whose defaults they take).
 """
 from __future__ import annotations
 
@@ -21,14 +21,16 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from .codec import Codec, Encoded, Vocabulary
+from ..tokens.codec import Codec, Encoded, Vocabulary
 from .config import DataConfig, RunConfig
-from .datasets import Dataset
-from .errors import ConfigError
+from ..datasets.directory import Dataset
+from ..errors import ConfigError
 from .masking import MLMCollator, check_mask_probs
-from .normalize import Normalizer
+from ..tokens.normalize import Normalizer
 from .sampler import BucketBatchSampler, check_batches
-from .shards import TokenShards, check_representable, fit_normalizer, targeted_numbers, tokenize_dataset
+from ..datasets.token_shards import TokenShards, tokenize_dataset
+from ..datasets.shard_values import check_representable, fit_normalizer
+from ..datasets.shard_targets import targeted_numbers
 
 __all__ = ["MLMCollator", "BucketBatchSampler", "MLMDataModule", "check_batches", "check_mask_probs"]
 
@@ -56,7 +58,7 @@ class MLMDataModule(L.LightningDataModule):
     ``setup`` loads the shards, fits the normalizer on train and checks every train/val number
     is representable by the encoding (error: file, line, path). ``mask_fields`` (JSON path patterns): the numbers they name are
     hidden with probability ``mask_fields_prob`` on top of the MLM masking — training for the
-    fill task a user has (:func:`scinum.shards.targeted_numbers`). With several devices each
+    fill task a user has (:func:`scinum.datasets.targeted_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     """

@@ -3,7 +3,7 @@
 Precision ``bf16-mixed`` on GPU and ``32-true`` on CPU unless set; several devices/nodes go
 through Lightning's strategies (DDP by default). Checkpoints (``<out>/checkpoints/last.ckpt``,
 resumed automatically) and the final ``<out>/model.ckpt`` carry everything
-:mod:`scinum.checkpoint` needs. ``<out>/config.json`` is the run's whole config (what ``scinum
+:mod:`scinum.model.checkpoint` needs. ``<out>/config.json`` is the run's whole config (what ``scinum
 fit --print-config`` prints, with ``trainer.max_steps`` from the budget when there is one). Logs:
 CSV (``<out>/logs``), TensorBoard too when installed.
 """
@@ -19,17 +19,18 @@ from typing import Any, Sequence
 import lightning as L
 import torch
 
-from . import encodings
-from .atomic import write_text_atomic
-from .checkpoint import CheckpointMeta, save_checkpoint
+from .. import encodings
+from ..util.atomic import write_text_atomic
+from ..model.checkpoint import CheckpointMeta, save_checkpoint
 from .config import resolve_normalizer, validate_config
-from .console import quiet_lightning
-from .data import MLMDataModule, check_batches
+from ..util.console import quiet_lightning
+from .data import MLMDataModule
+from .sampler import check_batches
 from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_strategy
-from .errors import ConfigError, TrainingError
-from .mlm_module import MLMModule
-from .model import ModelConfig
-from .provenance import run_info
+from ..errors import ConfigError, TrainingError
+from .module import MLMModule
+from ..model.trunk import ModelConfig
+from ..util.provenance import run_info
 
 __all__ = ["fit", "make_meta"]
 
@@ -37,7 +38,7 @@ __all__ = ["fit", "make_meta"]
 def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
     """Checkpoint metadata for a prepared data module; its ``run`` entry records the dataset's
     identity, the training ranges of every field, the budget, versions and commit
-    (:func:`scinum.provenance.run_info`)."""
+    (:func:`scinum.util.provenance.run_info`)."""
     longest = dm.longest_record()
     model = dict(config["model"])
     if model.get("positions") != "rope":
@@ -66,11 +67,11 @@ def _loggers(out: Path) -> list:
 
 
 def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
-    """Train as ``config`` says (see :mod:`scinum.config`); resume from ``<out>/checkpoints/last.ckpt``
+    """Train as ``config`` says (see :mod:`scinum.train.config`); resume from ``<out>/checkpoints/last.ckpt``
     if present. Returns the path of the exported ``<out>/model.ckpt``. A ``budget``
-    (:mod:`scinum.budget`) sets ``trainer.max_steps``; ``<out>/training.json`` records the steps
+    (:mod:`scinum.train.budget`) sets ``trainer.max_steps``; ``<out>/training.json`` records the steps
     taken and the training seconds they took (validation and checkpoints not counted). One run
-    at a time owns ``out_dir`` (:func:`scinum.run_dir.out_dir_lock`): a second one refuses."""
+    at a time owns ``out_dir`` (:func:`scinum.train.run_dir.out_dir_lock`): a second one refuses."""
     from .run_dir import out_dir_lock
     validate_config(config)  # also configs built without load_config (recipes' overrides)
     with out_dir_lock(config["out_dir"]):
@@ -81,7 +82,7 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
 def _check_resumable(last: Path) -> None:
     """A damaged ``last.ckpt`` (its digest does not match) is refused before resuming from it."""
     if last.exists():
-        from .checkpoint import load_checkpoint
+        from ..model.checkpoint import load_checkpoint
         load_checkpoint(last)
 
 
@@ -154,7 +155,7 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
             {"budget": budget, "steps": trainer.global_step, "batch_size": d["batch_size"],
              "train_seconds": round(clock.elapsed, 3)}, indent=1))
         if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
-            from .calibration import recalibrate_checkpoint
+            from ..fill.calibration import recalibrate_checkpoint
             recalibrate_checkpoint(final, dm.path, dm.val_split)
     return final
 
@@ -168,8 +169,8 @@ def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
     """Field id -> name of the fields the dataset declares for evaluation (its manifest's
     ``evaluation.fields``, as fields: ``data[-1][*]`` -> ``data[*][*]``) that the vocabulary
     knows; their validation error is logged per field."""
-    from .datasets import Dataset
-    from .paths import field_of
+    from ..datasets.directory import Dataset
+    from ..records.paths import field_of
     declared = Dataset(dm.path).manifest.get("evaluation", {}).get("fields", [])
     index = {f: i for i, f in enumerate(dm.vocab.fields)}
     return {index[f]: f for f in dict.fromkeys(field_of(p) for p in declared) if f in index}
@@ -179,7 +180,7 @@ def _check_world(config: dict, dm: MLMDataModule) -> int:
     """Every rank needs a batch of train (and validation) records: checked in the launching
     process from the manifest's counts, so a bad setting fails once, with its fix, instead of in
     every spawned rank. Returns the number of processes (ranks) of the run."""
-    from .datasets import Dataset
+    from ..datasets.directory import Dataset
     counts = {split: Dataset(dm.path).count(split) for split in dm.splits}
     t = config["trainer"]
     devices = t["devices"] if isinstance(t["devices"], int) else (

@@ -1,7 +1,7 @@
 """MLM masking: which tokens of a batch are hidden, drawn from seeds only.
 
 :class:`MLMCollator` draws the masks (seeded per batch) and builds batches with
-:func:`scinum.batch.make_batch` (shared with inference, which never imports Lightning).
+:func:`scinum.tokens.batch.make_batch` (shared with inference, which never imports Lightning).
 Encodings that spell a number in ``k`` tokens (the text baselines P10/P1000/B1999/FP15): a masked
 number masks *all* its tokens — :func:`make_batch` widens any hidden token of a number to its
 whole span, and :class:`MLMCollator` draws one mask decision per number (at its first token), so
@@ -14,11 +14,11 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from .batch import MASK_PROB, Batch, make_batch
-from .codec import Codec, Vocabulary
+from ..tokens.batch import MASK_PROB, Batch, make_batch
+from ..tokens.codec import Codec, Vocabulary
 from .config import RunConfig
-from .errors import ConfigError
-from .normalize import Normalizer
+from ..errors import ConfigError
+from ..tokens.normalize import Normalizer
 
 __all__ = ["MLMCollator", "check_mask_probs"]
 

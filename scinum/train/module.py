@@ -1,10 +1,10 @@
 """The Lightning module: logging, the optimiser and its schedule, checkpoints around a
-:class:`~scinum.model.NumberMLM` (which owns its loss and its optimiser's parameter groups).
+:class:`~scinum.model.trunk.NumberMLM` (which owns its loss and its optimiser's parameter groups).
 
 Loss = token cross-entropy over hidden tokens + λ · number loss over hidden number tokens
 (``optim.number_loss_weight``); each term is a mean over its hidden positions and 0 (not NaN)
 when a batch hides none. AdamW (:meth:`NumberMLM.configure_optimizers
-<scinum.model.NumberMLM.configure_optimizers>`: weight decay on matrices only), linear warmup
+<scinum.model.trunk.NumberMLM.configure_optimizers>`: weight decay on matrices only), linear warmup
 then cosine decay to ``min_lr_ratio · lr`` (xVal: 0.1) at ``max_steps``.
 """
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any, Callable
 import lightning as L
 import torch
 
-from .batch import Batch
-from .checkpoint import CheckpointMeta, digest
+from ..tokens.batch import Batch
+from ..model.checkpoint import CheckpointMeta, digest
 from .config import OptimConfig
 from .distributed import MetricSums
-from .model import LOSS_NAMES
+from ..model.trunk import LOSS_NAMES
 from .speed import logs_this_step
 
 __all__ = ["MLMModule", "lr_factor"]
@@ -36,7 +36,7 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float,
 
 
 class MLMModule(L.LightningModule):
-    """Lightning's view of a :class:`~scinum.model.NumberMLM` built from checkpoint metadata
+    """Lightning's view of a :class:`~scinum.model.trunk.NumberMLM` built from checkpoint metadata
     (the model owns its losses; this adds logging, the optimiser and checkpoints)."""
 
     def __init__(self, meta: CheckpointMeta | None, optim: OptimConfig | dict[str, Any], max_steps: int,
@@ -46,9 +46,9 @@ class MLMModule(L.LightningModule):
         """``meta``: build the model now; or None and ``plan``: Lightning's
         :meth:`configure_model` builds it once the datamodule is set up, from
         ``plan(datamodule) -> (meta, watch)``. ``optim``: the ``optim:`` section (a dict is read as
-        :class:`~scinum.config.OptimConfig`). ``watch``: field id -> field name whose validation
+        :class:`~scinum.train.config.OptimConfig`). ``watch``: field id -> field name whose validation
         error is logged on its own (``val/err/<field>``: the training curves of the fields a
-        dataset is evaluated on). ``clock``: a :class:`~scinum.budget.TimeBudget` whose
+        dataset is evaluated on). ``clock``: a :class:`~scinum.train.budget.TimeBudget` whose
         ``fraction`` drives the cosine decay (a seconds budget) instead of the step count."""
         super().__init__()
         self.clock = clock
@@ -65,7 +65,7 @@ class MLMModule(L.LightningModule):
             self.model = self.meta.build_model()
 
     def losses(self, batch: Batch) -> dict[str, Any]:
-        """:meth:`NumberMLM.losses <scinum.model.NumberMLM.losses>` with the configured number
+        """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
         loss weight (and, in validation, the watched fields' errors)."""
         return self.model.losses(batch, self.optim.number_loss_weight,
                                  None if self.training else self.watch)

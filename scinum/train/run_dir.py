@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .atomic import write_text_atomic
-from .errors import ScinumError
+from ..util.atomic import write_text_atomic
+from ..errors import ScinumError
 
 __all__ = ["RunDirBusy", "out_dir_lock", "launching_process", "KeptCSVLogger"]
 

@@ -8,7 +8,7 @@ from typing import Iterator
 import numpy as np
 
 from .config import DataConfig, RunConfig
-from .errors import ConfigError
+from ..errors import ConfigError
 
 __all__ = ["BucketBatchSampler", "check_batches"]
 

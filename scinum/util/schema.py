@@ -1,6 +1,6 @@
 """Typed config sections: dataclasses whose fields say what values they take, their defaults as
-dicts, and the check of a config dict against them (what :func:`scinum.config.validate_config`
-runs over :class:`scinum.config.RunConfig`, :class:`scinum.model.ModelConfig` among its sections).
+dicts, and the check of a config dict against them (what :func:`scinum.train.config.validate_config`
+runs over :class:`scinum.train.config.RunConfig`, :class:`scinum.model.trunk.ModelConfig` among its sections).
 
 A field's type comes from its annotation; numbers must be finite and >= 0 unless the field is
 :func:`signed`. ``check(value) -> None | "what was expected"`` adds a constraint on a value of the
@@ -14,7 +14,7 @@ from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Callable, Sequence, Union, get_args, get_origin, get_type_hints
 
-from .errors import ConfigError, ConfigKeyError, shorten
+from ..errors import ConfigError, ConfigKeyError, shorten
 
 __all__ = ["positive", "fraction", "signed", "one_of", "checked", "section_keys", "section_defaults",
            "check_section", "check_choice", "fail"]
