@@ -117,7 +117,8 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
     import pandas as pd
     import torch
 
-    from recipes.runner import provenance, train_models
+    from recipes.runner import train_models
+    from scinum.util.provenance import result_provenance
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
     from scinum.util.atomic import write_text_atomic
@@ -161,7 +162,7 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
     finally:
         torch.set_num_threads(threads)
     table = pd.DataFrame(rows, columns=COLUMNS)
-    meta = {"recipe": "arithmetic", "elapsed_s": round(time.time() - t0, 1), **provenance(),
+    meta = {"recipe": "arithmetic", "elapsed_s": round(time.time() - t0, 1), **result_provenance(),
             "preset_name": preset_name, "preset": preset, "overrides": overrides or {},
             "seeds": [seed], "n_predictors_adj_r2": N_PREDICTORS,
             "datasets": {t.name: str(jobs_of[f"{t.name}/{chosen[0]}"][2])

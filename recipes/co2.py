@@ -115,7 +115,8 @@ def main(argv=None) -> int:
     import pandas as pd
     import torch
 
-    from recipes.runner import export_models, provenance, train_models
+    from recipes.runner import export_models, train_models
+    from scinum.util.provenance import result_provenance
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
     from scinum.errors import ScinumError
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
     ev.write_results(a.out, table, pd.concat(preds + [bp], ignore_index=True),
                      ev.train_values(data, [FIELD]),
                      {**ev.results_meta(data), "recipe": "co2", "elapsed_s": round(time.time() - t0, 1),
-                      **provenance(), "units": {FIELD: "ppm"},
+                      **result_provenance(), "units": {FIELD: "ppm"},
                       "models": {k: v for k, v in configs.items()}})
     plots.make_all(a.out)
     export_models(ckpts, a.out, log=log)  # results/co2/models/fill-task/, .../mlm-only/

@@ -60,8 +60,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scinum.util.atomic import write_text_atomic
-from scinum.train.budget import check_budget, resolve_steps, token_stream
-from scinum.cli.main import BUILDERS
+from scinum.train.budget import resolve_steps, token_stream
+from scinum.train.config import check_budget
+from scinum.datasets import builders
 from scinum.train.config import apply_overrides, load_config
 from scinum.errors import RecipeError, ScinumError
 
@@ -278,7 +279,7 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     if not collect:
         log(f"[{name}] building dataset in {data}")
-        import_module(BUILDERS[name][0]).build(data, **params)
+        builders.get(name).build(data, **params)
     elif not (data / "manifest.json").exists():
         raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
     baselines = _baselines(preset, data, where)
@@ -294,8 +295,8 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
     if len(budgets) == 1 and "" in budgets:
         return out
     from scinum.analysis import report
-    from recipes.runner import provenance
-    meta = {**provenance(), "recipe": name, "preset_name": preset_name, "command": command,
+    from scinum.util.provenance import result_provenance
+    meta = {**result_provenance(), "recipe": name, "preset_name": preset_name, "command": command,
             "budgets": budgets, "seeds": list(range(seeds)), "varies": preset.get("varies"),
             "per_budget": {b: _slug(b) for b in budgets},
             **{k: results[next(iter(results))][1][k] for k in ("seed_varies", "interval")},
@@ -344,7 +345,7 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
     ``collect``), write its report to ``out``; returns (per-seed metrics, meta)."""
     import pandas as pd
 
-    from recipes.runner import provenance
+    from scinum.util.provenance import result_provenance
     from scinum.analysis import report
     t0 = time.time()
     configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
@@ -368,7 +369,7 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
     per_seed = _subsets_as_splits(pd.concat(tables, ignore_index=True))
     chosen = list(dict.fromkeys(lb for lb, _ in configs))
-    meta = {**provenance(), "recipe": name, "preset_name": preset_name, "command": command,
+    meta = {**result_provenance(), "recipe": name, "preset_name": preset_name, "command": command,
             "budget": preset["budget"], "seeds": list(range(seeds)),
             "seed_varies": "model initialisation, MLM masking and batch order (training config "
                            "seed); the dataset and the evaluated records are fixed",

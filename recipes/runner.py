@@ -31,6 +31,7 @@ import yaml
 from scinum.datasets import builders
 from scinum.train.config import apply_overrides, load_config, parse_overrides
 from scinum.util.atomic import write_text_atomic
+from scinum.util.provenance import result_provenance
 from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["load_preset", "run_recipe", "export_models", "main"]
@@ -41,23 +42,6 @@ def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
     if preset not in presets:
         raise RecipeError(f"{recipe_yaml.name}: no preset {preset!r} (have {sorted(presets)})")
     return presets[preset]
-
-
-def provenance() -> dict[str, Any]:
-    """What produced a result: the git commit of this checkout (``dirty`` if it has uncommitted
-    changes to tracked files), the scinum and package versions, the machine and the time."""
-    import os
-    import platform
-    from datetime import datetime, timezone
-
-    import scinum
-    from scinum.util.provenance import git_commit, versions
-    commit = git_commit()
-    dirty = commit.endswith("+dirty") if commit else None
-    return {"commit": commit.removesuffix("+dirty") if commit else None, "dirty": dirty,
-            "scinum": scinum.__version__, "versions": versions(),
-            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 def _train_one(config: dict[str, Any]) -> str:
@@ -164,7 +148,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
                      {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1),
-                      **provenance(), "preset_name": preset_name, "preset": preset,
+                      **result_provenance(), "preset_name": preset_name, "preset": preset,
                       "overrides": overrides or {},
                       "models": {label: json.loads((work / "models" / label / "config.json").read_text())
                                  for label in chosen}})

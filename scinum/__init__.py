@@ -8,11 +8,10 @@ registries ``scinum.encodings`` and ``scinum.heads`` (and ``scinum.datasets.buil
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from .datasets.directory import Dataset, DatasetWriter  # noqa: E402
-from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError,  # noqa: E402
-                     ScinumError, ValueOutOfRange, VocabularyError)
+from .datasets.directory import Dataset, DatasetWriter
+from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError, ScinumError,
+                     ValueOutOfRange, VocabularyError)
+from .util.version import __version__
 
 __all__ = ["__version__", "encodings", "heads", "load", "Model", "Dataset", "DatasetWriter",
            "ScinumError", "RecordError", "MalformedJSON", "VocabularyError", "ValueOutOfRange",

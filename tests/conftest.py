@@ -90,7 +90,7 @@ def toy_dataset():
     """``make(path, n_train, n_val, fields=None, shard_size=16, sample=None) -> path``: a
     dataset (builder "toy", seed 0) of ``sample``'s records, :class:`ToyMD` by default
     (``fields``: the evaluation fields its manifest declares)."""
-    from scinum.datasets import DatasetWriter
+    from scinum.datasets.directory import DatasetWriter
 
     def make(path, n_train, n_val, fields=None, shard_size=16, sample=None):
         sample = sample or ToyMD()

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from scinum.train.budget import TimeBudget, check_budget, resolve_steps, steps_for_samples, steps_for_tokens
+from scinum.train.budget import TimeBudget, resolve_steps, steps_for_samples, steps_for_tokens
+from scinum.train.config import check_budget
 from scinum.errors import ConfigError
 from scinum.train.module import lr_factor
 

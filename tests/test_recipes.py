@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recipes.runner import load_preset, provenance, run_recipe
+from recipes.runner import load_preset, run_recipe
+from scinum.util.provenance import result_provenance
 from scinum.errors import RecipeError
 
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
@@ -60,7 +61,7 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
 
 def test_results_carry_the_commit_that_made_them():
     """Published numbers name the code that produced them (results/*/meta.json)."""
-    p = provenance()
+    p = result_provenance()
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=RECIPES.parent, capture_output=True,
                           text=True).stdout.strip()
     assert p["commit"] == (head or None) and isinstance(p["machine"], str) and p["finished"]

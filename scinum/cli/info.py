@@ -16,11 +16,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..share.card import describe
     from ..model.checkpoint import load_checkpoint
-    from ..share.export import read_config
+    from ..model.exported import load_dir, read_config
     path = Path(args.model)
     if path.is_dir():  # the config alone: no weights need reading (load checks them)
         config = read_config(path)
-        load_checkpoint(path)  # a damaged directory says so here, not when filling
+        load_dir(path)  # a damaged directory says so here, not when filling
     else:
         meta, net = load_checkpoint(path)
         config = {**meta.to_dict(), "weights": {"parameters": sum(p.numel() for p in net.state_dict().values())}}

@@ -25,33 +25,11 @@ import numpy as np
 import torch
 
 from ..datasets.directory import Dataset
+from ..model.checkpoint import load_checkpoint, save_checkpoint
+from ..model.recalibration import GRID
 from ..records.paths import field_of, get
 
-__all__ = ["GRID", "check_table", "recalibrated", "fit_recalibration", "recalibrate_checkpoint"]
-
-#: the levels at which a recalibration table is stored
-GRID = np.linspace(0.0, 1.0, 101)
-_EPS = 1e-9  # levels stay inside (0, 1): quantiles at 0 and 1 are infinite
-
-
-def check_table(table: Any) -> bool:
-    """Whether ``table`` is a recalibration table: len(GRID) non-decreasing levels in [0, 1]."""
-    t = np.asarray(table, dtype=np.float64) if isinstance(table, (list, tuple)) else None
-    return (t is not None and t.shape == GRID.shape and bool(np.all(np.diff(t) >= 0))
-            and bool(np.all((t >= 0) & (t <= 1))))
-
-
-def recalibrated(levels: Sequence[float], fields: np.ndarray, tables: dict[int, np.ndarray]) -> np.ndarray:
-    """Model levels float64[N, Q] that give the requested quantile ``levels`` [Q] for rows of
-    field ids ``fields`` int[N] (rows of fields without a table keep the requested levels)."""
-    q = np.asarray(levels, dtype=np.float64)
-    out = np.broadcast_to(q, (len(fields), len(q))).copy()
-    for fid, table in tables.items():
-        rows = fields == fid
-        if rows.any():
-            out[rows] = np.interp(q, GRID, table)
-    return np.clip(out, _EPS, 1 - _EPS)
-
+__all__ = ["fit_recalibration", "recalibrate_checkpoint"]
 
 def fit_recalibration(model, data: str | os.PathLike, fields: Sequence[str], split: str = "val",
                       batch_size: int = 256) -> dict[str, dict[str, Any]]:
@@ -87,7 +65,6 @@ def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, spl
     """Fit the recalibration of the checkpoint's quantile levels per evaluation field of the
     dataset ``data`` (its manifest's ``evaluation.fields``) on ``split``, store it in ``ckpt`` and
     say what it corrects (``scinum fit`` after training a head with a distribution)."""
-    from ..model.checkpoint import load_checkpoint, save_checkpoint  # local: checkpoint imports this module
     from .model import Model
     fields = Dataset(data).manifest.get("evaluation", {}).get("fields", [])
     if not fields:

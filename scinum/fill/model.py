@@ -45,10 +45,11 @@ import torch
 from tqdm.auto import tqdm
 
 from ..tokens.batch import expand_numbers, make_batch
-from ..model.checkpoint import CheckpointMeta, load_checkpoint
+from ..model.checkpoint import CheckpointMeta
+from ..model.exported import load_model
 from ..tokens.codec import Codec, Encoded
 from ..errors import RecordError, ScinumError, shorten
-from .calibration import recalibrated
+from ..model.recalibration import recalibrated
 from .batching import batch_threads, length_batches
 from .jobs import Job, JobMaker
 from ..model.trunk import NumberMLM
@@ -107,7 +108,7 @@ class Prediction:
 def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
     """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs)."""
     device = check_device(device)
-    model = Model(*load_checkpoint(path), device=device)
+    model = Model(*load_model(path), device=device)
     model.source = str(path)
     return model
 

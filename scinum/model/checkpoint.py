@@ -25,7 +25,7 @@ import torch
 
 from .. import encodings
 from ..util.atomic import atomic_path
-from ..fill.calibration import GRID, check_table
+from .recalibration import GRID, check_table
 from ..tokens.codec import Vocabulary
 from ..errors import CheckpointError
 from ..heads import LEGACY_SIGMA_MIN, SIGMA_MIN, make_head
@@ -164,8 +164,8 @@ def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: CheckpointM
 
 
 def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
-    """Load a scinum checkpoint (or a Lightning ``.ckpt`` written by ``scinum fit``, or a
-    directory written by ``scinum export``: :func:`scinum.share.export.load_dir`) safely:
+    """Load a scinum checkpoint (or a Lightning ``.ckpt`` written by ``scinum fit``; a
+    directory written by ``scinum export`` too: :func:`scinum.model.exported.load_model`) safely:
     its metadata and the model with its weights (on the CPU, in training mode).
 
     Uses ``torch.load(..., weights_only=True)``: no code from the file runs. A missing,
@@ -174,9 +174,6 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]
     :class:`~scinum.errors.CheckpointError` naming the file.
     """
     path = Path(path)
-    if path.is_dir():  # an export directory (model.safetensors + config.json): scinum.export
-        from ..share.export import load_dir
-        return load_dir(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
     try:

@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..tokens.codec import _MAX_SAFE_INT  # larger integers are not exactly float64
 from .paths import flatten
-from .strict import MAX_DEPTH
+from .strict import MAX_DEPTH, MAX_SAFE_INT as _MAX_SAFE_INT  # larger integers are not exactly float64
 
 __all__ = ["NotJSON", "checked_copy", "leaf_paths", "null_paths", "NULL"]
 

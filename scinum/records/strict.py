@@ -18,11 +18,13 @@ import orjson
 
 from ..errors import MalformedJSON
 
-__all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record", "MAX_DEPTH"]
+__all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record", "MAX_DEPTH", "MAX_SAFE_INT"]
 
 #: deepest nesting of objects/lists a record may have: deeper ones are an error naming the path
 #: (scientific records are a few levels deep; the limit keeps every recursive walk safe)
 MAX_DEPTH = 256
+#: integers beyond +-2**53 are not all exactly float64 (the codec refuses them as numbers)
+MAX_SAFE_INT = 2 ** 53
 
 
 def _reject_constant(name: str) -> Any:

@@ -32,19 +32,14 @@ from typing import Any
 
 import torch
 
-from ..util.atomic import atomic_dir
-from ..model.checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
-from ..model.checkpoint import CheckpointMeta, load_checkpoint
 from ..errors import CheckpointError
-from ..model.trunk import NumberMLM
+from ..model.checkpoint import VERSION as CKPT_VERSION
+from ..model.exported import CARD, CONFIG, FORMAT, META_KEYS, VERSION, WEIGHTS, load_model
+from ..util.atomic import atomic_dir
 from ..util.provenance import file_sha256
+from ..util.version import __version__
 
-__all__ = ["FORMAT", "VERSION", "WEIGHTS", "CONFIG", "CARD", "export", "load_dir", "read_config",
-           "add_arguments", "run"]
-
-FORMAT, VERSION = "scinum-model", 1
-WEIGHTS, CONFIG, CARD = "model.safetensors", "config.json", "README.md"
-_META_KEYS = ("model", "encoding", "head", "vocab", "normalizer", "context_length", "calibration", "run")
+__all__ = ["export", "add_arguments", "run"]
 
 
 def _split_tied(state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
@@ -74,7 +69,7 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
 
     from . import card
     ckpt, out = Path(ckpt), Path(out_dir)
-    meta, net = load_checkpoint(ckpt)
+    meta, net = load_model(ckpt)
     if out.exists() and not (out.is_dir() and _is_ours(out)):
         raise CheckpointError(f"{out}: exists and is not a scinum model export; refusing to replace it")
     evaluation = card.read_results(results, meta, label) if results is not None else None
@@ -83,10 +78,10 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
         save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt", "library": "scinum"})
         config = {"format": FORMAT, "version": VERSION, "library_name": "scinum",
                   "checkpoint_version": CKPT_VERSION,
-                  **{k: v for k, v in meta.to_dict().items() if k in _META_KEYS},
+                  **{k: v for k, v in meta.to_dict().items() if k in META_KEYS},
                   "weights": {"file": WEIGHTS, "sha256": file_sha256(tmp / WEIGHTS), "tied": tied,
                               "parameters": int(sum(t.numel() for t in tensors.values()))},
-                  "exported": {"from": ckpt.name, "scinum": _version(),
+                  "exported": {"from": ckpt.name, "scinum": __version__,
                                "results": None if evaluation is None else Path(evaluation["source"]).name}}
         (tmp / CONFIG).write_text(json.dumps(config, indent=1, allow_nan=False) + "\n")
         (tmp / CARD).write_text(card.render(config, evaluation))
@@ -101,107 +96,6 @@ def _is_ours(path: Path) -> bool:
         return json.loads((path / CONFIG).read_text()).get("format") == FORMAT
     except (OSError, ValueError, AttributeError):
         return False
-
-
-def _version() -> str:
-    import scinum
-    return scinum.__version__
-
-
-def read_config(path: str | os.PathLike) -> dict[str, Any]:
-    """The ``config.json`` of an export directory, checked for its format and version."""
-    cfg_path = Path(path) / CONFIG
-    if not cfg_path.is_file():
-        raise CheckpointError(f"{cfg_path}: missing: {path} is not a scinum model directory")
-    try:
-        config = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise CheckpointError(f"{cfg_path}: not readable JSON ({type(e).__name__}: "
-                              f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT:
-        raise CheckpointError(f"{cfg_path}: not a scinum model config (format is not {FORMAT!r})")
-    version = config.get("version")
-    if type(version) is not int or not 1 <= version <= VERSION:
-        raise CheckpointError(f"{cfg_path}: model config version {version!r} is not one this "
-                              f"scinum reads (1..{VERSION})")
-    return config
-
-
-def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
-    """Load an export directory: its metadata and the model with its weights (CPU, training
-    mode), as :func:`~scinum.model.checkpoint.load_checkpoint` does for a file. Reads JSON and
-    safetensors only. Raises :class:`CheckpointError` naming the file at fault: a missing or
-    foreign ``config.json``, missing keys, an unknown encoding, a weights file that is damaged,
-    not the one the config names (sha256), or holds tensors that do not fit the config."""
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
-
-    path = Path(path)
-    config = read_config(path)
-    cfg_path, w_path = path / CONFIG, path / WEIGHTS
-    missing = [k for k in ("model", "encoding", "head", "vocab", "normalizer", "weights") if k not in config]
-    if missing:
-        raise CheckpointError(f"{cfg_path}: missing key(s) {missing}")
-    ckpt_version = config.get("checkpoint_version", CKPT_VERSION)
-    meta = CheckpointMeta.from_dict({**{k: config.get(k) for k in _META_KEYS},
-                                     "format": CKPT_FORMAT, "version": ckpt_version}, cfg_path)
-    if len(meta.vocab) != meta.model.vocab_size:
-        raise CheckpointError(f"{cfg_path}: its vocabulary has {len(meta.vocab)} tokens but its "
-                              f"model {meta.model.vocab_size}")
-    if meta.normalizer.method != "none" and meta.normalizer.fields != meta.vocab.fields:
-        raise CheckpointError(f"{cfg_path}: its normalizer's fields are not its vocabulary's "
-                              f"numeric fields")
-    try:
-        meta.make_encoding()
-    except (ValueError, TypeError) as e:
-        raise CheckpointError(f"{cfg_path}: encoding {meta.encoding} cannot be made "
-                              f"({_one_line(e)})") from None
-    weights = config["weights"]
-    if not isinstance(weights, dict) or not isinstance(weights.get("tied", {}), dict):
-        raise CheckpointError(f"{cfg_path}: entry 'weights' is not {{file, sha256, tied}}")
-    if not w_path.is_file():
-        raise CheckpointError(f"{w_path}: missing (the weights of {path})")
-    if weights.get("sha256") is not None and file_sha256(w_path) != weights["sha256"]:
-        raise CheckpointError(f"{w_path}: sha256 differs from the one {CONFIG} records (a damaged "
-                              "or replaced weights file)")
-    try:
-        state = load_file(str(w_path))
-    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise CheckpointError(f"{w_path}: not a readable safetensors file ({_one_line(e)})") from None
-    for name, source in weights.get("tied", {}).items():
-        if source not in state:
-            raise CheckpointError(f"{cfg_path}: tied weight {name!r} names {source!r}, which "
-                                  f"{WEIGHTS} does not hold")
-        state[name] = state[source]
-    try:
-        model = meta.build_model()
-    except (ValueError, TypeError, KeyError, RuntimeError) as e:
-        raise CheckpointError(f"{cfg_path}: the model it describes cannot be built ({_one_line(e)})") from None
-    _check_fits(model, state, cfg_path)
-    model.load_state_dict(state)
-    return meta, model
-
-
-def _check_fits(model: NumberMLM, state: dict[str, torch.Tensor], cfg_path: Path) -> None:
-    """One-line error at the first tensor that the config's model lacks, misses or shapes
-    otherwise."""
-    want = model.state_dict()
-    extra, lacking = sorted(set(state) - set(want)), sorted(set(want) - set(state))
-    if lacking:
-        raise CheckpointError(f"{cfg_path}: the model it describes needs tensor {lacking[0]!r}, "
-                              f"which {WEIGHTS} does not hold ({len(lacking)} missing)")
-    if extra:
-        raise CheckpointError(f"{cfg_path}: {WEIGHTS} holds tensor {extra[0]!r}, which the model "
-                              f"it describes has no place for ({len(extra)} such)")
-    for name, t in want.items():
-        if tuple(state[name].shape) != tuple(t.shape):
-            raise CheckpointError(f"{cfg_path}: tensor {name!r} is {list(state[name].shape)} in "
-                                  f"{WEIGHTS} but {list(t.shape)} in the model it describes")
-
-
-def _one_line(e: BaseException) -> str:
-    text = (str(e).splitlines() or [""])[0][:200]
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -34,7 +34,7 @@ def push_to_hub(directory: str | os.PathLike, repo_id: str, *, token: str | None
                 private: bool = False, commit_message: str = "scinum export") -> str:
     """Upload an export directory's three files to model repository ``repo_id`` (created if
     needed); returns its URL. ``token``: default the one ``huggingface-cli login`` stored."""
-    from .export import read_config
+    from ..model.exported import read_config
     directory = Path(directory)
     read_config(directory)  # only a scinum export goes up
     hub = _hub()

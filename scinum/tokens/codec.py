@@ -40,7 +40,7 @@ from ..records.paths import flatten, format_path
 from ..util.atomic import write_text_atomic
 from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
 from .pieces import pieces as record_pieces
-from ..records.strict import loads
+from ..records.strict import MAX_SAFE_INT as _MAX_SAFE_INT, loads
 
 __all__ = ["Vocabulary", "Codec", "Encoded", "Spelling", "SPECIALS", "PAD", "MASK", "NUM", "INT"]
 
@@ -48,7 +48,6 @@ PAD, MASK, NUM, INT = "[PAD]", "[MASK]", "[NUM]", "[INT]"
 SPECIALS = (PAD, MASK, NUM, INT)
 _FIXED = ("{", "}", "[", "]", "true", "false", "null")
 _BRACKETS = set("{}[]")
-_MAX_SAFE_INT = 2 ** 53
 #: longest run of brackets that becomes one token (longer runs are split)
 MAX_RUN = 8
 

@@ -32,33 +32,10 @@ from typing import Any, Iterable
 import lightning as L
 import numpy as np
 
-from .config import DataConfig, RunConfig
+from .config import DataConfig, RunConfig, check_budget
 from ..errors import ConfigError
 
-__all__ = ["KINDS", "check_budget", "steps_for_samples", "steps_for_tokens", "TimeBudget"]
-
-#: the budget kinds, with their unit
-KINDS = {"samples": "training records", "tokens": "real tokens", "seconds": "s of training time"}
-
-
-def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
-    """Return ``budget`` (a dict of exactly one kind of :data:`KINDS` with a positive number,
-    plus ``max_steps`` for seconds) or raise :class:`~scinum.errors.ConfigError` naming ``where``."""
-    if not isinstance(budget, dict):
-        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {budget!r}")
-    kinds = [k for k in budget if k in KINDS]
-    extra = [k for k in budget if k not in KINDS and k != "max_steps"]
-    if len(kinds) != 1 or extra:
-        raise ConfigError(f"{where}: give exactly one of {sorted(KINDS)} (got keys {sorted(budget)})")
-    kind = kinds[0]
-    value = budget[kind]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError(f"{where}.{kind}: must be a positive number, got {value!r}")
-    if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int)
-                                  or budget["max_steps"] < 1):
-        raise ConfigError(f"{where}.max_steps: only with seconds, a positive integer")
-    return dict(budget)
-
+__all__ = ["steps_for_samples", "steps_for_tokens", "TimeBudget"]
 
 def steps_for_samples(samples: int, batch_size: int) -> int:
     """Steps that see ``samples`` training records in batches of ``batch_size``: ceil(N / B)

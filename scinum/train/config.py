@@ -42,7 +42,7 @@ from ..model.trunk import ModelConfig
 from ..tokens.normalize import METHODS
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults, signed
 
-__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
+__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer", "KINDS", "check_budget"]
 
 
 @dataclass
@@ -239,6 +239,29 @@ def _first_line(e: Exception) -> str:
     return (str(e).splitlines() or [""])[0][:200]
 
 
+#: the budget kinds, with their unit
+KINDS = {"samples": "training records", "tokens": "real tokens", "seconds": "s of training time"}
+
+
+def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
+    """Return ``budget`` (a dict of exactly one kind of :data:`KINDS` with a positive number,
+    plus ``max_steps`` for seconds) or raise :class:`~scinum.errors.ConfigError` naming ``where``."""
+    if not isinstance(budget, dict):
+        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {budget!r}")
+    kinds = [k for k in budget if k in KINDS]
+    extra = [k for k in budget if k not in KINDS and k != "max_steps"]
+    if len(kinds) != 1 or extra:
+        raise ConfigError(f"{where}: give exactly one of {sorted(KINDS)} (got keys {sorted(budget)})")
+    kind = kinds[0]
+    value = budget[kind]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{where}.{kind}: must be a positive number, got {value!r}")
+    if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int)
+                                  or budget["max_steps"] < 1):
+        raise ConfigError(f"{where}.max_steps: only with seconds, a positive integer")
+    return dict(budget)
+
+
 def validate_config(config: dict) -> None:
     """Raise :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must
     be, or the choices there are) unless every key is one of :class:`RunConfig` and every value
@@ -248,7 +271,6 @@ def validate_config(config: dict) -> None:
     trunk, the budget is one, and the accelerator exists here."""
     check_section(config, RunConfig, "")
     from .. import encodings, heads  # local: the registries import the encodings and heads
-    from .budget import check_budget
     for section in _FREE:
         if not isinstance(config.get(section), dict):
             fail(section, config.get(section), "a mapping")

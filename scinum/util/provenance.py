@@ -21,8 +21,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .version import __version__
+
 __all__ = ["MAX_DISTINCT", "field_ranges", "dataset_identity", "versions", "git_commit", "run_info",
-           "file_sha256"]
+           "file_sha256", "result_provenance"]
 
 #: distinct training values kept per field (more: only count/min/max)
 MAX_DISTINCT = 16
@@ -110,7 +112,7 @@ def file_sha256(path: str | Path) -> str:
 def git_commit() -> str | None:
     """The commit of the scinum checkout this code runs from (``+dirty`` when tracked files
     changed); None for an installed wheel or without git."""
-    here = Path(__file__).resolve().parent.parent
+    here = Path(__file__).resolve().parents[2]  # the checkout: scinum/util/ is two below it
 
     def git(*args: str) -> str | None:
         try:
@@ -142,3 +144,17 @@ def run_info(config: dict, fields: list[str],
                          "mask_fields": d.get("mask_fields"), "normalizer": config.get("normalizer")},
             "versions": versions(), "commit": git_commit()}
     return json.loads(json.dumps(info))  # plain JSON types only: checkpoints load weights_only
+
+
+def result_provenance() -> dict[str, Any]:
+    """What produced a result: the git commit of this checkout (``dirty`` if it has uncommitted
+    changes to tracked files), the scinum and package versions, the machine and the time."""
+    import os
+    from datetime import datetime, timezone
+
+    commit = git_commit()
+    dirty = commit.endswith("+dirty") if commit else None
+    return {"commit": commit.removesuffix("+dirty") if commit else None, "dirty": dirty,
+            "scinum": __version__, "versions": versions(),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
