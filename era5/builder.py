@@ -22,7 +22,7 @@ import argparse
 import contextlib
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 

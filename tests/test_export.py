@@ -212,7 +212,7 @@ def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path
     assert table["exported"]["results"] == results.name
     rows = {(r["field"], r["split"]): r for r in card.read_results(results, None, "xval")["rows"]}
     ratio = rows[("dt", "ood_dt")]["mse"] / rows[("dt", "test")]["mse"]
-    assert f"| `dt` | ood_dt | 16 |" in body and f"×{ratio:.3g}" in body
+    assert "| `dt` | ood_dt | 16 |" in body and f"×{ratio:.3g}" in body
     assert ("**ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8; this "
             "split holds 0.25 – 0.65, 0 of 16 a training value: error ×") in body
     assert "seed 0" in body and "packages: scinum" in body and "Known limits" in body

@@ -7,9 +7,7 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections import OrderedDict
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -13,7 +13,6 @@ import scinum
 from scinum import encodings
 from scinum.train.config import load_config
 from scinum.datasets.directory import DatasetWriter
-from scinum.encodings.base import _REGISTRY
 from scinum.heads import MLPHead
 from scinum.train.fit import fit
 
@@ -67,7 +66,7 @@ class SignLog(encodings.NumberEncoding):
 def signlog():
     encodings.register(SignLog)
     yield SignLog
-    del _REGISTRY[SignLog.name]
+    del encodings.REGISTRY._items[SignLog.name]
 
 
 class Pairs:

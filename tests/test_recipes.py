@@ -1,6 +1,5 @@
 """Recipes end to end at their tiny presets (slow: builds, trains and evaluates 4 models each)."""
 import json
-import math
 import subprocess
 from pathlib import Path
 

@@ -14,33 +14,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Mapping
 
 from ..errors import ScinumError
 
-
-
-class _Builders(Mapping):
-    """``scinum build <name>``: a read-only view of the builder registry
-    (:mod:`scinum.datasets.builders`), ``name -> (module, description)``, kept for older code; built-ins
-    are listed without importing anything, plug-ins once the entry points are read."""
-
-    def __getitem__(self, name: str) -> tuple[str, str]:
-        from ..datasets import builders
-        if name not in builders.REGISTRY:
-            raise KeyError(name)
-        target = builders._BUILT_IN.get(name, (None,))[0] or getattr(builders.get(name), "__name__", name)
-        return target, builders.describe(name)
-
-    def __iter__(self):
-        from ..datasets import builders
-        return iter(builders.names())
-
-    def __len__(self) -> int:
-        return len(list(iter(self)))
-
-
-BUILDERS = _Builders()
 #: ``scinum <command>``.
 COMMANDS = {
     "fit": ("scinum.cli.fit", "train a model from a YAML config"),

@@ -34,7 +34,7 @@ from ..util.atomic import write_text_atomic
 from ..records.strict import read_jsonl
 from .writing import SampleFn, ShardWorkers, _shard_name, _store_shard, _write_shard
 
-__all__ = ["Dataset", "DatasetWriter", "ShardWorkers", "SampleFn", "FORMAT", "FORMAT_VERSION", "parse_part", "PART_HELP"]
+__all__ = ["Dataset", "DatasetWriter", "FORMAT", "FORMAT_VERSION", "parse_part", "PART_HELP"]
 
 FORMAT = "scinum-dataset"
 FORMAT_VERSION = 1

@@ -40,7 +40,6 @@ def _check(cls: Any, name: str) -> None:
 
 #: name -> NumberEncoding subclass; reads the ``scinum.encodings`` entry points on a miss
 REGISTRY: Registry[type["NumberEncoding"]] = Registry("scinum.encodings", "number encoding", _check)
-_REGISTRY = REGISTRY._items  # the registered classes (older code and tests read this dict)
 
 
 class NumberEncoding(Spelling, ABC):

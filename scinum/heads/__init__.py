@@ -35,4 +35,5 @@ from .native import BitHead, DigitHead, ScalarHead, TokenHead
 from .registry import REGISTRY, NativeHead, check_options, declared, lookup, make_head, model_label
 
 __all__ = ["NumberHead", "HeadOutputs", "MLPHead", "ScalarHead", "DigitHead", "BitHead",
-           "MixtureHead", "TokenHead", "NativeHead", "make_head", "check_options", "lookup", "declared", "model_label", "REGISTRY"]
+           "MixtureHead", "TokenHead", "NativeHead", "make_head", "check_options", "lookup", "declared", "model_label", "REGISTRY",
+           "SIGMA_MIN", "LEGACY_SIGMA_MIN"]

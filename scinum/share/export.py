@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import torch
 

@@ -2,7 +2,7 @@
 
 The schema is :class:`RunConfig`, one dataclass per section (:class:`DataConfig`,
 :class:`~scinum.model.trunk.ModelConfig` less its derived fields, :class:`OptimConfig`,
-:class:`TrainerConfig`); :data:`DEFAULTS` and the defaults of the constructors that take a
+:class:`TrainerConfig`); the default config (``section_defaults(RunConfig)``) and the defaults of the constructors that take a
 section (:class:`~scinum.train.data.MLMDataModule`, :class:`~scinum.model.trunk.ModelConfig`) come from it,
 and :func:`validate_config` checks a config against its types and ranges. A config itself is a
 plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``scinum fit
@@ -42,7 +42,8 @@ from ..model.trunk import ModelConfig
 from ..tokens.normalize import METHODS
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults, signed
 
-__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer", "KINDS", "check_budget"]
+__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "load_config", "validate_config",
+           "apply_overrides", "parse_overrides", "resolve_normalizer", "KINDS", "check_budget"]
 
 
 @dataclass
@@ -139,8 +140,6 @@ class RunConfig:
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
 
 
-#: the default config (derived from :class:`RunConfig`; kept for older code)
-DEFAULTS: dict[str, Any] = section_defaults(RunConfig)
 #: sections whose keys are free (encoding/head options are checked by their constructors)
 _FREE = ("encoding", "head")
 

@@ -27,12 +27,12 @@ from ..datasets.directory import Dataset
 from ..errors import ConfigError
 from .masking import MLMCollator, check_mask_probs
 from ..tokens.normalize import Normalizer
-from .sampler import BucketBatchSampler, check_batches
+from .sampler import BucketBatchSampler
 from ..datasets.token_shards import TokenShards, tokenize_dataset
 from ..datasets.shard_values import check_representable, fit_normalizer
 from ..datasets.shard_targets import targeted_numbers
 
-__all__ = ["MLMCollator", "BucketBatchSampler", "MLMDataModule", "check_batches", "check_mask_probs"]
+__all__ = ["MLMDataModule"]
 
 
 class _Items(torch.utils.data.Dataset):

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-import torch
 
 from ..tokens.batch import MASK_PROB, Batch, make_batch
 from ..tokens.codec import Codec, Vocabulary
