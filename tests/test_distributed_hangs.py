@@ -100,9 +100,9 @@ def _script(tmp_path, body, cfg):
     script.write_text(textwrap.dedent("""
         import sys, time
         import lightning as L, torch
-        from scinum.config import load_config
-        from scinum.training import fit
-        from scinum.distributed import StoppedBySignal
+        from scinum.train.config import load_config
+        from scinum.train.fit import fit
+        from scinum.train.distributed import StoppedBySignal
         from scinum.errors import ScinumError
         class Misbehave(L.Callback):
         {body}
