@@ -35,7 +35,6 @@ so plots are drawn per task) and ``plots/``. Every step is resumable like the ot
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
@@ -85,13 +84,8 @@ def model_config(preset: dict, label: str, task: Task, data: Path, out_dir: Path
     """The ``scinum fit`` config of one (task, model): the preset's ``train`` section, the
     model's overrides, then ``overrides``; the task's result is the masked field, and a FoNE
     ``int_digits: auto`` becomes the digit count of the task's largest result."""
-    from scinum.train.config import apply_overrides, load_config
-    base = copy.deepcopy(preset.get("train") or {})
-    base.setdefault("data", {})
-    base["data"].update(path=str(data), mask_fields=[task.field])
-    base["out_dir"] = str(out_dir)
-    cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
-    cfg = apply_overrides(cfg, overrides or {})
+    from recipes.presets import model_config as preset_config
+    cfg = preset_config(preset, label, data, out_dir, overrides, data_section={"mask_fields": [task.field]})
     if cfg["encoding"].get("int_digits") == "auto":
         cfg["encoding"]["int_digits"] = len(str(task.max_result()))
     return cfg

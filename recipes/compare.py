@@ -63,7 +63,7 @@ from scinum.util.atomic import write_text_atomic
 from scinum.train.budget import resolve_steps, token_stream
 from scinum.train.config import check_budget
 from scinum.datasets import builders
-from scinum.train.config import apply_overrides, load_config
+from recipes.presets import model_config
 from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison", "versions"]
@@ -103,11 +103,7 @@ def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, see
     out = {}
     for label in chosen:
         for seed in range(seeds):
-            base = copy.deepcopy(preset["train"])
-            base["data"] = {**base.get("data", {}), "path": str(data)}
-            base["out_dir"] = str(work / "models" / label / f"seed{seed}")
-            cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
-            cfg = apply_overrides(cfg, overrides or {})
+            cfg = model_config(preset, label, data, work / "models" / label / f"seed{seed}", overrides)
             cfg["seed"], cfg["budget"] = seed, copy.deepcopy(budget)
             out[(label, seed)] = cfg
     return out

@@ -19,7 +19,6 @@ Results go to ``--out`` (default ``results/<recipe>``): ``table.md``, ``table.cs
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
@@ -29,7 +28,8 @@ from typing import Any, Sequence
 import yaml
 
 from scinum.datasets import builders
-from scinum.train.config import apply_overrides, load_config, parse_overrides
+from recipes.presets import model_config
+from scinum.train.config import parse_overrides
 from scinum.util.atomic import write_text_atomic
 from scinum.util.provenance import result_provenance
 from scinum.errors import RecipeError, ScinumError
@@ -125,11 +125,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
         raise RecipeError(f"[{name}] unknown model(s) {unknown}; preset has {list(preset['models'])}")
     configs = {}
     for label in chosen:
-        base = copy.deepcopy(preset["train"])
-        base["data"] = {**base.get("data", {}), "path": str(data)}
-        base["out_dir"] = str(work / "models" / label)
-        cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
-        configs[label] = apply_overrides(cfg, overrides or {})
+        configs[label] = model_config(preset, label, data, work / "models" / label, overrides)
     ckpts = train_models(name, configs, jobs=jobs, log=log)
     tables, preds = [], []
     fields = preset.get("evaluate", {}).get("fields")
