@@ -28,7 +28,7 @@ from scinum.datasets.directory import Dataset
 from scinum.fill.model import Model
 from scinum.model.trunk import ModelConfig
 from scinum.tokens.normalize import Normalizer
-from simulations.planets import PlanetsConfig, build
+from scinum_simulations.planets import PlanetsConfig, build
 
 from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a script
 

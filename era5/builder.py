@@ -1,7 +1,7 @@
 """``scinum build era5 OUT --source PATH|synthetic``: ERA5 2 m temperature → station samples.
 
 Builds the xVal paper's temperature dataset (seed 002, §3.2 and App. B.1; record layout in
-:mod:`era5.sampling`). Splits are disjoint time periods (train / val / test, by default the
+:mod:`scinum_era5.sampling`). Splits are disjoint time periods (train / val / test, by default the
 first 80 % / next 10 % / last 10 % of the source's 8-hourly series); every window lies wholly
 inside its split's period. By default stations are drawn from every grid point, as in the paper.
 The out-of-distribution split ``ood_south`` is opt-in (``--ood-south-of LAT --ood N``, e.g. -60°:

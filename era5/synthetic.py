@@ -22,7 +22,7 @@ Layouts (see :func:`write_netcdf`, :func:`write_zarr`):
 * Zarr with ARCO-ERA5 naming: ``2m_temperature(time, latitude, longitude)``.
 
 Latitude runs 90 → -90, longitude 0 → 360 - resolution, as ERA5 delivers them.
-Run ``python -m era5.synthetic OUT.nc --days 30`` to write one from the command line.
+Run ``python -m scinum_era5.synthetic OUT.nc --days 30`` to write one from the command line.
 """
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ Baselines, computed on the very samples the model sees, all in normalised units:
   the target (every ``steps_per_day``-th step back; 3 for 8-hourly series), i.e. the station's
   own diurnal-cycle climatology within the sample.
 
-``python -m era5.tasks DATASET [--split test]`` prints both MSEs (normalised and in K²);
+``python -m scinum_era5.tasks DATASET [--split test]`` prints both MSEs (normalised and in K²);
 :func:`comparison_baselines` gives them, with a bootstrap interval over records, to a comparison
-(``baselines: era5.tasks:comparison_baselines`` in a comparison preset, recipes/compare.py).
+(``baselines: scinum_era5.tasks:comparison_baselines`` in a comparison preset, recipes/compare.py).
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ training seconds, one line per model through its budgets).
 ``varies: [model, ...]``: config sections a model of this preset may set beyond what an encoding
 is, because the comparison is *about* them (a curve over trunk sizes); recorded in ``meta.json``.
 ``baselines: module:function``: non-learned predictors scored on the same records, a function
-``(data_dir, split, limit) -> rows`` (:func:`era5.tasks.comparison_baselines`), reported beside
+``(data_dir, split, limit) -> rows`` (:func:`scinum_era5.tasks.comparison_baselines`), reported beside
 the models with their own interval.
 
 ``python recipes/<name>.py --preset compare --seeds N`` trains each model for seeds 0..N-1.

@@ -3,7 +3,7 @@
 ``scinum build planets OUT --train N --val N --test N --ood N --seed S --workers W [...]``
 writes a dataset directory (see :mod:`scinum.datasets.directory`) with splits ``train``, ``val``,
 ``test`` (training prior), ``ood_stepsize`` and ``ood_a1`` (``--ood`` samples each). Priors and
-OOD constructions: :mod:`simulations.planets_prior`; user docs: ``simulations/README.md``.
+OOD constructions: :mod:`scinum_simulations.planets_prior`; user docs: ``simulations/README.md``.
 
 A sample::
 
@@ -59,7 +59,7 @@ _C.reb_simulation_integrate.restype = c_int
 _STAR = rebound.Particle(m=1.0)  #: the central star, at rest at the origin
 _probe = rebound.Simulation()
 if (_probe.G, _probe.integrator) != (1.0, "ias15"):  # new_simulation relies on both defaults
-    raise ImportError(f"simulations.planets needs REBOUND's defaults G = 1 and IAS15, this "
+    raise ImportError(f"scinum_simulations.planets needs REBOUND's defaults G = 1 and IAS15, this "
                       f"REBOUND {rebound.__version__} gives G = {_probe.G}, {_probe.integrator}")
 del _probe
 #: what ``Simulation.integrate`` raises for each failure status of ``reb_simulation_integrate``
@@ -135,7 +135,7 @@ def to_record(system: System, positions: np.ndarray) -> dict:
 class SampleMaker:
     """``make_sample(i) -> (record, stats)`` for one split; picklable (spawned workers).
 
-    Draw ``attempt = 0, 1, ...`` is :class:`~simulations.planets_prior.Draws`' draw of
+    Draw ``attempt = 0, 1, ...`` is :class:`~scinum_simulations.planets_prior.Draws`' draw of
     ``(seed, split, i, attempt)``; the first
     stable draw is written (the record is made from the very positions that were checked).
     ``stats`` counts rejected draws: ``rejected`` = ``rejected_bound`` (some ``|x|`` or ``|y|``

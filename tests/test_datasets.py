@@ -143,7 +143,7 @@ def test_two_parts_built_by_two_processes_finish_byte_identical_to_one_build(tmp
     shard.write_bytes(good[: len(good) // 2])  # a part that died mid-copy on shared storage
     assert main(["build", "planets", str(shared), *args, "--part", "finish"]) == 1
     shard.unlink()
-    from simulations.planets import PlanetsConfig, build
+    from scinum_simulations.planets import PlanetsConfig, build
     with pytest.raises(DatasetError, match=r"lacks shard\(s\) \[3\]"):
         build(shared, train=40, val=9, test=9, ood=9, seed=5, shard_size=4, part="finish",
               config=PlanetsConfig(steps=3))

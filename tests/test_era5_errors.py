@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from era5 import synthetic
+from scinum_era5 import synthetic
 from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
 

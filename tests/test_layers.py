@@ -2,24 +2,26 @@
 same package or to a lower layer of :data:`LAYERS`, and no modules import each other in a
 circle. Parsed with ``ast``, so nothing is imported to check it."""
 import ast
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TOP = ("scinum", "simulations", "era5", "recipes")
+#: directory -> the name its modules are imported by (pyproject's package-dir)
+TOP = {"scinum": "scinum", "simulations": "scinum_simulations", "era5": "scinum_era5", "recipes": "recipes"}
 
 #: bottom first; a module may import its own layer's modules and those of lower layers only.
 #: ``scinum`` alone is the package's ``__init__`` (the public API: load, Model, registries).
 LAYERS = ["scinum.errors", "scinum.util", "scinum.plugins", "scinum.records", "scinum.tokens",
           "scinum.datasets", "scinum.heads", "scinum.encodings", "scinum.model", "scinum.fill",
           "scinum.train", "scinum.share", "scinum.baselines", "scinum", "scinum.analysis",
-          "scinum.cli", "simulations", "era5", "recipes"]
+          "scinum.cli", "scinum_simulations", "scinum_era5", "recipes"]
 
 
 def modules() -> dict[str, Path]:
     out = {}
-    for top in TOP:
+    for top, name in TOP.items():
         for path in sorted((ROOT / top).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            parts = [name, *path.relative_to(ROOT / top).with_suffix("").parts]
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             out[".".join(parts)] = path
@@ -103,3 +105,13 @@ def test_the_checks_see_what_they_check():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     assert layer("scinum") > layer("scinum.share") and layer("scinum.cli.main") == LAYERS.index("scinum.cli")
+
+
+def test_every_package_is_installed_under_the_projects_names():
+    """pyproject lists scinum's packages one by one (the builders are mapped to project names):
+    a new package must be listed there too, and nothing generic is."""
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "scinum").rglob("__init__.py")}
+    assert set(setup["packages"]) == found | {"scinum_simulations", "scinum_era5"}
+    assert setup["package-dir"] == {"scinum_simulations": "simulations", "scinum_era5": "era5"}
+    assert all(p.startswith("scinum") for p in setup["packages"])

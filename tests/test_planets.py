@@ -16,10 +16,10 @@ from scipy import stats
 from scinum.cli.main import main as cli_main
 from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
-from simulations import planets
-from simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
+from scinum_simulations import planets
+from scinum_simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
                                  build, new_simulation, simulate)
-from simulations.planets_prior import BLOCK, Draws, StepCounts
+from scinum_simulations.planets_prior import BLOCK, Draws, StepCounts
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -141,7 +141,7 @@ def test_planets_paper_preset_is_the_papers_and_the_references():
     (every BitTokens reference config)."""
     from scinum import encodings
     from scinum.model.trunk import ModelConfig
-    from simulations.planets_prior import PlanetsConfig
+    from scinum_simulations.planets_prior import PlanetsConfig
     preset = load_preset(RECIPES / "planets.yaml", "paper")
     assert PlanetsConfig(steps=preset["build"]["steps"]).steps_range() == (30, 59)
     models = preset["models"]

@@ -231,7 +231,7 @@ def test_evaluate_text_checkpoint(dataset, text_model, monkeypatch):
 def test_planets_sequence_length_per_encoding():
     """Tokens per planets sample, text vs single-token (xVal paper: P10 ~3.5x, P1000 ~2.3x,
     B1999 ~1.6x; FP15 is one token per number, 1x)."""
-    from simulations.planets import PlanetsConfig, SampleMaker
+    from scinum_simulations.planets import PlanetsConfig, SampleMaker
     make = SampleMaker(PlanetsConfig(), seed=0, split="train")
     recs = [make(i)[0] for i in range(10)]
     single = sum(len(Codec(Vocabulary.build(recs)).encode(r)) for r in recs)

@@ -51,8 +51,8 @@ def _check(builder: Any, name: str) -> None:
 #: builder name -> builder (a module or object); reads ``scinum.builders`` entry points on a miss
 REGISTRY: Registry[Any] = Registry("scinum.builders", "dataset builder", _check)
 _BUILT_IN = {
-    "planets": ("simulations.planets", "planetary orbits simulated with REBOUND (xVal paper)"),
-    "era5": ("era5.builder", "ERA5 2 m temperature grids sampled into station series"),
+    "planets": ("scinum_simulations.planets", "planetary orbits simulated with REBOUND (xVal paper)"),
+    "era5": ("scinum_era5.builder", "ERA5 2 m temperature grids sampled into station series"),
     "jsonl": ("scinum.datasets.jsonl", "your own JSONL records (splits from files or --split)"),
 }
 for _name, (_module, _) in _BUILT_IN.items():
