@@ -24,6 +24,8 @@ from scinum.datasets.jsonl import build
 from scinum.train.run_dir import RunDirBusy, out_dir_lock
 from scinum.train.fit import fit
 
+from conftest import tiny_config
+
 
 def _records(n, start=0):
     return [{"x": [0.5 + i / 1000, 1.0], "y": 0.25 + i / 1000} for i in range(start, start + n)]
@@ -35,12 +37,9 @@ def _jsonl(path, records):
 
 
 def _config(data, out, **trainer):
-    return load_config(None, {
-        "data": {"path": str(data), "batch_size": 8}, "out_dir": str(out),
-        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
-        "trainer": {"max_steps": 6, "accelerator": "cpu", "devices": 1, "progress_bar": False,
-                    "limit_val_batches": 0, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1,
-                    **trainer}})
+    return load_config(None, tiny_config(data, out, trainer={
+        "devices": 1, "limit_val_batches": 0, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1,
+        **trainer}))
 
 
 @pytest.fixture(scope="module")
