@@ -4,7 +4,7 @@ Writes a global 0.25° (721 × 1440) 8-hourly synthetic ``t2m`` file in today's 
 temporary folder (``--days 61``: 183 fields, ~0.76 GB, uncompressed float32), then draws the
 same samples two ways, interleaved in blocks so both see the same machine state:
 
-* project: :class:`era5.sampling.SampleMaker` (one orthogonal read of the sampled times × the
+* project: :class:`scinum_era5.sampling.SampleMaker` (one orthogonal read of the sampled times × the
   station rows per sample, then numpy picks the stations);
 * reference: the plain approach, the same draws but ``DataArray.isel(time=slice, latitude=i,
   longitude=j).values`` station by station.
@@ -25,10 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from era5 import builder, synthetic
-from era5.sampling import (SampleConfig, SampleMaker, coord_features, fit_normalization,
+from scinum_era5 import builder, synthetic
+from scinum_era5.sampling import (SampleConfig, SampleMaker, coord_features, fit_normalization,
                            runs_remaining, series_index, start_features)
-from era5.source import open_view
+from scinum_era5.source import open_view
 
 
 def reference_sample(da, cfg: SampleConfig, lat: np.ndarray, lon: np.ndarray, i: int) -> dict:

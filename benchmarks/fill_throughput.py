@@ -22,13 +22,13 @@ import numpy as np
 import torch
 import yaml
 
-from scinum.checkpoint import CheckpointMeta
-from scinum.codec import Codec, Vocabulary
-from scinum.datasets import Dataset
-from scinum.infer import Model
-from scinum.model import ModelConfig
-from scinum.normalize import Normalizer
-from simulations.planets import PlanetsConfig, build
+from scinum.model.checkpoint import CheckpointMeta
+from scinum.tokens.codec import Codec, Vocabulary
+from scinum.datasets.directory import Dataset
+from scinum.fill.model import Model
+from scinum.model.trunk import ModelConfig
+from scinum.tokens.normalize import Normalizer
+from scinum_simulations.planets import PlanetsConfig, build
 
 from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a script
 

@@ -38,8 +38,8 @@ from torch.func import functional_call, stack_module_state, vmap
 from quick_shapes import make_dataset, quick_config
 from train_step_overhead import build
 
-from scinum.model import NumberMLM, _rope
-from scinum.training import lr_factor
+from scinum.model.trunk import NumberMLM, _rope
+from scinum.train.module import lr_factor
 
 
 def _lin(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -56,7 +56,7 @@ def _ln(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 def stacked_losses(params: dict[str, torch.Tensor], model: NumberMLM, head_call, stacked: dict[str, torch.Tensor],
                    number_loss_weight: float = 1.0) -> torch.Tensor:
     """float32[S]: each seed's training loss, as :meth:`NumberMLM.losses
-    <scinum.model.NumberMLM.losses>` computes it, for weights ``params`` (the model's parameter
+    <scinum.model.trunk.NumberMLM.losses>` computes it, for weights ``params`` (the model's parameter
     names, a leading seed dimension) and a :func:`stack_batches` batch. The trunk runs stacked
     (batched GEMMs; attention over the seeds' rows folded into one batch, so it keeps its fused
     kernel); the number head through ``head_call`` (a vmapped functional call)."""
@@ -112,7 +112,7 @@ def stacked_losses(params: dict[str, torch.Tensor], model: NumberMLM, head_call,
 
 def stack_batches(batches: Sequence[dict[str, torch.Tensor]], pad_id: int, neutral: float
                   ) -> dict[str, torch.Tensor]:
-    """One :func:`~scinum.batch.make_batch` batch per seed -> tensors with a leading seed
+    """One :func:`~scinum.tokens.batch.make_batch` batch per seed -> tensors with a leading seed
     dimension, padded to the longest batch (``[PAD]`` tokens, ``neutral`` features, no loss) and
     to the largest batch size (rows of padding that attend only to themselves). ``num_dense``
     float64[S, B, L]: each hidden number's target at its position, 0 elsewhere."""

@@ -5,7 +5,7 @@
   processes at once, each taking every W-th sample: the sum of their rates. On a quiet machine
   with C >= W cores that is ``W / t_integrate`` (2 cores: 2 / integration time per sample); when
   other jobs share the cores, it shrinks as the build's share does;
-* project: :func:`simulations.planets.build` (``--workers`` processes in all: this one and
+* project: :func:`scinum_simulations.planets.build` (``--workers`` processes in all: this one and
   W - 1 spawned helpers that serve every split, chunks to whichever is free, sharded atomic
   writes), wall-clock from the call to the manifest, the helpers' start-up included;
 * reference: one process, a Python loop over ``sim.particles`` at each output time reading
@@ -42,12 +42,12 @@ import rebound
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scinum.datasets import Dataset  # noqa: E402
-from scinum.processes import worker_pool  # noqa: E402
-from scinum.records import dumps  # noqa: E402
-from simulations.planets import (BOUND, PlanetsConfig, SampleMaker, build,  # noqa: E402
+from scinum.datasets.directory import Dataset  # noqa: E402
+from scinum.util.processes import worker_pool  # noqa: E402
+from scinum.records.strict import dumps  # noqa: E402
+from scinum_simulations.planets import (BOUND, PlanetsConfig, SampleMaker, build,  # noqa: E402
                                  new_simulation, to_record, trajectory)
-from simulations.planets_prior import Draws, System  # noqa: E402
+from scinum_simulations.planets_prior import Draws, System  # noqa: E402
 
 SPLIT = "train"
 TARGET = 75.0  #: percent of the bound (issue 28: the Python-loop ceiling is 77-79 %)
@@ -198,7 +198,7 @@ def cpu_seconds() -> float:
 def worker_startup() -> float:
     """Seconds a fresh interpreter needs to import the builder (what each spawned worker pays)."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import simulations.planets"], check=True,
+    subprocess.run([sys.executable, "-c", "import scinum_simulations.planets"], check=True,
                    cwd=Path(__file__).resolve().parents[1])
     return time.perf_counter() - t0
 

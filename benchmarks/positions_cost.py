@@ -3,7 +3,7 @@ structure positions, computed from the token ids at batch time) vs ``learned`` (
 the reference: what the planets presets trained with before).
 
 Both train the compare preset's model (xVal, d_model 64, 2 layers, batches of 8, one thread) on
-the same planets-shaped records (:mod:`quick_shapes`) through :func:`scinum.fitting.fit`, A B A B;
+the same planets-shaped records (:mod:`quick_shapes`) through :func:`scinum.train.fit.fit`, A B A B;
 the figure is each run's training seconds (``training.json``: steps only, no validation or
 checkpoints) per sample seen, median over the rounds.
 
@@ -22,7 +22,7 @@ import torch
 
 from quick_shapes import make_dataset, quick_config
 
-from scinum.fitting import fit
+from scinum.train.fit import fit
 
 TARGET = 1.3
 

@@ -4,7 +4,7 @@ thread), as a share of this CPU's one-thread fp32 GEMM peak, and where each step
 For each model of ``recipes/planets.yaml`` ``quick``: ms per training step of the bare loop
 (:class:`train_step_overhead.BarePath`: model, AdamW, schedule, clipping; Lightning's own cost
 per step is measured by ``train_step_overhead.py``), model FLOP/s (trunk FLOPs per real token,
-:meth:`scinum.model.ModelConfig.flops_per_token`; heads and embeddings not counted) and its share
+:meth:`scinum.model.trunk.ModelConfig.flops_per_token`; heads and embeddings not counted) and its share
 of the peak. Then a profile of the same steps split by operator class — GEMM, attention (the
 fused SDPA kernel, forward and backward), GELU, LayerNorm, optimizer, everything else — and the
 share of peak the step would reach if only the GEMMs and the attention kernel took time
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from torch.profiler import ProfilerActivity, profile
 from quick_shapes import fp32_peak_one_thread, make_dataset, quick_config
 from train_step_overhead import BarePath
 
-from scinum.config import apply_overrides
+from scinum.train.config import apply_overrides
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 0.5

@@ -40,7 +40,7 @@ class _Sample:
 
 def make_dataset(path: Path, n_train: int = 1200, n_val: int = 64) -> Path:
     """Write (once) a dataset directory of :func:`record` samples at ``path``."""
-    from scinum.datasets import DatasetWriter
+    from scinum.datasets.directory import DatasetWriter
     if (path / "manifest.json").exists():
         return path
     w = DatasetWriter(path, builder="quick-shapes", version="1", parameters={"steps": STEPS}, seed=0,
@@ -55,7 +55,7 @@ def quick_config(data: Path, out: Path, batch_size: int, max_steps: int, seed: i
                  **trainer) -> dict:
     """The planets quick preset's training config (recipes/planets.yaml), xVal, as the recipe
     runner sets it (one thread, no progress bar)."""
-    from scinum.config import load_config
+    from scinum.train.config import load_config
     t = {"max_steps": max_steps, "accelerator": "cpu", "devices": 1, "val_check_interval": 400,
          "limit_val_batches": 5, "checkpoint_every_n_steps": 400, "progress_bar": False, **trainer}
     return load_config(None, {

@@ -7,7 +7,7 @@ Shapes: the planets quick recipe's model (recipes/planets.yaml ``quick``: d_mode
 quick preset's xVal) and batch 8 (its other models and the ``compare`` preset), one thread as the
 recipes train. Paths, each from the same seed (same initial weights, same batches):
 
-* ``lightning``: :func:`scinum.training.fit` (its LightningModule, callbacks, loggers, data module);
+* ``lightning``: :func:`scinum.train.fit` (its LightningModule, callbacks, loggers, data module);
 * ``bare``: the same data loader, model, AdamW, LR schedule and gradient clipping in a plain loop;
 * ``bare fused``: the same with ``AdamW(fused=True)`` (one kernel over all parameters);
 * ``compile``: the bare loop with the model's loss ``torch.compile``'d (inductor on CPU);
@@ -32,9 +32,10 @@ import torch
 from quick_shapes import fp32_peak_one_thread, make_dataset, quick_config
 
 from scinum import encodings
-from scinum.config import resolve_normalizer
-from scinum.data import MLMDataModule
-from scinum.training import MLMModule, fit, make_meta
+from scinum.train.config import resolve_normalizer
+from scinum.train.data import MLMDataModule
+from scinum.train.module import MLMModule
+from scinum.train.fit import fit, make_meta
 
 
 def build(config: dict):

@@ -4,7 +4,7 @@ Same planets-like records (2-4 planets, 4-40 time steps: 60-500 tokens), same wi
 same xVal multiplicative input, same masking (``make_batch``), same optimizer, one process,
 interleaved rounds. Counted: real (non-pad) tokens per second of wall time, collation included.
 
-* scinum: length-bucketed batches (:class:`scinum.data.BucketBatchSampler`), pre-LN bias-free
+* scinum: length-bucketed batches (:class:`scinum.train.data.BucketBatchSampler`), pre-LN bias-free
   blocks with RoPE and ``scaled_dot_product_attention``, token logits only at masked positions;
 * reference: random batches padded to their longest record, ``nn.TransformerEncoder``
   (pre-LN, GELU, learned positions, ``src_key_padding_mask``), logits at every position.
@@ -23,12 +23,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from scinum import encodings
-from scinum.codec import Codec, Vocabulary
-from scinum.batch import make_batch
-from scinum.data import BucketBatchSampler
+from scinum.tokens.codec import Codec, Vocabulary
+from scinum.tokens.batch import make_batch
+from scinum.train.sampler import BucketBatchSampler
 from scinum.heads import make_head
-from scinum.model import ModelConfig, NumberMLM
-from scinum.normalize import Normalizer
+from scinum.model.trunk import ModelConfig, NumberMLM
+from scinum.tokens.normalize import Normalizer
 
 from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a script
 

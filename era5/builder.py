@@ -1,7 +1,7 @@
 """``scinum build era5 OUT --source PATH|synthetic``: ERA5 2 m temperature → station samples.
 
 Builds the xVal paper's temperature dataset (seed 002, §3.2 and App. B.1; record layout in
-:mod:`era5.sampling`). Splits are disjoint time periods (train / val / test, by default the
+:mod:`scinum_era5.sampling`). Splits are disjoint time periods (train / val / test, by default the
 first 80 % / next 10 % / last 10 % of the source's 8-hourly series); every window lies wholly
 inside its split's period. By default stations are drawn from every grid point, as in the paper.
 The out-of-distribution split ``ood_south`` is opt-in (``--ood-south-of LAT --ood N``, e.g. -60°:
@@ -13,7 +13,7 @@ distribution: the paper's has all latitudes.
 
 Normalisation (mean/std in K) is fitted on the train period only, from an orthogonal sample of
 64 train times × 32 rows × 64 columns of allowed grid points (never the whole grid); the manifest
-records it and how to undo it. Everything is written through :class:`scinum.datasets.DatasetWriter`
+records it and how to undo it. Everything is written through :class:`scinum.datasets.directory.DatasetWriter`
 (parallel, deterministic in (seed, split, i), atomic shards, resumable).
 """
 from __future__ import annotations
@@ -22,11 +22,12 @@ import argparse
 import contextlib
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from scinum.datasets import PART_HELP, DatasetWriter, ShardWorkers, parse_part
+from scinum.datasets.directory import PART_HELP, DatasetWriter, parse_part
+from scinum.datasets.writing import ShardWorkers
 from scinum.errors import DatasetError
 
 from . import synthetic

@@ -22,7 +22,7 @@ Layouts (see :func:`write_netcdf`, :func:`write_zarr`):
 * Zarr with ARCO-ERA5 naming: ``2m_temperature(time, latitude, longitude)``.
 
 Latitude runs 90 → -90, longitude 0 → 360 - resolution, as ERA5 delivers them.
-Run ``python -m era5.synthetic OUT.nc --days 30`` to write one from the command line.
+Run ``python -m scinum_era5.synthetic OUT.nc --days 30`` to write one from the command line.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from typing import Iterator
 import netCDF4
 import numpy as np
 
-from scinum.atomic import atomic_path
+from scinum.util.atomic import atomic_path
 
 __all__ = ["grid", "time_axis", "t2m_blocks", "t2m_field", "write_netcdf", "write_zarr"]
 

@@ -11,9 +11,9 @@ Baselines, computed on the very samples the model sees, all in normalised units:
   the target (every ``steps_per_day``-th step back; 3 for 8-hourly series), i.e. the station's
   own diurnal-cycle climatology within the sample.
 
-``python -m era5.tasks DATASET [--split test]`` prints both MSEs (normalised and in K²);
+``python -m scinum_era5.tasks DATASET [--split test]`` prints both MSEs (normalised and in K²);
 :func:`comparison_baselines` gives them, with a bootstrap interval over records, to a comparison
-(``baselines: era5.tasks:comparison_baselines`` in a comparison preset, recipes/compare.py).
+(``baselines: scinum_era5.tasks:comparison_baselines`` in a comparison preset, recipes/compare.py).
 """
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def comparison_baselines(data, split: str = "test", limit: int | None = None,
     choice of test records alone would give."""
     from itertools import islice
 
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
     ds = Dataset(data)
     steps_per_day = steps_per_day or 24 // ds.manifest["task"]["step_hours"]
     var = ds.manifest["normalization"]["std"] ** 2
@@ -112,7 +112,7 @@ def comparison_baselines(data, split: str = "test", limit: int | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
 
     p = argparse.ArgumentParser(description="next-step baselines of an ERA5 dataset")
     p.add_argument("dataset")

@@ -10,7 +10,7 @@ described in :mod:`recipes.arithmetic_data`) goes the way a user's own data goes
 
 1. its records are written to ``<work>/<task>/records/{train,val,test}.jsonl``;
 2. ``scinum build jsonl <work>/<task>/data --train ... --val ... --test ... --fields <result>``
-   (through :func:`scinum.jsonl_dataset.build`);
+   (through :func:`scinum.datasets.jsonl.build`);
 3. one model per encoding is trained to fill the result (``data.mask_fields: [<result>]``: the
    right-hand side is masked, the xVal paper's "mask completion", §3.1);
 4. each model fills the result of every test record, scored per (task, model):
@@ -35,7 +35,6 @@ so plots are drawn per task) and ``plots/``. Every step is resumable like the ot
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
@@ -85,13 +84,8 @@ def model_config(preset: dict, label: str, task: Task, data: Path, out_dir: Path
     """The ``scinum fit`` config of one (task, model): the preset's ``train`` section, the
     model's overrides, then ``overrides``; the task's result is the masked field, and a FoNE
     ``int_digits: auto`` becomes the digit count of the task's largest result."""
-    from scinum.config import apply_overrides, load_config
-    base = copy.deepcopy(preset.get("train") or {})
-    base.setdefault("data", {})
-    base["data"].update(path=str(data), mask_fields=[task.field])
-    base["out_dir"] = str(out_dir)
-    cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
-    cfg = apply_overrides(cfg, overrides or {})
+    from recipes.presets import model_config as preset_config
+    cfg = preset_config(preset, label, data, out_dir, overrides, data_section={"mask_fields": [task.field]})
     if cfg["encoding"].get("int_digits") == "auto":
         cfg["encoding"]["int_digits"] = len(str(task.max_result()))
     return cfg
@@ -117,12 +111,13 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
     import pandas as pd
     import torch
 
-    from recipes.runner import provenance, train_models
+    from recipes.runner import train_models
+    from scinum.util.provenance import result_provenance
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
-    from scinum.atomic import write_text_atomic
+    from scinum.util.atomic import write_text_atomic
     from scinum.errors import RecipeError
-    from scinum.jsonl_dataset import build as build_jsonl
+    from scinum.datasets.jsonl import build as build_jsonl
 
     t0 = time.time()
     where = f"arithmetic.yaml: preset {preset_name!r}"
@@ -161,7 +156,7 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
     finally:
         torch.set_num_threads(threads)
     table = pd.DataFrame(rows, columns=COLUMNS)
-    meta = {"recipe": "arithmetic", "elapsed_s": round(time.time() - t0, 1), **provenance(),
+    meta = {"recipe": "arithmetic", "elapsed_s": round(time.time() - t0, 1), **result_provenance(),
             "preset_name": preset_name, "preset": preset, "overrides": overrides or {},
             "seeds": [seed], "n_predictors_adj_r2": N_PREDICTORS,
             "datasets": {t.name: str(jobs_of[f"{t.name}/{chosen[0]}"][2])
@@ -182,7 +177,7 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
 
 def main(argv: Sequence[str] | None = None) -> int:
     from recipes.runner import load_preset
-    from scinum.config import parse_overrides
+    from scinum.train.config import parse_overrides
     from scinum.errors import ScinumError
     p = argparse.ArgumentParser(prog="recipes/arithmetic.py", description=__doc__.splitlines()[0])
     p.add_argument("--preset", default="quick", help="preset in recipes/arithmetic.yaml [quick]")

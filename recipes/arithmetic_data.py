@@ -122,8 +122,8 @@ def generate(task: Task, seed: int) -> dict[str, list[dict[str, int]]]:
 
 def write_jsonl(records: dict[str, list[dict]], directory: Path) -> dict[str, Path]:
     """Write ``<directory>/<split>.jsonl`` for each split (atomically); returns split -> file."""
-    from scinum.atomic import write_text_atomic
-    from scinum.records import dumps
+    from scinum.util.atomic import write_text_atomic
+    from scinum.records.strict import dumps
     directory.mkdir(parents=True, exist_ok=True)
     files = {}
     for split, recs in records.items():

@@ -58,8 +58,8 @@ def load_co2():
 
 def write_records(work: Path) -> dict[str, Path]:
     """Windows of 13 weeks inside one calendar year -> ``<work>/<split>.jsonl``; returns the files."""
-    from scinum.atomic import write_text_atomic
-    from scinum.records import dumps
+    from scinum.util.atomic import write_text_atomic
+    from scinum.records.strict import dumps
     series = load_co2()
     lines: dict[str, list[str]] = {"train": [], "val": [], "test": [], "late": []}
     for year, part in series.groupby(series.index.year):
@@ -86,7 +86,7 @@ def baselines(data: Path, splits: list[str]):
     import pandas as pd
 
     from scinum.analysis.metrics import summarize
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
     ds = Dataset(data)
     mean = float(np.mean([v for r in ds.records("train") for v in r["co2"]]))
     rows, preds = [], []
@@ -115,14 +115,15 @@ def main(argv=None) -> int:
     import pandas as pd
     import torch
 
-    from recipes.runner import export_models, provenance, train_models
+    from recipes.runner import export_models, train_models
+    from scinum.util.provenance import result_provenance
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
     from scinum.errors import ScinumError
-    from scinum.jsonl_dataset import build as build_jsonl
-    from scinum.config import apply_overrides, load_config, parse_overrides
-    from scinum.datasets import Dataset
-    from scinum.infer import load
+    from scinum.datasets.jsonl import build as build_jsonl
+    from scinum.train.config import apply_overrides, load_config, parse_overrides
+    from scinum.datasets.directory import Dataset
+    from scinum.fill.model import load
 
     def log(msg: str) -> None:
         print(f"[co2] {msg}", file=sys.stderr, flush=True)
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
     ev.write_results(a.out, table, pd.concat(preds + [bp], ignore_index=True),
                      ev.train_values(data, [FIELD]),
                      {**ev.results_meta(data), "recipe": "co2", "elapsed_s": round(time.time() - t0, 1),
-                      **provenance(), "units": {FIELD: "ppm"},
+                      **result_provenance(), "units": {FIELD: "ppm"},
                       "models": {k: v for k, v in configs.items()}})
     plots.make_all(a.out)
     export_models(ckpts, a.out, log=log)  # results/co2/models/fill-task/, .../mlm-only/

@@ -1,6 +1,6 @@
 """Comparisons: every model of a preset at one declared budget, several seeds, intervals.
 
-A comparison preset is a recipe preset with a ``budget`` (:mod:`scinum.budget`)::
+A comparison preset is a recipe preset with a ``budget`` (:mod:`scinum.train.budget`)::
 
     compare:
       build: {...}                      # one dataset, built once (its seed fixed)
@@ -24,7 +24,7 @@ training seconds, one line per model through its budgets).
 ``varies: [model, ...]``: config sections a model of this preset may set beyond what an encoding
 is, because the comparison is *about* them (a curve over trunk sizes); recorded in ``meta.json``.
 ``baselines: module:function``: non-learned predictors scored on the same records, a function
-``(data_dir, split, limit) -> rows`` (:func:`era5.tasks.comparison_baselines`), reported beside
+``(data_dir, split, limit) -> rows`` (:func:`scinum_era5.tasks.comparison_baselines`), reported beside
 the models with their own interval.
 
 ``python recipes/<name>.py --preset compare --seeds N`` trains each model for seeds 0..N-1.
@@ -59,10 +59,11 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, Sequence
 
-from scinum.atomic import write_text_atomic
-from scinum.budget import check_budget, resolve_steps, token_stream
-from scinum.cli import BUILDERS
-from scinum.config import apply_overrides, load_config
+from scinum.util.atomic import write_text_atomic
+from scinum.train.budget import resolve_steps, token_stream
+from scinum.train.config import check_budget
+from scinum.datasets import builders
+from recipes.presets import model_config
 from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison", "versions"]
@@ -102,11 +103,7 @@ def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, see
     out = {}
     for label in chosen:
         for seed in range(seeds):
-            base = copy.deepcopy(preset["train"])
-            base["data"] = {**base.get("data", {}), "path": str(data)}
-            base["out_dir"] = str(work / "models" / label / f"seed{seed}")
-            cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
-            cfg = apply_overrides(cfg, overrides or {})
+            cfg = model_config(preset, label, data, work / "models" / label / f"seed{seed}", overrides)
             cfg["seed"], cfg["budget"] = seed, copy.deepcopy(budget)
             out[(label, seed)] = cfg
     return out
@@ -150,8 +147,8 @@ def _prepare(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]:
     tokens}`` seen — tokens: real tokens of the batch stream up to that step; a seconds budget's
     are counted after training, :func:`_seen` — and per run its training records' lengths)."""
     from scinum import encodings
-    from scinum.config import resolve_normalizer
-    from scinum.data import MLMDataModule
+    from scinum.train.config import resolve_normalizer
+    from scinum.train.data import MLMDataModule
     lengths_of: dict[str, Any] = {}
     plan, lengths_by_run = {}, {}
     for (label, seed), cfg in configs.items():
@@ -193,7 +190,7 @@ def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict,
     import torch
 
     from scinum.analysis import evaluate as ev
-    from scinum.training import fit
+    from scinum.train.fit import fit
     torch.set_num_threads(1)
     out = Path(config["out_dir"])
     ckpt = out / "model.ckpt"
@@ -218,7 +215,7 @@ def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs
     """Train and evaluate every unfinished run, ``jobs`` at once; returns run -> error for the
     runs that failed (the others' results stand)."""
     from scinum import encodings
-    from scinum.processes import worker_pool
+    from scinum.util.processes import worker_pool
     todo = [k for k, c in configs.items() if not (Path(c["out_dir"]) / "eval.csv").exists()]
     # seed by seed (an interrupted comparison has whole seeds of every model); within a seed the
     # cheapest first (fewest tokens per number), so a cut-off leaves the fewest runs unfinished
@@ -278,7 +275,7 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     if not collect:
         log(f"[{name}] building dataset in {data}")
-        import_module(BUILDERS[name][0]).build(data, **params)
+        builders.get(name).build(data, **params)
     elif not (data / "manifest.json").exists():
         raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
     baselines = _baselines(preset, data, where)
@@ -294,8 +291,8 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
     if len(budgets) == 1 and "" in budgets:
         return out
     from scinum.analysis import report
-    from recipes.runner import provenance
-    meta = {**provenance(), "recipe": name, "preset_name": preset_name, "command": command,
+    from scinum.util.provenance import result_provenance
+    meta = {**result_provenance(), "recipe": name, "preset_name": preset_name, "command": command,
             "budgets": budgets, "seeds": list(range(seeds)), "varies": preset.get("varies"),
             "per_budget": {b: _slug(b) for b in budgets},
             **{k: results[next(iter(results))][1][k] for k in ("seed_varies", "interval")},
@@ -344,7 +341,7 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
     ``collect``), write its report to ``out``; returns (per-seed metrics, meta)."""
     import pandas as pd
 
-    from recipes.runner import provenance
+    from scinum.util.provenance import result_provenance
     from scinum.analysis import report
     t0 = time.time()
     configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
@@ -368,7 +365,7 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
     per_seed = _subsets_as_splits(pd.concat(tables, ignore_index=True))
     chosen = list(dict.fromkeys(lb for lb, _ in configs))
-    meta = {**provenance(), "recipe": name, "preset_name": preset_name, "command": command,
+    meta = {**result_provenance(), "recipe": name, "preset_name": preset_name, "command": command,
             "budget": preset["budget"], "seeds": list(range(seeds)),
             "seed_varies": "model initialisation, MLM masking and batch order (training config "
                            "seed); the dataset and the evaluated records are fixed",

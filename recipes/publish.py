@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from scinum.atomic import atomic_dir, write_text_atomic
+from scinum.util.atomic import atomic_dir, write_text_atomic
 from scinum.errors import RecipeError
 
 

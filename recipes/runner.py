@@ -19,7 +19,6 @@ Results go to ``--out`` (default ``results/<recipe>``): ``table.md``, ``table.cs
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
@@ -28,9 +27,11 @@ from typing import Any, Sequence
 
 import yaml
 
-from scinum import builders
-from scinum.config import apply_overrides, load_config, parse_overrides
-from scinum.atomic import write_text_atomic
+from scinum.datasets import builders
+from recipes.presets import model_config
+from scinum.train.config import parse_overrides
+from scinum.util.atomic import write_text_atomic
+from scinum.util.provenance import result_provenance
 from scinum.errors import RecipeError, ScinumError
 
 __all__ = ["load_preset", "run_recipe", "export_models", "main"]
@@ -43,28 +44,11 @@ def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
     return presets[preset]
 
 
-def provenance() -> dict[str, Any]:
-    """What produced a result: the git commit of this checkout (``dirty`` if it has uncommitted
-    changes to tracked files), the scinum and package versions, the machine and the time."""
-    import os
-    import platform
-    from datetime import datetime, timezone
-
-    import scinum
-    from scinum.provenance import git_commit, versions
-    commit = git_commit()
-    dirty = commit.endswith("+dirty") if commit else None
-    return {"commit": commit.removesuffix("+dirty") if commit else None, "dirty": dirty,
-            "scinum": scinum.__version__, "versions": versions(),
-            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-
-
 def _train_one(config: dict[str, Any]) -> str:
     """Train one model on one thread (run in a worker process); returns its checkpoint path."""
     import torch
 
-    from scinum.training import fit
+    from scinum.train.fit import fit
     torch.set_num_threads(1)
     return str(fit(config))
 
@@ -85,7 +69,7 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
     from concurrent.futures import as_completed
 
     from scinum import encodings
-    from scinum.processes import worker_pool
+    from scinum.util.processes import worker_pool
 
     ckpts, todo = {}, []
     for label, cfg in configs.items():
@@ -141,11 +125,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
         raise RecipeError(f"[{name}] unknown model(s) {unknown}; preset has {list(preset['models'])}")
     configs = {}
     for label in chosen:
-        base = copy.deepcopy(preset["train"])
-        base["data"] = {**base.get("data", {}), "path": str(data)}
-        base["out_dir"] = str(work / "models" / label)
-        cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
-        configs[label] = apply_overrides(cfg, overrides or {})
+        configs[label] = model_config(preset, label, data, work / "models" / label, overrides)
     ckpts = train_models(name, configs, jobs=jobs, log=log)
     tables, preds = [], []
     fields = preset.get("evaluate", {}).get("fields")
@@ -164,7 +144,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
                      {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1),
-                      **provenance(), "preset_name": preset_name, "preset": preset,
+                      **result_provenance(), "preset_name": preset_name, "preset": preset,
                       "overrides": overrides or {},
                       "models": {label: json.loads((work / "models" / label / "config.json").read_text())
                                  for label in chosen}})
@@ -185,7 +165,7 @@ def export_models(ckpts: dict[str, Path], out: Path, log=print) -> list[Path]:
     ``<out>/models/<dir>/`` (``model.safetensors``, ``config.json`` and a model card whose
     evaluation is that label's rows of ``<out>``'s table): what a user shares. Costs a load and
     a write per model."""
-    from scinum.export import export
+    from scinum.share.export import export
     done = [export(ckpt, out / "models" / Path(ckpt).parent.name, out, label=label)
             for label, ckpt in ckpts.items()]
     log(f"{len(done)} models with their cards in {out / 'models'}")

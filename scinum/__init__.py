@@ -1,28 +1,31 @@
 """scinum: transformers that read and fill the numbers of JSON-structured scientific records.
 
-Public API (``import scinum``): see the README. Submodules: ``paths``, ``records``, ``codec``,
-``normalize``, ``encodings``, ``datasets``.
+Public API (``import scinum``): :func:`load` and :class:`Model` (:mod:`scinum.fill`), the
+registries ``scinum.encodings`` and ``scinum.heads`` (and ``scinum.datasets.builders``),
+:class:`Dataset` / :class:`DatasetWriter` and the errors. Packages, bottom-up: ``util``,
+``records``, ``tokens``, ``datasets``, ``heads``, ``encodings``, ``model``, ``fill``,
+``train``, ``share``, ``analysis``, ``cli`` (``docs/architecture.md``).
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .datasets.directory import Dataset, DatasetWriter
+from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError, ScinumError,
+                     ValueOutOfRange, VocabularyError)
+from .util.version import __version__
 
-from . import paths, records  # noqa: E402
-from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError,  # noqa: E402
-                     ScinumError, ValueOutOfRange, VocabularyError)
-from .datasets import Dataset, DatasetWriter  # noqa: E402
-
-__all__ = ["__version__", "encodings", "paths", "records", "Dataset", "DatasetWriter",
+__all__ = ["__version__", "encodings", "heads", "load", "Model", "Dataset", "DatasetWriter",
            "ScinumError", "RecordError", "MalformedJSON", "VocabularyError", "ValueOutOfRange",
            "DatasetError", "CheckpointError"]
 
 
 def __getattr__(name: str):
-    """Import torch-backed submodules on first use, so builders' worker processes (which only
-    need ``scinum.datasets``) never pay for importing torch."""
-    if name == "encodings":
-        import importlib
-        return importlib.import_module(".encodings", __name__)
+    """Import torch-backed parts on first use, so builders' worker processes (which only need
+    ``scinum.datasets``) never pay for importing torch."""
+    import importlib
+    if name in ("encodings", "heads"):
+        return importlib.import_module(f".{name}", __name__)
+    if name == "Model":
+        return importlib.import_module(".fill.model", __name__).Model
     raise AttributeError(f"module 'scinum' has no attribute {name!r}")
 
 
@@ -31,13 +34,10 @@ def load(path, device: str = "cpu"):
 
     ``path``: a checkpoint file, a directory written by ``scinum export`` (or a Hub snapshot of
     one), or ``"hf://owner/name"`` to download one (needs ``scinum[hub]``). See
-    :mod:`scinum.infer` and :mod:`scinum.export`.
+    :mod:`scinum.fill.model` and :mod:`scinum.share.export`.
     """
-    from .infer import load as _load
+    from .fill.model import load as _load
     if isinstance(path, str) and path.startswith("hf://"):
-        from .hub import download
+        from .share.hub import download
         path = download(path)
     return _load(path, device=device)
-
-
-__all__ += ["load"]

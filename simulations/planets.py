@@ -1,9 +1,9 @@
 """Planets dataset builder: REBOUND (IAS15) orbit simulations into JSON samples (xVal, seed 002).
 
 ``scinum build planets OUT --train N --val N --test N --ood N --seed S --workers W [...]``
-writes a dataset directory (see :mod:`scinum.datasets`) with splits ``train``, ``val``,
+writes a dataset directory (see :mod:`scinum.datasets.directory`) with splits ``train``, ``val``,
 ``test`` (training prior), ``ood_stepsize`` and ``ood_a1`` (``--ood`` samples each). Priors and
-OOD constructions: :mod:`simulations.planets_prior`; user docs: ``simulations/README.md``.
+OOD constructions: :mod:`scinum_simulations.planets_prior`; user docs: ``simulations/README.md``.
 
 A sample::
 
@@ -28,7 +28,8 @@ from typing import Any, Sequence
 import numpy as np
 import rebound
 
-from scinum.datasets import PART_HELP, DatasetWriter, ShardWorkers, parse_part
+from scinum.datasets.directory import PART_HELP, DatasetWriter, parse_part
+from scinum.datasets.writing import ShardWorkers
 from scinum.errors import DatasetError
 
 from .planets_prior import (ANGLE_HALF_WIDTH, BLOCK, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
@@ -58,7 +59,7 @@ _C.reb_simulation_integrate.restype = c_int
 _STAR = rebound.Particle(m=1.0)  #: the central star, at rest at the origin
 _probe = rebound.Simulation()
 if (_probe.G, _probe.integrator) != (1.0, "ias15"):  # new_simulation relies on both defaults
-    raise ImportError(f"simulations.planets needs REBOUND's defaults G = 1 and IAS15, this "
+    raise ImportError(f"scinum_simulations.planets needs REBOUND's defaults G = 1 and IAS15, this "
                       f"REBOUND {rebound.__version__} gives G = {_probe.G}, {_probe.integrator}")
 del _probe
 #: what ``Simulation.integrate`` raises for each failure status of ``reb_simulation_integrate``
@@ -134,14 +135,14 @@ def to_record(system: System, positions: np.ndarray) -> dict:
 class SampleMaker:
     """``make_sample(i) -> (record, stats)`` for one split; picklable (spawned workers).
 
-    Draw ``attempt = 0, 1, ...`` is :class:`~simulations.planets_prior.Draws`' draw of
+    Draw ``attempt = 0, 1, ...`` is :class:`~scinum_simulations.planets_prior.Draws`' draw of
     ``(seed, split, i, attempt)``; the first
     stable draw is written (the record is made from the very positions that were checked).
     ``stats`` counts rejected draws: ``rejected`` = ``rejected_bound`` (some ``|x|`` or ``|y|``
     >= :data:`BOUND`, or a non-finite value) + ``rejected_rebound`` (REBOUND raised).
     """
 
-    #: samples per unit of parallel work (:class:`~scinum.datasets.ShardWorkers`): the block
+    #: samples per unit of parallel work (:class:`~scinum.datasets.directory.ShardWorkers`): the block
     #: the draws are vectorised over, so no two processes draw one block
     chunk_size = BLOCK
 
@@ -230,13 +231,13 @@ def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: in
           ood_stepsize_margin: float | None = None, ood_a1_range: Sequence[float] | None = None,
           max_attempts: int | None = None) -> dict | None:
     """Build (or resume) the planets dataset in ``out``; returns the manifest (the builder
-    protocol, :mod:`scinum.builders`). The defaults are ``scinum build planets``'s; ``steps`` ...
+    protocol, :mod:`scinum.datasets.builders`). The defaults are ``scinum build planets``'s; ``steps`` ...
     ``max_attempts`` are :class:`PlanetsConfig` fields that, where given (not None), replace
     those of ``config``.
 
     ``part=(i, n)`` builds only shards ``k % n == i`` of each split and returns None;
     ``part="finish"`` verifies that every shard exists and writes the manifest
-    (:class:`~scinum.datasets.DatasetWriter`).
+    (:class:`~scinum.datasets.directory.DatasetWriter`).
 
     ``ood`` is the sample count of each OOD split. Raises :class:`DatasetError` for impossible
     parameters before anything is written.

@@ -9,7 +9,8 @@ Shared fixtures: ``one_thread`` (a test file opts in with
 ``pytestmark = pytest.mark.usefixtures("one_thread")``), ``one_thread_module`` (the same for a
 module-scoped fixture that trains) and ``toy_dataset`` (the small ``{"m", "data"}`` datasets the
 distributed-training tests train on). Shared helpers, imported from here: :class:`ToyMD`,
-:func:`run_group` and :func:`fit_cli` (a ``scinum fit`` run in its own process group).
+:func:`tiny_config` (the tiny-run fit config training tests start from), :func:`run_group` and
+:func:`fit_cli` (a ``scinum fit`` run in its own process group).
 """
 import contextlib
 import os
@@ -53,6 +54,19 @@ def one_thread_module():
         yield
 
 
+def tiny_config(data, out, **sections) -> dict:
+    """The tiny-run ``scinum fit`` config (a plain dict) training tests start from: batch 8, a
+    one-layer trunk 16 wide with 2 heads, 2 warmup steps, 6 steps on the CPU, no progress bar.
+    Each keyword replaces that top-level key, or updates that section key by key
+    (``trainer={"devices": 2}``)."""
+    cfg = {"data": {"path": str(data), "batch_size": 8}, "out_dir": str(out),
+           "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
+           "trainer": {"max_steps": 6, "accelerator": "cpu", "progress_bar": False}}
+    for key, value in sections.items():
+        cfg[key] = {**cfg[key], **value} if isinstance(value, dict) and isinstance(cfg.get(key), dict) else value
+    return cfg
+
+
 def run_group(cmd, timeout, **kw):
     """Run ``cmd`` in a new process group with ``OMP_NUM_THREADS=1``; on timeout kill the whole
     group (every DDP rank) and fail. Returns ``(returncode, stdout, stderr)``."""
@@ -90,7 +104,7 @@ def toy_dataset():
     """``make(path, n_train, n_val, fields=None, shard_size=16, sample=None) -> path``: a
     dataset (builder "toy", seed 0) of ``sample``'s records, :class:`ToyMD` by default
     (``fields``: the evaluation fields its manifest declares)."""
-    from scinum.datasets import DatasetWriter
+    from scinum.datasets.directory import DatasetWriter
 
     def make(path, n_train, n_val, fields=None, shard_size=16, sample=None):
         sample = sample or ToyMD()

@@ -51,7 +51,7 @@ def test_records_are_deterministic_and_test_split_ignores_train_size():
 
 
 def test_write_jsonl_and_build(tmp_path):
-    from scinum.jsonl_dataset import build
+    from scinum.datasets.jsonl import build
     task = Task("mul3", "mul", 3, 40, 8, 8)
     files = write_jsonl(generate(task, 0), tmp_path / "rec")
     first = json.loads(files["test"].read_text().splitlines()[0])

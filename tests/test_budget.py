@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from scinum.budget import TimeBudget, check_budget, resolve_steps, steps_for_samples, steps_for_tokens
+from scinum.train.budget import TimeBudget, resolve_steps, steps_for_samples, steps_for_tokens
+from scinum.train.config import check_budget
 from scinum.errors import ConfigError
-from scinum.training import lr_factor
+from scinum.train.module import lr_factor
 
 
 @pytest.mark.parametrize("samples,bs,steps", [(38400, 8, 4800), (38400, 32, 1200), (100, 32, 4),
@@ -39,7 +40,7 @@ def test_tokens_budget_by_hand():
 
 def test_tokens_budget_follows_the_real_batch_stream():
     """Uneven lengths: the step count is where the sampler's own cumulative tokens cross N."""
-    from scinum.data import BucketBatchSampler
+    from scinum.train.sampler import BucketBatchSampler
     rng = np.random.default_rng(0)
     lengths = rng.integers(5, 50, size=97)
     cum = np.cumsum([sum(lengths[i] for i, _ in b)
@@ -55,7 +56,7 @@ def test_tokens_budget_follows_the_real_batch_stream():
 def test_samples_budget_counts_the_short_batch_at_the_end_of_a_pass():
     """60 records in batches of 8: each pass ends with a batch of 4, so 32 samples can take 5
     steps; with the lengths at hand the count is the sampler's own, not ceil(32 / 8) = 4."""
-    from scinum.data import BucketBatchSampler
+    from scinum.train.sampler import BucketBatchSampler
     lengths = np.random.default_rng(1).integers(5, 50, size=60)
     for seed in (0, 3):
         sizes = [len(b) for b, _ in zip(BucketBatchSampler(lengths, 8, seed=seed), range(40))]
@@ -126,7 +127,7 @@ def test_lr_schedule_runs_on_time_with_a_seconds_budget():
 
 def test_fit_takes_its_steps_from_the_budget(tmp_path, toy_dataset):
     from test_training import Toy, _config  # the records and config of the training tests
-    from scinum.training import fit
+    from scinum.train.fit import fit
     path = toy_dataset(tmp_path / "ds", 48, 8, ["m"], shard_size=32, sample=Toy())
     cfg = _config(path, tmp_path / "a", budget={"samples": 20})
     fit(cfg)

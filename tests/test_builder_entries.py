@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from era5 import builder as era5_builder
-from scinum import builders
-from scinum.cli import main
+from scinum_era5 import builder as era5_builder
+from scinum.datasets import builders
+from scinum.cli.main import main
 from scinum.errors import DatasetError
-from simulations import planets
+from scinum_simulations import planets
 
 
 def _files(root: Path) -> dict[str, bytes]:

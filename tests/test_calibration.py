@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 import scinum
-from scinum.calibration import GRID, fit_recalibration, recalibrated
-from scinum.config import load_config
-from scinum.datasets import DatasetWriter
-from scinum.training import fit
+from scinum.fill.calibration import fit_recalibration
+from scinum.model.recalibration import GRID, recalibrated
+from scinum.train.config import load_config
+from scinum.datasets.directory import DatasetWriter
+from scinum.train.fit import fit
 
 
 class Noisy:

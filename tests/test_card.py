@@ -3,7 +3,8 @@ a plug-in head that declares a predictive distribution gets the same prose as th
 import pytest
 import yaml
 
-from scinum import card, heads
+from scinum.share import card
+from scinum import heads
 from scinum.heads import HeadOutputs, ScalarHead
 
 

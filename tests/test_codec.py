@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from scinum.codec import Codec, Vocabulary
+from scinum.tokens.codec import Codec, Vocabulary
 from scinum.errors import MalformedJSON, ValueOutOfRange, VocabularyError
-from scinum.paths import field_of, format_path, parse_path
+from scinum.records.paths import field_of, format_path, parse_path
 
 numbers = st.one_of(st.integers(-2**53, 2**53), st.floats(allow_nan=False, allow_infinity=False),
                     st.just(-0.0), st.just(0.1 + 0.2))

@@ -50,7 +50,7 @@ def test_varies_lets_models_set_what_the_comparison_is_about(tmp_path):
 
 @pytest.fixture(scope="module")
 def era5_data(tmp_path_factory):
-    from era5 import builder
+    from scinum_era5 import builder
     out = tmp_path_factory.mktemp("era5") / "data"
     builder.build(out, source="synthetic", synthetic_days=40, synthetic_resolution=10, train=20,
                   val=4, test=12, stations=[4, 6], steps=[8, 9], seed=0)
@@ -58,8 +58,8 @@ def era5_data(tmp_path_factory):
 
 
 def test_baselines_match_a_hand_computation_with_a_record_bootstrap(era5_data):
-    from era5.tasks import baseline_mse, comparison_baselines
-    from scinum.datasets import Dataset
+    from scinum_era5.tasks import baseline_mse, comparison_baselines
+    from scinum.datasets.directory import Dataset
     ds = Dataset(era5_data)
     rows = pd.DataFrame(comparison_baselines(era5_data, "test", limit=10))
     assert set(rows["model"]) == {"persistence", "climatology"}

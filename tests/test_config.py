@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from scinum import encodings
-from scinum.cli import main as cli_main
-from scinum.config import DEFAULTS, DataConfig, OptimConfig, RunConfig, TrainerConfig
-from scinum.data import MLMDataModule
-from scinum.model import ModelConfig
-from scinum.schema import section_defaults
+from scinum.cli.main import main as cli_main
+from scinum.train.config import DataConfig, OptimConfig, RunConfig, TrainerConfig
+from scinum.train.data import MLMDataModule
+from scinum.model.trunk import ModelConfig
+from scinum.util.schema import section_defaults
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
@@ -24,7 +24,7 @@ def _default(f):
 
 
 def test_each_default_is_defined_once_in_the_section_dataclasses():
-    assert DEFAULTS == section_defaults(RunConfig)
+    DEFAULTS = section_defaults(RunConfig)
     for section, cls in [("data", DataConfig), ("optim", OptimConfig), ("trainer", TrainerConfig)]:
         assert DEFAULTS[section] == {f.name: _default(f) for f in fields(cls)}
     assert DEFAULTS["model"] == {f.name: _default(f) for f in fields(ModelConfig)
@@ -62,7 +62,8 @@ def test_print_config_is_the_full_config_a_fit_records(dataset, tmp_path, capsys
     assert cli_main(args + ["--print-config"]) == 0
     printed = yaml.safe_load(capsys.readouterr().out)
     assert not out.exists()  # printed, not trained
-    assert set(printed) == set(DEFAULTS) and all(set(printed[k]) == set(v) for k, v in DEFAULTS.items()
+    defaults = section_defaults(RunConfig)
+    assert set(printed) == set(defaults) and all(set(printed[k]) == set(v) for k, v in defaults.items()
                                                  if isinstance(v, dict) and k not in ("encoding", "head"))
     assert printed["trainer"]["max_steps"] == 2 and printed["optim"]["lr"] == 1e-3
     assert cli_main(args) == 0

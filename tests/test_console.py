@@ -1,7 +1,7 @@
 """The training console: Lightning's noise dropped, everything else kept."""
 import logging
 
-from scinum.console import quiet_lightning
+from scinum.util.console import quiet_lightning
 
 
 def test_absent_accelerators_and_tips_are_dropped_the_rest_kept(caplog):

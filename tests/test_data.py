@@ -7,11 +7,13 @@ import pytest
 import torch
 
 from scinum import encodings
-from scinum.codec import Codec
-from scinum.batch import hidden_positions
-from scinum.data import BucketBatchSampler, MLMCollator, MLMDataModule
-from scinum.shards import TokenShards, tokenize_dataset
-from scinum.datasets import Dataset, DatasetWriter
+from scinum.tokens.codec import Codec
+from scinum.tokens.batch import hidden_positions
+from scinum.train.sampler import BucketBatchSampler
+from scinum.train.masking import MLMCollator
+from scinum.train.data import MLMDataModule
+from scinum.datasets.token_shards import TokenShards, tokenize_dataset
+from scinum.datasets.directory import Dataset, DatasetWriter
 from scinum.errors import RecordError, ValueOutOfRange, VocabularyError
 
 
@@ -84,7 +86,7 @@ def _items(tmp_path):
 
 
 def test_collator_masks_are_seeded_and_sized(tmp_path):
-    from scinum.shards import fit_normalizer
+    from scinum.datasets.shard_values import fit_normalizer
     vocab, train = _items(tmp_path)
     enc = encodings.get("xval")
     norm = fit_normalizer(train, vocab, "minmax")
@@ -101,7 +103,7 @@ def test_collator_masks_are_seeded_and_sized(tmp_path):
 
 
 def test_hidden_positions_by_path():
-    from scinum.codec import Vocabulary
+    from scinum.tokens.codec import Vocabulary
     rec = {"c": 1.0, "pts": [[0.5, 1], [0.25, 2], [0.125, 3]], "tag": "p"}
     codec = Codec(Vocabulary.build([rec]))
     enc = codec.encode(rec)

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from scinum.datasets import Dataset, DatasetWriter, ShardWorkers
+from scinum.datasets.directory import Dataset, DatasetWriter
+from scinum.datasets.writing import ShardWorkers
 from scinum.errors import DatasetError
 
 
@@ -113,7 +114,7 @@ def test_builder_workers_do_not_import_torch():
     """Spawned builder workers import scinum.datasets; torch would cost seconds each."""
     import subprocess
     import sys
-    code = "import sys, scinum.datasets; sys.exit('torch' in sys.modules)"
+    code = "import sys, scinum.datasets.directory, scinum.datasets.writing; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
@@ -128,21 +129,21 @@ def test_two_parts_built_by_two_processes_finish_byte_identical_to_one_build(tmp
     import sys
     args = ["--train", "40", "--val", "9", "--test", "9", "--ood", "9", "--steps", "3",
             "--shard-size", "4", "--workers", "1", "--seed", "5"]
-    run = "import sys; from scinum.cli import main; sys.exit(main(sys.argv[1:]))"
+    run = "import sys; from scinum.cli.main import main; sys.exit(main(sys.argv[1:]))"
     shared = tmp_path / "shared"
     procs = [subprocess.Popen([sys.executable, "-c", run, "build", "planets", str(shared), *args,
                                "--part", f"{i}/2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for i in range(2)]
     assert [p.wait(timeout=300) for p in procs] == [0, 0], [p.stderr.read()[-500:] for p in procs]
     assert not (shared / "manifest.json").exists()  # no part finishes the dataset
-    from scinum.cli import main
+    from scinum.cli.main import main
     assert main(["build", "planets", str(tmp_path / "one"), *args]) == 0
     shard = shared / "train" / "part-00003.jsonl"
     good = shard.read_bytes()
     shard.write_bytes(good[: len(good) // 2])  # a part that died mid-copy on shared storage
     assert main(["build", "planets", str(shared), *args, "--part", "finish"]) == 1
     shard.unlink()
-    from simulations.planets import PlanetsConfig, build
+    from scinum_simulations.planets import PlanetsConfig, build
     with pytest.raises(DatasetError, match=r"lacks shard\(s\) \[3\]"):
         build(shared, train=40, val=9, test=9, ood=9, seed=5, shard_size=4, part="finish",
               config=PlanetsConfig(steps=3))

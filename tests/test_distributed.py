@@ -12,12 +12,12 @@ import pytest
 import torch
 
 import scinum
-from scinum.config import load_config
+from scinum.train.config import load_config
 from scinum.errors import ConfigError
-from scinum.training import fit
+from scinum.train.fit import fit
 
 from conftest import ToyMD as Toy  # the records of tests/conftest.py's toy_dataset
-from conftest import fit_cli
+from conftest import fit_cli, tiny_config
 
 
 @pytest.fixture(scope="module")
@@ -26,11 +26,9 @@ def dataset(tmp_path_factory, toy_dataset):
 
 
 def _config(dataset, out, **trainer):
-    return {"seed": 0, "data": {"path": str(dataset), "batch_size": 8}, "out_dir": str(out),
-            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
-            "trainer": {"max_steps": 6, "accelerator": "cpu", "val_check_interval": 3,
-                        "limit_val_batches": 1, "checkpoint_every_n_steps": 3,
-                        "log_every_n_steps": 1, "progress_bar": False, **trainer}}
+    return tiny_config(dataset, out, seed=0, trainer={
+        "val_check_interval": 3, "limit_val_batches": 1, "checkpoint_every_n_steps": 3,
+        "log_every_n_steps": 1, **trainer})
 
 
 def _weights(path):

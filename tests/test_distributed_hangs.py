@@ -93,16 +93,16 @@ def test_the_reported_planets_configuration_ends(tmp_path):
 
 
 def _script(tmp_path, body, cfg):
-    """A script that runs :func:`scinum.training.fit` with a callback ``Misbehave`` defined by
+    """A script that runs :func:`scinum.train.fit` with a callback ``Misbehave`` defined by
     ``body`` (Lightning re-runs the script for every rank)."""
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent("""
         import sys, time
         import lightning as L, torch
-        from scinum.config import load_config
-        from scinum.training import fit
-        from scinum.distributed import StoppedBySignal
+        from scinum.train.config import load_config
+        from scinum.train.fit import fit
+        from scinum.train.distributed import StoppedBySignal
         from scinum.errors import ScinumError
         class Misbehave(L.Callback):
         {body}

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from era5 import builder, synthetic
-from era5.sampling import (SampleConfig, SampleMaker, runs_remaining, series_index,
+from scinum_era5 import builder, synthetic
+from scinum_era5.sampling import (SampleConfig, SampleMaker, runs_remaining, series_index,
                            split_periods, start_features)
-from era5.source import open_view, open_view_cached
-from era5.tasks import NEXT_STEP_MASK, baseline_mse, climatology, persistence, targets
-from scinum.datasets import Dataset
+from scinum_era5.source import open_view, open_view_cached
+from scinum_era5.tasks import NEXT_STEP_MASK, baseline_mse, climatology, persistence, targets
+from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
-from scinum.paths import select
+from scinum.records.paths import select
 
 GRID = dict(days=60, resolution=5.0, seed=3)
 COUNTS = ["--train", "12", "--val", "4", "--test", "4", "--ood", "4", "--ood-south-of", "-60",

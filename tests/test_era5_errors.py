@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from era5 import synthetic
-from scinum.datasets import Dataset
+from scinum_era5 import synthetic
+from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
 
 from test_era5 import GRID, build, records

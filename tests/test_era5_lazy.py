@@ -7,9 +7,9 @@ import xarray as xr
 from xarray.backends import BackendArray
 from xarray.core import indexing
 
-from era5 import synthetic
-from era5.sampling import SampleConfig, SampleMaker, fit_normalization, runs_remaining, series_index
-from era5.source import view_from_datasets
+from scinum_era5 import synthetic
+from scinum_era5.sampling import SampleConfig, SampleMaker, fit_normalization, runs_remaining, series_index
+from scinum_era5.source import view_from_datasets
 
 
 class CountingArray(BackendArray):

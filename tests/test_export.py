@@ -9,14 +9,14 @@ import pytest
 import torch
 
 import scinum
-from scinum import card
+from scinum.share import card
 from scinum.analysis.evaluate import evaluate, results_meta, train_values, write_results
-from scinum.cli import main
-from scinum.config import load_config
-from scinum.datasets import DatasetWriter
+from scinum.cli.main import main
+from scinum.train.config import load_config
+from scinum.datasets.directory import DatasetWriter
 from scinum.errors import CheckpointError, ResultsError
-from scinum.export import CARD, CONFIG, WEIGHTS, export
-from scinum.training import fit
+from scinum.share.export import CARD, CONFIG, WEIGHTS, export
+from scinum.train.fit import fit
 
 DOCS_RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results" / "planets-quick"
 STEPS = (0.2, 0.3, 0.5, 0.8)
@@ -122,7 +122,7 @@ def test_loading_a_directory_never_unpickles(ckpts, tmp_path, monkeypatch):
         raise AssertionError("torch.load called on an export directory")
     monkeypatch.setattr(torch, "load", refuse)
     assert scinum.load(out).fill(RECORDS[0], mask=["dt"])
-    assert "scinum.hub" not in sys.modules  # the Hub is imported only on request
+    assert "scinum.share.hub" not in sys.modules  # the Hub is imported only on request
 
 
 def _tamper(directory, edit):
@@ -212,7 +212,7 @@ def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path
     assert table["exported"]["results"] == results.name
     rows = {(r["field"], r["split"]): r for r in card.read_results(results, None, "xval")["rows"]}
     ratio = rows[("dt", "ood_dt")]["mse"] / rows[("dt", "test")]["mse"]
-    assert f"| `dt` | ood_dt | 16 |" in body and f"×{ratio:.3g}" in body
+    assert "| `dt` | ood_dt | 16 |" in body and f"×{ratio:.3g}" in body
     assert ("**ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8; this "
             "split holds 0.25 – 0.65, 0 of 16 a training value: error ×") in body
     assert "seed 0" in body and "packages: scinum" in body and "Known limits" in body
@@ -286,7 +286,8 @@ def test_hub_glue_without_network(ckpts, tmp_path, monkeypatch):
     snapshot directory of symlinks (as the Hub cache makes) that scinum.load reads; without the
     package, a one-line hint to install the extra."""
     import types
-    from scinum import ScinumError, hub
+    from scinum import ScinumError
+    from scinum.share import hub
     out = export(ckpts["xval"], tmp_path / "share")
     calls = []
 

@@ -18,12 +18,12 @@ import torch
 
 import scinum
 from scinum.analysis.evaluate import evaluate
-from scinum.cli import main
-from scinum.config import load_config
-from scinum.datasets import DatasetWriter
+from scinum.cli.main import main
+from scinum.train.config import load_config
+from scinum.datasets.directory import DatasetWriter
 from scinum.errors import CheckpointError, DatasetError, MalformedJSON, RecordError, ValueOutOfRange
-from scinum.records import MAX_DEPTH, loads
-from scinum.training import fit
+from scinum.records.strict import MAX_DEPTH, loads
+from scinum.train.fit import fit
 
 
 class Orbit:
@@ -191,7 +191,7 @@ def test_output_into_a_missing_directory(ckpt, tmp_path, capsys):
 
 
 def test_full_disk_keeps_no_temp_file(ckpt, tmp_path, capsys, monkeypatch):
-    import scinum.fill_cli as fill_cli
+    import scinum.cli.fill as fill_cli
     src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 5)
 
     def full(*a, **k):

@@ -7,11 +7,11 @@ import os
 import pytest
 import yaml
 
-from scinum.cli import main as scinum
-from scinum.config import load_config
-from scinum.datasets import Dataset, DatasetWriter
+from scinum.cli.main import main as scinum
+from scinum.train.config import load_config
+from scinum.datasets.directory import Dataset, DatasetWriter
 from scinum.errors import ConfigError, DatasetError, MalformedJSON
-from scinum.jsonl_dataset import build
+from scinum.datasets.jsonl import build
 
 
 def _write(path, n, start=0):

@@ -7,9 +7,7 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections import OrderedDict
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,13 +16,15 @@ import torch
 import scinum
 from scinum.analysis.evaluate import evaluate
 from scinum.analysis.metrics import summarize
-from scinum.checkpoint import load_checkpoint
-from scinum.cli import main as scinum_main
-from scinum.config import load_config
+from scinum.model.checkpoint import load_checkpoint
+from scinum.cli.main import main as scinum_main
+from scinum.train.config import load_config
 from scinum.errors import CheckpointError, VocabularyError
-from scinum.jsonl_dataset import build
-from scinum.run_dir import RunDirBusy, out_dir_lock
-from scinum.training import fit
+from scinum.datasets.jsonl import build
+from scinum.train.run_dir import RunDirBusy, out_dir_lock
+from scinum.train.fit import fit
+
+from conftest import tiny_config
 
 
 def _records(n, start=0):
@@ -37,12 +37,9 @@ def _jsonl(path, records):
 
 
 def _config(data, out, **trainer):
-    return load_config(None, {
-        "data": {"path": str(data), "batch_size": 8}, "out_dir": str(out),
-        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
-        "trainer": {"max_steps": 6, "accelerator": "cpu", "devices": 1, "progress_bar": False,
-                    "limit_val_batches": 0, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1,
-                    **trainer}})
+    return load_config(None, tiny_config(data, out, trainer={
+        "devices": 1, "limit_val_batches": 0, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1,
+        **trainer}))
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +126,7 @@ def test_damaged_last_ckpt_is_refused_before_resuming(run, data, tmp_path):
 
 
 # one writer per run ----------------------------------------------------------------------
-_HOLD = ("import sys, time; from scinum.run_dir import out_dir_lock\n"
+_HOLD = ("import sys, time; from scinum.train.run_dir import out_dir_lock\n"
          "with out_dir_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n")
 
 

@@ -125,7 +125,7 @@ def test_bit_head_mean_point_and_mantissa_mse():
     """point=mean: sign and exponent by threshold, mantissa the expected value of its bits;
     confident logits decode to the exact half-precision value either way; mse_weight adds the
     squared error of the expected mantissa fraction."""
-    from scinum.bits import float_to_bits
+    from scinum.tokens.bits import float_to_bits
     enc = encodings.get("bittokens", precision=16)
     target = torch.tensor([1.3, 1.5, 1.74, 1.25], dtype=torch.float64)
     sure = (float_to_bits(target, 16).float() * 2 - 1) * 30

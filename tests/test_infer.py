@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import scinum
-from scinum.cli import main
-from scinum.config import load_config
-from scinum.datasets import DatasetWriter
+from scinum.cli.main import main
+from scinum.train.config import load_config
+from scinum.datasets.directory import DatasetWriter
 from scinum.errors import CheckpointError, MalformedJSON, RecordError, ValueOutOfRange, VocabularyError
-from scinum.training import fit
+from scinum.train.fit import fit
 
 
 class Orbit:
@@ -105,7 +105,7 @@ def test_predictions_are_the_head_output_in_record_units(ckpt):
     """The filled value is the head's normalized prediction mapped back by the field's own
     scale and shift (computed here by hand): dropping ``normalizer.inverse`` would fail this."""
     import torch
-    from scinum.batch import hidden_positions, make_batch
+    from scinum.tokens.batch import hidden_positions, make_batch
     model = scinum.load(ckpt)
     m = model
     field = m.normalizer.to_dict()["fields"]["params.a"]
@@ -113,11 +113,12 @@ def test_predictions_are_the_head_output_in_record_units(ckpt):
     hide = hidden_positions(m.codec, RECORD, ["params.a"])
     b = make_batch([m.codec.encode(RECORD)], [hide], codec=m.codec, normalizer=m.normalizer,
                    encoding=m.encoding, structure=True)
-    from scinum.model import _wanted_rows
+    from scinum.model.trunk import _wanted_rows
     rows, valid = _wanted_rows(b["num_hidden"])
     with torch.no_grad():
         norm = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], rows, b["structure"])[valid]))[0])
-        full = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])[b["num_hidden"]]))[0])
+        h = m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])
+        full = float(m.model.head.predict(m.model.head(h[b["num_hidden"]]))[0])
     assert norm == pytest.approx(full, rel=1e-5)  # only the wanted rows: the same up to float32 sums
     filled = model.fill(RECORD, ["params.a"])["params"]["a"]
     assert filled == pytest.approx(norm * field["scale"] + field["shift"], rel=1e-12)
@@ -216,7 +217,7 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     recorded scaling."""
     import torch
     from scinum.analysis.evaluate import evaluate
-    from scinum.batch import hidden_positions, make_batch
+    from scinum.tokens.batch import hidden_positions, make_batch
 
     w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=1, shard_size=64)
     w.write_split("train", 8, Orbit())
@@ -224,7 +225,7 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     w.finish(scalings={"params.a": {"kind": "affine", "mean": 0.0, "std": 3.0, "unit": "K"}})
     table, preds = evaluate(ckpt, tmp_path / "d", ["params.a", "points[*][0]"], ["test"])
     m = scinum.load(ckpt)
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
     records = list(Dataset(tmp_path / "d").records("test"))
     says = []
     for r in records:
@@ -281,7 +282,7 @@ def test_evaluate_splits_interpolation_from_extrapolation_where_a_training_range
     """``evaluation.train_ranges``: a split whose true values lie both inside and outside a
     field's declared training range gets ``interp`` and ``extrap`` rows beside ``all``."""
     from scinum.analysis.evaluate import evaluate
-    from scinum.datasets import Dataset
+    from scinum.datasets.directory import Dataset
 
     w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=1, shard_size=64)
     w.write_split("train", 8, Orbit())
@@ -315,7 +316,7 @@ def test_fill_many_on_threads_equals_an_independent_reference_within_float32(ckp
     rounding: batches of other sizes sum in another order); the thread setting is restored."""
     import torch
 
-    from scinum.batch import hidden_positions, make_batch
+    from scinum.tokens.batch import hidden_positions, make_batch
     model = scinum.load(ckpt)
     recs = [Orbit()(2000 + i)[0] for i in range(60)]
     for r in recs[::4]:
@@ -352,8 +353,8 @@ def test_record_shapes_of_float_arrays_stay_distinct_and_checked():
     """checked_copy walks float arrays at C speed as one shape entry: ragged arrays of other
     structure get other shapes, the copy is deep and equal, inf/NaN and too deep nesting still
     fail like the general walk."""
-    from scinum.record_shape import NotJSON, checked_copy
-    from scinum.records import MAX_DEPTH
+    from scinum.records.shape import NotJSON, checked_copy
+    from scinum.records.strict import MAX_DEPTH
 
     def walk(node):
         shape, leaves = [], []

@@ -8,11 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scinum.analysis.metrics import (SUMMARY_KEYS, adjusted_r2, exact_match, gmm_nll,
-                                     gmm_nll_per_sample, integer_exact_match, interval_coverage,
-                                     log_smape, log_smape_per_sample, median_relative_error, mse,
-                                     r2, summarize,
-                                     unparseable_fraction)
+from scinum.analysis.metrics import (SUMMARY_KEYS, adjusted_r2, exact_match, gmm_nll, gmm_nll_per_sample,
+                                     integer_exact_match, interval_coverage, log_smape, log_smape_per_sample,
+                                     median_relative_error, mse, r2, summarize, unparseable_fraction)
 
 NAN = math.nan
 finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)

@@ -4,12 +4,12 @@ import pytest
 import torch
 
 from scinum import encodings
-from scinum.codec import Codec, Vocabulary
-from scinum.batch import make_batch
+from scinum.tokens.codec import Codec, Vocabulary
+from scinum.tokens.batch import make_batch
 from scinum.heads import make_head
-from scinum.model import ModelConfig, NumberMLM, Transformer
-from scinum.normalize import Normalizer
-from scinum.structure import COLUMNS
+from scinum.model.trunk import ModelConfig, NumberMLM, Transformer
+from scinum.tokens.normalize import Normalizer
+from scinum.tokens.structure import COLUMNS
 
 RECORDS = [{"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
            {"a": -0.5, "b": [[1.0, 2.5]], "s": "y"},
@@ -202,7 +202,7 @@ def test_config_without_positions_is_a_rope_trunk():
 def test_wanted_rows_give_the_full_outputs_at_those_positions(positions):
     """Inference computes the last block only at the masked positions: the same hidden states
     as the full forward there (float32 sums aside), padding and uneven counts included."""
-    from scinum.model import _wanted_rows
+    from scinum.model.trunk import _wanted_rows
     torch.manual_seed(0)
     cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions,
                       max_positions=16)
@@ -261,7 +261,7 @@ def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
     """scinum.batch.Batch declares what the model reads; make_batch builds exactly that."""
     from typing import get_type_hints
 
-    from scinum.batch import Batch
+    from scinum.tokens.batch import Batch
     vocab, seqs, norm, enc, _ = _setup(name)
     hides = [np.asarray(s.fields >= 0) & (np.arange(len(s)) % 2 == 0) for s in seqs[:2]]
     b = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc)

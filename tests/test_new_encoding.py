@@ -11,11 +11,10 @@ import torch.nn.functional as F
 
 import scinum
 from scinum import encodings
-from scinum.config import load_config
-from scinum.datasets import DatasetWriter
-from scinum.encodings.base import _REGISTRY
+from scinum.train.config import load_config
+from scinum.datasets.directory import DatasetWriter
 from scinum.heads import MLPHead
-from scinum.training import fit
+from scinum.train.fit import fit
 
 
 class SignLogHead(MLPHead):
@@ -67,7 +66,7 @@ class SignLog(encodings.NumberEncoding):
 def signlog():
     encodings.register(SignLog)
     yield SignLog
-    del _REGISTRY[SignLog.name]
+    del encodings.REGISTRY._items[SignLog.name]
 
 
 class Pairs:

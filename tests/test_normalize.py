@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from scinum.normalize import Normalizer
+from scinum.tokens.normalize import Normalizer
 
 finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)
 

@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 from scinum import encodings
-from scinum.cli import main as scinum
-from scinum.codec import Vocabulary
-from scinum.data import MLMCollator, MLMDataModule
-from scinum.datasets import Dataset, DatasetWriter
+from scinum.cli.main import main as scinum
+from scinum.train.data import MLMDataModule
+from scinum.datasets.directory import Dataset, DatasetWriter
 from scinum.errors import ConfigError, DatasetError, MalformedJSON
-from scinum.jsonl_dataset import build
+from scinum.datasets.jsonl import build
 
 
 def _records(n, seed=0):
@@ -68,8 +67,8 @@ def test_split_is_deterministic_complete_and_seeded(tmp_path):
     recs = _records(500)
     src = _write(tmp_path / "a.jsonl", recs)
     a = build(tmp_path / "a", train=[src], split=[0.8, 0.1, 0.1], seed=3, shard_size=64, progress=False)
-    b = build(tmp_path / "b", train=[src], split=[0.8, 0.1, 0.1], seed=3, shard_size=64, progress=False)
-    c = build(tmp_path / "c", train=[src], split=[0.8, 0.1, 0.1], seed=4, shard_size=64, progress=False)
+    build(tmp_path / "b", train=[src], split=[0.8, 0.1, 0.1], seed=3, shard_size=64, progress=False)
+    build(tmp_path / "c", train=[src], split=[0.8, 0.1, 0.1], seed=4, shard_size=64, progress=False)
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
     assert _tree(tmp_path / "a") != _tree(tmp_path / "c")
     counts = {s: a["splits"][s]["count"] for s in ("train", "val", "test")}

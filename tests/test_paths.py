@@ -3,8 +3,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from scinum.errors import RecordError
-from scinum.paths import (ANY_INDEX, ANY_KEY, field_of, flatten, format_path, get, matches,
-                          parse_path, select, set_value, unflatten)
+from scinum.records.paths import ANY_INDEX, ANY_KEY, field_of, flatten, format_path, get, matches, parse_path, select, set_value, unflatten
 
 keys = st.text(min_size=1, max_size=8)
 segments = st.one_of(keys, st.integers(-50, 50), st.just(ANY_KEY), st.just(ANY_INDEX))
@@ -79,7 +78,7 @@ def test_set_value_in_place():
 
 
 def test_numbers_named_is_the_mask_rule():
-    from scinum.paths import numbers_named
+    from scinum.records.paths import numbers_named
     r = {"a": {"x": 1, "y": None, "s": "t"}, "b": [[1.5, True], []], "c": []}
     assert numbers_named(r, "a.x") == [("a", "x")]
     assert numbers_named(r, "b") == [("b", 0, 0)]  # containers expand; bools are not numbers

@@ -13,13 +13,13 @@ import pytest
 import rebound
 from scipy import stats
 
-from scinum.cli import main as cli_main
-from scinum.datasets import Dataset
+from scinum.cli.main import main as cli_main
+from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
-from simulations import planets
-from simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
+from scinum_simulations import planets
+from scinum_simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
                                  build, new_simulation, simulate)
-from simulations.planets_prior import BLOCK, Draws, StepCounts
+from scinum_simulations.planets_prior import BLOCK, Draws, StepCounts
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -233,7 +233,7 @@ def test_determinism_one_vs_two_workers(tmp_path):
     assert manifest["scalings"]["description.*.e"]["factor"] == 20
     assert set(manifest["ood"]) == {"ood_stepsize", "ood_a1"}
     # the builder declares what to evaluate; analysis reads it (nothing planets-specific there)
-    from scinum.analysis.evaluate import default_fields, results_meta
+    from scinum.analysis.evaluate import default_fields
     assert default_fields(manifest) == ["description.stepsize", "description.planet0.a",
                                         "description.planet0.e", "description.planet0.m"]
     assert manifest["evaluation"]["ood_fields"]["ood_a1"] == "description.planet0.a"

@@ -9,9 +9,13 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from scinum.analysis.plots import (ResultsError, load_results, make_all, plot_gmm_density,
-                                   plot_ood, plot_scatter)
-from scinum.cli import main
+from scinum.errors import ResultsError
+from scinum.analysis.results import load_results
+from scinum.analysis.plots import make_all
+from scinum.analysis.density import plot_gmm_density
+from scinum.analysis.ood import plot_ood
+from scinum.analysis.scatter import plot_scatter
+from scinum.cli.main import main
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 STEP = "description.stepsize"

@@ -11,12 +11,12 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
 import scinum
-from scinum import builders, encodings, heads
+from scinum.datasets import builders
+from scinum import encodings, heads
 from scinum.errors import CheckpointError
 from scinum.plugins import PluginNotFound, Registry
 
@@ -258,4 +258,4 @@ def test_builtins_do_not_need_package_metadata(monkeypatch):
     for r in (encodings.REGISTRY, heads.REGISTRY, builders.REGISTRY):
         monkeypatch.setattr(r, "_entry_points", None)
     assert encodings.get("fone").name == "fone" and heads.lookup("native") is heads.NativeHead
-    assert builders.get("jsonl").__name__ == "scinum.jsonl_dataset"
+    assert builders.get("jsonl").__name__ == "scinum.datasets.jsonl"

@@ -1,13 +1,13 @@
 """Recipes end to end at their tiny presets (slow: builds, trains and evaluates 4 models each)."""
 import json
-import math
 import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from recipes.runner import load_preset, provenance, run_recipe
+from recipes.runner import load_preset, run_recipe
+from scinum.util.provenance import result_provenance
 from scinum.errors import RecipeError
 
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
@@ -60,7 +60,7 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
 
 def test_results_carry_the_commit_that_made_them():
     """Published numbers name the code that produced them (results/*/meta.json)."""
-    p = provenance()
+    p = result_provenance()
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=RECIPES.parent, capture_output=True,
                           text=True).stdout.strip()
     assert p["commit"] == (head or None) and isinstance(p["machine"], str) and p["finished"]
@@ -140,8 +140,8 @@ def test_planets_paper_preset_is_the_papers_and_the_references():
     (xVal reference construct_example), BitTokens with reciprocal bits replacing the embedding
     (every BitTokens reference config)."""
     from scinum import encodings
-    from scinum.model import ModelConfig
-    from simulations.planets_prior import PlanetsConfig
+    from scinum.model.trunk import ModelConfig
+    from scinum_simulations.planets_prior import PlanetsConfig
     preset = load_preset(RECIPES / "planets.yaml", "paper")
     assert PlanetsConfig(steps=preset["build"]["steps"]).steps_range() == (30, 59)
     models = preset["models"]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from scinum.errors import MalformedJSON
-from scinum.records import dumps, loads, read_jsonl
+from scinum.records.strict import dumps, loads, read_jsonl
 
 
 @pytest.mark.parametrize("text,match", [

@@ -5,11 +5,11 @@ import random
 
 import pytest
 
-from scinum.config import load_config
-from scinum.data import BucketBatchSampler
-from scinum.datasets import DatasetWriter
+from scinum.train.config import load_config
+from scinum.train.sampler import BucketBatchSampler
+from scinum.datasets.directory import DatasetWriter
 from scinum.errors import ConfigError
-from scinum.training import fit
+from scinum.train.fit import fit
 
 
 class Wide:

@@ -3,9 +3,9 @@ import csv
 
 import pytest
 
-from scinum.config import load_config
-from scinum.speed import logs_this_step
-from scinum.training import fit
+from scinum.train.config import load_config
+from scinum.train.speed import logs_this_step
+from scinum.train.fit import fit
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 

@@ -6,12 +6,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scinum import encodings
-from scinum.batch import make_batch
-from scinum.codec import Codec, Vocabulary
 from scinum.heads import make_head
-from scinum.model import ModelConfig, NumberMLM
-from scinum.normalize import Normalizer
-from scinum.structure import COLUMNS, DEPTH, list_indices
+from scinum.model.trunk import ModelConfig, NumberMLM
+from scinum.tokens.batch import make_batch
+from scinum.tokens.codec import Codec, Vocabulary
+from scinum.tokens.normalize import Normalizer
+from scinum.tokens.structure import COLUMNS, DEPTH, list_indices
 
 
 def _planets_like(n_planets: int, steps: int, offset: float = 0.0) -> dict:

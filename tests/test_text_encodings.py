@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from scinum import encodings
-from scinum.codec import Codec, Vocabulary
+from scinum.tokens.codec import Codec, Vocabulary
 from scinum.errors import ValueOutOfRange
 
 SCHEMES = {"p10": (5, ["-", "6", "0", "2", "E-1"], 29),

@@ -9,16 +9,18 @@ import torch
 
 from scinum import encodings
 from scinum.analysis.evaluate import evaluate
-from scinum.checkpoint import CheckpointMeta
-from scinum.codec import Codec, Vocabulary
-from scinum.config import load_config, resolve_normalizer
-from scinum.batch import hidden_positions, make_batch
-from scinum.data import MLMCollator, MLMDataModule
+from scinum.model.checkpoint import CheckpointMeta
+from scinum.tokens.codec import Codec, Vocabulary
+from scinum.train.config import load_config, resolve_normalizer
+from scinum.tokens.batch import hidden_positions, make_batch
+from scinum.train.masking import MLMCollator
+from scinum.train.data import MLMDataModule
 from scinum.heads import TokenHead, make_head
-from scinum.infer import load
-from scinum.model import ModelConfig
-from scinum.normalize import Normalizer
-from scinum.training import MLMModule, fit
+from scinum.fill.model import load
+from scinum.model.trunk import ModelConfig
+from scinum.tokens.normalize import Normalizer
+from scinum.train.module import MLMModule
+from scinum.train.fit import fit
 
 SCHEMES = ["p10", "p1000", "b1999", "fp15"]
 RECORDS = [{"name": f"r{i}", "x": x, "y": [round(0.1 * i, 2), 2.5]}
@@ -229,7 +231,7 @@ def test_evaluate_text_checkpoint(dataset, text_model, monkeypatch):
 def test_planets_sequence_length_per_encoding():
     """Tokens per planets sample, text vs single-token (xVal paper: P10 ~3.5x, P1000 ~2.3x,
     B1999 ~1.6x; FP15 is one token per number, 1x)."""
-    from simulations.planets import PlanetsConfig, SampleMaker
+    from scinum_simulations.planets import PlanetsConfig, SampleMaker
     make = SampleMaker(PlanetsConfig(), seed=0, split="train")
     recs = [make(i)[0] for i in range(10)]
     single = sum(len(Codec(Vocabulary.build(recs)).encode(r)) for r in recs)

@@ -9,16 +9,17 @@ import torch
 import yaml
 
 from scinum import encodings
-from scinum.checkpoint import CheckpointMeta
-from scinum.infer import load
-from scinum.cli import main as cli_main
-from scinum.codec import Codec, Vocabulary
-from scinum.config import load_config, resolve_normalizer
-from scinum.batch import hidden_positions, make_batch
+from scinum.model.checkpoint import CheckpointMeta
+from scinum.fill.model import load
+from scinum.cli.main import main as cli_main
+from scinum.tokens.codec import Codec, Vocabulary
+from scinum.train.config import load_config, resolve_normalizer
+from scinum.tokens.batch import hidden_positions, make_batch
 from scinum.errors import CheckpointError
-from scinum.model import ModelConfig
-from scinum.normalize import Normalizer
-from scinum.training import MLMModule, fit
+from scinum.model.trunk import ModelConfig
+from scinum.tokens.normalize import Normalizer
+from scinum.train.module import MLMModule
+from scinum.train.fit import fit
 
 # a name token per record: the test is about the heads fitting, not the trunk telling records apart
 OVERFIT = [{"name": f"r{i}", "k": i, "x": x, "y": [round(0.1 * i, 2), 2.5]}
@@ -210,7 +211,7 @@ def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
     assert q[0] < q[1] < q[2]
     # the normalized spread times the field's scale
     with torch.no_grad():
-        from scinum.batch import make_batch as mb
+        from scinum.tokens.batch import make_batch as mb
         b = mb([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding, structure=True)
         out_ = m.model.head(m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])[b["num_hidden"]])
     assert np.allclose(p.uncertainty["std"], m.model.head.uncertainty(out_)["std"].numpy() * scale)

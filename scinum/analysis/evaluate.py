@@ -32,10 +32,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ..datasets import Dataset
+from ..datasets.directory import Dataset
 from ..errors import DatasetError, RecordError, ScinumError
-from ..paths import get, matches, parse_path, select
-from ..atomic import write_text_atomic
+from ..records.paths import get, matches, parse_path, select
+from ..util.atomic import write_text_atomic
 from ..heads import model_label
 from .metrics import summarize
 
@@ -71,12 +71,12 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
              splits: Sequence[str] | None = None, *, label: str | None = None,
              batch_size: int = 256, limit: int | None = None,
              progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Score ``model`` (a :class:`scinum.infer.Model` or a checkpoint path) on ``data``.
+    """Score ``model`` (a :class:`scinum.fill.model.Model` or a checkpoint path) on ``data``.
 
     Returns ``(table, predictions)`` as described in the module docstring. ``limit`` caps the
     records per split (the first ones, so runs are comparable).
     """
-    from ..infer import Model, load
+    from ..fill.model import Model, load
     if not isinstance(model, Model):
         model = load(model)
     ds = Dataset(data)

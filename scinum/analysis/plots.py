@@ -22,11 +22,10 @@ from .density import densities, plot_gmm_density
 from .drawing import MANY_VALUES, slug
 from .histograms import plot_histograms, plot_joint_histograms
 from .ood import ood_pairs, plot_ood
-from .results import Results, ResultsError, load_results
+from .results import Results, load_results
 from .scatter import plot_scatter
 
-__all__ = ["ResultsError", "Results", "load_results", "plot_ood", "plot_histograms",
-           "plot_gmm_density", "plot_scatter", "make_all", "add_arguments", "run"]
+__all__ = ["make_all", "add_arguments", "run"]
 
 
 def make_all(results_dir: str | Path) -> list[Path]:

@@ -13,7 +13,8 @@ Every figure of ours is ``mean [ci95_low, ci95_high]`` over seeds (:mod:`scinum.
 the paper's row for a model stands under ours. *Baselines* (non-learned predictors, a long frame
 ``model, field, split, metric, mean, ci95_low, ci95_high, n_records, interval``) are rows of their own: their
 interval is over the evaluated records (they have no seed), and ``interval`` says how.
-:func:`write_budgets` lays several budgets' comparisons side by side (the xVal paper's Table 4). A t interval of a positive metric (MSE) can reach
+:func:`write_budgets` lays several budgets' comparisons side by side (the xVal paper's Table 4).
+A t interval of a positive metric (MSE) can reach
 below 0 with few seeds: it is printed as computed, not clipped.
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ..atomic import write_text_atomic
+from ..util.atomic import write_text_atomic
 from .drawing import figure, save
 from .stats import LOG_METRICS, paired_table, summarize_seeds
 

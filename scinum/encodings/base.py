@@ -14,7 +14,7 @@ FoNE, BitTokens) and the text baselines (P10, P1000, ...) alike — so that no m
 * its **default normalizer**, and whether values may be normalized at all (``normalizable``).
 
 An encoding is deterministic and parameter-free; the head holds the parameters. Values reaching
-``encode`` are already normalized (see :mod:`scinum.normalize`). A new encoding is one file with
+``encode`` are already normalized (see :mod:`scinum.tokens.normalize`). A new encoding is one file with
 a ``@register``-ed subclass: nothing else in the project needs to change. An encoding in another
 package is found through the ``scinum.encodings`` entry-point group (:mod:`scinum.plugins`):
 ``get("mine")`` loads it on first use.
@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from ..codec import Spelling
+from ..tokens.codec import Spelling
 from ..errors import ValueOutOfRange
 from ..plugins import Registry
 
@@ -40,12 +40,11 @@ def _check(cls: Any, name: str) -> None:
 
 #: name -> NumberEncoding subclass; reads the ``scinum.encodings`` entry points on a miss
 REGISTRY: Registry[type["NumberEncoding"]] = Registry("scinum.encodings", "number encoding", _check)
-_REGISTRY = REGISTRY._items  # the registered classes (older code and tests read this dict)
 
 
 class NumberEncoding(Spelling, ABC):
     """Interface every number encoding implements (one instance per model). Its spelling in
-    tokens (:class:`~scinum.codec.Spelling`) is one ``[NUM]``/``[INT]`` token unless it says
+    tokens (:class:`~scinum.tokens.codec.Spelling`) is one ``[NUM]``/``[INT]`` token unless it says
     otherwise."""
 
     #: registry name, e.g. ``"xval"``
@@ -57,7 +56,7 @@ class NumberEncoding(Spelling, ABC):
     #: BitTokens reference's ``zero_pad``); features must not be all zero at a number;
     #: ``"none"``: no features (``dim == 0``): the number's tokens carry it (text baselines).
     combine: ClassVar[str]
-    #: normalizer method applied to values before encoding (see :mod:`scinum.normalize`)
+    #: normalizer method applied to values before encoding (see :mod:`scinum.tokens.normalize`)
     default_normalizer: ClassVar[str] = "none"
     #: False when values must reach the model as they are (text spells the raw value in tokens)
     normalizable: ClassVar[bool] = True
@@ -82,7 +81,7 @@ class NumberEncoding(Spelling, ABC):
     @abstractmethod
     def make_head(self, d_model: int, vocab: Any = None) -> "torch.nn.Module":
         """The native number head (:class:`scinum.heads.NumberHead`) for hidden size ``d_model``
-        (``vocab``: the model's :class:`~scinum.codec.Vocabulary`, for heads that read tokens)."""
+        (``vocab``: the model's :class:`~scinum.tokens.codec.Vocabulary`, for heads that read tokens)."""
 
     def options(self) -> dict[str, Any]:
         """Constructor options, JSON-able (saved in checkpoints)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from ..bits import WIDTHS, bits_to_float, float_to_bits
+from ..tokens.bits import WIDTHS, bits_to_float, float_to_bits
 from .base import NumberEncoding, register
 
 @register

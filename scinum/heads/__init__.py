@@ -1,6 +1,6 @@
 """Number heads: from the trunk's hidden state at a masked number to a prediction and a loss.
 
-Every head works in the encoding's (normalized) value space; :mod:`scinum.normalize` maps
+Every head works in the encoding's (normalized) value space; :mod:`scinum.tokens.normalize` maps
 predictions back to a record's units. Interface (:class:`NumberHead`), over the N hidden number
 *tokens* of a batch in row-major order (an encoding with ``k`` tokens per number gives its k
 rows one after another):
@@ -18,15 +18,15 @@ rows one after another):
 Every head **declares what it produces** (:class:`HeadOutputs`, its ``outputs``): its point
 value, its kind of uncertainty (``None``, or ``"quantiles"`` for a predictive distribution whose
 intervals can be recalibrated) and the columns it adds to an evaluation's ``predictions.csv``;
-:mod:`scinum.config`, :mod:`scinum.analysis.evaluate`, :mod:`scinum.analysis.density` and
-:mod:`scinum.card` read the declaration, never a head's name. A config names a head by its
+:mod:`scinum.train.config`, :mod:`scinum.analysis.evaluate`, :mod:`scinum.analysis.density` and
+:mod:`scinum.share.card` read the declaration, never a head's name. A config names a head by its
 *kind* in the registry (:data:`REGISTRY`): ``"native"`` (the encoding's own head),
 ``"mixture"``, or one that another package installs through the ``scinum.heads`` entry-point
 group (:mod:`scinum.plugins`).
 
 :class:`MixtureHead` (a Gaussian mixture) can replace any encoding's native head. It models the
 *normalized* value, so pair it with a normalizer that brings values to O(1) (``minmax`` or
-``standard``; :func:`scinum.config` picks ``standard`` when the encoding's default is ``none``).
+``standard``; :func:`scinum.train.config` picks ``standard`` when the encoding's default is ``none``).
 """
 
 from .base import HeadOutputs, MLPHead, NumberHead
@@ -35,4 +35,5 @@ from .native import BitHead, DigitHead, ScalarHead, TokenHead
 from .registry import REGISTRY, NativeHead, check_options, declared, lookup, make_head, model_label
 
 __all__ = ["NumberHead", "HeadOutputs", "MLPHead", "ScalarHead", "DigitHead", "BitHead",
-           "MixtureHead", "TokenHead", "NativeHead", "make_head", "check_options", "lookup", "declared", "model_label", "REGISTRY"]
+           "MixtureHead", "TokenHead", "NativeHead", "make_head", "check_options", "lookup", "declared", "model_label", "REGISTRY",
+           "SIGMA_MIN", "LEGACY_SIGMA_MIN"]

@@ -46,7 +46,7 @@ class NumberHead(nn.Module):
 
     uncertainty_kind = "none"
     #: whether the head predicts a distribution with ``cdf(out, x)`` and quantiles (its intervals
-    #: can then be recalibrated, :mod:`scinum.calibration`)
+    #: can then be recalibrated, :mod:`scinum.fill.calibration`)
     has_distribution = False
     outputs: ClassVar[HeadOutputs] = HeadOutputs()
 
@@ -65,7 +65,7 @@ class NumberHead(nn.Module):
     @classmethod
     def evaluation_columns(cls, uncertainty: dict[str, Any]) -> dict[str, Any]:
         """The :attr:`HeadOutputs.columns` of one filled number, from its JSON-able uncertainty
-        (what :meth:`scinum.infer.Model.fill` reports)."""
+        (what :meth:`scinum.fill.model.Model.fill` reports)."""
         return {}
 
     @classmethod

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..normalize import BOUND
+from ..tokens.normalize import BOUND
 from .base import HeadOutputs, MLPHead
 
 #: the mixture head's default variance floor (normalized units); checkpoints written before it was

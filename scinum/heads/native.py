@@ -9,7 +9,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..bits import EXPONENT_BITS, bits_to_float, float_to_bits
+from ..tokens.bits import EXPONENT_BITS, bits_to_float, float_to_bits
 from .base import MLPHead, NumberHead
 
 class ScalarHead(MLPHead):

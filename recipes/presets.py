@@ -1,0 +1,22 @@
+"""One ``scinum fit`` config per model of a recipe preset, assembled the same way by every
+recipe (runner, comparisons, arithmetic): the preset's ``train`` section with the dataset and
+output directory, then the model's own settings, then the command line's overrides."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from scinum.train.config import apply_overrides, load_config
+
+
+def model_config(preset: dict[str, Any], label: str, data: str | Path, out_dir: str | Path,
+                 overrides: dict | None = None, data_section: dict | None = None) -> dict[str, Any]:
+    """The resolved config of model ``label`` of ``preset``: defaults <- ``preset["train"]``
+    (its ``data`` section gets ``path = data`` and ``data_section``; ``out_dir``) <-
+    ``preset["models"][label]`` <- ``overrides``."""
+    base = copy.deepcopy(preset.get("train") or {})
+    base["data"] = {**base.get("data", {}), "path": str(data), **(data_section or {})}
+    base["out_dir"] = str(out_dir)
+    cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
+    return apply_overrides(cfg, overrides or {})

@@ -1,0 +1,314 @@
+"""``scinum build jsonl``: your own JSONL records as a dataset directory.
+
+Splits come from files (``--train A.jsonl B.jsonl.gz --val V.jsonl --test T.jsonl --ood
+late=L.jsonl``) or from one deterministic split of the train files (``--split 0.9,0.05,0.05
+--seed S``: record ``i`` goes to a split chosen by the ``i``-th draw of a generator seeded by
+``S``, so the same files and seed give the same split on any machine).
+
+* Every line is read by the strict reader (:mod:`scinum.records.strict`): NaN, duplicate keys, bad
+  UTF-8... are errors naming ``file:line`` and the JSON path. ``on_error="skip"`` skips such
+  lines instead, counts them and keeps the first few locations in the manifest — never silently.
+* Records stream through in order; memory holds one shard per split, whatever the input size.
+  ``.gz`` inputs are read transparently.
+* The manifest records each input's size and sha256, the counts, the skipped lines and, per
+  split, every numeric field seen (:func:`scinum.records.paths.field_of`) with its count, min and max.
+  ``fields`` (``--fields PATH ...``) declares the fields ``scinum evaluate`` scores by default.
+* Resumable and atomic like every builder (:class:`~scinum.datasets.directory.DatasetWriter`): a killed
+  build leaves no half-written shard; running it again skips the shards it finished and ends
+  byte-identical to an uninterrupted build. Changed input files are refused (their sha256 is
+  part of the build's parameters).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .directory import DatasetWriter
+from ..errors import DatasetError, MalformedJSON
+from ..records.paths import parse_path
+from ..tokens.pieces import NUMBER, pieces
+from ..util.provenance import file_sha256
+from ..records.strict import loads
+
+__all__ = ["build", "add_arguments", "run"]
+
+#: how many skipped-line locations the manifest keeps (the count is always complete)
+KEEP_SKIPPED = 20
+_DRAWS = 1 << 16  # uniform draws generated at a time for --split
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, raw bytes)`` of a JSONL or JSONL.gz file (1-based)."""
+    import gzip
+    import zlib
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as f:
+            yield from enumerate(f, start=1)
+    except (OSError, EOFError, zlib.error) as e:  # a truncated or corrupt .gz
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise DatasetError(f"{path}: cannot be read to the end ({e})") from None
+
+
+def _sources(train: Sequence, val: Sequence, test: Sequence,
+             ood: Mapping[str, Sequence] | None) -> dict[str, list[Path]]:
+    """Split name -> input files, refusing what would drop or duplicate records without a word:
+    two OOD names for one split (``x`` and ``ood_x``), a name that is not a plain name (``../x``
+    would write outside OUT), a file given twice (a symlink or hard link to it included)."""
+    sources: dict[str, list[Path]] = {"train": [Path(f) for f in train]}
+    if val:
+        sources["val"] = [Path(f) for f in val]
+    if test:
+        sources["test"] = [Path(f) for f in test]
+    given: dict[str, str] = {}
+    for name, files in (ood or {}).items():
+        if not isinstance(name, str) or not _NAME.fullmatch(name.removeprefix("ood_")):
+            raise DatasetError(f"OOD split name {str(name)[:80]!r} is not a plain name (letters, "
+                               "digits, '_', '-', '.', not starting with '.' or '-')")
+        key = name if name.startswith("ood_") else f"ood_{name}"
+        if key in sources:
+            raise DatasetError(f"OOD split names {given[key]!r} and {name!r} both make split "
+                               f"{key!r}: give each split one name")
+        if not files:
+            raise DatasetError(f"OOD split {name!r} has no file")
+        given[key] = name
+        sources[key] = [Path(f) for f in files]
+    seen: dict[tuple[int, int], tuple[str, Path]] = {}
+    for split_name, files in sources.items():
+        for f in files:
+            if not f.is_file():
+                raise DatasetError(f"{f}: no such input file")
+            st = f.stat()  # follows symlinks: a link and its target are one file
+            if (st.st_dev, st.st_ino) in seen:
+                other, first = seen[(st.st_dev, st.st_ino)]
+                raise DatasetError(f"{first} ({other}) and {f} ({split_name}) are the same file: "
+                                   "its records would be read twice; give each file once")
+            seen[(st.st_dev, st.st_ino)] = (split_name, f)
+    return sources
+
+
+#: an OOD split name (after ``ood_``): a plain directory name, never a path
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+class _FieldRanges:
+    """Count, min and max of every numeric field (``data[*][0]``...) seen in a split."""
+
+    def __init__(self) -> None:
+        self.count: Counter = Counter()
+        self.lo: dict[str, float] = {}
+        self.hi: dict[str, float] = {}
+
+    def add(self, record: Any) -> None:
+        kinds, items, fields, _ = pieces(record)
+        for kind, item, name in zip(kinds, items, fields):
+            if kind != NUMBER:
+                continue
+            self.count[name] += 1
+            v = float(item)
+            if name in self.lo:
+                self.lo[name] = min(self.lo[name], v)
+                self.hi[name] = max(self.hi[name], v)
+            else:
+                self.lo[name] = self.hi[name] = v
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        return {f: {"count": self.count[f], "min": self.lo[f], "max": self.hi[f]}
+                for f in sorted(self.count)}
+
+
+class _SplitOut:
+    """One output split being streamed: buffers a shard, writes it unless a previous run did."""
+
+    def __init__(self, writer: DatasetWriter, name: str):
+        self.writer, self.name = writer, name
+        self.shard_size = writer.shard_size
+        writer.open_split(name)
+        self.buffer: list[dict] = []
+        self.count = self.shards = 0
+        self.fields = _FieldRanges()
+
+    def add(self, record: dict) -> None:
+        self.fields.add(record)
+        self.buffer.append(record)
+        self.count += 1
+        if len(self.buffer) == self.shard_size:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.buffer and self.writer.finished_shard(self.name, self.shards) is None:
+            self.writer.write_shard(self.name, self.shards, self.buffer)
+        self.shards += bool(self.buffer)
+        self.buffer = []
+
+    def close(self) -> dict:
+        self._flush()
+        return self.writer.close_split(self.name, self.count, self.shards, {},
+                                       fields=self.fields.to_dict())
+
+
+def _check_fractions(split: Sequence[float]) -> tuple[float, float, float]:
+    if len(split) != 3 or any(not (f >= 0) for f in split) or abs(sum(split) - 1) > 1e-9:
+        raise DatasetError(f"--split needs three fractions >= 0 for train, val, test that sum to 1, "
+                           f"got {list(split)}")
+    return tuple(float(f) for f in split)  # type: ignore[return-value]
+
+
+def build(out: str | os.PathLike, *, train: Sequence[str | os.PathLike],
+          val: Sequence[str | os.PathLike] = (), test: Sequence[str | os.PathLike] = (),
+          ood: Mapping[str, Sequence[str | os.PathLike]] | None = None,
+          split: Sequence[float] | None = None, seed: int = 0, on_error: str = "fail",
+          fields: Sequence[str] | None = None, shard_size: int = 1000, compress: bool = False,
+          progress: bool = True) -> dict:
+    """Build a dataset directory from JSONL(.gz) files; returns its manifest.
+
+    ``ood``: split name (``late`` or ``ood_late``) -> files. ``split``: fractions for train, val,
+    test drawn from the ``train`` files (then ``val``/``test`` files are not allowed).
+    ``on_error``: ``"fail"`` (the first bad line raises, naming file:line and path) or
+    ``"skip"`` (bad lines are skipped and counted in the manifest's ``skipped``).
+    """
+    if on_error not in ("fail", "skip"):
+        raise DatasetError(f"on_error must be 'fail' or 'skip', got {on_error!r}")
+    if not train:
+        raise DatasetError("no --train file given")
+    if split is not None:
+        fractions = _check_fractions(split)
+        if val or test:
+            raise DatasetError("--split draws val and test from the train files: give either "
+                               "--split or --val/--test files, not both")
+    sources = _sources(train, val, test, ood)
+    for p in fields or ():
+        parse_path(p)  # a typo is an error now, not at evaluation time
+    inputs = {split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": file_sha256(f)}
+                           for f in files] for split_name, files in sources.items()}
+    params = {"inputs": inputs, "split": list(fractions) if split is not None else None,
+              "on_error": on_error}
+    fresh = not Path(out).exists() or not any(Path(out).iterdir())
+    writer = DatasetWriter(out, builder="jsonl", version="1", parameters=params, seed=seed,
+                           shard_size=shard_size, compress=compress)
+    if writer.complete:
+        return writer.finish()
+    try:
+        return _stream(writer, sources, split is not None and fractions, seed, on_error, fields,
+                       progress)
+    except (MalformedJSON, DatasetError):
+        if fresh:  # a bad input, not an interruption: leave nothing behind (an interrupted
+            shutil.rmtree(out, ignore_errors=True)  # build stays, to resume)
+        raise
+
+
+def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: Any, seed: int,
+            on_error: str, fields: Sequence[str] | None, progress: bool) -> dict:
+    """Read every input line once, route each record to its split's shards; finish."""
+    skipped, where = 0, []
+    outs: dict[str, _SplitOut] = {}
+    names = list(sources) if not fractions else ["train", "val", "test"] + \
+        [s for s in sources if s != "train"]
+    for name in names:
+        outs[name] = _SplitOut(writer, name)
+    rng = np.random.default_rng(seed)
+    draws, d = np.empty(0), 0
+    edges = np.cumsum(fractions[:2]) if fractions else None
+    with tqdm(desc="jsonl", unit="record", dynamic_ncols=True, disable=None if progress else True) as bar:
+        for source, files in sources.items():
+            for f in files:
+                for line, raw in _lines(f):
+                    try:
+                        text = raw.decode("utf-8")
+                        if not text.strip():
+                            continue
+                        record = loads(text, file=str(f), line=line)
+                    except (MalformedJSON, UnicodeDecodeError) as e:
+                        if isinstance(e, UnicodeDecodeError):
+                            e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})",
+                                              file=str(f), line=line)
+                        if on_error == "fail":
+                            raise e from None
+                        skipped += 1
+                        if len(where) < KEEP_SKIPPED:
+                            where.append(str(e))
+                        continue
+                    target = source
+                    if source == "train" and edges is not None:
+                        if d == len(draws):
+                            draws, d = rng.random(_DRAWS), 0
+                        target = ("train", "val", "test")[int(np.searchsorted(edges, draws[d], side="right"))]
+                        d += 1
+                    outs[target].add(record)
+                    bar.update()
+    for name, o in outs.items():
+        o.close()
+    if outs["train"].count == 0:
+        raise DatasetError(f"no training record: the train files {[str(f) for f in sources['train']]} "
+                           f"hold {'only bad lines' if skipped else 'no records'}")
+    extra: dict[str, Any] = {"skipped": {"count": skipped, "first": where}}
+    if fields:
+        extra["evaluation"] = {"fields": list(fields)}
+    return writer.finish(**extra)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags of ``scinum build jsonl``."""
+    parser.add_argument("out", type=Path, help="output dataset directory")
+    # repeatable flags: `--train A --train B` is `--train A B` (action="append" keeps both)
+    parser.add_argument("--train", nargs="+", action="append", required=True, metavar="FILE",
+                        help="training records (.jsonl or .jsonl.gz), one JSON object per line "
+                             "(repeatable)")
+    parser.add_argument("--val", nargs="+", action="append", default=None, metavar="FILE",
+                        help="validation records (repeatable)")
+    parser.add_argument("--test", nargs="+", action="append", default=None, metavar="FILE",
+                        help="test records (repeatable)")
+    parser.add_argument("--ood", nargs="+", action="append", default=None, metavar="NAME=FILE",
+                        help="an out-of-distribution split ood_NAME from FILE (repeatable)")
+    parser.add_argument("--split", metavar="TRAIN,VAL,TEST",
+                        help="split the --train files into train/val/test with these fractions "
+                             "(e.g. 0.9,0.05,0.05), deterministically for a given --seed")
+    parser.add_argument("--seed", type=int, default=0, help="seed of --split [0]")
+    parser.add_argument("--on-error", choices=("fail", "skip"), default="fail",
+                        help="a bad line: stop naming file:line:path [fail], or skip and count it")
+    parser.add_argument("--fields", nargs="+", action="append", metavar="PATH",
+                        help="the fields `scinum evaluate` scores by default (JSON paths)")
+    parser.add_argument("--shard-size", type=int, default=1000, help="records per shard [1000]")
+    parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
+
+
+def _flat(groups: Sequence[Sequence[str]] | None) -> list[str]:
+    """The values of a repeatable ``nargs="+"`` flag, in order (``[[A], [B, C]]`` -> ``[A, B, C]``)."""
+    return [item for group in groups or () for item in group]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``scinum build jsonl``."""
+    ood: dict[str, list[str]] = {}
+    for item in _flat(args.ood):
+        name, sep, file = item.partition("=")
+        if not sep or not name or not file:
+            raise DatasetError(f"--ood takes NAME=FILE, got {item!r}")
+        ood.setdefault(name, []).append(file)
+    split = None
+    if args.split is not None:  # `--split ""` (an unset shell variable) is an error, not "no split"
+        try:
+            split = [float(x) for x in args.split.split(",")]
+        except ValueError:
+            raise DatasetError(f"--split takes three fractions like 0.9,0.05,0.05, got {args.split!r}") from None
+    fields = _flat(args.fields) or None
+    manifest = build(args.out, train=_flat(args.train), val=_flat(args.val), test=_flat(args.test),
+                     ood=ood, split=split, seed=args.seed, on_error=args.on_error, fields=fields,
+                     shard_size=args.shard_size, compress=args.compress)
+    counts = {s: v["count"] for s, v in manifest["splits"].items()}
+    skipped = manifest["skipped"]
+    print(f"jsonl: wrote {args.out} ({counts} records; {len(manifest['splits']['train']['fields'])} "
+          f"numeric fields in train)")
+    if skipped["count"]:
+        print(f"jsonl: skipped {skipped['count']} bad line(s) (listed in the manifest); first: "
+              f"{skipped['first'][0]}")
+    return 0

@@ -1,0 +1,53 @@
+"""How :class:`scinum.fill.model.Model` spreads prediction over the CPU: sequences cut into batches
+of similar length (:func:`length_batches`), whole batches run on one intra-op thread each
+(:func:`batch_threads`)."""
+from __future__ import annotations
+
+import contextlib
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterator
+
+import torch
+
+__all__ = ["length_batches", "batch_threads"]
+
+
+#: a batch is cut where the next (longer) sequence would make padding more than this share of
+#: its tokens, once it holds at least :data:`_MIN_CUT` sequences
+_PAD_SHARE, _MIN_CUT = 0.1, 8
+
+
+def length_batches(order: list[int], lengths: list[int], size: int) -> list[list[int]]:
+    """Sequence indices ``order`` (ascending length) cut into batches of at most ``size``,
+    each also ending where the next sequence would pad it by more than :data:`_PAD_SHARE`."""
+    groups, cur, tokens = [], [], 0
+    for i in order:
+        n = lengths[i]
+        if cur and (len(cur) >= size or (len(cur) >= _MIN_CUT
+                                         and n * (len(cur) + 1) > (1 + _PAD_SHARE) * (tokens + n))):
+            groups.append(cur)
+            cur, tokens = [], 0
+        cur.append(i)
+        tokens += n
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+@contextlib.contextmanager
+def batch_threads(device: torch.device) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
+    """``(pool, n)``: n = ``torch.get_num_threads()`` threads that each run whole batches on one
+    intra-op thread (None, 1 when n is 1 or the model is not on the CPU): small models use
+    several cores better so than by splitting each matrix product (and a core taken by another
+    process stalls one batch, not every operation). The thread setting is restored on exit."""
+    n = torch.get_num_threads()
+    if n <= 1 or device.type != "cpu":
+        yield None, 1
+        return
+    torch.set_num_threads(1)
+    try:
+        with ThreadPoolExecutor(n, thread_name_prefix="scinum-fill", initializer=torch.set_num_threads,
+                                initargs=(1,)) as pool:
+            yield pool, n
+    finally:
+        torch.set_num_threads(n)

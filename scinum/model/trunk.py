@@ -1,0 +1,380 @@
+"""The transformer trunk: a bidirectional encoder in the xVal paper's GPT-2 style (seed 002, App. A).
+
+* pre-LN blocks, MLP width ``mlp_ratio·d`` with GELU, no biases anywhere in the trunk
+  (linear layers and LayerNorms), init std ``(2·fan_in·n_layers)^-1/2`` for every linear map,
+  token head tied to the token embedding;
+* attention through :func:`torch.nn.functional.scaled_dot_product_attention`, bidirectional,
+  with padding masked out as keys (a pad is never attended to; its own output is never used);
+* positions (``ModelConfig.positions``):
+
+  - ``"learned"`` — the paper's trunk (seed 002, §2.1 and App. A): a learned table of
+    ``max_positions`` vectors *added* to the token embeddings before the first block. For xVal
+    this sum is the mechanism itself: the first LayerNorm sees ``x·u + p``, so a number's
+    magnitude survives normalization. Without an additive vector, ``LN(x·u) = sign(x)·LN(u)``
+    and the first attention layer sees only the sign of every number.
+  - ``"rope"`` — rotary embeddings on queries and keys, no additive vector: no maximum length,
+    relative offsets (good for long, repetitive records such as ERA5 station series), but for
+    xVal the first layer is blind to magnitudes (see above).
+  - ``"both"`` — the learned table *and* RoPE.
+  - ``"structure"`` — positions from the record's JSON structure instead of its token order
+    (:mod:`scinum.tokens.structure`): the sum of a learned vector per list depth for the token's index
+    in that list from the start, one for its index from the end, and one for the field of a
+    number token (``n_fields`` + 1 rows, row 0 for tokens that are not numbers). ``data[3][1][0]``
+    then gets the same vector in records of any layout (2 or 4 planets), where a flat position
+    would mean another time step, planet and coordinate in each; a text spelling's tokens also
+    get their place in the number. Additive, as xVal needs; index tables of ``max_positions``
+    rows (an index past the table takes its last row).
+
+  Which one a recipe uses is a measured choice (``docs/fidelity.md``, ``docs/parity.md``);
+  ``structure`` is the default (on planets records of 2-4 planets: a₁ and Δt test errors 2-6x
+  lower than ``learned`` at the compare preset's budget). A learned table has no vector past
+  ``max_positions``: longer inputs raise ``ValueError``.
+
+Numbers enter at their tokens as the encoding prescribes (``combine``): ``"multiply"`` (xVal)
+scales the token embedding by the single feature, ``"add"`` adds a linear map (no bias) of the
+features, ``"replace"`` puts the features themselves (zero-padded to ``d_model``, times
+``sqrt(d_model/num_dim)``) in place of the token embedding wherever they are not all zero (the
+BitTokens reference's ``zero_pad``), ``"none"`` (``num_dim == 0``: the text baselines, whose tokens spell the number) takes
+no features. The caller (:mod:`scinum.tokens.batch`) hands in features that are already *neutral*
+where no visible number sits (1 for multiply, 0 for add), so a masked number's value cannot
+reach the trunk: its token is ``[MASK]`` and its features are neutral.
+
+:class:`NumberMLM` (trunk + number head) owns its loss (:meth:`NumberMLM.losses`) and its
+prediction (:meth:`NumberMLM.predict`), both in normalized units.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..heads import NumberHead
+from ..tokens.structure import COLUMNS
+from ..util.schema import fraction, one_of, positive
+
+if TYPE_CHECKING:
+    from ..tokens.batch import Batch
+
+__all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITIONS", "COMBINES", "LOSS_NAMES"]
+
+#: position encodings of the trunk (see the module docstring)
+POSITIONS = ("learned", "rope", "both", "structure")
+#: how number features enter the trunk (see the module docstring)
+COMBINES = ("multiply", "add", "replace", "none")
+#: the scalars :meth:`NumberMLM.losses` always returns (besides per-field ``err/<field>``)
+LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
+
+
+@dataclass
+class ModelConfig:
+    """Size and shape of the trunk; its fields but :attr:`DERIVED` are the ``model:`` section
+    of a run config (:mod:`scinum.train.config`), with these defaults. ``vocab_size`` and
+    ``n_fields`` (its numeric fields) come from the :class:`~scinum.tokens.codec.Vocabulary`;
+    ``num_dim`` and ``combine`` from the number encoding.
+    ``max_positions``: the length of the learned position table (tokens); a run leaves it None
+    and :func:`scinum.train.fit.make_meta` sets it to the longest training record, so a built
+    trunk with a learned table always names its length."""
+
+    #: fields set from the data and the encoding, not by a run config
+    DERIVED: ClassVar[tuple[str, ...]] = ("vocab_size", "num_dim", "combine", "n_fields")
+
+    vocab_size: int
+    num_dim: int = 1
+    combine: str = "multiply"
+    d_model: int = positive(256)
+    n_layers: int = positive(4)
+    n_heads: int = positive(4)
+    mlp_ratio: int = positive(4)
+    dropout: float = fraction(0.0)
+    rope_base: float = positive(10000.0)
+    positions: str = one_of("structure", POSITIONS, "position encoding")
+    max_positions: int | None = positive(None)
+    n_fields: int = 0
+
+    def flops_per_token(self, seq_len: float, training: bool = True) -> float:
+        """Model FLOPs per real token at a context of ``seq_len`` tokens (the usual count:
+        2 per multiply-add of the trunk's linear maps, ``4·seq_len·d`` per layer for the attention
+        scores and their weighted sum; embeddings, norms and the heads at masked positions left
+        out). ``training``: forward + backward = 3× the forward."""
+        d, layers = self.d_model, self.n_layers
+        per_layer = 2 * (4 * d * d + 2 * self.mlp_ratio * d * d) + 4 * seq_len * d
+        forward = layers * per_layer + (2 * self.num_dim * d if self.combine in ("add", "replace") else 0)
+        return float(3 * forward if training else forward)
+
+    def __post_init__(self) -> None:
+        if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
+            raise ValueError(f"d_model {self.d_model} must split into {self.n_heads} heads of even size")
+        if self.combine not in COMBINES:
+            raise ValueError(f"combine must be one of {COMBINES}, got {self.combine!r}")
+        if (self.combine == "none") != (self.num_dim == 0):
+            raise ValueError(f"combine {self.combine!r} with num_dim {self.num_dim}: features enter "
+                             "the trunk exactly when there are some (combine 'none' iff num_dim 0)")
+        if self.combine == "replace" and self.num_dim > self.d_model:
+            raise ValueError(f"combine 'replace' puts {self.num_dim} features in place of the token "
+                             f"embedding: model.d_model {self.d_model} must be >= {self.num_dim}")
+        if self.positions not in POSITIONS:
+            raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+        if self.positions != "rope" and not (isinstance(self.max_positions, int) and self.max_positions > 0):
+            raise ValueError(f"positions={self.positions!r} needs max_positions (the length of the "
+                             f"learned table) > 0, got {self.max_positions!r} (a run config's null "
+                             f"is set to the longest training record)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
+        """Inverse of :meth:`to_dict`. A dict without ``positions`` (checkpoints written before
+        the option existed) describes a RoPE trunk, the only kind there was."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown model config keys {sorted(unknown)}")
+        if "positions" not in d:
+            d = {**d, "positions": "rope", "max_positions": None}
+        return cls(**d)
+
+
+def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate pairs (first half, second half) of the head dim.
+
+    x: [B, H, L, hd] (queries or keys); cos/sin: [L, hd/2].
+    """
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
+
+
+class Block(nn.Module):
+    """Pre-LN transformer block without biases."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        d = cfg.d_model
+        self.n_heads, self.dropout = cfg.n_heads, cfg.dropout
+        self.ln1 = nn.LayerNorm(d, bias=False)
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.proj = nn.Linear(d, d, bias=False)
+        self.ln2 = nn.LayerNorm(d, bias=False)
+        self.fc = nn.Linear(d, cfg.mlp_ratio * d, bias=False)
+        self.fc_out = nn.Linear(cfg.mlp_ratio * d, d, bias=False)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None,
+                attn_mask: torch.Tensor | None, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """``rope``: (cos, sin) [L, hd/2] to rotate queries and keys, or None (no RoPE).
+
+        ``rows`` int64[B, M]: compute the output only at these positions of each sequence (keys
+        and values still come from all of them) -> [B, M, d]; None: every position -> [B, L, d].
+        """
+        B, L, d = x.shape
+        # [3, B, H, L, hd] split by unbind, whose gradient is one stack (slicing's would be a
+        # zero-filled copy of the whole projection for each slice)
+        q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+        if rope is not None:
+            q, k = _rope(q, *rope), _rope(k, *rope)
+        if rows is not None:  # only the queries of the wanted positions
+            q = q.gather(2, rows[:, None, :, None].expand(-1, q.shape[1], -1, q.shape[3]))
+            x = x.gather(1, rows[:, :, None].expand(-1, -1, d))
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask,
+                                           dropout_p=self.dropout if self.training else 0.0)
+        x = x + self.drop(self.proj(a.transpose(1, 2).reshape(B, x.shape[1], d)))
+        return x + self.drop(self.fc_out(F.gelu(self.fc(self.ln2(x)))))
+
+
+class Transformer(nn.Module):
+    """Token + number embedding (+ learned positions) -> ``n_layers`` blocks -> final LayerNorm;
+    tied token head."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.num_proj = nn.Linear(cfg.num_dim, cfg.d_model, bias=False) if cfg.combine == "add" else None
+        self.pos = nn.Embedding(cfg.max_positions, cfg.d_model) if cfg.positions in ("learned", "both") else None
+        if cfg.positions == "structure":  # index rows per depth (row 0: not in that list) + fields
+            self.list_pos = nn.Embedding(COLUMNS * (cfg.max_positions + 1), cfg.d_model)
+            self.field_pos = nn.Embedding(cfg.n_fields + 1, cfg.d_model)
+            self.register_buffer("depth_offsets", torch.arange(COLUMNS) * (cfg.max_positions + 1),
+                                 persistent=False)
+        else:
+            self.list_pos = self.field_pos = None
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.ln_f = nn.LayerNorm(cfg.d_model, bias=False)
+        hd = cfg.d_model // cfg.n_heads
+        self.register_buffer("inv_freq", cfg.rope_base ** (-torch.arange(0, hd, 2, dtype=torch.float32) / hd),
+                             persistent=False)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """xVal/GPT-2 init: linear maps N(0, (2·fan_in·n_layers)^-1/2); token and position
+        embeddings N(0, d^-1/2) (unit-RMS rows, so the tied head starts with O(1) logits and a
+        position vector is as large as a token's); LayerNorm weight 1."""
+        n = self.cfg.n_layers
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.normal_(m.weight, std=(2 * m.in_features * n) ** -0.5)
+        for emb in (self.tok, self.pos):
+            if emb is not None:
+                nn.init.normal_(emb.weight, std=self.cfg.d_model ** -0.5)
+        for emb in (self.list_pos, self.field_pos):  # their sum of COLUMNS + 1 rows: unit RMS
+            if emb is not None:
+                nn.init.normal_(emb.weight, std=(self.cfg.d_model * (COLUMNS + 1)) ** -0.5)
+
+    def embed(self, ids: torch.Tensor, feats: torch.Tensor,
+              structure: torch.Tensor | None = None) -> torch.Tensor:
+        """The first block's input: ids int64[B, L], feats float32[B, L, num_dim] (neutral off
+        visible numbers) -> [B, L, d]; number features combined with the token embedding, plus
+        the learned position vector where the trunk has one. ``structure`` int64[B, L,
+        1 + COLUMNS] (the batch's: field id, then :func:`scinum.tokens.structure.list_indices`; -1 for
+        none) is required by ``positions: structure`` and ignored otherwise."""
+        x = self.tok(ids)
+        if self.cfg.combine == "multiply":
+            x = x * feats[..., :1].to(x.dtype)
+        elif self.cfg.combine == "add":
+            x = x + self.num_proj(feats.to(x.dtype))
+        elif self.cfg.combine == "replace":  # neutral features (0) off visible numbers
+            at = feats.ne(0).any(-1, keepdim=True)
+            f = feats.to(x.dtype) * (self.cfg.d_model / self.cfg.num_dim) ** 0.5
+            x = torch.where(at, F.pad(f, (0, self.cfg.d_model - self.cfg.num_dim)), x)
+        if self.pos is not None:
+            L = ids.shape[1]
+            if L > self.cfg.max_positions:
+                raise ValueError(f"sequence of {L} tokens is longer than the learned position "
+                                 f"table ({self.cfg.max_positions})")
+            x = x + self.pos.weight[:L]
+        if self.list_pos is not None:
+            if structure is None:
+                raise ValueError("positions 'structure' needs the batch's structure "
+                                 "(scinum.tokens.batch.make_batch(..., structure=True))")
+            if int(structure[..., 0].max()) >= self.cfg.n_fields:
+                raise ValueError(f"a number of field id {int(structure[..., 0].max())} in a trunk of "
+                                 f"n_fields {self.cfg.n_fields} (the vocabulary's numeric fields)")
+            idx = (structure[..., 1:] + 1).clamp(max=self.cfg.max_positions) + self.depth_offsets
+            x = x + self.list_pos(idx).sum(-2) + self.field_pos(structure[..., 0] + 1)
+        return x
+
+    def forward(self, ids: torch.Tensor, feats: torch.Tensor,
+                attend: torch.Tensor | None = None, rows: torch.Tensor | None = None,
+                structure: torch.Tensor | None = None) -> torch.Tensor:
+        """Hidden states float[B, L, d].
+
+        ``attend`` bool[B, L]: True at real tokens, False at padding (None: no padding). Rows of
+        padding positions are computed but meaningless. ``rows`` int64[B, M]: only the hidden
+        states at these positions are wanted -> float[B, M, d]; the last block then computes
+        nothing else (inference reads a few masked numbers: about 40 % fewer FLOPs at 2 layers).
+        ``structure``: see :meth:`embed`.
+        """
+        x = self.embed(ids, feats, structure)
+        rope = None
+        if self.cfg.positions in ("rope", "both"):
+            ang = torch.outer(torch.arange(ids.shape[1], device=ids.device, dtype=torch.float32),
+                              self.inv_freq)
+            rope = (ang.cos().to(x.dtype), ang.sin().to(x.dtype))
+        mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
+        for n, block in enumerate(self.blocks):
+            x = block(x, rope, mask, rows if n == len(self.blocks) - 1 else None)
+        return self.ln_f(x)
+
+    def token_logits(self, h: torch.Tensor) -> torch.Tensor:
+        """Tied token head: h[..., d] -> logits[..., vocab_size]."""
+        return h @ self.tok.weight.T
+
+
+@dataclass
+class NumberOutputs:
+    """What :meth:`NumberMLM.predict` says at the N hidden number tokens of a batch (row-major):
+    ``values`` float64[N] (normalized units), ``uncertainty`` {name: [N, ...]} (the head's, in
+    normalized units), ``token`` int64[N]: the token head's argmax there, ``counts`` int64[B]:
+    hidden number tokens per sequence."""
+
+    values: torch.Tensor
+    uncertainty: dict[str, Any]
+    token: torch.Tensor
+    counts: torch.Tensor
+
+
+class NumberMLM(nn.Module):
+    """Trunk plus number head: the whole trainable model (what a checkpoint's weights hold).
+    It owns its loss (:meth:`losses`) and its prediction (:meth:`predict`)."""
+
+    def __init__(self, cfg: ModelConfig, head: NumberHead):
+        super().__init__()
+        self.trunk = Transformer(cfg)
+        self.head = head
+
+    def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None,
+                rows: torch.Tensor | None = None, structure: torch.Tensor | None = None) -> torch.Tensor:
+        return self.trunk(ids, feats, attend, rows, structure)
+
+    def configure_optimizers(self, lr: float, weight_decay: float,
+                             betas: tuple[float, float]) -> torch.optim.AdamW:
+        """AdamW with weight decay on the matrices and embeddings (parameters of >= 2 dims) and
+        none on gains and biases (as nanoGPT's ``GPT.configure_optimizers``)."""
+        params = list(self.parameters())
+        # not fused=True: Lightning refuses gradient clipping with a fused optimizer under mixed
+        # precision, and at the quick shapes it saved 2-3 % of a bare CPU step, lost in the noise
+        # of a Lightning step (benchmarks/train_step_overhead.py)
+        return torch.optim.AdamW([
+            {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}],
+            lr=lr, betas=tuple(betas))
+
+    def losses(self, batch: Batch, number_loss_weight: float = 1.0,
+               fields: dict[int, str] | None = None, mean_over: str = "numbers") -> dict[str, Any]:
+        """Training losses of a :func:`~scinum.tokens.batch.make_batch` batch.
+
+        ``loss`` = ``token_ce`` (mean over hidden tokens) + ``number_loss_weight`` ·
+        ``number_loss`` (mean over hidden number tokens; each 0, not NaN, when a batch hides
+        none; ``mean_over="fields"``: the mean over the batch's fields of each field's mean),
+        and ``number_abs_err``: mean |prediction − target| (normalized units, over the
+        predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
+        error is also returned on its own, as ``err/<name>``: (mean error, count)."""
+        h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
+        tok = batch["targets"] != -100
+        logits = self.trunk.token_logits(h[tok]).float()
+        token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
+        num = batch["num_hidden"]
+        out = self.head(h[num], logits[num[tok]])
+        per_number = self.head.loss(out, batch["num_target"])
+        if mean_over == "fields" and len(per_number):
+            _, which, count = torch.unique(batch["num_field"], return_inverse=True, return_counts=True)
+            number_loss = (per_number / count[which]).sum() / len(count)
+        else:
+            number_loss = per_number.sum() / num.sum().clamp(min=1)
+        with torch.no_grad():
+            err = (self.head.predict(out) - batch["num_target"]).abs()
+            finite = err.isfinite()
+            abs_err = torch.where(finite, err, 0).sum() / finite.sum().clamp(min=1)
+        res: dict[str, Any] = dict(zip(LOSS_NAMES, (token_ce + number_loss_weight * number_loss,
+                                                    token_ce, number_loss, abs_err.float())))
+        for fid, name in (fields or {}).items():
+            on = (batch["num_field"] == fid) & finite
+            if bool(on.any()):
+                res[f"err/{name}"] = (err[on].mean().float(), int(on.sum()))
+        return res
+
+    @torch.no_grad()
+    def predict(self, batch: Batch, quantiles: Any = ()) -> NumberOutputs:
+        """The head's prediction at the hidden number tokens (``batch["num_hidden"]``); the last
+        block computes only those rows. ``quantiles`` (levels [Q], or [N, Q] per row): passed to
+        the head's uncertainty."""
+        num = batch["num_hidden"]
+        rows, valid = _wanted_rows(num)
+        h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
+        logits = self.trunk.token_logits(h)
+        out = self.head(h, logits)
+        return NumberOutputs(self.head.predict(out), self.head.uncertainty(out, quantiles),
+                             logits.argmax(-1), num.sum(1))
+
+
+def _wanted_rows(num_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """bool[B, L] -> (rows int64[B, M], valid bool[B, M]): each sequence's True positions in
+    order, padded to the longest count M with position 0; ``h[rows][valid] == h[num_hidden]``."""
+    counts = num_hidden.sum(1)
+    m = max(int(counts.max()) if len(counts) else 0, 1)
+    valid = torch.arange(m, device=num_hidden.device)[None, :] < counts[:, None]
+    order = torch.argsort((~num_hidden).to(torch.int8), dim=1, stable=True)  # True positions first
+    return order[:, :m], valid

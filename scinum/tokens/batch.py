@@ -1,0 +1,135 @@
+"""Model inputs from encoded records: hide chosen numbers, pad, encode the visible values.
+
+Shared by training (:mod:`scinum.train.data`, which draws random MLM masks) and inference
+(:mod:`scinum.model.checkpoint`, :mod:`scinum.fill.model`, which hide the fields a user names); nothing here
+imports Lightning, so inference stays light.
+
+An encoding that spells a number in several tokens (the text baselines): a hidden token of a
+number hides the whole number (:func:`expand_numbers`).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence, TypedDict
+
+import numpy as np
+import torch
+
+from .codec import Codec, Encoded
+from ..errors import RecordError
+from .normalize import Normalizer
+from ..records.paths import numbers_named
+from .structure import COLUMNS, list_indices
+
+__all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "MASK_PROB"]
+
+#: probability that a token is hidden in MLM training (xVal paper, seed 002; its Table 9 found
+#: 0.3 slightly better)
+MASK_PROB = 0.2
+
+
+class _Structure(TypedDict, total=False):
+    # (only with make_batch(structure=True)) int64[B, T, 1 + COLUMNS]: each token's field id
+    # (-1 off numbers) and list indices (scinum.tokens.structure.list_indices; -1 at padding)
+    structure: torch.Tensor
+
+
+class Batch(_Structure):
+    """What the model reads and learns from (B sequences, T positions, N hidden number tokens);
+    :func:`make_batch` builds it, for training (:class:`scinum.train.masking.MLMCollator`) and
+    inference alike."""
+    ids: torch.Tensor         # int64[B, T]: hidden tokens -> [MASK], padding [PAD]
+    feats: torch.Tensor       # float32[B, T, dim]: encoding features of visible numbers
+    attend: torch.Tensor      # bool[B, T]: real (non-padding) tokens
+    targets: torch.Tensor     # int64[B, T]: true token id where hidden, -100 elsewhere
+    num_hidden: torch.Tensor  # bool[B, T]: hidden number tokens
+    num_target: torch.Tensor  # float64[N]: their normalized values, row-major over num_hidden
+    num_field: torch.Tensor   # int64[N]: their field ids
+
+
+def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
+    """bool[L]: the number tokens of ``codec.encode(record)`` that any of ``patterns`` names
+    (``data[-1][*]``, ``description.*``...; the same rule as fill, :func:`scinum.records.paths.numbers_named`;
+    every token of a number spelled in several). Raises :class:`~scinum.errors.RecordError` naming
+    a pattern that names no number — the same error as fill gives for the same mask."""
+    slot = {p: k for k, p in enumerate(codec.number_paths(record))}
+    ids = codec.encode(record).ids
+    hide = np.zeros(len(slot), bool)
+    for pattern in patterns:
+        hit = [slot[p] for p in numbers_named(record, pattern) if p in slot]
+        if not hit:
+            raise RecordError(f"mask {pattern!r} names no number of the record")
+        hide[hit] = True
+    out = np.zeros(len(ids), bool)
+    out[codec.number_starts(ids)[hide]] = True
+    return expand_numbers(out, ids, codec)
+
+
+def expand_numbers(hide: np.ndarray, ids: np.ndarray, codec: Codec) -> np.ndarray:
+    """bool[L]: ``hide`` widened so that a number with any hidden token has all its
+    ``codec.tokens_per_number`` tokens hidden (unchanged for one token per number)."""
+    if codec.tokens_per_number == 1:
+        return hide
+    starts = codec.number_starts(ids)
+    if not len(starts):
+        return hide
+    span = starts[:, None] + np.arange(codec.tokens_per_number)
+    whole = hide[span].any(1)
+    if not whole.any():
+        return hide
+    out = np.array(hide, bool, copy=True)
+    out[span[whole].ravel()] = True
+    return out
+
+
+def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Codec,
+               normalizer: Normalizer, encoding: Any, pad_to: int = 1, structure: bool = False) -> Batch:
+    """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
+
+    ``codec``: the model's (its vocabulary and the encoding's spelling); a hidden token of a
+    number hides the whole number (:func:`expand_numbers`).
+
+    Returns (B sequences, T = max length rounded up to ``pad_to``, N hidden number tokens):
+
+    * ``ids`` int64[B, T]: hidden tokens replaced by ``[MASK]``, padding ``[PAD]``;
+    * ``feats`` float32[B, T, dim]: encoding features of *visible* numbers, neutral elsewhere
+      (1 for ``combine == "multiply"``, 0 otherwise) — a hidden value never appears here;
+    * ``attend`` bool[B, T]: real tokens; ``targets`` int64[B, T]: true id at hidden tokens, -100
+      elsewhere; ``num_hidden`` bool[B, T]: hidden number tokens;
+    * ``num_target`` float64[N] (normalized), ``num_field`` int64[N], in row-major order of
+      ``num_hidden`` (one entry per hidden number *token*);
+    * with ``structure``: ``structure`` int64[B, T, 1 + COLUMNS], what a trunk with
+      ``positions: structure`` reads (field id, then list indices of the unmasked ids).
+    """
+    vocab = codec.vocab
+    hide = [expand_numbers(np.asarray(h, bool), s.ids, codec) for s, h in zip(seqs, hide)]
+    B, T = len(seqs), max((len(s) for s in seqs), default=1)
+    T = -(-max(T, 1) // pad_to) * pad_to
+    ids = np.full((B, T), vocab.pad_id, np.int64)
+    vals = np.zeros((B, T), np.float64)
+    fld = np.full((B, T), -1, np.int64)
+    hid = np.zeros((B, T), bool)
+    for b, (s, h) in enumerate(zip(seqs, hide)):
+        n = len(s)
+        ids[b, :n], vals[b, :n], fld[b, :n], hid[b, :n] = s.ids, s.values, s.fields, h
+    attend = ids != vocab.pad_id
+    is_num = fld >= 0
+    norm = np.zeros((B, T), np.float64)
+    norm[is_num] = normalizer.forward(vals[is_num], fld[is_num])
+    visible = is_num & ~hid
+    neutral = 1.0 if encoding.combine == "multiply" else 0.0
+    feats = torch.full((B, T, encoding.dim), neutral, dtype=torch.float32)
+    if visible.any() and encoding.dim:
+        feats[torch.from_numpy(visible)] = encoding.encode(torch.from_numpy(norm[visible]))
+    targets = np.where(hid, ids, -100)
+    num_hidden = hid & is_num
+    batch = Batch(ids=torch.from_numpy(np.where(hid, vocab.mask_id, ids)), feats=feats,
+                  attend=torch.from_numpy(attend), targets=torch.from_numpy(targets),
+                  num_hidden=torch.from_numpy(num_hidden), num_target=torch.from_numpy(norm[num_hidden]),
+                  num_field=torch.from_numpy(fld[num_hidden]))
+    if structure:
+        where = np.full((B, T, 1 + COLUMNS), -1, np.int64)
+        where[..., 0] = fld
+        for b, s in enumerate(seqs):
+            where[b, :len(s), 1:] = list_indices(s.ids, codec)
+        batch["structure"] = torch.from_numpy(where)
+    return batch

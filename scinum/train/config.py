@@ -1,0 +1,329 @@
+"""Training configuration: one typed schema with the defaults, YAML files and command-line overrides.
+
+The schema is :class:`RunConfig`, one dataclass per section (:class:`DataConfig`,
+:class:`~scinum.model.trunk.ModelConfig` less its derived fields, :class:`OptimConfig`,
+:class:`TrainerConfig`); the default config (``section_defaults(RunConfig)``) and the defaults of the constructors that take a
+section (:class:`~scinum.train.data.MLMDataModule`, :class:`~scinum.model.trunk.ModelConfig`) come from it,
+and :func:`validate_config` checks a config against its types and ranges. A config itself is a
+plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``scinum fit
+--print-config`` prints it)::
+
+    seed: 0
+    out_dir: runs/planets-tiny
+    data:      {path: DIR, batch_size: 32, mask_prob: 0.2, ...}
+    encoding:  {name: xval, ...encoding options}
+    head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
+               | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true}
+               | {kind: NAME, ...}  (a head a plug-in installs: scinum.heads entry points)
+    budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.budget)
+    normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
+    calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
+    model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: structure, max_positions: null, ...}
+    optim:     {lr: 3e-4, warmup_steps: 200, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
+    trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
+
+Overrides: ``--trainer.max_steps 100``, ``--trainer.max_steps=100`` or ``trainer.max_steps=100``;
+values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+
+from ..tokens.batch import MASK_PROB
+from ..tokens.codec import MAX_RUN
+from ..errors import ConfigError, ConfigKeyError, shorten
+from ..model.trunk import ModelConfig
+from ..tokens.normalize import METHODS
+from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults, signed
+
+__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "load_config", "validate_config",
+           "apply_overrides", "parse_overrides", "resolve_normalizer", "KINDS", "check_budget"]
+
+
+@dataclass
+class DataConfig:
+    """``data:``: the dataset and its batches — the keyword arguments of
+    :class:`~scinum.train.data.MLMDataModule`."""
+
+    path: str | Path | None = None  # the dataset directory (scinum fit requires one)
+    batch_size: int = positive(32)  # records per batch and device
+    mask_prob: float = fraction(MASK_PROB)  # each real token hidden with this probability
+    num_workers: int = 0  # data loader processes
+    pool: int = positive(50)  # batches per length-sorted pool (BucketBatchSampler)
+    cache_dir: str | Path | None = None  # token shards; None: next to the dataset
+    max_run: int = positive(MAX_RUN)
+    val_split: str = "val"
+    # fill-task training: numbers these JSON paths name are hidden with this probability on
+    # top of the MLM masking (mask_prob 0: only these)
+    mask_fields: list[str] = field(default_factory=list)
+    mask_fields_prob: float = fraction(0.5)
+    # a longer train/val record is refused before training (attention costs its square)
+    max_record_tokens: int = positive(16384)
+
+
+def _betas(v: list) -> str | None:
+    ok = len(v) == 2 and all(type(b) in (int, float) and 0 <= b < 1 for b in v)
+    return None if ok else "two numbers in [0, 1)"
+
+
+@dataclass
+class OptimConfig:
+    """``optim:``: AdamW and its schedule (linear warmup, cosine decay to ``min_lr_ratio·lr``)."""
+
+    lr: float = positive(3e-4)
+    weight_decay: float = 0.1  # on matrices and embeddings only
+    betas: list[float] = checked(_betas, factory=lambda: [0.9, 0.95])
+    warmup_steps: int = 200
+    min_lr_ratio: float = fraction(0.1)
+    grad_clip: float | None = 1.0  # max gradient norm; None: no clipping
+    number_loss_weight: float = 1.0  # loss = token CE + this · number loss
+    # number loss as the mean over hidden numbers ("numbers") or the mean over the batch's fields
+    # of each field's mean ("fields": a field with one number per record, e.g. an orbit's
+    # eccentricity, weighs as much as one with a hundred, e.g. its trajectory's coordinates)
+    number_loss_mean: str = one_of("numbers", ("numbers", "fields"), "number loss mean")
+
+
+def _devices(v: Any) -> str | None:
+    if isinstance(v, list) and not v:
+        return "auto, a count > 0 or a non-empty list of device indices"
+    return above_zero(v)
+
+
+@dataclass
+class TrainerConfig:
+    """``trainer:``: Lightning Trainer arguments of the same name, and scinum's checkpoint and
+    distributed settings."""
+
+    max_steps: int = positive(2000)
+    accelerator: str = "auto"
+    devices: str | int | list[int] = checked(_devices, "auto")
+    num_nodes: int = positive(1)
+    precision: str | int = "auto"  # auto: bf16-mixed on GPU, 32-true on CPU
+    strategy: str = "auto"
+    accumulate_grad_batches: int = positive(1)
+    val_check_interval: int | float = positive(500)
+    limit_val_batches: int | float = 50
+    log_every_n_steps: int = positive(10)
+    checkpoint_every_n_steps: int = positive(500)
+    progress_bar: bool = True
+    # several processes: a collective waits at most this long (s), then the run fails naming the
+    # cause; SIGTERM/SIGINT: ranks that have not stopped at a step boundary this long (s) after
+    # the signal are ended (scinum.distributed)
+    collective_timeout_s: float = positive(300.0)
+    signal_grace_s: float = 20.0
+
+
+@dataclass
+class RunConfig:
+    """A whole ``scinum fit`` config (the schema of the dict; each section's defaults are its
+    dataclass's; ``model``'s are :class:`~scinum.model.trunk.ModelConfig`'s but its ``DERIVED``)."""
+
+    seed: int = signed(0)
+    out_dir: str | Path = "runs/scinum"
+    data: DataConfig = field(default_factory=DataConfig)
+    encoding: dict[str, Any] = field(default_factory=lambda: {"name": "xval"})  # name + options
+    head: dict[str, Any] = field(default_factory=lambda: {"kind": "native"})  # kind + options
+    # None: the encoding's default, or the head's declared one when that is "none"
+    normalizer: str | None = one_of(None, METHODS, "normalizer")
+    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.budget); None:
+    # trainer.max_steps as given
+    budget: dict[str, Any] | None = None
+    # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
+    # split after training, so the 68/95 % intervals cover what they say (scinum.calibration)
+    calibrate: bool = True
+    # positions: structure (the default: from the record's JSON structure, docs/parity.md) |
+    # learned (xVal's additive table) | rope | both; max_positions None: the longest training
+    # record
+    model: ModelConfig = field(default=None)  # type: ignore[assignment]
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    trainer: TrainerConfig = field(default_factory=TrainerConfig)
+
+
+#: sections whose keys are free (encoding/head options are checked by their constructors)
+_FREE = ("encoding", "head")
+
+
+def _merge(base: dict, new: dict, where: str = "") -> dict:
+    for k, v in new.items():
+        name = f"{where}{k}"
+        if where.rstrip(".") not in _FREE and k not in base:
+            raise ConfigKeyError(f"config: {name}: unknown key; choices: {', '.join(base)}")
+        if isinstance(v, dict) and isinstance(base.get(k), dict) and k not in _FREE:
+            _merge(base[k], v, name + ".")
+        else:
+            base[k] = copy.deepcopy(v)
+    return base
+
+
+def parse_overrides(tokens: Sequence[str]) -> dict:
+    """``["--trainer.max_steps", "100", "optim.lr=1e-3"]`` -> ``{"trainer": {"max_steps": 100}, ...}``."""
+    out: dict = {}
+    toks = list(tokens)
+    while toks:
+        t = toks.pop(0)
+        key = t[2:] if t.startswith("--") else t
+        if "=" in key:
+            key, text = key.split("=", 1)
+        elif t.startswith("--") and toks:
+            text = toks.pop(0)
+        else:
+            raise ValueError(f"override {t!r}: write --section.key VALUE or section.key=VALUE")
+        node = out
+        *parents, leaf = key.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = _value(text)
+    return out
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML that also reads ``1e-3`` as a float (YAML 1.1 wants ``1.0e-3``)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+
+
+def _value(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)
+
+
+def apply_overrides(config: dict, overrides: dict) -> dict:
+    """Deep-merge ``overrides`` into a copy of ``config``; unknown keys raise
+    :class:`~scinum.errors.ConfigKeyError` (a ``KeyError``) listing the keys there are.
+    An ``encoding`` override with a different ``name`` replaces the encoding options."""
+    config = copy.deepcopy(config)
+    enc = overrides.get("encoding")
+    if isinstance(enc, dict) and "name" in enc and enc["name"] != config["encoding"].get("name"):
+        config["encoding"] = {}
+    head = overrides.get("head")
+    if isinstance(head, dict) and "kind" in head and head["kind"] != config["head"].get("kind"):
+        config["head"] = {}
+    for section in _FREE:
+        if isinstance(overrides.get(section), dict) and isinstance(config[section], dict):
+            config[section].update(overrides[section])
+        elif section in overrides:  # not a mapping: validate_config says so
+            config[section] = copy.deepcopy(overrides[section])
+    if "budget" in overrides:  # a budget is replaced whole: one kind at a time
+        config["budget"] = copy.deepcopy(overrides["budget"])
+    return _merge(config, {k: v for k, v in overrides.items() if k not in (*_FREE, "budget")})
+
+
+def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
+    """Defaults <- YAML file <- overrides, validated. Paths in ``data.path``/``out_dir`` stay as
+    written."""
+    config = section_defaults(RunConfig)
+    if path is not None:
+        try:
+            loaded = yaml.load(Path(path).read_text(), Loader=_Loader) or {}
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise ConfigError(f"{path}: not valid YAML ({getattr(e, 'problem', None) or e}{where})") from None
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{path}: a config must be a YAML mapping")
+        config = apply_overrides(config, loaded)
+    if not isinstance(overrides, dict):
+        overrides = parse_overrides(overrides)
+    config = apply_overrides(config, overrides)
+    if not config["data"]["path"]:
+        raise ConfigError("config: data.path (the dataset directory) is required")
+    validate_config(config)
+    return config
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).splitlines() or [""])[0][:200]
+
+
+#: the budget kinds, with their unit
+KINDS = {"samples": "training records", "tokens": "real tokens", "seconds": "s of training time"}
+
+
+def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
+    """Return ``budget`` (a dict of exactly one kind of :data:`KINDS` with a positive number,
+    plus ``max_steps`` for seconds) or raise :class:`~scinum.errors.ConfigError` naming ``where``."""
+    if not isinstance(budget, dict):
+        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {budget!r}")
+    kinds = [k for k in budget if k in KINDS]
+    extra = [k for k in budget if k not in KINDS and k != "max_steps"]
+    if len(kinds) != 1 or extra:
+        raise ConfigError(f"{where}: give exactly one of {sorted(KINDS)} (got keys {sorted(budget)})")
+    kind = kinds[0]
+    value = budget[kind]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ConfigError(f"{where}.{kind}: must be a positive number, got {value!r}")
+    if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int)
+                                  or budget["max_steps"] < 1):
+        raise ConfigError(f"{where}.max_steps: only with seconds, a positive integer")
+    return dict(budget)
+
+
+def validate_config(config: dict) -> None:
+    """Raise :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must
+    be, or the choices there are) unless every key is one of :class:`RunConfig` and every value
+    has its type (an int where a float is expected is fine), numbers are finite and in range
+    (>= 0; counts > 0; probabilities in [0, 1]), the encoding and head are installed (choices:
+    the registries', plug-ins included) and take their options, the model section makes a
+    trunk, the budget is one, and the accelerator exists here."""
+    check_section(config, RunConfig, "")
+    from .. import encodings, heads  # local: the registries import the encodings and heads
+    for section in _FREE:
+        if not isinstance(config.get(section), dict):
+            fail(section, config.get(section), "a mapping")
+    check_choice("encoding.name", config["encoding"].get("name"), encodings.names(), "number encoding")
+    check_choice("head.kind", config["head"].get("kind", "native"), heads.REGISTRY.names(),
+                  "number head kind")
+    try:
+        encoding = encodings.from_config(config["encoding"])
+    except (TypeError, ValueError, KeyError) as e:
+        raise ConfigError(f"config: encoding = {shorten(str(config['encoding']), 120)}: "
+                          f"{_first_line(e)}") from None
+    try:
+        heads.check_options(encoding, config["head"])
+    except ValueError as e:
+        raise ConfigError(f"config: head = {shorten(str(config['head']), 120)}: {_first_line(e)}") from None
+    model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
+    try:
+        ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})
+    except ValueError as e:
+        raise ConfigError(f"config: model: {_first_line(e)}") from None
+    try:
+        resolve_normalizer(config, encoding)
+        if config.get("budget") is not None:
+            check_budget(config["budget"])
+    except ValueError as e:
+        raise ConfigError(f"config: {_first_line(e)}") from None
+    accelerator = config["trainer"]["accelerator"]
+    import torch
+    if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
+        fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU "
+              "is available: use cpu or auto)")
+
+
+def resolve_normalizer(config: dict, encoding: Any) -> str:
+    """The normalizer method: ``config["normalizer"]`` if set, else the encoding's default —
+    except that a head that declares a normalizer (:attr:`scinum.heads.HeadOutputs.normalizer`;
+    the mixture head, which works in normalized space with means initialised over [-5, 5],
+    declares ``"standard"``) gets it where the encoding's default is ``"none"``. Encodings that are
+    not ``normalizable`` (the text baselines, whose tokens write the raw values) always use
+    ``"none"`` (any other setting raises ``ValueError``)."""
+    if not encoding.normalizable:
+        if config.get("normalizer") not in (None, "none"):
+            raise ValueError(f"encoding {encoding.name} writes raw values as tokens: "
+                             f"normalizer must be none, got {config['normalizer']!r}")
+        return "none"
+    if config.get("normalizer"):
+        return config["normalizer"]
+    from ..heads import declared
+    wanted = declared(config["head"]).normalizer
+    if wanted and encoding.default_normalizer == "none":
+        return wanted
+    return encoding.default_normalizer

@@ -1,0 +1,169 @@
+"""The LightningDataModule over token shards: tokenized train/val splits -> seeded, bucketed
+MLM batches.
+
+* Token shards on disk (tokenize once, memory-mapped): :mod:`scinum.datasets`.
+* MLM masking: :mod:`scinum.train.masking` (:class:`MLMCollator`).
+* Length-bucketed batches: :mod:`scinum.train.sampler` (:class:`BucketBatchSampler`).
+
+Encodings that spell a number in ``k`` tokens (the text baselines P10/P1000/B1999/FP15): the
+vocabulary gets their number tokens and the codec writes each number as ``k`` tokens (the cache
+key includes the encoding).
+
+The module's keyword arguments are the ``data:`` section of a run config
+(:class:`scinum.train.config.DataConfig`, whose defaults they take).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+
+from ..tokens.codec import Codec, Encoded, Vocabulary
+from .config import DataConfig, RunConfig
+from ..datasets.directory import Dataset
+from ..errors import ConfigError
+from .masking import MLMCollator, check_mask_probs
+from ..tokens.normalize import Normalizer
+from .sampler import BucketBatchSampler
+from ..datasets.token_shards import TokenShards, tokenize_dataset
+from ..datasets.shard_values import check_representable, fit_normalizer
+from ..datasets.shard_targets import targeted_numbers
+
+__all__ = ["MLMDataModule"]
+
+
+class _Items(torch.utils.data.Dataset):
+    """Record ``i`` of ``shards`` with its batch seed and its ``targeted`` numbers (or None)."""
+
+    def __init__(self, shards: TokenShards, targeted: np.ndarray | None = None):
+        self.shards, self.targeted = shards, targeted
+
+    def __len__(self) -> int:
+        return len(self.shards)
+
+    def __getitem__(self, item: tuple[int, int]) -> tuple[Encoded, int, np.ndarray | None]:
+        i, batch_seed = item
+        a, b = self.shards.offsets[i], self.shards.offsets[i + 1]
+        targeted = None if self.targeted is None else np.array(self.targeted[a:b], bool)
+        return self.shards[i], batch_seed, targeted
+
+
+class MLMDataModule(L.LightningDataModule):
+    """Tokenized train/val shards -> seeded, bucketed MLM batches.
+
+    ``prepare_data`` tokenizes (once, cached; Lightning calls it on one process per node),
+    ``setup`` loads the shards, fits the normalizer on train and checks every train/val number
+    is representable by the encoding (error: file, line, path). ``mask_fields`` (JSON path patterns): the numbers they name are
+    hidden with probability ``mask_fields_prob`` on top of the MLM masking — training for the
+    fill task a user has (:func:`scinum.datasets.targeted_numbers`). With several devices each
+    rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
+    ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
+    ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
+    structure``).
+    """
+
+    def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", seed: int = RunConfig.seed,
+                 batch_size: int = DataConfig.batch_size, mask_prob: float = DataConfig.mask_prob,
+                 num_workers: int = DataConfig.num_workers, pool: int = DataConfig.pool,
+                 cache_dir: str | None = DataConfig.cache_dir, max_run: int = DataConfig.max_run,
+                 val_split: str | None = DataConfig.val_split, mask_fields: Sequence[str] = (),
+                 mask_fields_prob: float = DataConfig.mask_fields_prob,
+                 max_record_tokens: int = DataConfig.max_record_tokens, structure: bool = False):
+        super().__init__()
+        self.path, self.encoding, self.method = path, encoding, normalizer
+        self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
+        self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
+        self.val_split, self.max_record_tokens = val_split, max_record_tokens
+        self.structure = structure
+        self.mask_fields = list(mask_fields)
+        self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
+        self.targeted: dict[str, np.ndarray] = {}
+        check_mask_probs(mask_prob, self.mask_fields_prob)
+        self.vocab: Vocabulary | None = None
+        self.normalizer: Normalizer | None = None
+
+    def prepare_data(self) -> None:
+        """Lightning calls this once per node (local rank 0) before :meth:`setup`: tokenize the
+        splits and mark the ``mask_fields`` numbers into the caches next to the dataset (a no-op
+        when they are there). Sets no state."""
+        vocab, shards = self._tokenize()
+        if self.mask_fields:
+            codec = Codec(vocab, self.encoding)
+            for split in shards.values():
+                targeted_numbers(split, codec, self.mask_fields)
+
+    def setup(self, stage: str | None = None) -> None:
+        """Load the shards and the vocabulary from the cache, fit the normalizer on train, check
+        every number is representable (error: file, line, path), load the ``mask_fields``
+        marks (idempotent; every rank does it)."""
+        if self.vocab is not None:
+            return
+        self.vocab, self.shards = self._tokenize()
+        self.normalizer = fit_normalizer(self.shards["train"], self.vocab, self.method)
+        codec = Codec(self.vocab, self.encoding)
+        for s in self.shards.values():
+            check_representable(s, self.normalizer, self.encoding, codec)
+        if self.mask_fields:
+            self.targeted = {split: targeted_numbers(shards, codec, self.mask_fields)
+                             for split, shards in self.shards.items()}
+            if not self.targeted["train"].any():
+                raise ConfigError(f"data.mask_fields {self.mask_fields} name no number of any "
+                                  f"training record of {self.path}")
+
+    def prepare(self) -> None:
+        """Outside a Trainer: :meth:`prepare_data` then :meth:`setup`, in this process."""
+        self.prepare_data()
+        self.setup()
+
+    def longest_record(self) -> int:
+        """The longest train/validation record in tokens (after :meth:`setup`) — the context
+        the model must hold; a record longer than ``max_record_tokens`` raises
+        :class:`~scinum.errors.ConfigError` naming the split, the record and the cost (attention
+        grows with the square of the length)."""
+        longest = {split: (int(s.lengths.max()), int(s.lengths.argmax())) for split, s in self.shards.items()}
+        split, (n, i) = max(longest.items(), key=lambda kv: kv[1][0])
+        if n > self.max_record_tokens:
+            raise ConfigError(
+                f"{self.path}: {split} record {i} is {n} tokens long, over data.max_record_tokens "
+                f"{self.max_record_tokens}: the model would attend over {n} positions ({n * n / 1e6:.0f} M "
+                f"pairs per layer and head, every step); shorten the records or raise data.max_record_tokens")
+        return n
+
+    @property
+    def splits(self) -> list[str]:
+        """The splits this module reads: ``train`` and, if the dataset has it, ``val_split``."""
+        return ["train"] + ([self.val_split] if self.val_split in Dataset(self.path).splits else [])
+
+    def _tokenize(self) -> tuple[Vocabulary, dict[str, TokenShards]]:
+        return tokenize_dataset(self.path, self.splits, cache_dir=self.cache_dir,
+                                max_run=self.max_run, encoding=self.encoding)
+
+    def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
+        collate = MLMCollator(self.vocab, self.normalizer, self.encoding, self.mask_prob, self.seed,
+                              mask_fields_prob=self.mask_fields_prob, structure=self.structure)
+        items = _Items(self.shards[split], self.targeted.get(split))
+        return DataLoader(items, batch_sampler=sampler, collate_fn=collate,
+                          num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
+
+    def _rank(self) -> tuple[int, int]:
+        t = self.trainer
+        return (t.global_rank, t.world_size) if t is not None else (0, 1)
+
+    def train_dataloader(self) -> DataLoader:
+        rank, world = self._rank()
+        t = self.trainer
+        start = t.global_step * t.accumulate_grad_batches if t is not None else 0
+        return self._loader("train", BucketBatchSampler(
+            self.shards["train"].lengths, self.batch_size, seed=self.seed, pool=self.pool,
+            rank=rank, world_size=world, start=start))
+
+    def val_dataloader(self) -> DataLoader | list:
+        if self.val_split not in self.shards:
+            return []
+        rank, world = self._rank()
+        return self._loader(self.val_split, BucketBatchSampler(
+            self.shards[self.val_split].lengths, self.batch_size, infinite=False, rank=rank,
+            world_size=world))

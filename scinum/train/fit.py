@@ -1,0 +1,194 @@
+"""``fit``: one training run from a config — data, model, Trainer, checkpoints, calibration.
+
+Precision ``bf16-mixed`` on GPU and ``32-true`` on CPU unless set; several devices/nodes go
+through Lightning's strategies (DDP by default). Checkpoints (``<out>/checkpoints/last.ckpt``,
+resumed automatically) and the final ``<out>/model.ckpt`` carry everything
+:mod:`scinum.model.checkpoint` needs. ``<out>/config.json`` is the run's whole config (what ``scinum
+fit --print-config`` prints, with ``trainer.max_steps`` from the budget when there is one). Logs:
+CSV (``<out>/logs``), TensorBoard too when installed.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+from functools import partial
+from pathlib import Path
+from typing import Any, Sequence
+
+import lightning as L
+import torch
+
+from .. import encodings
+from ..util.atomic import write_text_atomic
+from ..model.checkpoint import CheckpointMeta, save_checkpoint
+from .config import resolve_normalizer, validate_config
+from ..util.console import quiet_lightning
+from .data import MLMDataModule
+from .sampler import check_batches
+from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_strategy
+from ..errors import ConfigError, TrainingError
+from .module import MLMModule
+from ..model.trunk import ModelConfig
+from ..util.provenance import run_info
+
+__all__ = ["fit", "make_meta"]
+
+
+def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
+    """Checkpoint metadata for a prepared data module; its ``run`` entry records the dataset's
+    identity, the training ranges of every field, the budget, versions and commit
+    (:func:`scinum.util.provenance.run_info`)."""
+    longest = dm.longest_record()
+    model = dict(config["model"])
+    if model.get("positions") != "rope":
+        if model.get("max_positions") is None:
+            model["max_positions"] = longest
+        elif model["max_positions"] < longest:
+            raise ConfigError(f"model.max_positions {model['max_positions']} is shorter than the longest "
+                              f"training or validation record ({longest} tokens): raise it or leave it null")
+    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine,
+                      n_fields=len(dm.vocab.fields), **model)
+    return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
+                          head=dict(config["head"]), context_length=longest,
+                          run=run_info(config, dm.vocab.fields,
+                                       ((f, v) for _, f, v in dm.shards["train"].chunks())))
+
+
+def _loggers(out: Path) -> list:
+    from .run_dir import KeptCSVLogger  # a resumed run keeps the killed one's metrics.csv
+    loggers = [KeptCSVLogger(out, name="logs", version="")]
+    try:
+        import tensorboard  # noqa: F401
+        from lightning.pytorch.loggers import TensorBoardLogger
+        loggers.append(TensorBoardLogger(out, name="tb", version=""))
+    except ImportError:
+        pass
+    return loggers
+
+
+def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
+    """Train as ``config`` says (see :mod:`scinum.train.config`); resume from ``<out>/checkpoints/last.ckpt``
+    if present. Returns the path of the exported ``<out>/model.ckpt``. A ``budget``
+    (:mod:`scinum.train.budget`) sets ``trainer.max_steps``; ``<out>/training.json`` records the steps
+    taken and the training seconds they took (validation and checkpoints not counted). One run
+    at a time owns ``out_dir`` (:func:`scinum.train.run_dir.out_dir_lock`): a second one refuses."""
+    from .run_dir import out_dir_lock
+    validate_config(config)  # also configs built without load_config (recipes' overrides)
+    with out_dir_lock(config["out_dir"]):
+        _check_resumable(Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
+        return _fit(config, callbacks)
+
+
+def _check_resumable(last: Path) -> None:
+    """A damaged ``last.ckpt`` (its digest does not match) is refused before resuming from it."""
+    if last.exists():
+        from ..model.checkpoint import load_checkpoint
+        load_checkpoint(last)
+
+
+def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
+    from lightning.pytorch.callbacks import ModelCheckpoint
+
+    from .budget import TimeBudget, resolve_steps
+    config = copy.deepcopy(config)
+    quiet_lightning()
+    L.seed_everything(config["seed"], workers=True, verbose=False)
+    out = Path(config["out_dir"])
+    out.mkdir(parents=True, exist_ok=True)
+    encoding = encodings.from_config(config["encoding"])
+    d, t = config["data"], dict(config["trainer"])
+    dm = MLMDataModule(encoding=encoding, normalizer=resolve_normalizer(config, encoding),
+                       seed=config["seed"], structure=config["model"]["positions"] == "structure", **d)
+    world = _check_world(config, dm)  # before any process is spawned: say what to change
+    budget = config.get("budget")
+    if budget is not None:
+        lengths = None
+        if "tokens" in budget or "samples" in budget:  # the exact stream needs the records' lengths
+            dm.prepare()
+            lengths = dm.shards["train"].lengths
+        t["max_steps"] = config["trainer"]["max_steps"] = resolve_steps(
+            budget, batch_size=d["batch_size"], max_steps=t["max_steps"], lengths=lengths,
+            seed=config["seed"], pool=d["pool"], accumulate=t["accumulate_grad_batches"])
+    clock = TimeBudget(budget["seconds"] if budget and "seconds" in budget else math.inf)
+    # the data is tokenized in dm.prepare_data (once per node) and loaded in dm.setup (every
+    # rank); the model is built after that, in MLMModule.configure_model
+    module = MLMModule(None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding),
+                       clock=clock if math.isfinite(clock.seconds) else None)
+    precision = t.pop("precision")
+    if precision == "auto":
+        gpu = t["accelerator"] in ("auto", "gpu", "cuda") and torch.cuda.is_available()
+        precision = "bf16-mixed" if gpu else "32-true"
+    timeout_s, grace_s = t.pop("collective_timeout_s"), t.pop("signal_grace_s")
+    last = out / "checkpoints" / "last.ckpt"
+    stopper = StopOnSignal(last, grace_s)
+    ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
+                              every_n_train_steps=t.pop("checkpoint_every_n_steps"))
+    has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
+    val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
+    # the remaining trainer keys (max_steps, accelerator, devices, num_nodes, strategy,
+    # accumulate_grad_batches, log_every_n_steps) are Trainer arguments of the same name
+    trainer = L.Trainer(
+        precision=precision, val_check_interval=val_every if has_val else None,
+        check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
+        enable_progress_bar=t.pop("progress_bar"),
+        gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
+        callbacks=[ckpt_cb, stopper, clock, *callbacks], logger=_loggers(out), default_root_dir=out,
+        deterministic=False, enable_model_summary=False, num_sanity_val_steps=0,
+        strategy=make_strategy(t.pop("strategy"), world, timeout_s), **t)
+    if trainer.is_global_zero:  # one writer per run: rank 0
+        write_text_atomic(out / "config.json", json.dumps(config, indent=1))
+    try:
+        trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.exists() else None)
+    except Exception as e:
+        end_child_ranks(trainer)  # none left waiting in a collective for this rank
+        why = explain_failure(e, timeout_s) if world > 1 else None
+        if why is None:
+            raise
+        raise TrainingError(why) from None
+    finally:
+        stopper.release()
+    stopper.raise_if_stopped()
+    final = out / "model.ckpt"
+    if trainer.is_global_zero:
+        save_checkpoint(final, module.model, module.meta)
+        write_text_atomic(out / "training.json", json.dumps(
+            {"budget": budget, "steps": trainer.global_step, "batch_size": d["batch_size"],
+             "train_seconds": round(clock.elapsed, 3)}, indent=1))
+        if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
+            from ..fill.calibration import recalibrate_checkpoint
+            recalibrate_checkpoint(final, dm.path, dm.val_split)
+    return final
+
+
+def _plan(config: dict, encoding: Any, dm: MLMDataModule) -> tuple[CheckpointMeta, dict[int, str]]:
+    """The checkpoint metadata and the watched fields of a set-up datamodule."""
+    return make_meta(config, dm, encoding), _watched_fields(dm)
+
+
+def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
+    """Field id -> name of the fields the dataset declares for evaluation (its manifest's
+    ``evaluation.fields``, as fields: ``data[-1][*]`` -> ``data[*][*]``) that the vocabulary
+    knows; their validation error is logged per field."""
+    from ..datasets.directory import Dataset
+    from ..records.paths import field_of
+    declared = Dataset(dm.path).manifest.get("evaluation", {}).get("fields", [])
+    index = {f: i for i, f in enumerate(dm.vocab.fields)}
+    return {index[f]: f for f in dict.fromkeys(field_of(p) for p in declared) if f in index}
+
+
+def _check_world(config: dict, dm: MLMDataModule) -> int:
+    """Every rank needs a batch of train (and validation) records: checked in the launching
+    process from the manifest's counts, so a bad setting fails once, with its fix, instead of in
+    every spawned rank. Returns the number of processes (ranks) of the run."""
+    from ..datasets.directory import Dataset
+    counts = {split: Dataset(dm.path).count(split) for split in dm.splits}
+    t = config["trainer"]
+    devices = t["devices"] if isinstance(t["devices"], int) else (
+        len(t["devices"]) if isinstance(t["devices"], (list, tuple)) else 1)
+    world = max(1, devices) * max(1, int(t.get("num_nodes", 1)))
+    bs = config["data"]["batch_size"]
+    check_batches(counts["train"], bs, world, "train split")
+    if dm.val_split in counts and t["limit_val_batches"] != 0:
+        check_batches(counts[dm.val_split], bs, world, f"{dm.val_split} split")
+    return world

@@ -1,0 +1,110 @@
+"""The Lightning module: logging, the optimiser and its schedule, checkpoints around a
+:class:`~scinum.model.trunk.NumberMLM` (which owns its loss and its optimiser's parameter groups).
+
+Loss = token cross-entropy over hidden tokens + λ · number loss over hidden number tokens
+(``optim.number_loss_weight``); each term is a mean over its hidden positions and 0 (not NaN)
+when a batch hides none. AdamW (:meth:`NumberMLM.configure_optimizers
+<scinum.model.trunk.NumberMLM.configure_optimizers>`: weight decay on matrices only), linear warmup
+then cosine decay to ``min_lr_ratio · lr`` (xVal: 0.1) at ``max_steps``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import lightning as L
+import torch
+
+from ..tokens.batch import Batch
+from ..model.checkpoint import CheckpointMeta, digest
+from .config import OptimConfig
+from .distributed import MetricSums
+from ..model.trunk import LOSS_NAMES
+from .speed import logs_this_step
+
+__all__ = ["MLMModule", "lr_factor"]
+
+
+def lr_factor(step: int, warmup: int, total: int, min_ratio: float,
+              fraction: float | None = None) -> float:
+    """Multiplier of the base LR: linear warmup over ``warmup`` steps, cosine to ``min_ratio``
+    at step ``total`` — or, with a time budget, at ``fraction`` (of the budget's seconds) 1."""
+    if step < warmup:
+        return (step + 1) / warmup
+    t = fraction if fraction is not None else min(1.0, (step - warmup) / max(1, total - warmup))
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * t))
+
+
+class MLMModule(L.LightningModule):
+    """Lightning's view of a :class:`~scinum.model.trunk.NumberMLM` built from checkpoint metadata
+    (the model owns its losses; this adds logging, the optimiser and checkpoints)."""
+
+    def __init__(self, meta: CheckpointMeta | None, optim: OptimConfig | dict[str, Any], max_steps: int,
+                 watch: dict[int, str] | None = None,
+                 plan: Callable[[Any], tuple[CheckpointMeta, dict[int, str]]] | None = None,
+                 clock: Any = None):
+        """``meta``: build the model now; or None and ``plan``: Lightning's
+        :meth:`configure_model` builds it once the datamodule is set up, from
+        ``plan(datamodule) -> (meta, watch)``. ``optim``: the ``optim:`` section (a dict is read as
+        :class:`~scinum.train.config.OptimConfig`). ``watch``: field id -> field name whose validation
+        error is logged on its own (``val/err/<field>``: the training curves of the fields a
+        dataset is evaluated on). ``clock``: a :class:`~scinum.train.budget.TimeBudget` whose
+        ``fraction`` drives the cosine decay (a seconds budget) instead of the step count."""
+        super().__init__()
+        self.clock = clock
+        if meta is None and plan is None:
+            raise ValueError("MLMModule needs meta or a plan to make it from the data")
+        self.optim = optim if isinstance(optim, OptimConfig) else OptimConfig(**optim)
+        self.meta, self.max_steps, self.plan = meta, max_steps, plan
+        self.watch = dict(watch or {})
+        self.model = meta.build_model() if meta is not None else None
+
+    def configure_model(self) -> None:
+        if self.model is None:
+            self.meta, self.watch = self.plan(self.trainer.datamodule)
+            self.model = self.meta.build_model()
+
+    def losses(self, batch: Batch) -> dict[str, Any]:
+        """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
+        loss weight (and, in validation, the watched fields' errors)."""
+        return self.model.losses(batch, self.optim.number_loss_weight,
+                                 None if self.training else self.watch,
+                                 mean_over=self.optim.number_loss_mean)
+
+    def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
+        res = self.losses(batch)
+        if self.clock is None and not logs_this_step(self):  # metrics no logger writes (scinum.speed)
+            return res["loss"]
+        bs = batch["ids"].shape[0]
+        self.log("train/loss", res["loss"], prog_bar=True, batch_size=bs)
+        self.log_dict({f"train/{k}": v for k, v in res.items() if k != "loss"}, batch_size=bs)
+        self.log("train/tokens", batch["attend"].sum().float(), reduce_fx="sum", batch_size=bs)
+        return res["loss"]
+
+    def on_validation_epoch_start(self) -> None:
+        # the same names on every rank, whatever its batches hide: one matched all_reduce at the end
+        self.val_sums = MetricSums([*LOSS_NAMES, *(f"err/{f}" for f in self.watch.values())])
+
+    def validation_step(self, batch: Batch, batch_idx: int) -> None:
+        res = self.losses(batch)
+        for k, v in res.items():
+            if k.startswith("err/"):  # mean over the field's numbers, not over batches
+                self.val_sums.add(k, *v)
+            else:
+                self.val_sums.add(k, v, batch["ids"].shape[0])
+
+    def on_validation_epoch_end(self) -> None:
+        for k, v in self.val_sums.reduce(self.device).items():
+            self.log(f"val/{k}", v)  # already reduced over ranks: no sync_dist
+
+    def configure_optimizers(self):
+        o = self.optim
+        opt = self.model.configure_optimizers(o.lr, o.weight_decay, o.betas)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: lr_factor(s, o.warmup_steps, self.max_steps, o.min_lr_ratio,
+                                     None if self.clock is None else self.clock.fraction))
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+
+    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        checkpoint["scinum"] = self.meta.to_dict()
+        checkpoint["digest"] = digest(checkpoint["scinum"], checkpoint["state_dict"])

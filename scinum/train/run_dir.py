@@ -1,0 +1,122 @@
+"""One run owns its output directory, and a resumed run keeps what the killed one logged.
+
+* :func:`out_dir_lock`: ``scinum fit`` holds an exclusive ``flock`` on ``<out>/.lock`` for the
+  whole run, so a second fit into the same directory refuses in one line (naming the pid that
+  holds it) instead of mixing checkpoints and logs. The kernel releases the lock when its
+  process ends, however it ends (``kill -9`` included): a dead run never blocks the next one.
+  Only the launching process takes it: the rank processes that Lightning's launcher (or
+  torchrun, SLURM) starts for a distributed run carry a non-zero rank in their environment.
+* :class:`KeptCSVLogger`: Lightning's CSV logger deletes ``metrics.csv`` when it starts; this one
+  keeps the rows of the steps before the first step the new run logs (a run resumed from its
+  last checkpoint re-logs the steps after it), so the curves keep their start.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from ..util.atomic import write_text_atomic
+from ..errors import ScinumError
+
+__all__ = ["RunDirBusy", "out_dir_lock", "launching_process", "KeptCSVLogger"]
+
+#: environment variables that name a process's rank in a distributed run (Lightning's
+#: subprocess launcher sets LOCAL_RANK/NODE_RANK in the processes it starts; torchrun RANK;
+#: SLURM SLURM_PROCID)
+_RANK_VARS = ("LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "RANK", "SLURM_PROCID")
+
+
+class RunDirBusy(ScinumError):
+    """An output directory that another run is writing."""
+
+
+def launching_process() -> bool:
+    """Whether this process is the one that launched the run (rank 0 everywhere)."""
+    return all(os.environ.get(var, "0").strip() in ("0", "") for var in _RANK_VARS)
+
+
+@contextmanager
+def out_dir_lock(out: str | os.PathLike) -> Iterator[None]:
+    """Hold ``<out>/.lock`` for the block (in the launching process only; others pass through).
+    Raises :class:`RunDirBusy` if another live process holds it."""
+    if not launching_process():
+        yield
+        return
+    import fcntl
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / ".lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            raise RunDirBusy(f"{out}: another run (pid {holder}) is writing this out_dir; wait for "
+                             f"it to end or choose another out_dir (lock: {path})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock; the file stays (removing it would race a new run)
+
+
+def _kept_writer_class():
+    from lightning.pytorch.loggers.csv_logs import ExperimentWriter
+
+    class KeptWriter(ExperimentWriter):
+        """Lightning's CSV writer, but an existing ``metrics.csv`` is kept and continued."""
+
+        def _check_log_dir_exists(self) -> None:  # called by __init__: keep, do not delete
+            self._kept = os.path.isfile(self.metrics_file_path)
+
+        def save(self) -> None:
+            if getattr(self, "_kept", False) and self.metrics:
+                self._kept = False
+                self._merge_kept()
+            super().save()
+
+        def _merge_kept(self) -> None:
+            """Rewrite the kept file (atomically) with its rows before this run's first step,
+            under a header of its keys and this run's."""
+            first = min(m["step"] for m in self.metrics)
+            with open(self.metrics_file_path, newline="") as f:
+                reader = csv.DictReader(f)
+                rows = [r for r in reader if _step(r) < first]
+                old_keys = list(reader.fieldnames or [])
+            keys = sorted(set(old_keys).union(*self.metrics))
+            buf = io.StringIO()
+            writer = csv.DictWriter(buf, fieldnames=keys, lineterminator="\r\n")
+            writer.writeheader()
+            writer.writerows(rows)
+            write_text_atomic(self.metrics_file_path, buf.getvalue())
+            self.metrics_keys = keys
+
+    return KeptWriter
+
+
+def _step(row: dict) -> float:
+    try:
+        return float(row.get("step") or "nan")
+    except ValueError:
+        return float("nan")
+
+
+def KeptCSVLogger(save_dir: str | os.PathLike, name: str, version: str):  # noqa: N802
+    """A Lightning ``CSVLogger`` whose ``metrics.csv`` survives a resumed run (module docstring)."""
+    from lightning.pytorch.loggers import CSVLogger
+
+    class _Logger(CSVLogger):
+        @property
+        def experiment(self):
+            from lightning.pytorch.utilities import rank_zero_only
+            if self._experiment is None and getattr(rank_zero_only, "rank", 0) == 0:
+                self._fs.makedirs(self.root_dir, exist_ok=True)
+                self._experiment = _kept_writer_class()(log_dir=self.log_dir)
+            return super().experiment
+
+    return _Logger(save_dir, name=name, version=version)
