@@ -156,6 +156,8 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
             from .calibration import recalibrate_checkpoint
             recalibrate_checkpoint(final, dm.path, dm.val_split)
+        from .checkpoint import load_checkpoint
+        load_checkpoint(final)  # success is reported only for a model that loads back
     return final
 
 
