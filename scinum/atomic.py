@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["atomic_path", "atomic_dir", "write_bytes_atomic", "write_text_atomic"]
+__all__ = ["atomic_path", "atomic_files", "write_bytes_atomic", "write_text_atomic"]
 
 
 @contextmanager
@@ -47,24 +47,64 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+#: the prefix of :func:`atomic_files`' staging directories (``<prefix><pid>``)
+STAGING = ".scinum-staging-"
+
+
 @contextmanager
-def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield an empty temporary directory beside ``path``; when the block ends normally, it
-    replaces ``path`` whole (an existing ``path`` is moved aside, then removed); when it raises,
-    it is removed and ``path`` stays as it was — never a mix of old and new files."""
+def atomic_files(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield an empty staging directory inside the directory ``path`` (created, with its
+    parents, when missing); when the block ends normally, each file written there is renamed
+    to the same name in ``path`` (a file there of that name is replaced, each rename atomic) and
+    the staging directory removed. Nothing else in ``path`` is touched: the files of ``path``
+    that the block did not write stay as they are. When the block raises, the staging
+    directory (and ``path``, when this call created it and it is empty) is removed.
+
+    ``path`` an existing file (not a directory) is a :class:`FileExistsError`. Staging
+    directories of earlier runs that were killed (their process is gone) are removed first."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp, old = (path.with_name(f".{path.name}.{what}{os.getpid()}") for what in ("new", "old"))
+    if path.exists() and not path.is_dir():
+        raise FileExistsError(17, "exists and is not a directory", str(path))
+    created = [p for p in (path, *path.parents) if not p.exists()]
+    path.mkdir(parents=True, exist_ok=True)
+    _remove_stale_staging(path)
+    tmp = path / f"{STAGING}{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         tmp.mkdir()
         yield tmp
-        if path.exists():
-            os.replace(path, old)
-        os.replace(tmp, path)
+        for dirpath, _, files in os.walk(tmp):
+            target = path / Path(dirpath).relative_to(tmp)
+            if target.exists() and not target.is_dir():
+                raise FileExistsError(17, "exists and is not a directory", str(target))
+            target.mkdir(exist_ok=True)
+            for name in sorted(files):
+                os.replace(Path(dirpath) / name, target / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
-        if old.exists() and not path.exists():
-            os.replace(old, path)
+        for p in created:  # deepest first; only the empty directories this call made
+            try:
+                p.rmdir()
+            except OSError:
+                break
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _remove_stale_staging(path: Path) -> None:
+    """Remove ``path``'s :data:`STAGING` directories whose process no longer runs (a run killed
+    with SIGKILL leaves its staging directory behind)."""
+    for old in path.glob(f"{STAGING}*"):
+        pid = old.name[len(STAGING):]
+        if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)) and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
