@@ -6,25 +6,29 @@
 
 * ``model.safetensors`` — the weights (float32 tensors, one per ``state_dict`` entry, shared
   storage written once; header metadata ``{"format": "pt"}``). Reading it runs no code.
-* ``config.json`` — plain JSON: ``{"format": "scinum-model", "version": 1, "library_name":
+* ``config.json`` — plain JSON: ``{"format": "scinum-model", "version": 2, "library_name":
   "scinum", "checkpoint_version": int, "model", "encoding", "head", "vocab", "normalizer",
   "context_length", "calibration", "run", "weights": {"file", "sha256", "tied"},
-  "exported": {...}}``: every entry of :class:`~scinum.checkpoint.CheckpointMeta`, so
-  anything that reads JSON can see what the model expects (vocabulary, the per-field affine
-  normalizers, the training ranges and dataset identity in ``run``).
+  "exported": {...}, "digest": "sha256:..."}``: every entry of
+  :class:`~scinum.checkpoint.CheckpointMeta`, so anything that reads JSON can see what the model
+  expects (vocabulary, the per-field affine normalizers, the training ranges and dataset
+  identity in ``run``). ``digest`` (:func:`config_digest`) covers every other entry, the
+  weights' sha256 included: an edited or damaged config is refused, and so are weights that
+  are not the ones it names. Two exports of one checkpoint are byte-identical.
 * ``README.md`` — the model card (:mod:`scinum.card`): what it fills, the training ranges of
   each field, how it was trained, its ID vs OOD evaluation (from ``--results``), calibration
   coverage and known limits.
 
-The directory is written under a temporary name beside ``out_dir`` and renamed into place, so
-an interrupted export leaves nothing half-written (an older export at ``out_dir`` is replaced
-only once the new one is complete). :func:`load_dir` reads one back with ``json`` and
+The files are written into a staging directory inside ``out_dir`` and each renamed into place
+(:func:`scinum.atomic.atomic_files`), so an interrupted export leaves nothing half-written and
+the other files of ``out_dir`` are never touched. :func:`load_dir` reads one back with ``json`` and
 ``safetensors`` only; a damaged or foreign directory raises a one-line
 :class:`~scinum.errors.CheckpointError` naming the file.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -32,7 +36,7 @@ from typing import Any
 
 import torch
 
-from .atomic import atomic_dir
+from .atomic import atomic_files
 from .checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
 from .checkpoint import CheckpointMeta, load_checkpoint
 from .errors import CheckpointError
@@ -40,9 +44,9 @@ from .model import NumberMLM
 from .provenance import file_sha256
 
 __all__ = ["FORMAT", "VERSION", "WEIGHTS", "CONFIG", "CARD", "export", "load_dir", "read_config",
-           "add_arguments", "run"]
+           "config_digest", "add_arguments", "run"]
 
-FORMAT, VERSION = "scinum-model", 1
+FORMAT, VERSION = "scinum-model", 2  # 2: config.json carries its digest, weights' sha256 required
 WEIGHTS, CONFIG, CARD = "model.safetensors", "config.json", "README.md"
 _META_KEYS = ("model", "encoding", "head", "vocab", "normalizer", "context_length", "calibration", "run")
 
@@ -69,18 +73,22 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
     model ``label`` (default: the only model there, or the label ``scinum evaluate`` gives this
     encoding and head) become the card's evaluation. Returns ``out_dir``.
 
-    Refuses to replace an existing ``out_dir`` that is not a scinum export."""
+    Writes only its three files: the other files of an existing export directory (a Hub
+    clone's ``.git/``, notes) stay. Refuses an ``out_dir`` that is a file, or a non-empty
+    directory that is not a scinum export."""
     from safetensors.torch import save_file
 
     from . import card
     ckpt, out = Path(ckpt), Path(out_dir)
     meta, net = load_checkpoint(ckpt)
-    if out.exists() and not (out.is_dir() and _is_ours(out)):
-        raise CheckpointError(f"{out}: exists and is not a scinum model export; refusing to replace it")
+    if out.exists() and not (out.is_dir() and (_is_ours(out) or not any(out.iterdir()))):
+        raise CheckpointError(f"{out}: exists and is not a scinum model export (nor an empty "
+                              "directory); refusing to write into it")
     evaluation = card.read_results(results, meta, label) if results is not None else None
     tensors, tied = _split_tied(net.state_dict())
-    with atomic_dir(out) as tmp:
-        save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt", "library": "scinum"})
+    with atomic_files(out) as tmp:
+        # one metadata key: safetensors writes a map's keys in no fixed order
+        save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt"})
         config = {"format": FORMAT, "version": VERSION, "library_name": "scinum",
                   "checkpoint_version": CKPT_VERSION,
                   **{k: v for k, v in meta.to_dict().items() if k in _META_KEYS},
@@ -88,6 +96,7 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
                               "parameters": int(sum(t.numel() for t in tensors.values()))},
                   "exported": {"from": ckpt.name, "scinum": _version(),
                                "results": None if evaluation is None else Path(evaluation["source"]).name}}
+        config["digest"] = config_digest(config)
         (tmp / CONFIG).write_text(json.dumps(config, indent=1, allow_nan=False) + "\n")
         (tmp / CARD).write_text(card.render(config, evaluation))
         for f in (WEIGHTS, CONFIG, CARD):  # durable before the rename publishes them
@@ -115,16 +124,33 @@ def read_config(path: str | os.PathLike) -> dict[str, Any]:
         raise CheckpointError(f"{cfg_path}: missing: {path} is not a scinum model directory")
     try:
         config = json.loads(cfg_path.read_text(encoding="utf-8"))
+        config_digest(config) if isinstance(config, dict) else None  # nesting too deep: here
+    except RecursionError:
+        raise CheckpointError(f"{cfg_path}: nested too deep to be a model config") from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise CheckpointError(f"{cfg_path}: not readable JSON ({type(e).__name__}: "
                               f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise CheckpointError(f"{cfg_path}: not a scinum model config (format is not {FORMAT!r})")
     version = config.get("version")
-    if type(version) is not int or not 1 <= version <= VERSION:
-        raise CheckpointError(f"{cfg_path}: model config version {version!r} is not one this "
-                              f"scinum reads (1..{VERSION})")
+    if type(version) is not int or version != VERSION:
+        older = type(version) is int and 1 <= version < VERSION
+        raise CheckpointError(f"{cfg_path}: model config version {version!r} is not one this scinum "
+                              f"reads ({VERSION})" + ("; written without digests: export the "
+                                                       "checkpoint again" if older else ""))
+    if config.get("digest") != config_digest(config):
+        raise CheckpointError(f"{cfg_path}: damaged or edited: its digest is "
+                              f"{str(config.get('digest'))[:80]!r}, its content's "
+                              f"{config_digest(config)!r}; export the checkpoint again")
     return config
+
+
+def config_digest(config: dict[str, Any]) -> str:
+    """``"sha256:<hex>"`` of an export's config (canonical JSON: sorted keys, no spaces), its
+    ``"digest"`` entry left out."""
+    body = {k: v for k, v in config.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=repr)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
@@ -161,7 +187,11 @@ def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
         raise CheckpointError(f"{cfg_path}: entry 'weights' is not {{file, sha256, tied}}")
     if not w_path.is_file():
         raise CheckpointError(f"{w_path}: missing (the weights of {path})")
-    if weights.get("sha256") is not None and file_sha256(w_path) != weights["sha256"]:
+    if weights.get("file") != WEIGHTS or not isinstance(weights.get("sha256"), str):
+        raise CheckpointError(f"{cfg_path}: entry 'weights' names no {WEIGHTS} with its sha256 "
+                              f"(file {str(weights.get('file'))[:80]!r}, sha256 "
+                              f"{str(weights.get('sha256'))[:80]!r})")
+    if file_sha256(w_path) != weights["sha256"]:
         raise CheckpointError(f"{w_path}: sha256 differs from the one {CONFIG} records (a damaged "
                               "or replaced weights file)")
     try:
