@@ -70,19 +70,14 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     if present. Returns the path of the exported ``<out>/model.ckpt``. A ``budget``
     (:mod:`scinum.budget`) sets ``trainer.max_steps``; ``<out>/training.json`` records the steps
     taken and the training seconds they took (validation and checkpoints not counted). One run
-    at a time owns ``out_dir`` (:func:`scinum.run_dir.out_dir_lock`): a second one refuses."""
-    from .run_dir import out_dir_lock
+    at a time owns ``out_dir`` (:func:`scinum.run_dir.out_dir_lock`): a second one refuses. A
+    ``last.ckpt`` of another config is refused before anything is written
+    (:func:`scinum.run_dir.check_resume`)."""
+    from .run_dir import check_resume, out_dir_lock
     validate_config(config)  # also configs built without load_config (recipes' overrides)
     with out_dir_lock(config["out_dir"]):
-        _check_resumable(Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
+        check_resume(config, Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
         return _fit(config, callbacks)
-
-
-def _check_resumable(last: Path) -> None:
-    """A damaged ``last.ckpt`` (its digest does not match) is refused before resuming from it."""
-    if last.exists():
-        from .checkpoint import load_checkpoint
-        load_checkpoint(last)
 
 
 def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:

@@ -21,7 +21,7 @@ from scinum.analysis.metrics import summarize
 from scinum.checkpoint import load_checkpoint
 from scinum.cli import main as scinum_main
 from scinum.config import load_config
-from scinum.errors import CheckpointError, VocabularyError
+from scinum.errors import CheckpointError, ConfigError, VocabularyError
 from scinum.jsonl_dataset import build
 from scinum.run_dir import RunDirBusy, out_dir_lock
 from scinum.training import fit
@@ -126,6 +126,52 @@ def test_damaged_last_ckpt_is_refused_before_resuming(run, data, tmp_path):
     _flip(last, start + size // 3, resumed / "checkpoints" / "last.ckpt")
     with pytest.raises(CheckpointError, match="last.ckpt: damaged"):
         fit(_config(data, resumed, max_steps=9))
+
+
+def _second_dataset(root):
+    build(root / "data2", train=[_jsonl(root / "t2.jsonl", [{"z": r["y"], "x": r["x"]} for r in _records(48)])],
+          fields=["z"], progress=False)
+    return root / "data2"
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"seed": 1}, "seed was 0"),
+    ({"optim": {"warmup_steps": 2, "lr": 1e-2}}, "optim.lr was"),
+    ({"model": {"d_model": 32, "n_layers": 1, "n_heads": 2}}, "model.d_model was 16"),
+    ({"encoding": {"name": "fone"}}, "encoding.name was xval"),
+    ({"data": "other"}, "data.path was"),
+])
+def test_resume_refuses_another_config_before_writing(data, tmp_path, change, says):
+    """Issue 37 case 2: a last.ckpt was resumed whatever the config said (another dataset's
+    vocabulary in another order, another lr or seed), or ended in a size-mismatch traceback
+    after config.json was overwritten."""
+    out = tmp_path / "out"
+    fit(_config(data, out))
+    written = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    cfg = _config(data, out, max_steps=9)
+    if change.get("data") == "other":
+        cfg["data"]["path"] = str(_second_dataset(tmp_path))
+    else:
+        for key, value in change.items():
+            cfg[key] = {**cfg[key], **value} if isinstance(value, dict) else value
+    with pytest.raises(ConfigError, match=f"last.ckpt: cannot resume: {re.escape(says)}") as e:
+        fit(cfg)
+    assert "\n" not in str(e.value)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == written
+    # training longer, with other reporting: resumed
+    fit(_config(data, out, max_steps=9, log_every_n_steps=2, checkpoint_every_n_steps=4))
+    assert json.loads((out / "training.json").read_text())["steps"] == 9
+
+
+def test_resume_refuses_a_model_file_as_last_ckpt(run, data, tmp_path, capsys):
+    """Issue 37 case 2: a model.ckpt at checkpoints/last.ckpt was KeyError
+    'pytorch-lightning_version'."""
+    out = tmp_path / "out"
+    (out / "checkpoints").mkdir(parents=True)
+    (out / "checkpoints" / "last.ckpt").write_bytes(run[0].read_bytes())
+    with pytest.raises(CheckpointError, match="last.ckpt: not a training checkpoint"):
+        fit(_config(data, out, max_steps=9))
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "checkpoints"]
 
 
 # one writer per run ----------------------------------------------------------------------
