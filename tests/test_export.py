@@ -99,6 +99,7 @@ def _fills(model):
     return out
 
 
+@pytest.mark.determinism
 @pytest.mark.parametrize("label", list(MODELS))
 def test_export_loads_and_fills_bit_for_bit(label, ckpts, tmp_path):
     out = export(ckpts[label], tmp_path / "share")
