@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -20,8 +21,22 @@ __all__ = ["atomic_path", "atomic_files", "write_bytes_atomic", "write_text_atom
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; when the block ends normally (the caller has
-    closed what it wrote there), rename it to ``path``; when it raises, remove it."""
+    closed what it wrote there), rename it to ``path``; when it raises, remove it.
+
+    A symbolic link is written through: the temporary file lies beside the link's target and
+    replaces the target, the link stays. A ``path`` that is neither a regular file nor absent
+    (a character device such as ``/dev/stdout`` or ``/dev/null``, a pipe, a socket) cannot be
+    replaced: it is yielded itself, and the caller writes (streams) to it directly."""
     path = Path(path)
+    try:
+        mode = os.stat(path).st_mode  # follows links
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        yield path
+        return
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
         yield tmp
@@ -39,7 +54,8 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         f.write(data)
         f.flush()
-        os.fsync(f.fileno())
+        if stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # a device or pipe has nothing to sync
+            os.fsync(f.fileno())
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
