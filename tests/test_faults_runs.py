@@ -308,3 +308,27 @@ def test_checkpoint_dataset_mismatch_names_checkpoint_and_split(run, tmp_path):
         evaluate(scinum.load(run[0]), other, ["z"], ["ood_late"])
     msg = str(e.value)
     assert str(run[0]) in msg and "'ood_late'" in msg and "part-00000.jsonl:1" in msg and "\n" not in msg
+
+
+# a stopped pool starts nothing more --------------------------------------------------------
+def test_leaving_a_worker_pool_by_an_exception_stops_its_work():
+    """Issue 37 case 4: Ctrl-C during a recipe shut the pool down with its queued models
+    pending, and every remaining model trained to the end. Five 30-second tasks on two
+    workers: left by KeyboardInterrupt once two run, the pool ends within seconds, the queued
+    ones cancelled, none started after."""
+    from concurrent.futures import CancelledError
+
+    from scinum.processes import worker_pool
+    started = time.time()
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(2) as pool:
+            futures = [pool.submit(time.sleep, 30) for _ in range(5)]
+            while sum(f.running() for f in futures) < 2:
+                time.sleep(0.05)
+            time.sleep(1.0)  # both workers are in their first task
+            raise KeyboardInterrupt
+    assert time.time() - started < 20
+    assert all(f.done() for f in futures) and sum(f.cancelled() for f in futures) >= 2
+    assert not any(f.exception() is None for f in futures if not f.cancelled())
+    with worker_pool(2) as pool:  # a pool left normally waits for its tasks, as before
+        assert pool.submit(sum, [1, 2]).result() == 3
