@@ -37,7 +37,7 @@ import yaml
 
 from .batch import MASK_PROB
 from .codec import MAX_RUN
-from .errors import ConfigError, ConfigKeyError, shorten
+from .errors import ConfigError, ConfigKeyError, brief
 from .model import ModelConfig
 from .normalize import METHODS
 from .schema import (above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive,
@@ -259,12 +259,12 @@ def validate_config(config: dict) -> None:
     try:
         encoding = encodings.from_config(config["encoding"])
     except (TypeError, ValueError, KeyError) as e:
-        raise ConfigError(f"config: encoding = {shorten(str(config['encoding']), 120)}: "
+        raise ConfigError(f"config: encoding = {brief(config['encoding'], 120)}: "
                           f"{_first_line(e)}") from None
     try:
         heads.check_options(encoding, config["head"])
     except ValueError as e:
-        raise ConfigError(f"config: head = {shorten(str(config['head']), 120)}: {_first_line(e)}") from None
+        raise ConfigError(f"config: head = {brief(config['head'], 120)}: {_first_line(e)}") from None
     model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
     try:
         ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})

@@ -14,7 +14,7 @@ from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Callable, Sequence, Union, get_args, get_origin, get_type_hints
 
-from .errors import ConfigError, ConfigKeyError, shorten
+from .errors import ConfigError, ConfigKeyError, brief
 
 __all__ = ["positive", "fraction", "signed", "one_of", "checked", "section_keys", "section_defaults",
            "check_section", "check_choice", "fail"]
@@ -84,7 +84,7 @@ def section_defaults(cls: type) -> dict[str, Any]:
 
 def fail(key: str, value: Any, expected: str) -> None:
     """Raise the one-line :class:`~scinum.errors.ConfigError` ``config: KEY = VALUE: expected ...``."""
-    raise ConfigError(f"config: {key} = {shorten(repr(value))}: expected {expected}")
+    raise ConfigError(f"config: {key} = {brief(value)}: expected {expected}")
 
 
 def _is(value: Any, hint: Any) -> bool:
@@ -113,7 +113,7 @@ def _type_name(hint: Any) -> str:
 def check_choice(key: str, value: Any, choices: Sequence[str], what: str) -> None:
     """Raise :class:`~scinum.errors.ConfigError` naming the choices unless ``value`` is one."""
     if value not in choices:
-        raise ConfigError(f"config: {key} = {shorten(repr(value))}: not a {what}; "
+        raise ConfigError(f"config: {key} = {brief(value)}: not a {what}; "
                           f"choices: {', '.join(choices)}")
 
 

@@ -11,8 +11,9 @@ import yaml
 
 from scinum import encodings
 from scinum.cli import main as cli_main
-from scinum.config import DEFAULTS, DataConfig, OptimConfig, RunConfig, TrainerConfig
+from scinum.config import DEFAULTS, DataConfig, OptimConfig, RunConfig, TrainerConfig, load_config
 from scinum.data import MLMDataModule
+from scinum.errors import ConfigError
 from scinum.model import ModelConfig
 from scinum.schema import section_defaults
 
@@ -105,3 +106,19 @@ def test_a_bad_config_ends_scinum_fit_with_one_line_on_stderr_and_no_traceback(t
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.startswith("scinum fit: bad config: encoding.name = 'xvall': not a number "
                                  "encoding; choices: ")
+
+
+def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
+    """Issue 37 case 5: an alias bomb under ``encoding:`` (nine levels of nine: 387 million
+    leaves, a few hundred bytes of YAML) was expanded while the error message was formatted
+    (MemoryError)."""
+    import time
+    lines = ["data: {path: d}", "encoding:", "  name: xval", "  a: &a [x, x, x, x, x, x, x, x, x]"]
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"  {name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    (tmp_path / "c.yaml").write_text("\n".join(lines) + "\n")
+    started = time.perf_counter()
+    with pytest.raises(ConfigError, match="encoding = .*unexpected keyword argument") as e:
+        load_config(tmp_path / "c.yaml")
+    assert time.perf_counter() - started < 10
+    assert "\n" not in str(e.value) and len(str(e.value)) < 400
