@@ -32,7 +32,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .datasets import DatasetWriter
-from .errors import DatasetError, MalformedJSON
+from .codec import check_exact
+from .errors import DatasetError, MalformedJSON, ValueOutOfRange
 from .paths import parse_path
 from .pieces import NUMBER, pieces
 from .provenance import file_sha256
@@ -227,10 +228,12 @@ def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: An
                         if not text.strip():
                             continue
                         record = loads(text, file=str(f), line=line)
-                    except (MalformedJSON, UnicodeDecodeError) as e:
+                        check_exact(record)
+                    except (MalformedJSON, ValueOutOfRange, UnicodeDecodeError) as e:
                         if isinstance(e, UnicodeDecodeError):
                             e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})",
                                               file=str(f), line=line)
+                        e = e.located(file=str(f), line=line)
                         if on_error == "fail":
                             raise e from None
                         skipped += 1

@@ -332,3 +332,24 @@ def test_leaving_a_worker_pool_by_an_exception_stops_its_work():
     assert not any(f.exception() is None for f in futures if not f.cancelled())
     with worker_pool(2) as pool:  # a pool left normally waits for its tasks, as before
         assert pool.submit(sum, [1, 2]).result() == 3
+
+
+# options never accepted silently -----------------------------------------------------------
+def test_a_validation_split_the_dataset_lacks_is_refused(data, tmp_path):
+    """Issue 37 case 6: ``data.val_split=nope`` trained with no validation (and a mixture head
+    with no calibration) without a word."""
+    cfg = _config(data, tmp_path / "out")
+    cfg["data"]["val_split"] = "nope"
+    with pytest.raises(ConfigError, match=r"data.val_split = 'nope': .* has no such split \(it has train, test\)"):
+        fit(cfg)
+    assert not (tmp_path / "out" / "config.json").exists()
+
+
+def test_seeds_on_a_preset_that_is_no_comparison_is_refused(tmp_path, capsys):
+    """Issue 37 case 6: ``--seeds 3`` on a preset without a budget trained one seed silently."""
+    from recipes.runner import main
+    assert main("planets", ["--preset", "quick", "--seeds", "3", "--work", str(tmp_path / "w"),
+                            "--out", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--seeds 3: preset 'quick'" in err, err
+    assert not (tmp_path / "w").exists() and not (tmp_path / "r").exists()
