@@ -170,12 +170,20 @@ def parse_overrides(tokens: Sequence[str]) -> dict:
         elif t.startswith("--") and toks:
             text = toks.pop(0)
         else:
-            raise ValueError(f"override {t!r}: write --section.key VALUE or section.key=VALUE")
+            raise ConfigError(f"override {brief(t)}: write --section.key VALUE or section.key=VALUE")
         node = out
         *parents, leaf = key.split(".")
         for p in parents:
             node = node.setdefault(p, {})
-        node[leaf] = _value(text)
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {brief(t)}: {p} is set to a value by another override, "
+                                  "not a section")
+        try:
+            node[leaf] = _value(text)
+        except yaml.YAMLError as e:  # a !!python/... tag, unbalanced brackets: not a plain value
+            why = str(getattr(e, "problem", None) or e).splitlines()[0]
+            raise ConfigError(f"override {brief(t)}: {brief(text)} is not a plain YAML value "
+                              f"({brief(why, 120)})") from None
     return out
 
 

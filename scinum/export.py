@@ -76,6 +76,7 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
     Writes only its three files: the other files of an existing export directory (a Hub
     clone's ``.git/``, notes) stay. Refuses an ``out_dir`` that is a file, or a non-empty
     directory that is not a scinum export."""
+    from safetensors import SafetensorError
     from safetensors.torch import save_file
 
     from . import card
@@ -87,8 +88,11 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
     evaluation = card.read_results(results, meta, label) if results is not None else None
     tensors, tied = _split_tied(net.state_dict())
     with atomic_files(out) as tmp:
-        # one metadata key: safetensors writes a map's keys in no fixed order
-        save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt"})
+        try:  # one metadata key: safetensors writes a map's keys in no fixed order
+            save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt"})
+        except SafetensorError as e:  # a full disk, among others: not an OSError
+            raise CheckpointError(f"{out / WEIGHTS}: cannot write ({_one_line(e)}); nothing "
+                                  "was published") from None
         config = {"format": FORMAT, "version": VERSION, "library_name": "scinum",
                   "checkpoint_version": CKPT_VERSION,
                   **{k: v for k, v in meta.to_dict().items() if k in _META_KEYS},

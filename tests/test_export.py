@@ -437,3 +437,39 @@ def test_reexport_writes_only_its_own_files(ckpts, tmp_path, monkeypatch):
     with pytest.raises(CheckpointError, match="afile: exists"):
         export(ckpts["xval"], tmp_path / "afile")
     assert (tmp_path / "afile").read_text() == "mine"
+
+
+def test_export_onto_a_full_disk_is_one_line_and_leaves_nothing(ckpts, tmp_path, monkeypatch):
+    """Issue 37 case 10: a full disk while writing the weights was a SafetensorError traceback."""
+    import safetensors.torch
+    from safetensors import SafetensorError
+
+    def full(*a, **k):
+        raise SafetensorError("Error while serializing: IoError(No space left on device)")
+    monkeypatch.setattr(safetensors.torch, "save_file", full)
+    (tmp_path / "share").mkdir()
+    with pytest.raises(CheckpointError, match=f"{WEIGHTS}: cannot write .*No space left") as e:
+        export(ckpts["xval"], tmp_path / "share")
+    assert "\n" not in str(e.value) and list((tmp_path / "share").iterdir()) == []
+
+
+def test_evaluate_limit_below_one_and_results_written_all_or_nothing(ckpts, dataset, results, tmp_path,
+                                                                     capsys, monkeypatch):
+    """Issue 37 case 10: ``evaluate --limit 0`` / ``-1`` was ``KeyError: 'true'``; evaluate wrote
+    its outputs file by file (a failure at meta.json left new tables beside an old meta)."""
+    for limit in ("0", "-1"):
+        assert main(["evaluate", "--ckpt", str(ckpts["xval"]), "--data", str(dataset),
+                     "--out", str(tmp_path / "r"), "--limit", limit]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"--limit {limit}" in err, err
+    assert not (tmp_path / "r").exists()
+    before = {p.name: p.read_bytes() for p in results.iterdir() if p.is_file()}
+    table, pred = evaluate(ckpts["fone"], dataset, label="fone")
+    real_dumps = json.dumps
+    monkeypatch.setattr(json, "dumps", lambda obj, **k: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+                        if "heads" in obj else real_dumps(obj, **k))
+    with pytest.raises(OSError):
+        write_results(results, table, pred, train_values(dataset, ["dt", "a"]), results_meta(dataset))
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in results.iterdir() if p.is_file()} == before
+    assert not [p for p in results.iterdir() if p.name.startswith(".")]

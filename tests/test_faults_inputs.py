@@ -259,3 +259,21 @@ def test_publish_refuses_a_nan_run_time(tmp_path, capsys):
     assert main([str(tmp_path / "res"), str(tmp_path / "docs")]) == 1
     assert "elapsed_s" in _one_line_error(capsys, "recipes.publish: error")
     assert not (tmp_path / "docs").exists()
+
+
+def test_bad_seeds_and_overrides_are_one_line(tmp_path, capsys):
+    """Issue 37 cases 8, 10: ``build jsonl --seed -1`` left OUT/.build/; ``recipes/planets.py
+    --set nonsense`` and an override with a ``!!python/...`` tag were tracebacks."""
+    from recipes.runner import main as recipe
+    from scinum.cli import main
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"x": 1.5}\n')
+    assert main(["build", "jsonl", str(tmp_path / "ds"), "--train", str(src), "--seed", "-1"]) == 1
+    _one_line_error(capsys, "seed must be an integer")
+    assert not (tmp_path / "ds").exists()
+    for bad, says in ((["nonsense"], "override 'nonsense'"),
+                      (["encoding.name=!!python/object/apply:os.system [echo hi]"], "not a plain YAML value")):
+        assert recipe("planets", ["--preset", "tiny", "--work", str(tmp_path / "w"),
+                                  "--out", str(tmp_path / "r"), "--set", *bad]) == 1
+        _one_line_error(capsys, says)
+    assert not (tmp_path / "w").exists()
