@@ -33,7 +33,7 @@ import lightning as L
 import numpy as np
 
 from .config import DataConfig, RunConfig
-from .errors import ConfigError
+from .errors import ConfigError, brief
 
 __all__ = ["KINDS", "check_budget", "steps_for_samples", "steps_for_tokens", "steps_in_stream", "TimeBudget"]
 
@@ -45,15 +45,15 @@ def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
     """Return ``budget`` (a dict of exactly one kind of :data:`KINDS` with a positive number,
     plus ``max_steps`` for seconds) or raise :class:`~scinum.errors.ConfigError` naming ``where``."""
     if not isinstance(budget, dict):
-        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {budget!r}")
+        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {brief(budget)}")
     kinds = [k for k in budget if k in KINDS]
     extra = [k for k in budget if k not in KINDS and k != "max_steps"]
     if len(kinds) != 1 or extra:
         raise ConfigError(f"{where}: give exactly one of {sorted(KINDS)} (got keys {sorted(budget)})")
     kind = kinds[0]
     value = budget[kind]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError(f"{where}.{kind}: must be a positive number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ConfigError(f"{where}.{kind}: must be a positive finite number, got {brief(value)}")
     if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int)
                                   or budget["max_steps"] < 1):
         raise ConfigError(f"{where}.max_steps: only with seconds, a positive integer")

@@ -31,7 +31,7 @@ import copy
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import yaml
 
@@ -41,7 +41,7 @@ from .errors import ConfigError, ConfigKeyError, brief
 from .model import ModelConfig
 from .normalize import METHODS
 from .schema import (above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive,
-                     section_defaults, signed)
+                     section_defaults)
 
 __all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "DEFAULTS", "load_config", "validate_config", "apply_overrides", "parse_overrides", "resolve_normalizer"]
 
@@ -76,7 +76,8 @@ def _betas(v: list) -> str | None:
 class OptimConfig:
     """``optim:``: AdamW and its schedule (linear warmup, cosine decay to ``min_lr_ratio·lr``)."""
 
-    lr: float = positive(3e-4)
+    lr: float = checked(lambda v: None if type(v) in (int, float) and 0 < v <= 10 else "a number in (0, 10]",
+                        3e-4)
     weight_decay: float = 0.1  # on matrices and embeddings only
     betas: list[float] = checked(_betas, factory=lambda: [0.9, 0.95])
     warmup_steps: int = 200
@@ -91,20 +92,55 @@ def _devices(v: Any) -> str | None:
     return above_zero(v)
 
 
+#: precisions Lightning's Trainer takes (``auto``: scinum's choice, see :mod:`scinum.fitting`)
+PRECISIONS = ("auto", "64-true", "32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true",
+              "64", "32", "16", "bf16", 64, 32, 16)
+
+
+def _precision(v: Any) -> str | None:
+    return None if v in PRECISIONS and type(v) in (str, int) else \
+        f"one of {', '.join(map(str, PRECISIONS))}"
+
+
+def _lightning_name(kind: str) -> Callable[[Any], str | None]:
+    """A check that ``v`` is an accelerator or strategy name Lightning registers (or auto)."""
+    def check(v: Any) -> str | None:
+        if v == "auto" or (kind == "accelerator" and v == "gpu"):  # gpu: Lightning's alias
+            return None
+        if kind == "accelerator":
+            from lightning.pytorch.accelerators import AcceleratorRegistry
+            names = AcceleratorRegistry.available_accelerators()
+        else:
+            from lightning.pytorch.strategies import StrategyRegistry
+            names = StrategyRegistry.available_strategies()
+        return None if v in names else f"auto or a Lightning {kind}: {', '.join(sorted(names))}"
+    return check
+
+
+def _val_batches(v: Any) -> str | None:
+    if type(v) is float and not 0 <= v <= 1:
+        return "a count of batches (an integer) or a share of the split in [0, 1]"
+    return None
+
+
+def _seed(v: Any) -> str | None:
+    return None if type(v) is int and 0 <= v < 2 ** 32 else "an integer in [0, 2^32)"
+
+
 @dataclass
 class TrainerConfig:
     """``trainer:``: Lightning Trainer arguments of the same name, and scinum's checkpoint and
     distributed settings."""
 
     max_steps: int = positive(2000)
-    accelerator: str = "auto"
+    accelerator: str = checked(_lightning_name("accelerator"), "auto")
     devices: str | int | list[int] = checked(_devices, "auto")
     num_nodes: int = positive(1)
-    precision: str | int = "auto"  # auto: bf16-mixed on GPU, 32-true on CPU
-    strategy: str = "auto"
+    precision: str | int = checked(_precision, "auto")  # auto: bf16-mixed on GPU, 32-true on CPU
+    strategy: str = checked(_lightning_name("strategy"), "auto")
     accumulate_grad_batches: int = positive(1)
-    val_check_interval: int | float = positive(500)
-    limit_val_batches: int | float = 50
+    val_check_interval: int = positive(500)  # steps (a float would be a share of an epoch)
+    limit_val_batches: int | float = checked(_val_batches, 50)
     log_every_n_steps: int = positive(10)
     checkpoint_every_n_steps: int = positive(500)
     progress_bar: bool = True
@@ -120,7 +156,7 @@ class RunConfig:
     """A whole ``scinum fit`` config (the schema of the dict; each section's defaults are its
     dataclass's; ``model``'s are :class:`~scinum.model.ModelConfig`'s but its ``DERIVED``)."""
 
-    seed: int = signed(0)
+    seed: int = checked(_seed, 0)
     out_dir: str | Path = "runs/scinum"
     data: DataConfig = field(default_factory=DataConfig)
     encoding: dict[str, Any] = field(default_factory=lambda: {"name": "xval"})  # name + options
@@ -233,14 +269,14 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             raise ConfigError(f"{path}: not valid YAML ({getattr(e, 'problem', None) or e}{where})") from None
         if not isinstance(loaded, dict):
-            raise ValueError(f"{path}: a config must be a YAML mapping")
+            raise ConfigError(f"{path}: a config must be a YAML mapping")
         config = apply_overrides(config, loaded)
     if not isinstance(overrides, dict):
         overrides = parse_overrides(overrides)
     config = apply_overrides(config, overrides)
+    validate_config(config)  # first: a section replaced by a value (data=5) is refused here
     if not config["data"]["path"]:
         raise ConfigError("config: data.path (the dataset directory) is required")
-    validate_config(config)
     return config
 
 

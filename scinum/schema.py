@@ -2,9 +2,9 @@
 dicts, and the check of a config dict against them (what :func:`scinum.config.validate_config`
 runs over :class:`scinum.config.RunConfig`, :class:`scinum.model.ModelConfig` among its sections).
 
-A field's type comes from its annotation; numbers must be finite and >= 0 unless the field is
-:func:`signed`. ``check(value) -> None | "what was expected"`` adds a constraint on a value of the
-right type; ``choices`` limits a string.
+A field's type comes from its annotation; numbers must be finite and >= 0.
+``check(value) -> None | "what was expected"`` adds a constraint on a value of the right type;
+``choices`` limits a string.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence, Union, get_args, get_origin, get_typ
 
 from .errors import ConfigError, ConfigKeyError, brief
 
-__all__ = ["positive", "fraction", "signed", "one_of", "checked", "section_keys", "section_defaults",
+__all__ = ["positive", "fraction", "one_of", "checked", "section_keys", "section_defaults",
            "check_section", "check_choice", "fail"]
 
 
@@ -40,11 +40,6 @@ def positive(default: Any) -> Any:
 def fraction(default: float) -> Any:
     """A probability or ratio in [0, 1]."""
     return field(default=default, metadata={"check": in_unit_interval})
-
-
-def signed(default: Any) -> Any:
-    """A number that may be negative (a seed)."""
-    return field(default=default, metadata={"signed": True})
 
 
 def one_of(default: Any, choices: Sequence[str], what: str) -> Any:
@@ -135,7 +130,7 @@ def check_section(node: Any, schema: type, where: str) -> None:
         if type(value) in (int, float) and not math.isfinite(value):
             fail(key, value, "a finite number")
         why = meta["check"](value) if "check" in meta else None
-        if why is None and type(value) in (int, float) and value < 0 and not meta.get("signed"):
+        if why is None and type(value) in (int, float) and value < 0:
             why = "a number >= 0"
         if why is not None:
             fail(key, value, why)

@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 from dataclasses import MISSING, fields
+from pathlib import Path
 
 import pytest
 import yaml
@@ -122,3 +123,24 @@ def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
         load_config(tmp_path / "c.yaml")
     assert time.perf_counter() - started < 10
     assert "\n" not in str(e.value) and len(str(e.value)) < 400
+
+
+@pytest.mark.parametrize("override, says", [
+    ("trainer.precision=bf17", "trainer.precision = 'bf17': expected one of auto"),
+    ("trainer.strategy=ddpp", "trainer.strategy = 'ddpp': expected auto or a Lightning strategy"),
+    ("trainer.accelerator=qpu", "trainer.accelerator = 'qpu': expected auto or a Lightning accelerator"),
+    ("trainer.val_check_interval=0.5", "trainer.val_check_interval = 0.5: expected a value of type int"),
+    ("trainer.limit_val_batches=1.5", "trainer.limit_val_batches = 1.5: expected a count of batches"),
+    ("budget={samples: .inf}", "budget.samples: must be a positive finite number"),
+    ("seed=1180591620717411303424", "seed = 1180591620717411303424: expected an integer in [0, 2^32)"),
+    ("seed=-1", "seed = -1: expected an integer in [0, 2^32)"),
+    ("optim.lr=1e300", "optim.lr = 1e+300: expected a number in (0, 10]"),
+    ("data=5", "data = 5: expected a mapping"),
+])
+def test_settings_lightning_torch_or_numpy_would_refuse_are_one_line(override, says, capsys):
+    """Issue 37 case 8: settings only Lightning, torch or numpy checked were tracebacks (or,
+    for a seed beyond 2^32, a random seed with a warning)."""
+    tiny = Path(__file__).resolve().parent.parent / "configs" / "planets-tiny.yaml"
+    with pytest.raises(ConfigError) as e:
+        load_config(tiny, [override])
+    assert says in str(e.value) and "\n" not in str(e.value), str(e.value)
