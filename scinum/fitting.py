@@ -179,6 +179,10 @@ def _check_world(config: dict, dm: MLMDataModule) -> int:
     from .datasets import Dataset
     counts = {split: Dataset(dm.path).count(split) for split in dm.splits}
     t = config["trainer"]
+    on_cpu = t["accelerator"] == "cpu" or (t["accelerator"] == "auto" and not torch.cuda.is_available())
+    if on_cpu and isinstance(t["devices"], list):
+        raise ConfigError(f"trainer.devices = {t['devices']}: a list of device indices names GPUs; "
+                          "on the CPU give a number of processes (or auto)")
     devices = t["devices"] if isinstance(t["devices"], int) else (
         len(t["devices"]) if isinstance(t["devices"], (list, tuple)) else 1)
     world = max(1, devices) * max(1, int(t.get("num_nodes", 1)))

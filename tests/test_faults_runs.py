@@ -353,3 +353,11 @@ def test_seeds_on_a_preset_that_is_no_comparison_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--seeds 3: preset 'quick'" in err, err
     assert not (tmp_path / "w").exists() and not (tmp_path / "r").exists()
+
+
+
+def test_a_device_list_on_the_cpu_is_one_line(data, tmp_path):
+    """Issue 37 case 8: ``trainer.devices: [0, 1]`` on the CPU was a Lightning traceback."""
+    with pytest.raises(ConfigError, match=r"trainer.devices = \[0, 1\]: a list of device indices"):
+        fit(_config(data, tmp_path / "out", devices=[0, 1]))
+    assert not (tmp_path / "out" / "config.json").exists()
