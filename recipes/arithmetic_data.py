@@ -22,6 +22,7 @@ the training size: a bigger preset with the same seed is scored on the same test
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -36,12 +37,19 @@ SPLITS = ("test", "val", "train")
 _BLOCK = 4096  # pairs drawn at a time
 
 
+#: what a task name may be: one path part, never ``.``, ``..`` or hidden
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
 class Task:
     """One arithmetic task: ``op`` (``mul``/``add``) on ``digits``-digit operands, with the number
     of records per split (``train``, ``val``, ``test``)."""
 
     def __init__(self, name: str, op: str, digits: int, train: int, val: int, test: int):
         where = f"arithmetic task {name!r}"
+        if not isinstance(name, str) or not _NAME.fullmatch(name):  # a path part under --work
+            raise ValueError(f"{where}: a task name is letters, digits, '_', '-' and '.' (not "
+                             "first), so that it names one directory under --work")
         if op not in OPS:
             raise ValueError(f"{where}: op must be one of {sorted(OPS)}, got {op!r}")
         if not isinstance(digits, int) or not 1 <= digits <= 7:

@@ -16,20 +16,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import sys
 from pathlib import Path
 
-from scinum.util.atomic import atomic_dir, write_text_atomic
+from scinum.util.atomic import atomic_files, write_text_atomic
 from scinum.errors import RecipeError
 
 
 def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     """Write ``docs`` from the recipe results in ``results`` (module docstring). Everything is
-    checked and written into a temporary directory beside ``docs`` first, which then replaces
-    ``docs`` whole: a missing or bad input raises :class:`RecipeError` and leaves ``docs`` as it
-    was, never a mix of old and new files."""
+    checked and written into a staging directory inside ``docs`` first, then each file renamed
+    into place (:func:`scinum.atomic.atomic_files`): a missing or bad input raises
+    :class:`RecipeError` and leaves ``docs`` as it was, and the files of ``docs`` that publish
+    does not write (other pages) are never touched. ``docs`` the results directory is refused."""
     meta = _read_meta(results)
+    if docs.resolve() == results.resolve():
+        raise RecipeError(f"{docs}: is the results directory (its table.md and meta.json would be "
+                          "overwritten); publish into a docs directory of its own")
     comparison = "command" in meta  # a multi-seed comparison (recipes/compare.py)
     budgets = meta.get("per_budget") or {}  # ... under several budgets: name -> subdirectory
     default = "budgets_*.png" if budgets else "compare_*.png" if comparison else "ood_*.png"
@@ -60,7 +65,7 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
               f"{spent} (finished "
               f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
               f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n")
-    with atomic_dir(docs) as tmp:
+    with atomic_files(docs) as tmp:
         write_text_atomic(tmp / "table.md", header + sources.pop("table.md").read_text())
         write_text_atomic(tmp / "meta.json", json.dumps(meta, indent=1))
         for name, src in sources.items():
@@ -87,7 +92,9 @@ def _read_meta(results: Path) -> dict:
         raise RecipeError(f"{results}: made from uncommitted changes (or outside git); commit, "
                          "re-run the recipe, then publish")
     for key, kind in _META_KEYS.items():
-        if not isinstance(meta.get(key), kind) or isinstance(meta.get(key), bool):
+        value = meta.get(key)
+        if (not isinstance(value, kind) or isinstance(value, bool)
+                or (isinstance(value, float) and not math.isfinite(value))):
             what = "missing" if key not in meta else f"{str(meta[key])[:80]!r}, not a {key} value"
             raise RecipeError(f"{path}: entry {key!r} is {what}")
     return meta

@@ -205,6 +205,10 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
                            overrides=parse_overrides(a.set), preset_name=a.preset, collect=a.collect,
                            log=lambda s: print(s, file=sys.stderr, flush=True))
             return 0
+        if a.seeds != 1 or a.collect:  # options of comparisons only: never ignored silently
+            flag = f"--seeds {a.seeds}" if a.seeds != 1 else "--collect"
+            raise RecipeError(f"{flag}: preset {a.preset!r} of recipes/{name}.yaml is not a comparison "
+                              "(it declares no budget); it trains one seed per model")
         run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
                    preset_name=a.preset, overrides=parse_overrides(a.set),
                    log=lambda s: print(s, file=sys.stderr, flush=True))

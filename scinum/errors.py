@@ -1,11 +1,27 @@
 """Exceptions with locations: every error names the file, record (line) and JSON path it is about."""
 from __future__ import annotations
 
+import reprlib
+
 
 def shorten(text: str, limit: int = 80) -> str:
     """``text`` as is, or its first ``limit`` characters and how long it was (a 5 MB string
     quoted in an error message stays one short line): ``'abc…(5000000 chars)'``."""
     return text if len(text) <= limit else f"{text[:limit]}…({len(text)} chars)"
+
+
+def brief(value: object, limit: int = 80) -> str:
+    """A short ``repr`` of any value, built without the whole one: nested containers are cut at
+    a few levels and items (a YAML alias bomb, whose full repr would fill the memory, stays one
+    short line), then :func:`shorten`."""
+    if type(value) is int and value.bit_length() > 4 * limit:  # repr refuses > 4300 digits
+        return f"<an integer of {value.bit_length()} bits>"
+    if isinstance(value, (str, int, float)):
+        return shorten(repr(value), limit)
+    r = reprlib.Repr()
+    r.maxlevel, r.maxdict, r.maxlist, r.maxtuple, r.maxset = 3, 8, 8, 8, 8
+    r.maxstring, r.maxother, r.maxlong = limit, limit, limit
+    return shorten(r.repr(value), limit)
 
 
 class ScinumError(Exception):

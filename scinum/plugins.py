@@ -112,13 +112,17 @@ class Registry(Generic[T]):
         dist = getattr(getattr(ep, "dist", None), "name", None) or ep.value.split(":")[0].split(".")[0]
         try:
             obj = ep.load()
-        except Exception as e:  # an installed plug-in that fails to import: say which, one line
+        except (Exception, SystemExit) as e:  # a plug-in that fails to import (or exits): one line
             first = (str(e).splitlines() or [""])[0][:200]
             raise PluginNotFound(f"{self.what} {name!r} could not be loaded from {dist} (entry "
                                  f"point {self.group} {name} = {ep.value}: {type(e).__name__}: "
                                  f"{first})") from None
         if self._check is not None:
-            self._check(obj, name)
+            try:
+                self._check(obj, name)
+            except (TypeError, ValueError) as e:  # loaded, but not what the group expects
+                raise PluginNotFound(f"{self.what} {name!r} from {dist} (entry point {self.group} "
+                                     f"{name} = {ep.value}) cannot be used: {e}") from None
         self._items[name] = obj
         self._origin[name] = dist
         return obj

@@ -75,6 +75,16 @@ def test_task_errors_name_the_task_and_key():
                    "arithmetic.yaml: preset 'x'", ["mul7"])
 
 
+@pytest.mark.parametrize("name", ["../../x", "..", ".", "a/b", "/abs", ".hidden", "", 3])
+def test_a_task_name_is_one_directory_under_work(name):
+    """Issue 37 case 7: task names became path parts unchecked (``../../x`` escaped --work)."""
+    with pytest.raises(RecipeError, match="a task name is letters"):
+        load_tasks({"tasks": {name: {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}},
+                   "arithmetic.yaml: preset 'x'")
+    assert load_tasks({"tasks": {"mul-3.v2": {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}},
+                      "arithmetic.yaml: preset 'x'")[0].name == "mul-3.v2"
+
+
 def test_unknown_preset_and_model_are_one_line_errors(tmp_path, capsys):
     assert main(["--preset", "nope", "--work", str(tmp_path)]) == 1
     err = capsys.readouterr().err.strip()

@@ -138,3 +138,19 @@ def test_fit_takes_its_steps_from_the_budget(tmp_path, toy_dataset):
     fit(cfg)
     assert json.loads((tmp_path / "b" / "training.json").read_text())["steps"] == 1
     assert math.isfinite(json.loads((tmp_path / "b" / "training.json").read_text())["train_seconds"])
+
+
+def test_a_huge_budget_resolves_at_once_and_as_the_walk_would():
+    """Issue 37 case 5: ``budget: {samples: 1.0e12}`` walked the batch stream record by record
+    before training (hours, nothing logged). Whole passes are counted, only the last walked:
+    the same step counts as walking, in time that does not grow with the budget."""
+    import time
+    from scinum.train.budget import steps_for_tokens, token_stream
+    lengths = np.random.default_rng(2).integers(5, 50, size=61)
+    for kind in ("samples", "tokens"):
+        for n in (1, 60, 61, 62, 500, int(lengths.sum()) * 3, int(lengths.sum()) * 3 + 1, 4321):
+            walked = steps_for_tokens(n, token_stream(lengths, 8, 5, 3), kind)
+            assert resolve_steps({kind: n}, batch_size=8, max_steps=1, lengths=lengths, seed=5, pool=3) == walked
+    started = time.perf_counter()
+    assert resolve_steps({"samples": 10 ** 12}, batch_size=8, max_steps=1, lengths=lengths) > 10 ** 11
+    assert time.perf_counter() - started < 5

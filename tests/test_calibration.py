@@ -74,3 +74,40 @@ def test_recalibrated_levels_follow_the_table():
     assert np.allclose(levels[0], [0.16, 0.5, 0.84])  # field 0: no table
     assert np.allclose(levels[1], np.interp([0.16, 0.5, 0.84], GRID, tables[1]))
     assert levels.min() > 0 and levels.max() < 1
+
+
+def test_mixture_cdf_stays_in_unit_interval_when_float32_weights_sum_above_one():
+    """Issue 37 case 0: float32 log-softmax weights summing to 1 + 1e-7 gave a CDF (and a
+    recalibration level) of 1.0000001, which the checkpoint's own check then refused."""
+    import torch
+    from scinum.heads import MixtureHead
+    head = MixtureHead(8, n_components=2)
+    log_w = torch.tensor([[0.5 + 1e-7, 0.5]], dtype=torch.float32).log()
+    assert log_w.double().exp().sum() > 1  # the drift this test is about
+    out = (log_w, torch.zeros(1, 2), torch.ones(1, 2))
+    u = head.cdf(out, torch.tensor([1e3], dtype=torch.float64))
+    assert 0 <= u.min() and u.max() <= 1
+    table = np.quantile(head.cdf(out, torch.tensor([1e3], dtype=torch.float64)).numpy(), GRID)
+    from scinum.model.recalibration import check_table
+    assert check_table(table.tolist())
+
+
+def test_save_checkpoint_refuses_metadata_its_load_would_refuse(tmp_path):
+    """Issue 37 case 0: a table out of [0, 1] is refused when saving (nothing written), not
+    only when the saved checkpoint is loaded back."""
+    from scinum.model.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
+    from scinum.tokens.codec import Vocabulary
+    from scinum.errors import CheckpointError
+    from scinum.model.trunk import ModelConfig
+    from scinum.tokens.normalize import Normalizer
+    vocab = Vocabulary.build([{"x": 1.0}])
+    meta = CheckpointMeta(model=ModelConfig(vocab_size=len(vocab), d_model=16, n_layers=1, n_heads=2,
+                                            max_positions=8),
+                          encoding={"name": "xval"}, vocab=vocab, normalizer=Normalizer.identity(vocab.fields))
+    net = meta.build_model()
+    save_checkpoint(tmp_path / "ok.ckpt", net, meta)
+    assert load_checkpoint(tmp_path / "ok.ckpt")[0].calibration == {}
+    meta.calibration = {"x": [min(1.0, float(q)) for q in GRID[:-1]] + [1.0000000261]}
+    with pytest.raises(CheckpointError, match="bad.ckpt.*calibration"):
+        save_checkpoint(tmp_path / "bad.ckpt", net, meta)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.ckpt"]

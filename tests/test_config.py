@@ -5,13 +5,15 @@ import json
 import subprocess
 import sys
 from dataclasses import MISSING, fields
+from pathlib import Path
 
 import pytest
 import yaml
 
 from scinum import encodings
 from scinum.cli.main import main as cli_main
-from scinum.train.config import DataConfig, OptimConfig, RunConfig, TrainerConfig
+from scinum.errors import ConfigError
+from scinum.train.config import DataConfig, OptimConfig, RunConfig, TrainerConfig, load_config
 from scinum.train.data import MLMDataModule
 from scinum.model.trunk import ModelConfig
 from scinum.util.schema import section_defaults
@@ -32,7 +34,7 @@ def test_each_default_is_defined_once_in_the_section_dataclasses():
     assert DEFAULTS["model"]["max_positions"] is None  # the longest training record
     # the data module takes the data section as it is, with the same defaults
     params = dict(inspect.signature(MLMDataModule).parameters)
-    for name in ("encoding", "normalizer", "seed"):
+    for name in ("encoding", "normalizer", "seed", "structure"):  # not the data section's
         params.pop(name)
     assert set(params) == {f.name for f in fields(DataConfig)}
     for name, p in params.items():
@@ -106,3 +108,40 @@ def test_a_bad_config_ends_scinum_fit_with_one_line_on_stderr_and_no_traceback(t
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.startswith("scinum fit: bad config: encoding.name = 'xvall': not a number "
                                  "encoding; choices: ")
+
+
+def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
+    """Issue 37 case 5: an alias bomb under ``encoding:`` (nine levels of nine: 387 million
+    leaves, a few hundred bytes of YAML) was expanded while the error message was formatted
+    (MemoryError)."""
+    import time
+    lines = ["data: {path: d}", "encoding:", "  name: xval", "  a: &a [x, x, x, x, x, x, x, x, x]"]
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        lines.append(f"  {name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    (tmp_path / "c.yaml").write_text("\n".join(lines) + "\n")
+    started = time.perf_counter()
+    with pytest.raises(ConfigError, match="encoding = .*unexpected keyword argument") as e:
+        load_config(tmp_path / "c.yaml")
+    assert time.perf_counter() - started < 10
+    assert "\n" not in str(e.value) and len(str(e.value)) < 400
+
+
+@pytest.mark.parametrize("override, says", [
+    ("trainer.precision=bf17", "trainer.precision = 'bf17': expected one of auto"),
+    ("trainer.strategy=ddpp", "trainer.strategy = 'ddpp': expected auto or a Lightning strategy"),
+    ("trainer.accelerator=qpu", "trainer.accelerator = 'qpu': expected auto or a Lightning accelerator"),
+    ("trainer.val_check_interval=0.5", "trainer.val_check_interval = 0.5: expected a value of type int"),
+    ("trainer.limit_val_batches=1.5", "trainer.limit_val_batches = 1.5: expected a count of batches"),
+    ("budget={samples: .inf}", "budget.samples: must be a positive finite number"),
+    ("seed=1180591620717411303424", "seed = 1180591620717411303424: expected an integer in [0, 2^32)"),
+    ("seed=-1", "seed = -1: expected an integer in [0, 2^32)"),
+    ("optim.lr=1e300", "optim.lr = 1e+300: expected a number in (0, 10]"),
+    ("data=5", "data = 5: expected a mapping"),
+])
+def test_settings_lightning_torch_or_numpy_would_refuse_are_one_line(override, says, capsys):
+    """Issue 37 case 8: settings only Lightning, torch or numpy checked were tracebacks (or,
+    for a seed beyond 2^32, a random seed with a warning)."""
+    tiny = Path(__file__).resolve().parent.parent / "configs" / "planets-tiny.yaml"
+    with pytest.raises(ConfigError) as e:
+        load_config(tiny, [override])
+    assert says in str(e.value) and "\n" not in str(e.value), str(e.value)

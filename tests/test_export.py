@@ -15,8 +15,11 @@ from scinum.cli.main import main
 from scinum.train.config import load_config
 from scinum.datasets.directory import DatasetWriter
 from scinum.errors import CheckpointError, ResultsError
+from scinum.model.exported import config_digest
 from scinum.share.export import CARD, CONFIG, WEIGHTS, export
 from scinum.train.fit import fit
+from scinum.util.atomic import STAGING
+from scinum.util.provenance import file_sha256
 
 DOCS_RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results" / "planets-quick"
 STEPS = (0.2, 0.3, 0.5, 0.8)
@@ -97,6 +100,7 @@ def _fills(model):
     return out
 
 
+@pytest.mark.determinism
 @pytest.mark.parametrize("label", list(MODELS))
 def test_export_loads_and_fills_bit_for_bit(label, ckpts, tmp_path):
     out = export(ckpts[label], tmp_path / "share")
@@ -125,9 +129,13 @@ def test_loading_a_directory_never_unpickles(ckpts, tmp_path, monkeypatch):
     assert "scinum.share.hub" not in sys.modules  # the Hub is imported only on request
 
 
-def _tamper(directory, edit):
+def _tamper(directory, edit, digest=True):
+    """Edit ``directory``'s config.json; ``digest``: as a hand-made config would be, with its
+    digest made to match (so the checks behind the digest are what refuses it)."""
     config = json.loads((directory / CONFIG).read_text())
     edit(config)
+    if digest:
+        config["digest"] = config_digest(config)
     (directory / CONFIG).write_text(json.dumps(config))
 
 
@@ -141,6 +149,11 @@ def _tamper(directory, edit):
     (lambda c: c.update(format="something-else"), "not a scinum model config"),
     (lambda c: c.update(version=99), "version 99"),
     (lambda c: c["weights"].update(sha256="0" * 64), "sha256"),
+    (lambda c: c["weights"].update(sha256=None), "names no model.safetensors with its sha256"),
+    (lambda c: c["weights"].pop("sha256"), "names no model.safetensors with its sha256"),
+    (lambda c: c["normalizer"]["fields"]["dt"].update(scale=float("nan")), "'dt' has shift"),
+    (lambda c: c["normalizer"]["fields"]["dt"].update(scale=-1.0), "'dt' has shift"),
+    (lambda c: c["run"].update(dataset="a string"), "'run.dataset'"),
 ])
 def test_tampered_config_is_a_one_line_error_naming_the_file(ckpts, tmp_path, edit, says):
     out = export(ckpts["xval"], tmp_path / "share")
@@ -154,11 +167,10 @@ def test_tampered_config_is_a_one_line_error_naming_the_file(ckpts, tmp_path, ed
 
 def test_damaged_or_foreign_directories(ckpts, tmp_path):
     out = export(ckpts["bittokens"], tmp_path / "share")
-    cfg = json.loads((out / CONFIG).read_text())
     data = (out / WEIGHTS).read_bytes()
     (out / WEIGHTS).write_bytes(data[: len(data) // 2])
-    cfg["weights"]["sha256"] = None  # no digest to catch it: the reader must
-    (out / CONFIG).write_text(json.dumps(cfg))
+    # digests that match the damage: the reader must catch it
+    _tamper(out, lambda c: c["weights"].update(sha256=file_sha256(out / WEIGHTS)))
     with pytest.raises(CheckpointError, match=f"{WEIGHTS}: not a readable safetensors file") as e:
         scinum.load(out)
     assert "\n" not in str(e.value)
@@ -191,6 +203,7 @@ def test_export_is_atomic_and_refuses_foreign_directories(ckpts, tmp_path, monke
         export(ckpts["fone"], good)  # an interrupted re-export keeps the old one whole
     assert (good / CONFIG).read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good", "share"]  # no temp left
+    assert sorted(p.name for p in good.iterdir()) == sorted([WEIGHTS, CONFIG, CARD])
     monkeypatch.undo()
     export(ckpts["fone"], good)
     assert json.loads((good / CONFIG).read_text())["encoding"]["name"] == "fone"
@@ -361,3 +374,104 @@ def test_card_labels_the_interp_and_extrap_rows_of_a_split(ckpts, tmp_path):
     assert text.count("* **ood_stepsize** —") == 1
     assert text.count("split: ood_stepsize") == len(table[(table["model"] == "xval")
                                                          & (table["split"] == "ood_stepsize")])
+
+
+@pytest.mark.parametrize("edit", [
+    lambda c: c["normalizer"]["fields"]["dt"].update(scale=c["normalizer"]["fields"]["dt"]["scale"] * 2),
+    lambda c: c["vocab"]["tokens"].__setitem__(slice(-2, None), c["vocab"]["tokens"][-2:][::-1]),
+    lambda c: c["run"].update(dataset="a string"),
+    lambda c: c.pop("digest"),
+])
+def test_an_edited_config_is_refused_by_its_digest(ckpts, tmp_path, edit, capsys):
+    """Issue 37 case 3: a doubled normaliser scale or two swapped vocabulary tokens loaded
+    silently and changed fills; config.json had no digest. ``scinum info`` reads it too."""
+    out = export(ckpts["xval"], tmp_path / "share")
+    _tamper(out, edit, digest=False)
+    with pytest.raises(CheckpointError, match=f"{CONFIG}: damaged or edited") as e:
+        scinum.load(out)
+    assert "\n" not in str(e.value)
+    from scinum.cli.main import main
+    assert main(["info", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "damaged or edited" in err, err
+
+
+def test_a_config_nested_too_deep_is_one_line(ckpts, tmp_path):
+    """Issue 37 case 3: a config.json nested 100,000 deep was a RecursionError."""
+    out = export(ckpts["xval"], tmp_path / "share")
+    (out / CONFIG).write_text('{"format": "scinum-model", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(CheckpointError, match=f"{CONFIG}: .*nested too deep"):
+        scinum.load(out)
+
+
+def test_exports_of_one_checkpoint_are_byte_identical(ckpts, tmp_path):
+    """Issue 37 case 13: the safetensors header's metadata came in no fixed order."""
+    files = []
+    for i in range(3):
+        out = export(ckpts["xval+gmm"], tmp_path / f"e{i}")
+        files.append({f: (out / f).read_bytes() for f in (WEIGHTS, CONFIG, CARD)})
+    assert files[0] == files[1] == files[2]
+
+
+def test_reexport_writes_only_its_own_files(ckpts, tmp_path, monkeypatch):
+    """Issue 37 case 1 (and 10, 13): re-exporting into an export deleted a Hub clone's .git/
+    and the user's notes; ``--out .`` was a traceback; a killed export's staging directory
+    stayed forever."""
+    out = export(ckpts["xval"], tmp_path / "share")
+    (out / ".git").mkdir()
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (out / "notes.md").write_text("mine")
+    stale = out / f"{STAGING}{2 ** 23 + 1}"  # a killed export's (no such process)
+    stale.mkdir()
+    (stale / WEIGHTS).write_bytes(b"half")
+    export(ckpts["fone"], out)
+    assert (out / ".git" / "HEAD").read_text().startswith("ref:") and (out / "notes.md").read_text() == "mine"
+    assert not stale.exists() and scinum.load(out).meta.encoding["name"] == "fone"
+    with pytest.raises(CheckpointError, match="not a scinum model export"):
+        export(ckpts["xval"], out / ".git")
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    from scinum.cli.main import main
+    assert main(["export", "--ckpt", str(ckpts["xval"]), "--out", "."]) == 0
+    assert sorted(p.name for p in here.iterdir()) == sorted([WEIGHTS, CONFIG, CARD])
+    (tmp_path / "afile").write_text("mine")
+    with pytest.raises(CheckpointError, match="afile: exists"):
+        export(ckpts["xval"], tmp_path / "afile")
+    assert (tmp_path / "afile").read_text() == "mine"
+
+
+def test_export_onto_a_full_disk_is_one_line_and_leaves_nothing(ckpts, tmp_path, monkeypatch):
+    """Issue 37 case 10: a full disk while writing the weights was a SafetensorError traceback."""
+    import safetensors.torch
+    from safetensors import SafetensorError
+
+    def full(*a, **k):
+        raise SafetensorError("Error while serializing: IoError(No space left on device)")
+    monkeypatch.setattr(safetensors.torch, "save_file", full)
+    (tmp_path / "share").mkdir()
+    with pytest.raises(CheckpointError, match=f"{WEIGHTS}: cannot write .*No space left") as e:
+        export(ckpts["xval"], tmp_path / "share")
+    assert "\n" not in str(e.value) and list((tmp_path / "share").iterdir()) == []
+
+
+def test_evaluate_limit_below_one_and_results_written_all_or_nothing(ckpts, dataset, results, tmp_path,
+                                                                     capsys, monkeypatch):
+    """Issue 37 case 10: ``evaluate --limit 0`` / ``-1`` was ``KeyError: 'true'``; evaluate wrote
+    its outputs file by file (a failure at meta.json left new tables beside an old meta)."""
+    for limit in ("0", "-1"):
+        assert main(["evaluate", "--ckpt", str(ckpts["xval"]), "--data", str(dataset),
+                     "--out", str(tmp_path / "r"), "--limit", limit]) == 1
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"--limit {limit}" in err, err
+    assert not (tmp_path / "r").exists()
+    before = {p.name: p.read_bytes() for p in results.iterdir() if p.is_file()}
+    table, pred = evaluate(ckpts["fone"], dataset, label="fone")
+    real_dumps = json.dumps
+    monkeypatch.setattr(json, "dumps", lambda obj, **k: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+                        if "heads" in obj else real_dumps(obj, **k))
+    with pytest.raises(OSError):
+        write_results(results, table, pred, train_values(dataset, ["dt", "a"]), results_meta(dataset))
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in results.iterdir() if p.is_file()} == before
+    assert not [p for p in results.iterdir() if p.name.startswith(".")]

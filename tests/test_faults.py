@@ -205,6 +205,33 @@ def test_full_disk_keeps_no_temp_file(ckpt, tmp_path, capsys, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
 
 
+def test_output_through_links_and_to_devices(ckpt, tmp_path):
+    """Issue 37 case 11: ``fill -o /dev/stdout`` went to a temporary file renamed over the link
+    (nothing reached stdout, the link became a file); ``-o LINK`` replaced any link."""
+    src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 3)
+    stdout = tmp_path / "stdout"  # as /dev/stdout is (a regression must not replace the real one)
+    stdout.symlink_to("/proc/self/fd/1")
+    p = _run_cli(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                  "--output", str(stdout)], text=True)
+    assert p.returncode == 0 and len(p.stdout.splitlines()) == 3, p.stderr
+    assert stdout.is_symlink()
+    stdout.unlink()
+    target, link = tmp_path / "real.jsonl", tmp_path / "link.jsonl"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    assert main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--output", str(link)]) == 0
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert len(target.read_text().splitlines()) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "link.jsonl", "real.jsonl"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    assert main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
+                 "--output", str(fifo)]) == 0
+    assert len(reader.communicate(timeout=30)[0].splitlines()) == 3
+
+
 def _run_cli(args, **kw):
     return subprocess.run([sys.executable, "-m", "scinum.cli", *args], capture_output=True, **kw)
 

@@ -224,3 +224,56 @@ def test_publish_is_all_or_nothing_with_a_one_line_error(tmp_path, capsys, damag
     assert main([str(tmp_path / "res2"), str(docs)]) == 0
     assert (docs / "table.csv").read_text() == "a\n2\n" and (docs / "ood_x.png").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "res", "res2"]
+
+
+def test_publish_writes_only_its_own_files(tmp_path, capsys):
+    """Issue 37 case 1: publish replaced DOCS whole (other pages, results/ lost), and a DOCS
+    that is the results directory lost its models; an existing file became a directory."""
+    from recipes.publish import main
+    res, docs = tmp_path / "res", tmp_path / "docs"
+    _results(res)
+    docs.mkdir()
+    (docs / "notes.md").write_text("keep")
+    (docs / "results").mkdir()
+    (docs / "results" / "page.md").write_text("keep too")
+    assert main([str(res), str(docs)]) == 0
+    assert (docs / "notes.md").read_text() == "keep" and (docs / "results" / "page.md").read_text() == "keep too"
+    assert (docs / "table.csv").read_text() == "a\n2\n"
+    assert not [p for p in docs.iterdir() if p.name.startswith(".")]  # no staging left
+    (res / "models").mkdir()
+    (res / "models" / "m.ckpt").write_text("model")
+    assert main([str(res), str(res)]) == 1
+    _one_line_error(capsys, "recipes.publish: error", "is the results directory")
+    assert (res / "models" / "m.ckpt").read_text() == "model" and (res / "table.md").read_text().startswith("| a")
+    (tmp_path / "afile").write_text("mine")
+    assert main([str(res), str(tmp_path / "afile")]) == 1
+    _one_line_error(capsys, "recipes.publish: error")
+    assert (tmp_path / "afile").read_text() == "mine"
+
+
+def test_publish_refuses_a_nan_run_time(tmp_path, capsys):
+    """Issue 37 case 10: ``elapsed_s: NaN`` was a ValueError traceback."""
+    from recipes.publish import main
+    meta = _results(tmp_path / "res")
+    (tmp_path / "res" / "meta.json").write_text(json.dumps({**meta, "elapsed_s": float("nan")}))
+    assert main([str(tmp_path / "res"), str(tmp_path / "docs")]) == 1
+    assert "elapsed_s" in _one_line_error(capsys, "recipes.publish: error")
+    assert not (tmp_path / "docs").exists()
+
+
+def test_bad_seeds_and_overrides_are_one_line(tmp_path, capsys):
+    """Issue 37 cases 8, 10: ``build jsonl --seed -1`` left OUT/.build/; ``recipes/planets.py
+    --set nonsense`` and an override with a ``!!python/...`` tag were tracebacks."""
+    from recipes.runner import main as recipe
+    from scinum.cli.main import main
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"x": 1.5}\n')
+    assert main(["build", "jsonl", str(tmp_path / "ds"), "--train", str(src), "--seed", "-1"]) == 1
+    _one_line_error(capsys, "seed must be an integer")
+    assert not (tmp_path / "ds").exists()
+    for bad, says in ((["nonsense"], "override 'nonsense'"),
+                      (["encoding.name=!!python/object/apply:os.system [echo hi]"], "not a plain YAML value")):
+        assert recipe("planets", ["--preset", "tiny", "--work", str(tmp_path / "w"),
+                                  "--out", str(tmp_path / "r"), "--set", *bad]) == 1
+        _one_line_error(capsys, says)
+    assert not (tmp_path / "w").exists()

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import OrderedDict
 
 import numpy as np
@@ -19,7 +20,7 @@ from scinum.analysis.metrics import summarize
 from scinum.model.checkpoint import load_checkpoint
 from scinum.cli.main import main as scinum_main
 from scinum.train.config import load_config
-from scinum.errors import CheckpointError, VocabularyError
+from scinum.errors import CheckpointError, ConfigError, VocabularyError
 from scinum.datasets.jsonl import build
 from scinum.train.run_dir import RunDirBusy, out_dir_lock
 from scinum.train.fit import fit
@@ -123,6 +124,52 @@ def test_damaged_last_ckpt_is_refused_before_resuming(run, data, tmp_path):
     _flip(last, start + size // 3, resumed / "checkpoints" / "last.ckpt")
     with pytest.raises(CheckpointError, match="last.ckpt: damaged"):
         fit(_config(data, resumed, max_steps=9))
+
+
+def _second_dataset(root):
+    build(root / "data2", train=[_jsonl(root / "t2.jsonl", [{"z": r["y"], "x": r["x"]} for r in _records(48)])],
+          fields=["z"], progress=False)
+    return root / "data2"
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"seed": 1}, "seed was 0"),
+    ({"optim": {"warmup_steps": 2, "lr": 1e-2}}, "optim.lr was"),
+    ({"model": {"d_model": 32, "n_layers": 1, "n_heads": 2}}, "model.d_model was 16"),
+    ({"encoding": {"name": "fone"}}, "encoding.name was xval"),
+    ({"data": "other"}, "data.path was"),
+])
+def test_resume_refuses_another_config_before_writing(data, tmp_path, change, says):
+    """Issue 37 case 2: a last.ckpt was resumed whatever the config said (another dataset's
+    vocabulary in another order, another lr or seed), or ended in a size-mismatch traceback
+    after config.json was overwritten."""
+    out = tmp_path / "out"
+    fit(_config(data, out))
+    written = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    cfg = _config(data, out, max_steps=9)
+    if change.get("data") == "other":
+        cfg["data"]["path"] = str(_second_dataset(tmp_path))
+    else:
+        for key, value in change.items():
+            cfg[key] = {**cfg[key], **value} if isinstance(value, dict) else value
+    with pytest.raises(ConfigError, match=f"last.ckpt: cannot resume: {re.escape(says)}") as e:
+        fit(cfg)
+    assert "\n" not in str(e.value)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == written
+    # training longer, with other reporting: resumed
+    fit(_config(data, out, max_steps=9, log_every_n_steps=2, checkpoint_every_n_steps=4))
+    assert json.loads((out / "training.json").read_text())["steps"] == 9
+
+
+def test_resume_refuses_a_model_file_as_last_ckpt(run, data, tmp_path, capsys):
+    """Issue 37 case 2: a model.ckpt at checkpoints/last.ckpt was KeyError
+    'pytorch-lightning_version'."""
+    out = tmp_path / "out"
+    (out / "checkpoints").mkdir(parents=True)
+    (out / "checkpoints" / "last.ckpt").write_bytes(run[0].read_bytes())
+    with pytest.raises(CheckpointError, match="last.ckpt: not a training checkpoint"):
+        fit(_config(data, out, max_steps=9))
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "checkpoints"]
 
 
 # one writer per run ----------------------------------------------------------------------
@@ -259,3 +306,54 @@ def test_checkpoint_dataset_mismatch_names_checkpoint_and_split(run, tmp_path):
         evaluate(scinum.load(run[0]), other, ["z"], ["ood_late"])
     msg = str(e.value)
     assert str(run[0]) in msg and "'ood_late'" in msg and "part-00000.jsonl:1" in msg and "\n" not in msg
+
+
+# a stopped pool starts nothing more --------------------------------------------------------
+def test_leaving_a_worker_pool_by_an_exception_stops_its_work():
+    """Issue 37 case 4: Ctrl-C during a recipe shut the pool down with its queued models
+    pending, and every remaining model trained to the end. Five 30-second tasks on two
+    workers: left by KeyboardInterrupt once two run, the pool ends within seconds, the queued
+    ones cancelled, none started after."""
+    from scinum.util.processes import worker_pool
+    started = time.time()
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(2) as pool:
+            futures = [pool.submit(time.sleep, 30) for _ in range(5)]
+            while sum(f.running() for f in futures) < 2:
+                time.sleep(0.05)
+            time.sleep(1.0)  # both workers are in their first task
+            raise KeyboardInterrupt
+    assert time.time() - started < 20
+    assert all(f.done() for f in futures) and sum(f.cancelled() for f in futures) >= 2
+    assert not any(f.exception() is None for f in futures if not f.cancelled())
+    with worker_pool(2) as pool:  # a pool left normally waits for its tasks, as before
+        assert pool.submit(sum, [1, 2]).result() == 3
+
+
+# options never accepted silently -----------------------------------------------------------
+def test_a_validation_split_the_dataset_lacks_is_refused(data, tmp_path):
+    """Issue 37 case 6: ``data.val_split=nope`` trained with no validation (and a mixture head
+    with no calibration) without a word."""
+    cfg = _config(data, tmp_path / "out")
+    cfg["data"]["val_split"] = "nope"
+    with pytest.raises(ConfigError, match=r"data.val_split = 'nope': .* has no such split \(it has train, test\)"):
+        fit(cfg)
+    assert not (tmp_path / "out" / "config.json").exists()
+
+
+def test_seeds_on_a_preset_that_is_no_comparison_is_refused(tmp_path, capsys):
+    """Issue 37 case 6: ``--seeds 3`` on a preset without a budget trained one seed silently."""
+    from recipes.runner import main
+    assert main("planets", ["--preset", "quick", "--seeds", "3", "--work", str(tmp_path / "w"),
+                            "--out", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--seeds 3: preset 'quick'" in err, err
+    assert not (tmp_path / "w").exists() and not (tmp_path / "r").exists()
+
+
+
+def test_a_device_list_on_the_cpu_is_one_line(data, tmp_path):
+    """Issue 37 case 8: ``trainer.devices: [0, 1]`` on the CPU was a Lightning traceback."""
+    with pytest.raises(ConfigError, match=r"trainer.devices = \[0, 1\]: a list of device indices"):
+        fit(_config(data, tmp_path / "out", devices=[0, 1]))
+    assert not (tmp_path / "out" / "config.json").exists()

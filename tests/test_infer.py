@@ -101,9 +101,12 @@ def test_sequential_mode_conditions_on_filled_values(ckpt):
     assert any(abs(s.value - j.value) > 1e-6 for s, j in zip(seq.predictions[1:], joint.predictions[1:]))
 
 
-def test_predictions_are_the_head_output_in_record_units(ckpt):
+@pytest.mark.determinism
+def test_predictions_are_the_head_output_in_record_units(ckpt, one_thread):
     """The filled value is the head's normalized prediction mapped back by the field's own
-    scale and shift (computed here by hand): dropping ``normalizer.inverse`` would fail this."""
+    scale and shift (computed here by hand): dropping ``normalizer.inverse`` would fail this.
+    By hand on one thread, as fill computes every batch (:func:`scinum.fill_batches.batch_threads`):
+    on every core, a CPU whose kernels split a product among threads gave another float32 sum."""
     import torch
     from scinum.tokens.batch import hidden_positions, make_batch
     model = scinum.load(ckpt)
@@ -123,6 +126,24 @@ def test_predictions_are_the_head_output_in_record_units(ckpt):
     filled = model.fill(RECORD, ["params.a"])["params"]["a"]
     assert filled == pytest.approx(norm * field["scale"] + field["shift"], rel=1e-12)
     assert filled != pytest.approx(norm, rel=1e-3)
+
+
+def test_fill_computes_every_batch_on_one_intra_op_thread(ckpt, monkeypatch):
+    """What makes fill's numbers independent of ``torch.get_num_threads()`` (issue 37 case 12):
+    with two threads, each batch still runs on one."""
+    import torch
+    from scinum.model import NumberMLM
+    seen, predict = [], NumberMLM.predict
+    monkeypatch.setattr(NumberMLM, "predict", lambda self, *a, **k: seen.append(torch.get_num_threads())
+                        or predict(self, *a, **k))
+    model, before = scinum.load(ckpt), torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        model.fill(RECORD, ["params.a"])
+        model.fill_many([RECORD] * 5, ["params.a"], batch_size=2)
+    finally:
+        torch.set_num_threads(before)
+    assert seen and set(seen) == {1}
 
 
 def test_mixture_uncertainty(gmm_ckpt):

@@ -213,3 +213,14 @@ def test_co2_example_runs_end_to_end(tmp_path):
     table = (tmp_path / "r" / "table.md").read_text()
     for label in ("xval, fill-task", "xval, MLM only", "linear interpolation", "training mean"):
         assert label in table
+
+
+def test_build_refuses_integers_fill_would_refuse(tmp_path, capsys):
+    """Issue 37 case 6: ``build jsonl`` wrote the integer 2**64, which fill then refused."""
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"x": 1.5, "n": 3}) + "\n" + json.dumps({"x": 2.5, "n": 2 ** 64}) + "\n")
+    assert scinum(["build", "jsonl", str(tmp_path / "ds"), "--train", str(src)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{src}:2" in err and "path n" in err and "2^53" in err, err
+    assert scinum(["build", "jsonl", str(tmp_path / "ds2"), "--train", str(src), "--on-error", "skip"]) == 0
+    assert Dataset(tmp_path / "ds2").count("train") == 1

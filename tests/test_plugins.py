@@ -259,3 +259,30 @@ def test_builtins_do_not_need_package_metadata(monkeypatch):
         monkeypatch.setattr(r, "_entry_points", None)
     assert encodings.get("fone").name == "fone" and heads.lookup("native") is heads.NativeHead
     assert builders.get("jsonl").__name__ == "scinum.datasets.jsonl"
+
+
+def test_unusable_plugins_are_one_line_errors(tmp_path, monkeypatch):
+    """Issue 37 case 9: a builder entry point that is a function or takes ``**params``, a head
+    that is no NumberHead: tracebacks; a plug-in calling ``sys.exit(3)`` at import ended scinum
+    with rc 3 and no message."""
+    from importlib.metadata import EntryPoint
+
+    from scinum import plugins
+    (tmp_path / "exits_at_import.py").write_text("import sys\nsys.exit(3)\n")
+    (tmp_path / "odd_plugins.py").write_text(
+        "def fn_builder(out):\n    pass\n\n\nclass Loose:\n    @staticmethod\n"
+        "    def build(out, **params):\n        pass\n\n\nclass NotAHead:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    eps = {"scinum.builders": [EntryPoint("exits", "exits_at_import:x", "scinum.builders"),
+                               EntryPoint("fn", "odd_plugins:fn_builder", "scinum.builders"),
+                               EntryPoint("loose", "odd_plugins:Loose", "scinum.builders")],
+           "scinum.heads": [EntryPoint("nohead", "odd_plugins:NotAHead", "scinum.heads")]}
+    monkeypatch.setattr(plugins, "entry_points", lambda group: eps.get(group, []))
+    for registry, name, says in ((builders.REGISTRY, "exits", "SystemExit: 3"),
+                                 (builders.REGISTRY, "fn", "has no build"),
+                                 (builders.REGISTRY, "loose", "takes \\*args/\\*\\*kwargs"),
+                                 (heads.REGISTRY, "nohead", "not a NumberHead subclass")):
+        monkeypatch.setattr(registry, "_entry_points", None)
+        with pytest.raises(PluginNotFound, match=f"{name!r}.*{says}") as e:
+            registry.get(name)
+        assert "\n" not in str(e.value)

@@ -134,8 +134,11 @@ class Kill(L.Callback):
 
 
 @pytest.fixture(scope="module")
-def reference_run(dataset, tmp_path_factory):
-    """An uninterrupted 6-step run through the command line."""
+def reference_run(dataset, tmp_path_factory, one_thread_module):
+    """An uninterrupted 6-step run through the command line, on one thread as the runs it is
+    compared with (module-scoped fixtures start before the tests' ``one_thread``: without
+    ``one_thread_module`` it ran on every core, and a CPU whose kernels split a product among
+    threads otherwise gave another loss at step 5 — README, *Reproducibility*)."""
     out = tmp_path_factory.mktemp("ref")
     cfg_file = out / "c.yaml"
     cfg_file.write_text(yaml.safe_dump(_config(dataset, out / "run")))
@@ -153,12 +156,14 @@ def test_validation_logs_the_error_of_each_evaluation_field(reference_run):
         assert float(r["val/err/data[*][*]"]) > 0 and float(r["val/err/m"]) >= 0
 
 
+@pytest.mark.determinism
 def test_same_seed_same_loss_curve(dataset, reference_run, tmp_path):
     fit(_config(dataset, tmp_path / "again"))
     ref = _train_losses(reference_run)
     assert len(ref) == 6 and ref == _train_losses(tmp_path / "again")
 
 
+@pytest.mark.determinism
 def test_killed_training_resumes_to_the_same_steps(dataset, reference_run, tmp_path):
     cfg = _config(dataset, tmp_path / "run")
     with pytest.raises(RuntimeError, match="killed"):
@@ -174,6 +179,7 @@ def test_killed_training_resumes_to_the_same_steps(dataset, reference_run, tmp_p
         assert resumed[step] == pytest.approx(ref[step], rel=1e-6)
 
 
+@pytest.mark.determinism
 def test_save_load_identical_predictions(dataset, reference_run):
     exported = load(reference_run / "model.ckpt")
     lightning = load(reference_run / "checkpoints" / "last.ckpt")

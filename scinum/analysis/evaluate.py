@@ -35,7 +35,7 @@ import pandas as pd
 from ..datasets.directory import Dataset
 from ..errors import DatasetError, RecordError, ScinumError
 from ..records.paths import get, matches, parse_path, select
-from ..util.atomic import write_text_atomic
+from ..util.atomic import atomic_files
 from ..heads import model_label
 from .metrics import summarize
 
@@ -74,9 +74,12 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
     """Score ``model`` (a :class:`scinum.fill.model.Model` or a checkpoint path) on ``data``.
 
     Returns ``(table, predictions)`` as described in the module docstring. ``limit`` caps the
-    records per split (the first ones, so runs are comparable).
+    records per split (the first ones, so runs are comparable); it must be >= 1.
     """
     from ..fill.model import Model, load
+    if limit is not None and (type(limit) is not int or limit < 1):
+        raise ScinumError(f"--limit {limit!r}: at most how many records per split to score, "
+                          "an integer >= 1")
     if not isinstance(model, Model):
         model = load(model)
     ds = Dataset(data)
@@ -236,15 +239,18 @@ def _markdown(table: pd.DataFrame) -> str:
 
 def write_results(out: str | Path, table: pd.DataFrame, predictions: pd.DataFrame,
                   train: dict[str, list[float]], meta: dict[str, Any]) -> Path:
-    """Write a results directory (module docstring); each file atomically."""
+    """Write a results directory (module docstring): every file is written into a staging
+    directory first and renamed into place only when all are (:func:`scinum.util.atomic.atomic_files`),
+    so a failure leaves the old results whole, never new tables beside an old meta.json; the
+    other files of ``out`` (plots, a recipe's models) stay."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     meta = {**meta, "heads": {**head_declarations(predictions), **meta.get("heads", {})}}
-    write_text_atomic(out / "table.csv", table.to_csv(index=False))
-    write_text_atomic(out / "table.md", _markdown(table))
-    write_text_atomic(out / "predictions.csv", predictions.to_csv(index=False))
-    write_text_atomic(out / "train_values.json", json.dumps(train))
-    write_text_atomic(out / "meta.json", json.dumps(meta, indent=1))
+    with atomic_files(out) as tmp:
+        (tmp / "table.csv").write_text(table.to_csv(index=False))
+        (tmp / "table.md").write_text(_markdown(table))
+        (tmp / "predictions.csv").write_text(predictions.to_csv(index=False))
+        (tmp / "train_values.json").write_text(json.dumps(train))
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
     return out
 
 

@@ -11,7 +11,8 @@ too long for the model) is reported on stderr with its line number and JSON path
 nothing after — and ``--on-error skip`` leaves it out and goes on. The exit status is 1 if any
 record failed. ``--output FILE`` is written to a temporary name and renamed only when the run
 completes, so a stopped run (a failed record under ``--on-error fail``, Ctrl-C, SIGTERM, a full
-disk) leaves no output file and no temporary file. A line longer than ``--max-record-bytes`` is
+disk) leaves no output file and no temporary file; a link is written through (its target is
+replaced, the link stays), and a device or pipe (``-o /dev/stdout``) is streamed to. A line longer than ``--max-record-bytes`` is
 a bad record, found without reading it whole.
 """
 from __future__ import annotations

@@ -40,7 +40,10 @@ def _check(builder: Any, name: str) -> None:
     fn = getattr(builder, "build", None)
     if not callable(fn):
         raise TypeError(f"scinum.builders plug-in {name!r} is {builder!r}, which has no build(out, *, ...)")
-    kinds = [p.kind for p in inspect.signature(fn).parameters.values()]
+    try:
+        kinds = [p.kind for p in inspect.signature(fn).parameters.values()]
+    except (TypeError, ValueError):  # a callable whose signature Python cannot read
+        raise TypeError(f"builder {name!r}: the signature of its build cannot be read") from None
     if not kinds or kinds[0] not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
         raise TypeError(f"builder {name!r}: build must take the output directory first: build(out, *, ...)")
     if inspect.Parameter.VAR_KEYWORD in kinds or inspect.Parameter.VAR_POSITIONAL in kinds:

@@ -87,6 +87,8 @@ class DatasetWriter:
                  compress: bool = False, part: tuple[int, int] | str | None = None):
         if shard_size < 1:
             raise DatasetError(f"shard_size must be >= 1, got {shard_size}")
+        if type(seed) is not int or not 0 <= seed < 2 ** 63:  # numpy's generators take no other
+            raise DatasetError(f"{out_dir}: seed must be an integer in [0, 2^63), got {seed!r}")
         if part is not None and part != "finish":
             i, n = part
             if not (isinstance(i, int) and isinstance(n, int) and 0 <= i < n):

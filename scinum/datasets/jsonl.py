@@ -32,8 +32,9 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .directory import DatasetWriter
-from ..errors import DatasetError, MalformedJSON
+from ..errors import DatasetError, MalformedJSON, ValueOutOfRange
 from ..records.paths import parse_path
+from ..tokens.codec import check_exact
 from ..tokens.pieces import NUMBER, pieces
 from ..util.provenance import file_sha256
 from ..records.strict import loads
@@ -227,10 +228,12 @@ def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: An
                         if not text.strip():
                             continue
                         record = loads(text, file=str(f), line=line)
-                    except (MalformedJSON, UnicodeDecodeError) as e:
+                        check_exact(record)
+                    except (MalformedJSON, ValueOutOfRange, UnicodeDecodeError) as e:
                         if isinstance(e, UnicodeDecodeError):
                             e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})",
                                               file=str(f), line=line)
+                        e = e.located(file=str(f), line=line)
                         if on_error == "fail":
                             raise e from None
                         skipped += 1

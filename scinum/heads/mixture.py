@@ -153,11 +153,15 @@ class MixtureHead(MLPHead):
         return mu.gather(-1, comp) + sigma.gather(-1, comp) * eps
 
     def cdf(self, out, x: torch.Tensor) -> torch.Tensor:
-        """Mixture CDF at ``x`` float64[N, ...] -> float64[N, ...]."""
+        """Mixture CDF at ``x`` float64[N, ...] -> float64[N, ...], in [0, 1]: the weights are
+        renormalised in float64 (float32 log-softmax weights can sum to 1 + 1e-7) and the sum
+        clamped (its rounding)."""
         log_w, mu, sigma = (o.double() for o in out)
+        w = log_w.exp()
+        w = w / w.sum(-1, keepdim=True)
         shape = (x.shape[0],) + (1,) * (x.dim() - 1) + (self.k,)
         z = (x.unsqueeze(-1) - mu.view(shape)) / sigma.view(shape)
-        return (log_w.exp().view(shape) * 0.5 * torch.erfc(-z / math.sqrt(2))).sum(-1)
+        return (w.view(shape) * 0.5 * torch.erfc(-z / math.sqrt(2))).sum(-1).clamp(0.0, 1.0)
 
     def quantile(self, out, q: Any, iters: int = 60) -> torch.Tensor:
         """Quantiles ``q`` (in (0, 1); [Q] for every row, or [N, Q] per row) of each mixture by

@@ -99,6 +99,12 @@ class CheckpointMeta:
         if not isinstance(cal, dict) or not all(check_table(t) for t in cal.values()):
             raise CheckpointError(f"{path}: metadata entry 'calibration' is not field -> a table of "
                                   f"{len(GRID)} non-decreasing levels in [0, 1]")
+        run = meta.get("run") or {}
+        for key in ("run", "run.dataset", "run.train_ranges", "run.training"):
+            value = run if key == "run" else run.get(key[4:])
+            if not isinstance(value, dict) and (key == "run" or value is not None):
+                raise CheckpointError(f"{path}: metadata entry {key!r} is "
+                                      f"{str(value)[:80]!r}, not a dict")
         try:
             model = dict(meta["model"])
             if version < 3 and encodings.from_config(meta["encoding"]).dim == 0:
@@ -156,9 +162,11 @@ def _head(head: dict[str, Any], sigma_min: float) -> dict[str, Any]:
 
 def save_checkpoint(path: str | os.PathLike, model: NumberMLM, meta: CheckpointMeta) -> None:
     """Write ``{"scinum": meta.to_dict(), "state_dict": ..., "digest": ...}`` atomically (temp
-    name + rename)."""
+    name + rename). The metadata passes the checks :func:`load_checkpoint` makes first (a
+    :class:`CheckpointError` naming ``path``, nothing written): what is saved loads back."""
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     info = meta.to_dict()
+    CheckpointMeta.from_dict(info, path)
     with atomic_path(path) as tmp:
         torch.save({"scinum": info, "state_dict": state, "digest": digest(info, state)}, tmp)
 

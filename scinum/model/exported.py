@@ -5,6 +5,7 @@ only; a damaged or foreign directory raises a one-line :class:`~scinum.errors.Ch
 naming the file."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -18,31 +19,50 @@ from .checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
 from .checkpoint import CheckpointMeta, load_checkpoint
 from .trunk import NumberMLM
 
-__all__ = ["FORMAT", "VERSION", "WEIGHTS", "CONFIG", "CARD", "META_KEYS", "read_config", "load_dir", "load_model"]
+__all__ = ["FORMAT", "VERSION", "WEIGHTS", "CONFIG", "CARD", "META_KEYS", "read_config", "config_digest",
+           "load_dir", "load_model", "one_line"]
 
-FORMAT, VERSION = "scinum-model", 1
+FORMAT, VERSION = "scinum-model", 2  # 2: config.json carries its digest, weights' sha256 required
 WEIGHTS, CONFIG, CARD = "model.safetensors", "config.json", "README.md"
 #: the entries of :class:`~scinum.model.checkpoint.CheckpointMeta` that ``config.json`` holds
 META_KEYS = ("model", "encoding", "head", "vocab", "normalizer", "context_length", "calibration", "run")
 
 
 def read_config(path: str | os.PathLike) -> dict[str, Any]:
-    """The ``config.json`` of an export directory, checked for its format and version."""
+    """The ``config.json`` of an export directory, checked for its format, version and digest
+    (:func:`config_digest`: an edited or damaged config is refused)."""
     cfg_path = Path(path) / CONFIG
     if not cfg_path.is_file():
         raise CheckpointError(f"{cfg_path}: missing: {path} is not a scinum model directory")
     try:
         config = json.loads(cfg_path.read_text(encoding="utf-8"))
+        config_digest(config) if isinstance(config, dict) else None  # nesting too deep: here
+    except RecursionError:
+        raise CheckpointError(f"{cfg_path}: nested too deep to be a model config") from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise CheckpointError(f"{cfg_path}: not readable JSON ({type(e).__name__}: "
                               f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise CheckpointError(f"{cfg_path}: not a scinum model config (format is not {FORMAT!r})")
     version = config.get("version")
-    if type(version) is not int or not 1 <= version <= VERSION:
-        raise CheckpointError(f"{cfg_path}: model config version {version!r} is not one this "
-                              f"scinum reads (1..{VERSION})")
+    if type(version) is not int or version != VERSION:
+        older = type(version) is int and 1 <= version < VERSION
+        raise CheckpointError(f"{cfg_path}: model config version {version!r} is not one this scinum "
+                              f"reads ({VERSION})" + ("; written without digests: export the "
+                                                       "checkpoint again" if older else ""))
+    if config.get("digest") != config_digest(config):
+        raise CheckpointError(f"{cfg_path}: damaged or edited: its digest is "
+                              f"{str(config.get('digest'))[:80]!r}, its content's "
+                              f"{config_digest(config)!r}; export the checkpoint again")
     return config
+
+
+def config_digest(config: dict[str, Any]) -> str:
+    """``"sha256:<hex>"`` of an export's config (canonical JSON: sorted keys, no spaces), its
+    ``"digest"`` entry left out."""
+    body = {k: v for k, v in config.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=repr)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
@@ -73,19 +93,23 @@ def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
         meta.make_encoding()
     except (ValueError, TypeError) as e:
         raise CheckpointError(f"{cfg_path}: encoding {meta.encoding} cannot be made "
-                              f"({_one_line(e)})") from None
+                              f"({one_line(e)})") from None
     weights = config["weights"]
     if not isinstance(weights, dict) or not isinstance(weights.get("tied", {}), dict):
         raise CheckpointError(f"{cfg_path}: entry 'weights' is not {{file, sha256, tied}}")
     if not w_path.is_file():
         raise CheckpointError(f"{w_path}: missing (the weights of {path})")
-    if weights.get("sha256") is not None and file_sha256(w_path) != weights["sha256"]:
+    if weights.get("file") != WEIGHTS or not isinstance(weights.get("sha256"), str):
+        raise CheckpointError(f"{cfg_path}: entry 'weights' names no {WEIGHTS} with its sha256 "
+                              f"(file {str(weights.get('file'))[:80]!r}, sha256 "
+                              f"{str(weights.get('sha256'))[:80]!r})")
+    if file_sha256(w_path) != weights["sha256"]:
         raise CheckpointError(f"{w_path}: sha256 differs from the one {CONFIG} records (a damaged "
                               "or replaced weights file)")
     try:
         state = load_file(str(w_path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise CheckpointError(f"{w_path}: not a readable safetensors file ({_one_line(e)})") from None
+        raise CheckpointError(f"{w_path}: not a readable safetensors file ({one_line(e)})") from None
     for name, source in weights.get("tied", {}).items():
         if source not in state:
             raise CheckpointError(f"{cfg_path}: tied weight {name!r} names {source!r}, which "
@@ -94,7 +118,7 @@ def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
     try:
         model = meta.build_model()
     except (ValueError, TypeError, KeyError, RuntimeError) as e:
-        raise CheckpointError(f"{cfg_path}: the model it describes cannot be built ({_one_line(e)})") from None
+        raise CheckpointError(f"{cfg_path}: the model it describes cannot be built ({one_line(e)})") from None
     _check_fits(model, state, cfg_path)
     model.load_state_dict(state)
     return meta, model
@@ -117,7 +141,7 @@ def _check_fits(model: NumberMLM, state: dict[str, torch.Tensor], cfg_path: Path
                                   f"{WEIGHTS} but {list(t.shape)} in the model it describes")
 
 
-def _one_line(e: BaseException) -> str:
+def one_line(e: BaseException) -> str:
     text = (str(e).splitlines() or [""])[0][:200]
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 

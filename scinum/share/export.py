@@ -6,19 +6,23 @@
 
 * ``model.safetensors`` — the weights (float32 tensors, one per ``state_dict`` entry, shared
   storage written once; header metadata ``{"format": "pt"}``). Reading it runs no code.
-* ``config.json`` — plain JSON: ``{"format": "scinum-model", "version": 1, "library_name":
+* ``config.json`` — plain JSON: ``{"format": "scinum-model", "version": 2, "library_name":
   "scinum", "checkpoint_version": int, "model", "encoding", "head", "vocab", "normalizer",
   "context_length", "calibration", "run", "weights": {"file", "sha256", "tied"},
-  "exported": {...}}``: every entry of :class:`~scinum.model.checkpoint.CheckpointMeta`, so
-  anything that reads JSON can see what the model expects (vocabulary, the per-field affine
-  normalizers, the training ranges and dataset identity in ``run``).
+  "exported": {...}, "digest": "sha256:..."}``: every entry of
+  :class:`~scinum.model.checkpoint.CheckpointMeta`, so anything that reads JSON can see what the
+  model expects (vocabulary, the per-field affine normalizers, the training ranges and dataset
+  identity in ``run``). ``digest`` (:func:`scinum.model.exported.config_digest`) covers every
+  other entry, the weights' sha256 included: an edited or damaged config is refused, and so are
+  weights that are not the ones it names. Two exports of one checkpoint are byte-identical.
 * ``README.md`` — the model card (:mod:`scinum.share.card`): what it fills, the training ranges of
   each field, how it was trained, its ID vs OOD evaluation (from ``--results``), calibration
   coverage and known limits.
 
-The directory is written under a temporary name beside ``out_dir`` and renamed into place, so
-an interrupted export leaves nothing half-written (an older export at ``out_dir`` is replaced
-only once the new one is complete). :func:`load_dir` reads one back with ``json`` and
+The files are written into a staging directory inside ``out_dir`` and each renamed into place
+(:func:`scinum.util.atomic.atomic_files`), so an interrupted export leaves nothing half-written
+and the other files of ``out_dir`` are never touched. :func:`scinum.model.exported.load_dir`
+reads one back with ``json`` and
 ``safetensors`` only; a damaged or foreign directory raises a one-line
 :class:`~scinum.errors.CheckpointError` naming the file.
 """
@@ -33,8 +37,8 @@ import torch
 
 from ..errors import CheckpointError
 from ..model.checkpoint import VERSION as CKPT_VERSION
-from ..model.exported import CARD, CONFIG, FORMAT, META_KEYS, VERSION, WEIGHTS, load_model
-from ..util.atomic import atomic_dir
+from ..model.exported import CARD, CONFIG, FORMAT, META_KEYS, VERSION, WEIGHTS, config_digest, load_model, one_line
+from ..util.atomic import atomic_files
 from ..util.provenance import file_sha256
 from ..util.version import __version__
 
@@ -63,18 +67,26 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
     model ``label`` (default: the only model there, or the label ``scinum evaluate`` gives this
     encoding and head) become the card's evaluation. Returns ``out_dir``.
 
-    Refuses to replace an existing ``out_dir`` that is not a scinum export."""
+    Writes only its three files: the other files of an existing export directory (a Hub
+    clone's ``.git/``, notes) stay. Refuses an ``out_dir`` that is a file, or a non-empty
+    directory that is not a scinum export."""
+    from safetensors import SafetensorError
     from safetensors.torch import save_file
 
     from . import card
     ckpt, out = Path(ckpt), Path(out_dir)
     meta, net = load_model(ckpt)
-    if out.exists() and not (out.is_dir() and _is_ours(out)):
-        raise CheckpointError(f"{out}: exists and is not a scinum model export; refusing to replace it")
+    if out.exists() and not (out.is_dir() and (_is_ours(out) or not any(out.iterdir()))):
+        raise CheckpointError(f"{out}: exists and is not a scinum model export (nor an empty "
+                              "directory); refusing to write into it")
     evaluation = card.read_results(results, meta, label) if results is not None else None
     tensors, tied = _split_tied(net.state_dict())
-    with atomic_dir(out) as tmp:
-        save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt", "library": "scinum"})
+    with atomic_files(out) as tmp:
+        try:  # one metadata key: safetensors writes a map's keys in no fixed order
+            save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt"})
+        except SafetensorError as e:  # a full disk, among others: not an OSError
+            raise CheckpointError(f"{out / WEIGHTS}: cannot write ({one_line(e)}); nothing "
+                                  "was published") from None
         config = {"format": FORMAT, "version": VERSION, "library_name": "scinum",
                   "checkpoint_version": CKPT_VERSION,
                   **{k: v for k, v in meta.to_dict().items() if k in META_KEYS},
@@ -82,6 +94,7 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
                               "parameters": int(sum(t.numel() for t in tensors.values()))},
                   "exported": {"from": ckpt.name, "scinum": __version__,
                                "results": None if evaluation is None else Path(evaluation["source"]).name}}
+        config["digest"] = config_digest(config)
         (tmp / CONFIG).write_text(json.dumps(config, indent=1, allow_nan=False) + "\n")
         (tmp / CARD).write_text(card.render(config, evaluation))
         for f in (WEIGHTS, CONFIG, CARD):  # durable before the rename publishes them

@@ -42,7 +42,8 @@ from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
 from .pieces import pieces as record_pieces
 from ..records.strict import MAX_SAFE_INT as _MAX_SAFE_INT, loads
 
-__all__ = ["Vocabulary", "Codec", "Encoded", "Spelling", "SPECIALS", "PAD", "MASK", "NUM", "INT"]
+__all__ = ["Vocabulary", "Codec", "Encoded", "Spelling", "SPECIALS", "PAD", "MASK", "NUM", "INT",
+           "check_exact"]
 
 PAD, MASK, NUM, INT = "[PAD]", "[MASK]", "[NUM]", "[INT]"
 SPECIALS = (PAD, MASK, NUM, INT)
@@ -50,6 +51,17 @@ _FIXED = ("{", "}", "[", "]", "true", "false", "null")
 _BRACKETS = set("{}[]")
 #: longest run of brackets that becomes one token (longer runs are split)
 MAX_RUN = 8
+
+
+def check_exact(record: Any) -> None:
+    """Raise :class:`ValueOutOfRange` naming the path of the first integer of ``record`` that
+    float64 cannot hold exactly (|n| > 2^53): what the codec refuses, checked where records
+    enter a dataset so that a built dataset never holds a record fill would refuse."""
+    kinds, items, _, paths = record_pieces(record, with_paths=True)
+    for kind, item, path in zip(kinds, items, paths or ()):
+        if kind == NUMBER and type(item) is int and abs(item) > _MAX_SAFE_INT:
+            raise ValueOutOfRange(f"integer {shorten(str(item))} is not exactly representable as "
+                                  "float64 (|n| > 2^53)", path=format_path(path))
 
 
 class Spelling:

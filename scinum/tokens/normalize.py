@@ -64,6 +64,14 @@ class Normalizer:
         self.shift = np.asarray(shift, dtype=np.float64)
         self.scale = np.asarray(scale, dtype=np.float64)
         self.method, self.bound = method, bound
+        if self.shift.shape != (len(self.fields),) or self.scale.shape != (len(self.fields),):
+            raise ValueError(f"normalizer: {len(self.fields)} fields but shift/scale of shapes "
+                             f"{self.shift.shape}/{self.scale.shape}")
+        bad = ~(np.isfinite(self.shift) & np.isfinite(self.scale) & (self.scale > 0))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"normalizer: field {self.fields[i]!r} has shift {self.shift[i]!r} and "
+                             f"scale {self.scale[i]!r} (finite, and a positive scale, expected)")
 
     @classmethod
     def identity(cls, fields: list[str]) -> "Normalizer":

@@ -35,7 +35,7 @@ import numpy as np
 from .config import DataConfig, RunConfig, check_budget
 from ..errors import ConfigError
 
-__all__ = ["steps_for_samples", "steps_for_tokens", "TimeBudget"]
+__all__ = ["steps_for_samples", "steps_for_tokens", "steps_in_stream", "TimeBudget"]
 
 def steps_for_samples(samples: int, batch_size: int) -> int:
     """Steps that see ``samples`` training records in batches of ``batch_size``: ceil(N / B)
@@ -55,12 +55,26 @@ def steps_for_tokens(tokens: int, batch_lengths: Iterable[Iterable[int]], kind: 
     raise ConfigError(f"budget.{kind}: the batch stream ended after {seen} {kind}, short of {tokens}")
 
 
-def token_stream(lengths: np.ndarray, batch_size: int, seed: int, pool: int):
+def token_stream(lengths: np.ndarray, batch_size: int, seed: int, pool: int, start: int = 0):
     """Per-step record lengths of the training stream of a single-device run (the same
-    :class:`~scinum.train.sampler.BucketBatchSampler` the data module uses)."""
+    :class:`~scinum.train.sampler.BucketBatchSampler` the data module uses), from step ``start``."""
     from .sampler import BucketBatchSampler
-    for batch in BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool):
+    for batch in BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool, start=start):
         yield [int(lengths[i]) for i, _ in batch]
+
+
+def steps_in_stream(amount: int, lengths: np.ndarray, batch_size: int, seed: int, pool: int,
+                    kind: str = "tokens") -> int:
+    """:func:`steps_for_tokens` of the training stream, in time independent of ``amount``: a pass
+    of the sampler holds every record once (``len(lengths)`` samples, ``sum(lengths)`` tokens),
+    so the whole passes before ``amount`` is reached are counted, and only the last one walked."""
+    from .sampler import BucketBatchSampler
+    per_pass = int(len(lengths)) if kind == "samples" else int(np.sum(lengths, dtype=np.int64))
+    steps_per_pass = BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool).per_pass
+    passes = max(0, (amount - 1) // per_pass) if per_pass > 0 else 0
+    rest = amount - passes * per_pass
+    return passes * steps_per_pass + steps_for_tokens(
+        rest, token_stream(lengths, batch_size, seed, pool, start=passes * steps_per_pass), kind)
 
 
 def resolve_steps(budget: dict[str, Any] | None, *, batch_size: int, max_steps: int,
@@ -79,7 +93,7 @@ def resolve_steps(budget: dict[str, Any] | None, *, batch_size: int, max_steps: 
     kind = "samples" if "samples" in budget else "tokens"
     if lengths is None:
         raise ConfigError("budget.tokens: needs the training records' token lengths")
-    batches = steps_for_tokens(int(budget[kind]), token_stream(lengths, batch_size, seed, pool), kind)
+    batches = steps_in_stream(int(budget[kind]), lengths, batch_size, seed, pool, kind)
     return max(1, math.ceil(batches / accumulate))
 
 

@@ -28,19 +28,20 @@ values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
 from __future__ import annotations
 
 import copy
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import yaml
 
 from ..tokens.batch import MASK_PROB
 from ..tokens.codec import MAX_RUN
-from ..errors import ConfigError, ConfigKeyError, shorten
+from ..errors import ConfigError, ConfigKeyError, brief
 from ..model.trunk import ModelConfig
 from ..tokens.normalize import METHODS
-from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults, signed
+from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
 
 __all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "load_config", "validate_config",
            "apply_overrides", "parse_overrides", "resolve_normalizer", "KINDS", "check_budget"]
@@ -76,7 +77,8 @@ def _betas(v: list) -> str | None:
 class OptimConfig:
     """``optim:``: AdamW and its schedule (linear warmup, cosine decay to ``min_lr_ratio·lr``)."""
 
-    lr: float = positive(3e-4)
+    lr: float = checked(lambda v: None if type(v) in (int, float) and 0 < v <= 10 else "a number in (0, 10]",
+                        3e-4)
     weight_decay: float = 0.1  # on matrices and embeddings only
     betas: list[float] = checked(_betas, factory=lambda: [0.9, 0.95])
     warmup_steps: int = 200
@@ -95,20 +97,55 @@ def _devices(v: Any) -> str | None:
     return above_zero(v)
 
 
+#: precisions Lightning's Trainer takes (``auto``: scinum's choice, see :mod:`scinum.fitting`)
+PRECISIONS = ("auto", "64-true", "32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true",
+              "64", "32", "16", "bf16", 64, 32, 16)
+
+
+def _precision(v: Any) -> str | None:
+    return None if v in PRECISIONS and type(v) in (str, int) else \
+        f"one of {', '.join(map(str, PRECISIONS))}"
+
+
+def _lightning_name(kind: str) -> Callable[[Any], str | None]:
+    """A check that ``v`` is an accelerator or strategy name Lightning registers (or auto)."""
+    def check(v: Any) -> str | None:
+        if v == "auto" or (kind == "accelerator" and v == "gpu"):  # gpu: Lightning's alias
+            return None
+        if kind == "accelerator":
+            from lightning.pytorch.accelerators import AcceleratorRegistry
+            names = AcceleratorRegistry.available_accelerators()
+        else:
+            from lightning.pytorch.strategies import StrategyRegistry
+            names = StrategyRegistry.available_strategies()
+        return None if v in names else f"auto or a Lightning {kind}: {', '.join(sorted(names))}"
+    return check
+
+
+def _val_batches(v: Any) -> str | None:
+    if type(v) is float and not 0 <= v <= 1:
+        return "a count of batches (an integer) or a share of the split in [0, 1]"
+    return None
+
+
+def _seed(v: Any) -> str | None:
+    return None if type(v) is int and 0 <= v < 2 ** 32 else "an integer in [0, 2^32)"
+
+
 @dataclass
 class TrainerConfig:
     """``trainer:``: Lightning Trainer arguments of the same name, and scinum's checkpoint and
     distributed settings."""
 
     max_steps: int = positive(2000)
-    accelerator: str = "auto"
+    accelerator: str = checked(_lightning_name("accelerator"), "auto")
     devices: str | int | list[int] = checked(_devices, "auto")
     num_nodes: int = positive(1)
-    precision: str | int = "auto"  # auto: bf16-mixed on GPU, 32-true on CPU
-    strategy: str = "auto"
+    precision: str | int = checked(_precision, "auto")  # auto: bf16-mixed on GPU, 32-true on CPU
+    strategy: str = checked(_lightning_name("strategy"), "auto")
     accumulate_grad_batches: int = positive(1)
-    val_check_interval: int | float = positive(500)
-    limit_val_batches: int | float = 50
+    val_check_interval: int = positive(500)  # steps (a float would be a share of an epoch)
+    limit_val_batches: int | float = checked(_val_batches, 50)
     log_every_n_steps: int = positive(10)
     checkpoint_every_n_steps: int = positive(500)
     progress_bar: bool = True
@@ -124,7 +161,7 @@ class RunConfig:
     """A whole ``scinum fit`` config (the schema of the dict; each section's defaults are its
     dataclass's; ``model``'s are :class:`~scinum.model.trunk.ModelConfig`'s but its ``DERIVED``)."""
 
-    seed: int = signed(0)
+    seed: int = checked(_seed, 0)
     out_dir: str | Path = "runs/scinum"
     data: DataConfig = field(default_factory=DataConfig)
     encoding: dict[str, Any] = field(default_factory=lambda: {"name": "xval"})  # name + options
@@ -173,12 +210,20 @@ def parse_overrides(tokens: Sequence[str]) -> dict:
         elif t.startswith("--") and toks:
             text = toks.pop(0)
         else:
-            raise ValueError(f"override {t!r}: write --section.key VALUE or section.key=VALUE")
+            raise ConfigError(f"override {brief(t)}: write --section.key VALUE or section.key=VALUE")
         node = out
         *parents, leaf = key.split(".")
         for p in parents:
             node = node.setdefault(p, {})
-        node[leaf] = _value(text)
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {brief(t)}: {p} is set to a value by another override, "
+                                  "not a section")
+        try:
+            node[leaf] = _value(text)
+        except yaml.YAMLError as e:  # a !!python/... tag, unbalanced brackets: not a plain value
+            why = str(getattr(e, "problem", None) or e).splitlines()[0]
+            raise ConfigError(f"override {brief(t)}: {brief(text)} is not a plain YAML value "
+                              f"({brief(why, 120)})") from None
     return out
 
 
@@ -228,14 +273,14 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             raise ConfigError(f"{path}: not valid YAML ({getattr(e, 'problem', None) or e}{where})") from None
         if not isinstance(loaded, dict):
-            raise ValueError(f"{path}: a config must be a YAML mapping")
+            raise ConfigError(f"{path}: a config must be a YAML mapping")
         config = apply_overrides(config, loaded)
     if not isinstance(overrides, dict):
         overrides = parse_overrides(overrides)
     config = apply_overrides(config, overrides)
+    validate_config(config)  # first: a section replaced by a value (data=5) is refused here
     if not config["data"]["path"]:
         raise ConfigError("config: data.path (the dataset directory) is required")
-    validate_config(config)
     return config
 
 
@@ -251,15 +296,15 @@ def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
     """Return ``budget`` (a dict of exactly one kind of :data:`KINDS` with a positive number,
     plus ``max_steps`` for seconds) or raise :class:`~scinum.errors.ConfigError` naming ``where``."""
     if not isinstance(budget, dict):
-        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {budget!r}")
+        raise ConfigError(f"{where}: must be a mapping like {{samples: 38400}}, got {brief(budget)}")
     kinds = [k for k in budget if k in KINDS]
     extra = [k for k in budget if k not in KINDS and k != "max_steps"]
     if len(kinds) != 1 or extra:
         raise ConfigError(f"{where}: give exactly one of {sorted(KINDS)} (got keys {sorted(budget)})")
     kind = kinds[0]
     value = budget[kind]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigError(f"{where}.{kind}: must be a positive number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ConfigError(f"{where}.{kind}: must be a positive finite number, got {brief(value)}")
     if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int)
                                   or budget["max_steps"] < 1):
         raise ConfigError(f"{where}.max_steps: only with seconds, a positive integer")
@@ -284,12 +329,12 @@ def validate_config(config: dict) -> None:
     try:
         encoding = encodings.from_config(config["encoding"])
     except (TypeError, ValueError, KeyError) as e:
-        raise ConfigError(f"config: encoding = {shorten(str(config['encoding']), 120)}: "
+        raise ConfigError(f"config: encoding = {brief(config['encoding'], 120)}: "
                           f"{_first_line(e)}") from None
     try:
         heads.check_options(encoding, config["head"])
     except ValueError as e:
-        raise ConfigError(f"config: head = {shorten(str(config['head']), 120)}: {_first_line(e)}") from None
+        raise ConfigError(f"config: head = {brief(config['head'], 120)}: {_first_line(e)}") from None
     model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
     try:
         ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})

@@ -134,8 +134,15 @@ class MLMDataModule(L.LightningDataModule):
 
     @property
     def splits(self) -> list[str]:
-        """The splits this module reads: ``train`` and, if the dataset has it, ``val_split``."""
-        return ["train"] + ([self.val_split] if self.val_split in Dataset(self.path).splits else [])
+        """The splits this module reads: ``train`` and, if the dataset has it, ``val_split``. A
+        ``val_split`` set to another name than the default that the dataset lacks is a
+        :class:`ConfigError` (it would train without validation, and a mixture head without
+        calibration, silently)."""
+        have = Dataset(self.path).splits
+        if self.val_split not in (None, DataConfig.val_split, *have):
+            raise ConfigError(f"data.val_split = {self.val_split!r}: {self.path} has no such split "
+                              f"(it has {', '.join(have)}); name one of them, or null for none")
+        return ["train"] + ([self.val_split] if self.val_split in have else [])
 
     def _tokenize(self) -> tuple[Vocabulary, dict[str, TokenShards]]:
         return tokenize_dataset(self.path, self.splits, cache_dir=self.cache_dir,

@@ -72,19 +72,14 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     if present. Returns the path of the exported ``<out>/model.ckpt``. A ``budget``
     (:mod:`scinum.train.budget`) sets ``trainer.max_steps``; ``<out>/training.json`` records the steps
     taken and the training seconds they took (validation and checkpoints not counted). One run
-    at a time owns ``out_dir`` (:func:`scinum.train.run_dir.out_dir_lock`): a second one refuses."""
-    from .run_dir import out_dir_lock
+    at a time owns ``out_dir`` (:func:`scinum.train.run_dir.out_dir_lock`): a second one refuses. A
+    ``last.ckpt`` of another config is refused before anything is written
+    (:func:`scinum.train.run_dir.check_resume`)."""
+    from .run_dir import check_resume, out_dir_lock
     validate_config(config)  # also configs built without load_config (recipes' overrides)
     with out_dir_lock(config["out_dir"]):
-        _check_resumable(Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
+        check_resume(config, Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
         return _fit(config, callbacks)
-
-
-def _check_resumable(last: Path) -> None:
-    """A damaged ``last.ckpt`` (its digest does not match) is refused before resuming from it."""
-    if last.exists():
-        from ..model.checkpoint import load_checkpoint
-        load_checkpoint(last)
 
 
 def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
@@ -158,6 +153,8 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
             from ..fill.calibration import recalibrate_checkpoint
             recalibrate_checkpoint(final, dm.path, dm.val_split)
+        from ..model.checkpoint import load_checkpoint
+        load_checkpoint(final)  # success is reported only for a model that loads back
     return final
 
 
@@ -184,6 +181,10 @@ def _check_world(config: dict, dm: MLMDataModule) -> int:
     from ..datasets.directory import Dataset
     counts = {split: Dataset(dm.path).count(split) for split in dm.splits}
     t = config["trainer"]
+    on_cpu = t["accelerator"] == "cpu" or (t["accelerator"] == "auto" and not torch.cuda.is_available())
+    if on_cpu and isinstance(t["devices"], list):
+        raise ConfigError(f"trainer.devices = {t['devices']}: a list of device indices names GPUs; "
+                          "on the CPU give a number of processes (or auto)")
     devices = t["devices"] if isinstance(t["devices"], int) else (
         len(t["devices"]) if isinstance(t["devices"], (list, tuple)) else 1)
     world = max(1, devices) * max(1, int(t.get("num_nodes", 1)))

@@ -6,6 +6,10 @@
   process ends, however it ends (``kill -9`` included): a dead run never blocks the next one.
   Only the launching process takes it: the rank processes that Lightning's launcher (or
   torchrun, SLURM) starts for a distributed run carry a non-zero rank in their environment.
+* :func:`check_resume`: a run resumes ``<out>/checkpoints/last.ckpt`` only when its config is the
+  one that checkpoint was trained with, up to the keys in :data:`RESUME_MAY_CHANGE` (train
+  longer, report otherwise); anything else is refused in one line naming what differs, before
+  anything in ``out_dir`` is written.
 * :class:`KeptCSVLogger`: Lightning's CSV logger deletes ``metrics.csv`` when it starts; this one
   keeps the rows of the steps before the first step the new run logs (a run resumed from its
   last checkpoint re-logs the steps after it), so the curves keep their start.
@@ -20,9 +24,10 @@ from pathlib import Path
 from typing import Iterator
 
 from ..util.atomic import write_text_atomic
-from ..errors import ScinumError
+from ..errors import CheckpointError, ConfigError, ScinumError
 
-__all__ = ["RunDirBusy", "out_dir_lock", "launching_process", "KeptCSVLogger"]
+__all__ = ["RunDirBusy", "out_dir_lock", "launching_process", "RESUME_MAY_CHANGE", "check_resume",
+           "KeptCSVLogger"]
 
 #: environment variables that name a process's rank in a distributed run (Lightning's
 #: subprocess launcher sets LOCAL_RANK/NODE_RANK in the processes it starts; torchrun RANK;
@@ -63,6 +68,69 @@ def out_dir_lock(out: str | os.PathLike) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # releases the lock; the file stays (removing it would race a new run)
+
+
+#: config keys (dotted; a section name covers its keys) a resumed run may change: how long it
+#: trains, how it reports and checkpoints, where its files are. ``data.path`` may name another
+#: copy of the same dataset (compared by its manifest's sha256).
+RESUME_MAY_CHANGE = ("out_dir", "budget", "calibrate", "trainer.max_steps", "trainer.progress_bar",
+                     "trainer.checkpoint_every_n_steps", "trainer.log_every_n_steps",
+                     "trainer.val_check_interval", "trainer.limit_val_batches", "trainer.signal_grace_s",
+                     "trainer.collective_timeout_s", "data.path", "data.num_workers", "data.cache_dir")
+
+
+def check_resume(config: dict, last: str | os.PathLike) -> None:
+    """Refuse to resume ``last`` (a ``last.ckpt``; nothing to check when it does not exist) with
+    ``config`` unless it is an intact training checkpoint of ``scinum fit`` whose recorded run
+    config equals ``config`` outside :data:`RESUME_MAY_CHANGE` and whose dataset is the one
+    ``config`` names: :class:`CheckpointError` (damaged, not a training checkpoint, no recorded
+    config) or :class:`ConfigError` naming the first key that differs, both values, and how many
+    more do."""
+    import json
+
+    import torch
+
+    from ..model.checkpoint import load_checkpoint
+    from ..util.provenance import dataset_identity
+    last = Path(last)
+    if not last.exists():
+        return
+    load_checkpoint(last)  # damaged or foreign: its one-line error
+    raw = torch.load(last, map_location="cpu", weights_only=True)
+    if "pytorch-lightning_version" not in raw:
+        raise CheckpointError(f"{last}: not a training checkpoint of scinum fit (a model file?); "
+                              "move it away to train afresh in this out_dir")
+    run = raw["scinum"].get("run") or {}
+    before = run.get("config")
+    if not isinstance(before, dict):
+        raise CheckpointError(f"{last}: records no run config (written by an older scinum), so "
+                              "resuming it cannot be checked; move it away to train afresh")
+    old, new = _flat(before), _flat(json.loads(json.dumps(config, default=str)))
+    differ = [k for k in sorted(set(old) | set(new), key=str) if old.get(k, "(unset)") != new.get(k, "(unset)")
+              and not any(k == m or k.startswith(m + ".") for m in RESUME_MAY_CHANGE)]
+    was, now = (run.get("dataset") or {}).get("manifest_sha256"), dataset_identity(
+        config["data"]["path"]).get("manifest_sha256")
+    if was != now:
+        differ.insert(0, "data.path")
+        old["data.path"] = f"{old.get('data.path')} (manifest sha256 {str(was)[:12]})"
+        new["data.path"] = f"{new.get('data.path')} (manifest sha256 {str(now)[:12]})"
+    if differ:
+        k = differ[0]
+        more = f" (and {len(differ) - 1} more: {', '.join(differ[1:4])})" if len(differ) > 1 else ""
+        raise ConfigError(f"{last}: cannot resume: {k} was {str(old.get(k, '(unset)'))[:80]} when it "
+                          f"was trained, now {str(new.get(k, '(unset)'))[:80]}{more}; to train longer "
+                          "change only trainer.max_steps or budget, else choose another out_dir")
+
+
+def _flat(d: dict, prefix: str = "") -> dict[str, object]:
+    """A nested dict's leaves by dotted key (lists are leaves)."""
+    out: dict[str, object] = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
 
 
 def _kept_writer_class():

@@ -5,7 +5,8 @@ without the dataset at hand.
 
 ``run_info(...)`` -> ``{"data": path, "seed": int, "dataset": {builder, builder_version, seed,
 counts, evaluation, manifest_sha256}, "train_ranges": {field: {"count", "min", "max",
-"values"?}}, "training": {max_steps, batch_size, ...}, "versions": {...}, "commit": str|None}``.
+"values"?}}, "training": {max_steps, batch_size, ...}, "versions": {...}, "commit": str|None, "config":
+the run's whole config}``.
 ``values`` lists a field's distinct training values when there are at most
 :data:`MAX_DISTINCT` of them (the planets step size: 0.2, 0.3, 0.5, 0.8), so that "outside the
 training values" can be told from "outside the training range".
@@ -142,8 +143,9 @@ def run_info(config: dict, fields: list[str],
                          "accumulate_grad_batches": t.get("accumulate_grad_batches", 1),
                          "lr": o.get("lr"), "mask_prob": d.get("mask_prob"),
                          "mask_fields": d.get("mask_fields"), "normalizer": config.get("normalizer")},
-            "versions": versions(), "commit": git_commit()}
-    return json.loads(json.dumps(info))  # plain JSON types only: checkpoints load weights_only
+            "versions": versions(), "commit": git_commit(),
+            "config": config}  # the whole run config: a resumed run is compared with it
+    return json.loads(json.dumps(info, default=str))  # plain JSON types only: checkpoints load weights_only
 
 
 def result_provenance() -> dict[str, Any]:

@@ -2,9 +2,9 @@
 dicts, and the check of a config dict against them (what :func:`scinum.train.config.validate_config`
 runs over :class:`scinum.train.config.RunConfig`, :class:`scinum.model.trunk.ModelConfig` among its sections).
 
-A field's type comes from its annotation; numbers must be finite and >= 0 unless the field is
-:func:`signed`. ``check(value) -> None | "what was expected"`` adds a constraint on a value of the
-right type; ``choices`` limits a string.
+A field's type comes from its annotation; numbers must be finite and >= 0.
+``check(value) -> None | "what was expected"`` adds a constraint on a value of the right type;
+``choices`` limits a string.
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Callable, Sequence, Union, get_args, get_origin, get_type_hints
 
-from ..errors import ConfigError, ConfigKeyError, shorten
+from ..errors import ConfigError, ConfigKeyError, brief
 
-__all__ = ["positive", "fraction", "signed", "one_of", "checked", "section_keys", "section_defaults",
+__all__ = ["positive", "fraction", "one_of", "checked", "section_keys", "section_defaults",
            "check_section", "check_choice", "fail"]
 
 
@@ -40,11 +40,6 @@ def positive(default: Any) -> Any:
 def fraction(default: float) -> Any:
     """A probability or ratio in [0, 1]."""
     return field(default=default, metadata={"check": in_unit_interval})
-
-
-def signed(default: Any) -> Any:
-    """A number that may be negative (a seed)."""
-    return field(default=default, metadata={"signed": True})
 
 
 def one_of(default: Any, choices: Sequence[str], what: str) -> Any:
@@ -84,7 +79,7 @@ def section_defaults(cls: type) -> dict[str, Any]:
 
 def fail(key: str, value: Any, expected: str) -> None:
     """Raise the one-line :class:`~scinum.errors.ConfigError` ``config: KEY = VALUE: expected ...``."""
-    raise ConfigError(f"config: {key} = {shorten(repr(value))}: expected {expected}")
+    raise ConfigError(f"config: {key} = {brief(value)}: expected {expected}")
 
 
 def _is(value: Any, hint: Any) -> bool:
@@ -113,7 +108,7 @@ def _type_name(hint: Any) -> str:
 def check_choice(key: str, value: Any, choices: Sequence[str], what: str) -> None:
     """Raise :class:`~scinum.errors.ConfigError` naming the choices unless ``value`` is one."""
     if value not in choices:
-        raise ConfigError(f"config: {key} = {shorten(repr(value))}: not a {what}; "
+        raise ConfigError(f"config: {key} = {brief(value)}: not a {what}; "
                           f"choices: {', '.join(choices)}")
 
 
@@ -135,7 +130,7 @@ def check_section(node: Any, schema: type, where: str) -> None:
         if type(value) in (int, float) and not math.isfinite(value):
             fail(key, value, "a finite number")
         why = meta["check"](value) if "check" in meta else None
-        if why is None and type(value) in (int, float) and value < 0 and not meta.get("signed"):
+        if why is None and type(value) in (int, float) and value < 0:
             why = "a number >= 0"
         if why is not None:
             fail(key, value, why)
