@@ -10,7 +10,10 @@ A results directory (what ``scinum plot`` reads) holds:
 * ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics
   (``subset`` ``all``), and for a field whose training range the builder declares
   (``evaluation.train_ranges``) two more rows where a split has true values both inside and
-  outside it: ``interp`` (inside) and ``extrap`` (outside);
+  outside it: ``interp`` (inside) and ``extrap`` (outside); ``kind`` says what made a row:
+  ``model`` (scinum's), or — ``scinum evaluate`` adds them unless ``--no-baselines`` — the
+  standard references of :mod:`scinum.analysis.baselines` (``regressor``, ``reference``,
+  ``oracle``);
 * ``predictions.csv`` — one row per predicted number: ``model, encoding, head, field, split,
   record, path, true, pred`` (+ the columns the model's head declares,
   :attr:`scinum.heads.HeadOutputs.columns`: ``mean, std, lo68, hi68, lo95, hi95, mixture`` for
@@ -120,8 +123,8 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
             part = []
             for i, (rec, f) in enumerate(zip(records, filled)):
                 for p in f.predictions:
-                    row = {"model": label, "encoding": encoding, "head": head, "field": field,
-                           "split": split, "record": i, "path": p.path,
+                    row = {"model": label, "kind": "model", "encoding": encoding, "head": head,
+                           "field": field, "split": split, "record": i, "path": p.path,
                            "true": float(get(rec, p.path)), "pred": _pred_value(p.value),
                            "unparseable": p.value is None, "says_number": p.says_number}
                     row.update(declared.evaluation_columns(p.uncertainty))
@@ -129,9 +132,9 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
             frame = pd.DataFrame(part)
             rows.append(frame)
             for subset, sel in _subsets(frame, ranges.get(field)):
-                tables.append({"model": label, "field": field, "split": split, "subset": subset,
-                               **_score(frame[sel] if sel is not None else frame, ds.manifest,
-                                        declared)})
+                tables.append({"model": label, "kind": "model", "field": field, "split": split,
+                               "subset": subset, **_score(frame[sel] if sel is not None
+                                                          else frame, ds.manifest, declared)})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
@@ -258,6 +261,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labels", nargs="+", help="a model label per checkpoint")
     parser.add_argument("--limit", type=int, help="at most this many records per split")
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--no-baselines", action="store_true",
+                        help="leave out the standard references (train mean, ridge, boosted trees, "
+                             "persistence, oracles: scinum.baselines), fitted on the train split")
+    parser.add_argument("--seed", type=int, default=0, help="the baselines' seed [0]")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -269,6 +276,12 @@ def run(args: argparse.Namespace) -> int:
     for k, ckpt in enumerate(args.ckpt):
         t, p = evaluate(ckpt, args.data, fields, args.splits, label=args.labels[k] if args.labels else None,
                         batch_size=args.batch_size, limit=args.limit, progress=True)
+        tables.append(t)
+        preds.append(p)
+    if not args.no_baselines:
+        from .baselines import baseline_results
+        t, p, _ = baseline_results(args.data, fields, list(dict.fromkeys(tables[0]["split"])),
+                                   limit=args.limit, seed=args.seed)
         tables.append(t)
         preds.append(p)
     table = pd.concat(tables, ignore_index=True)
