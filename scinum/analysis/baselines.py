@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ..datasets import Dataset
-from .evaluate import _physical_mse, _subsets
+from .evaluate import _physical_mse, _subsets, default_fields
 from .metrics import summarize
 
-__all__ = ["baseline_results", "comparison_rows", "BOOTSTRAP"]
+__all__ = ["baseline_results", "comparison_baselines", "comparison_rows", "BOOTSTRAP"]
 
 #: bootstrap resamples of the records for a baseline's interval in a comparison
 BOOTSTRAP = 1000
@@ -45,15 +45,26 @@ def baseline_results(data: Any, fields: Sequence[str], splits: Sequence[str], *,
     return pd.DataFrame(rows), pred, info
 
 
-def comparison_rows(table: pd.DataFrame, predictions: pd.DataFrame,
-                    ranges: dict[str, Sequence[float]], manifest: dict,
-                    seed: int = 0) -> pd.DataFrame:
+def comparison_baselines(data: Any, fields: Sequence[str] | None = None, limit: int | None = None,
+                         seed: int = 0, log: Callable[[str], None] = print) -> pd.DataFrame:
+    """The baselines of a comparison (:mod:`recipes.compare`) on the splits it evaluates (test
+    and every ``ood_*`` split with records, the first ``limit`` records of each), as
+    :func:`comparison_rows`."""
+    ds = Dataset(data)
+    fields = list(fields) if fields else default_fields(ds.manifest)
+    splits = [s for s in ds.splits if (s == "test" or s.startswith("ood_")) and ds.count(s)]
+    _, pred, _ = baseline_results(data, fields, splits, limit=limit, seed=seed, log=log)
+    return comparison_rows(pred, ds.manifest, seed)
+
+
+def comparison_rows(predictions: pd.DataFrame, manifest: dict, seed: int = 0) -> pd.DataFrame:
     """A comparison report's baseline frame (:mod:`scinum.analysis.report`): per (baseline,
     field, split) — ``interp``/``extrap`` subsets as splits ``<split>:<subset>`` — and metric
     (``mse``, ``r2``, and the physical MSE where the dataset has one), the value, a 95 %
     percentile bootstrap over the records (``BOOTSTRAP`` resamples, ``seed``), ``n`` (numbers),
     ``n_records``, ``kind`` and ``seeds`` (the seed the baselines were fitted with)."""
     out = []
+    ranges = manifest.get("evaluation", {}).get("train_ranges", {})
     rng = np.random.default_rng(seed)
     for (model, kind, field, split), g in predictions.groupby(["model", "kind", "field", "split"],
                                                               sort=False):

@@ -77,7 +77,9 @@ def _cell_text(long: pd.DataFrame, model: str, column: dict, metric: str) -> str
 
 
 def _baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric: str) -> list[list[str]]:
-    """One row per baseline with its ``metric`` in each column (``–`` where it has none)."""
+    """One row per baseline with its ``metric`` in each column (``–`` where it has none; ``n``
+    numbers where the frame says), labelled by its ``kind`` where it has one (an oracle reads
+    the truth)."""
     if baselines is None or baselines.empty:
         return []
     rows = []
@@ -85,9 +87,14 @@ def _baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric:
         cells = []
         for c in cols:
             r = g[(g["field"] == c["field"]) & (g["split"] == c["split"])]
-            cells.append("–" if r.empty else fmt_ci(*(float(r.iloc[0][k]) for k in
-                                                       ("mean", "ci95_low", "ci95_high"))))
-        rows.append([f"*{name}* (no training; {g['interval'].iloc[0]})", *cells])
+            n = r.iloc[0].get("n") if not r.empty else None
+            cells.append("–" if r.empty else fmt_ci(*(float(r.iloc[0][k]) for k in (
+                "mean", "ci95_low", "ci95_high"))) + (f" (n {int(n)})" if pd.notna(n) else ""))
+        kind = g["kind"].iloc[0] if "kind" in g and pd.notna(g["kind"].iloc[0]) else None
+        what = {"regressor": "standard regressor, fitted on the train split"
+                             + (f", seed {g['seeds'].iloc[0]}" if "seeds" in g else ""),
+                "oracle": "ORACLE: reads the truth"}.get(kind, "no training")
+        rows.append([f"*{name}* ({what}; {g['interval'].iloc[0]})", *cells])
     return rows
 
 
@@ -188,9 +195,15 @@ def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: st
         return
     sel = baselines[(baselines["field"] == column["field"]) & (baselines["split"] == column["split"])
                     & (baselines["metric"] == metric)]
+    styles = {"regressor": "--", "oracle": "-.", "reference": ":"}
     for k, r in enumerate(sel.itertuples()):
-        (ax.axvline if vertical else ax.axhline)(r.mean, ls="--", lw=1, color=f"0.{3 + 2 * k}",
-                                                 label=r.model)
+        if not np.isfinite(r.mean) or (metric in LOG_METRICS and r.mean <= 0):
+            continue  # an oracle's MSE 0 has no place on a log axis
+        kind = getattr(r, "kind", None)
+        kind = kind if isinstance(kind, str) else "reference"
+        (ax.axvline if vertical else ax.axhline)(
+            r.mean, ls=styles.get(kind, "--"), lw=1.2, color=("0.1", "0.35", "0.55", "0.7")[k % 4],
+            label=r.model if r.model.startswith("oracle") else f"{r.model} ({kind})")
     if not sel.empty:
         ax.legend(fontsize=6, loc="best")
 
@@ -205,7 +218,12 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
     models = [m for m in (models or dict.fromkeys(per_seed["model"])) if m in set(per_seed["model"])]
     long = summarize_seeds(per_seed, [m for m in METRICS if m in per_seed])
     write_text_atomic(out / "seeds.csv", per_seed.to_csv(index=False))
-    write_text_atomic(out / "table.csv", long.to_csv(index=False))
+    long.insert(1, "kind", "model")
+    table = long
+    if baselines is not None and not baselines.empty:  # their rows too, with n and seeds
+        table = pd.concat([long, baselines if "kind" in baselines else
+                           baselines.assign(kind="reference")], ignore_index=True)
+    write_text_atomic(out / "table.csv", table.to_csv(index=False))
     if spec is None:  # every (field, split) of the evaluation as a column
         pairs = per_seed[["field", "split"]].drop_duplicates().itertuples(index=False)
         spec = {"metric": "mse", "columns": [{"name": f"{f} {s}", "field": f, "split": s} for f, s in pairs]}
