@@ -91,12 +91,13 @@ def targets_of(record: dict, pattern: str) -> list[JsonPath]:
 class Rows:
     """Feature rows of one field: ``x`` float32 ``[N, F]``, ``y`` float64 ``[N]`` (the true
     values), ``record`` int ``[N]`` (the record's position in its split), ``path`` the target
-    paths (text)."""
+    paths (text), ``lag1`` float64 ``[N]`` (lag -1 exactly, NaN where there is none)."""
 
     x: np.ndarray
     y: np.ndarray
     record: np.ndarray
     path: list[str]
+    lag1: np.ndarray
 
 
 def _own_features(record: dict, path: JsonPath, masked: set[JsonPath]) -> list[float]:
@@ -127,7 +128,7 @@ def rows_of(records: Sequence[dict], pattern: str, slots: Slots,
     """One row per (record, number ``pattern`` names in it), records in order; ``keep`` (bool
     ``[total rows]``): build only those rows (a subsample) — memory is ``keep.sum()`` rows."""
     width = len(slots.paths) + 2 * INDEX_DEPTH + LAGS
-    xs, ys, recs, paths = [], [], [], []
+    xs, ys, recs, paths, lag1 = [], [], [], [], []
     k = 0
     for r, rec in enumerate(records):
         targets = targets_of(rec, pattern)
@@ -146,9 +147,12 @@ def rows_of(records: Sequence[dict], pattern: str, slots: Slots,
             if c is not None:
                 base[c] = np.nan
         for t in chosen:
-            xs.append(np.concatenate([base, np.asarray(_own_features(rec, t, masked), np.float32)]))
+            own = _own_features(rec, t, masked)
+            xs.append(np.concatenate([base, np.asarray(own, np.float32)]))
+            lag1.append(own[2 * INDEX_DEPTH])
             ys.append(float(get(rec, t)))
             recs.append(r)
             paths.append(format_path(t))
     x = np.stack(xs) if xs else np.zeros((0, width), np.float32)
-    return Rows(x, np.asarray(ys, np.float64), np.asarray(recs, np.int64), paths)
+    return Rows(x, np.asarray(ys, np.float64), np.asarray(recs, np.int64), paths,
+                np.asarray(lag1, np.float64))

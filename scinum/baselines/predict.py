@@ -113,15 +113,14 @@ def _field(field: str, train: list[dict], evaluated: dict[str, list[dict]], slot
     info["fields"][field] = {"train_numbers": int(every.size), "train_rows": len(rows.y),
                              "features": int(cols.sum()),
                              **({"ridge_alpha": fitted["ridge"].alpha} if fitted else {})}
-    lag1 = len(slots.paths) + 2 * INDEX_DEPTH
     out = []
     for split, records in evaluated.items():
         ev = rows_of(records, field, slots)
         if not len(ev.y):
             continue
         preds = {"train mean": np.full(len(ev.y), mean)}
-        if np.isfinite(ev.x[:, lag1]).all():
-            preds["persistence"] = ev.x[:, lag1].astype(np.float64)
+        if np.isfinite(ev.lag1).all():
+            preds["persistence"] = ev.lag1
         for label, model in fitted.items():
             preds[label] = np.asarray(model.predict(ev.x[:, cols]), dtype=np.float64)
         if declared is not None or split.startswith("ood_"):
