@@ -162,18 +162,19 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     finally:
         torch.set_num_threads(threads)
     fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
+    refs = {}
     if preset.get("evaluate", {}).get("baselines", True):  # standard references, same records
         from scinum.analysis.baselines import baseline_results
-        table, pred, _ = baseline_results(data, fields, list(dict.fromkeys(tables[0]["split"])),
-                                          limit=preset.get("evaluate", {}).get("limit"),
-                                          seed=preset["train"].get("seed", 0), log=log)
+        table, pred, refs = baseline_results(data, fields, list(dict.fromkeys(tables[0]["split"])),
+                                             limit=preset.get("evaluate", {}).get("limit"),
+                                             seed=preset["train"].get("seed", 0), log=log)
         tables.append(table)
         preds.append(pred)
     table = pd.concat(tables, ignore_index=True)
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
                      {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1),
                       **provenance(), "preset_name": preset_name, "preset": preset,
-                      "overrides": overrides or {},
+                      "overrides": overrides or {}, "baselines": refs,
                       "models": {label: json.loads((work / "models" / label / "config.json").read_text())
                                  for label in chosen}})
     (out / "logs").mkdir(parents=True, exist_ok=True)

@@ -179,3 +179,15 @@ def test_the_card_shows_the_baselines_beside_the_model(evaluated):
     card = (out / "README.md").read_text()
     assert "Beside standard references" in card and "ridge (regressor)" in card
     assert "oracle: truth clamped to training range (oracle)" in card
+
+
+def test_evaluate_without_scikit_learn_says_so_once(evaluated, linear, tmp_path, monkeypatch, capsys):
+    from scinum.cli import main
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    ckpt, _ = evaluated
+    assert main(["evaluate", "--ckpt", str(ckpt), "--data", str(linear), "--out", str(tmp_path / "r"),
+                 "--limit", "5"]) == 0
+    said = capsys.readouterr()
+    assert (said.out + said.err).count('pip install "scinum[baselines]"') == 1
+    table = pd.read_csv(tmp_path / "r" / "table.csv")
+    assert "ridge" not in set(table["model"]) and "train mean" in set(table["model"])

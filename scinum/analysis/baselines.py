@@ -79,7 +79,8 @@ def comparison_rows(predictions: pd.DataFrame, manifest: dict, seed: int = 0) ->
                             "n": len(part), "n_records": int(part["record"].nunique()),
                             "seeds": str(seed),
                             "interval": f"95 % bootstrap over the {part['record'].nunique()} records"})
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=["model", "kind", "field", "split", "metric", "mean", "ci95_low",
+                                      "ci95_high", "n", "n_records", "seeds", "interval"])
 
 
 def _mse(part: pd.DataFrame) -> float:

@@ -278,15 +278,17 @@ def run(args: argparse.Namespace) -> int:
                         batch_size=args.batch_size, limit=args.limit, progress=True)
         tables.append(t)
         preds.append(p)
+    meta = results_meta(args.data)
     if not args.no_baselines:
         from .baselines import baseline_results
-        t, p, _ = baseline_results(args.data, fields, list(dict.fromkeys(tables[0]["split"])),
-                                   limit=args.limit, seed=args.seed)
+        t, p, meta["baselines"] = baseline_results(args.data, fields,
+                                                   list(dict.fromkeys(tables[0]["split"])),
+                                                   limit=args.limit, seed=args.seed)
         tables.append(t)
         preds.append(p)
     table = pd.concat(tables, ignore_index=True)
     out = write_results(args.out, table, pd.concat(preds, ignore_index=True),
-                        train_values(args.data, fields), results_meta(args.data))
+                        train_values(args.data, fields), meta)
     print(_markdown(table))
     print(f"results written to {out}")
     return 0
