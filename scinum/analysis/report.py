@@ -150,7 +150,11 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
     models' names read across, however long), the paper's value as ×, baselines dashed."""
     from matplotlib.transforms import blended_transform_factory
     cols = spec["columns"]
-    fig, axes = figure((2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3), 1, len(cols), sharey=True)
+    names = [] if baselines is None or baselines.empty else list(dict.fromkeys(
+        baselines.loc[baselines["metric"] == metric, "model"]))
+    below = 0.22 * -(-len(names) // 3)  # inches of the baselines' legend under the panels
+    fig, axes = figure((2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3 + below), 1, len(cols),
+                       sharey=True)
     y = np.arange(len(models))[::-1]  # the first model on top
     for ax, c in zip(axes[0], cols):
         edge = blended_transform_factory(ax.transAxes, ax.transData)
@@ -173,7 +177,7 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
                     v = math.nan
                 if np.isfinite(v) and (v > 0 or not log):
                     ax.plot([v], [i], "x", color="k", ms=7)
-        _draw_baselines(ax, baselines, c, metric, vertical=True)
+        _draw_baselines(ax, baselines, c, metric, vertical=True, legend=False)
         if metric == "r2":
             ax.set_xlim(max(-1.0, ax.get_xlim()[0]), 1.05)  # R² below -1: as bad as it gets
         if log:
@@ -182,21 +186,29 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
         ax.set_title(c["name"], fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(alpha=0.3)
-    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8)
-    fig.tight_layout()
+    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8,
+                  y=below / fig.get_figheight(), va="bottom")
+    drawn = {lb: h for ax in axes[0] for h, lb in zip(*ax.get_legend_handles_labels())}
+    if drawn:  # one legend for every panel, under them
+        fig.legend(list(drawn.values()), list(drawn), loc="lower center", ncol=3, fontsize=6,
+                   frameon=False)
+    fig.tight_layout(rect=(0, below / fig.get_figheight(), 1, 1))
     return save(fig, out)
 
 
 def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str,
-                    vertical: bool = False) -> None:
-    """Each baseline's ``metric`` in ``column`` as a labelled dashed line (``vertical``: the
-    metric is the x axis)."""
+                    vertical: bool = False, legend: bool = True) -> None:
+    """Each baseline's ``metric`` in ``column`` as a labelled line, its style by its kind
+    (dashed: regressor, dotted: reference, dash-dotted: oracle), its grey the same in every
+    panel (``vertical``: the metric is the x axis; ``legend``: one per panel)."""
     if baselines is None or baselines.empty:
         return
+    order = list(dict.fromkeys(baselines["model"]))
     sel = baselines[(baselines["field"] == column["field"]) & (baselines["split"] == column["split"])
                     & (baselines["metric"] == metric)]
     styles = {"regressor": "--", "oracle": "-.", "reference": ":"}
-    for k, r in enumerate(sel.itertuples()):
+    for r in sel.itertuples():
+        k = order.index(r.model)
         if not np.isfinite(r.mean) or (metric in LOG_METRICS and r.mean <= 0):
             continue  # an oracle's MSE 0 has no place on a log axis
         kind = getattr(r, "kind", None)
@@ -204,7 +216,7 @@ def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: st
         (ax.axvline if vertical else ax.axhline)(
             r.mean, ls=styles.get(kind, "--"), lw=1.2, color=("0.1", "0.35", "0.55", "0.7")[k % 4],
             label=r.model if r.model.startswith("oracle") else f"{r.model} ({kind})")
-    if not sel.empty:
+    if legend and not sel.empty:
         ax.legend(fontsize=6, loc="best")
 
 
