@@ -25,7 +25,9 @@ training seconds, one line per model through its budgets).
 is, because the comparison is *about* them (a curve over trunk sizes); recorded in ``meta.json``.
 ``baselines: module:function``: non-learned predictors scored on the same records, a function
 ``(data_dir, split, limit) -> rows`` (:func:`scinum_era5.tasks.comparison_baselines`), reported beside
-the models with their own interval.
+the models with their own interval; the standard references of :mod:`scinum.analysis.baselines`
+(ridge, boosted trees, train mean, persistence, the oracles) join them unless ``evaluate:
+{baselines: false}``.
 
 ``python recipes/<name>.py --preset compare --seeds N`` trains each model for seeds 0..N-1.
 **What the seed changes**: the training config's ``seed`` — model initialisation, MLM masking and
@@ -43,8 +45,9 @@ procedure that chose those settings for every model.
 Each (model, seed) trains on one thread and is evaluated in the same worker process; finished
 work is reused (``models/<label>/seed<s>/model.ckpt``, ``eval.csv``), so re-running the command
 continues it; ``--collect`` writes the results of what has finished without training more.
-Results (``--out``): ``table.md``, ``table.csv`` (model, field, split, metric, mean, ci95_low,
-ci95_high, n_seeds), ``seeds.csv`` (every per-seed metric), ``paired.csv``, ``meta.json``
+Results (``--out``): ``table.md``, ``table.csv`` (model, kind, field, split, metric, mean,
+ci95_low, ci95_high, n_seeds; the baselines' rows add n, n_records, seeds, interval), ``seeds.csv``
+(every per-seed metric), ``paired.csv``, ``meta.json``
 (budget, seeds, commit, package versions, per-model steps/samples/tokens/training seconds),
 ``plots/compare_*.png``.
 """
@@ -278,7 +281,7 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
         builders.get(name).build(data, **params)
     elif not (data / "manifest.json").exists():
         raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
-    baselines = _baselines(preset, data, where)
+    baselines = _baselines(preset, data, where, log=log)
     command = f"python recipes/{name}.py --preset {preset_name} --seeds {seeds}"
     results = {}
     for b, (sub, w, o) in plans.items():
@@ -318,20 +321,26 @@ def _subsets_as_splits(per_seed):
     return out
 
 
-def _baselines(preset: dict[str, Any], data: Path, where: str):
-    """The preset's non-learned baselines scored on the evaluated records (module docstring), as
-    a frame, or None."""
-    spec = preset.get("baselines")
-    if not spec:
-        return None
+def _baselines(preset: dict[str, Any], data: Path, where: str, log=print):
+    """The preset's non-learned baselines scored on the evaluated records (module docstring) and
+    the standard references of :mod:`scinum.analysis.baselines` (unless ``evaluate:
+    {baselines: false}``; fitted once, seed 0: the same rows under every seed), as a frame, or
+    None."""
     import pandas as pd
-    module, _, func = str(spec).partition(":")
-    try:
-        fn = getattr(import_module(module), func)
-    except (ImportError, AttributeError) as e:
-        raise RecipeError(f"{where}.baselines: cannot find {spec!r} ({e})") from None
-    e = preset.get("evaluate", {})
-    return pd.DataFrame(fn(data, "test", e.get("limit")))
+    spec, e, frames = preset.get("baselines"), preset.get("evaluate", {}), []
+    if spec:
+        module, _, func = str(spec).partition(":")
+        try:
+            fn = getattr(import_module(module), func)
+        except (ImportError, AttributeError) as err:
+            raise RecipeError(f"{where}.baselines: cannot find {spec!r} ({err})") from None
+        frames.append(pd.DataFrame(fn(data, "test", e.get("limit"))).assign(kind="reference"))
+    if e.get("baselines", True):
+        from scinum.analysis.baselines import comparison_baselines
+        ours = comparison_baselines(data, e.get("fields"), e.get("limit"), seed=0, log=log)
+        named = set(frames[0]["model"]) if frames else set()  # the preset's own persistence stays
+        frames.append(ours[~ours["model"].isin(named)])
+    return pd.concat(frames, ignore_index=True) if frames else None
 
 
 def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: Path, seeds: int,

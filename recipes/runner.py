@@ -12,7 +12,8 @@ A recipe is a YAML file of presets (``recipes/planets.yaml``, ``recipes/era5.yam
 Every step is resumable: a finished dataset or ``model.ckpt`` is reused, an interrupted
 ``scinum fit`` resumes from its last checkpoint, so re-running a recipe continues it.
 Layout of ``--work`` (default ``runs/<recipe>-<preset>``): ``data/``, ``models/<label>/``.
-Results go to ``--out`` (default ``results/<recipe>``): ``table.md``, ``table.csv``,
+Results go to ``--out`` (default ``results/<recipe>``): ``table.md``, ``table.csv`` (with the
+standard references of :mod:`scinum.analysis.baselines` unless ``evaluate: {baselines: false}``),
 ``predictions.csv``, ``plots/*.png``, and ``models/<label>/``: each model exported to share
 (``model.safetensors``, ``config.json``, a ``README.md`` model card with its rows of the table).
 """
@@ -108,6 +109,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     import torch
 
     from scinum.analysis import evaluate as ev
+    from scinum.analysis.scoring import default_fields
     from scinum.analysis import plots
 
     t0 = time.time()
@@ -140,12 +142,20 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
             preds.append(pred)
     finally:
         torch.set_num_threads(threads)
+    fields = fields or default_fields(json.loads((data / "manifest.json").read_text()))
+    refs = {}
+    if preset.get("evaluate", {}).get("baselines", True):  # standard references, same records
+        from scinum.analysis.baselines import baseline_results
+        table, pred, refs = baseline_results(data, fields, list(dict.fromkeys(tables[0]["split"])),
+                                             limit=preset.get("evaluate", {}).get("limit"),
+                                             seed=preset["train"].get("seed", 0), log=log)
+        tables.append(table)
+        preds.append(pred)
     table = pd.concat(tables, ignore_index=True)
-    fields = fields or ev.default_fields(json.loads((data / "manifest.json").read_text()))
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
                      {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1),
                       **result_provenance(), "preset_name": preset_name, "preset": preset,
-                      "overrides": overrides or {},
+                      "overrides": overrides or {}, "baselines": refs,
                       "models": {label: json.loads((work / "models" / label / "config.json").read_text())
                                  for label in chosen}})
     (out / "logs").mkdir(parents=True, exist_ok=True)

@@ -82,10 +82,14 @@ def test_tiny_comparison_end_to_end(tmp_path):
     models = ["xval", "p1000", "bittokens", "xval+gmm(mse1)"]
     out = run_comparison("planets", preset, work=tmp_path / "w", out=tmp_path / "r", seeds=2,
                          models=models, workers=1, log=lambda s: None)
-    long = pd.read_csv(out / "table.csv")
-    assert list(long.columns) == ["model", "field", "split", "metric", "mean", "ci95_low",
-                                  "ci95_high", "n_seeds"]
+    everything = pd.read_csv(out / "table.csv")
+    assert list(everything.columns) == ["model", "kind", "field", "split", "metric", "mean",
+                                        "ci95_low", "ci95_high", "n_seeds", "n", "n_records",
+                                        "seeds", "interval"]
+    long = everything[everything["kind"] == "model"].dropna(axis=1, how="all")
     assert set(long["model"]) == set(models)
+    refs = everything[everything["kind"] != "model"]  # the standard references, fitted once
+    assert {"ridge", "boosted trees", "train mean"} <= set(refs["model"]) and set(refs["seeds"]) == {0}
     assert not long.duplicated(["model", "field", "split", "metric"]).any()
     xval = long[(long.model == "xval") & (long.metric == "mse")]
     assert (xval["n_seeds"] == 2).all()  # one value per seed in every cell
@@ -112,7 +116,7 @@ def test_tiny_comparison_end_to_end(tmp_path):
     (out / "table.md").unlink()
     again = run_comparison("planets", preset, work=tmp_path / "w", out=tmp_path / "r2", seeds=2,
                            models=models, collect=True, log=lambda s: None)
-    assert pd.read_csv(again / "table.csv").equals(long)
+    assert pd.read_csv(again / "table.csv").equals(everything)
     # a missing run is named, the rest still reported
     import shutil
     shutil.rmtree(tmp_path / "w" / "models" / "p1000" / "seed1")

@@ -233,7 +233,7 @@ def test_determinism_one_vs_two_workers(tmp_path):
     assert manifest["scalings"]["description.*.e"]["factor"] == 20
     assert set(manifest["ood"]) == {"ood_stepsize", "ood_a1"}
     # the builder declares what to evaluate; analysis reads it (nothing planets-specific there)
-    from scinum.analysis.evaluate import default_fields
+    from scinum.analysis.scoring import default_fields
     assert default_fields(manifest) == ["description.stepsize", "description.planet0.a",
                                         "description.planet0.e", "description.planet0.m"]
     assert manifest["evaluation"]["ood_fields"]["ood_a1"] == "description.planet0.a"

@@ -183,10 +183,11 @@ def test_fit_load_fill_and_evaluate_use_the_plugins(plugin_dir, trained, install
                  "--out", tmp_path / "res"], plugin_dir)
     assert r.returncode == 0, r.stderr[-3000:]
     with open(tmp_path / "res" / "predictions.csv") as f:
-        rows = list(csv.DictReader(f))
+        rows = [r for r in csv.DictReader(f) if r["kind"] == "model"]  # not the references'
     assert len(rows) == 8 and rows[0]["model"] == "halved+spread" and rows[0]["head"] == "spread"
     assert all(float(r["spread"]) >= 0 for r in rows)  # the column the head declares
     meta = json.loads((tmp_path / "res" / "meta.json").read_text())
+    assert meta["heads"] == {"halved+spread": meta["heads"]["halved+spread"]}
     assert meta["heads"]["halved+spread"]["columns"] == ["spread"]
 
 

@@ -21,7 +21,11 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
                      log=lambda s: None)
     for f in ("table.md", "table.csv", "predictions.csv", "train_values.json", "meta.json"):
         assert (out / f).stat().st_size > 0
-    table = pd.read_csv(out / "table.csv")
+    everything = pd.read_csv(out / "table.csv")
+    # the standard references of the same records beside the models (scinum.analysis.baselines)
+    table, refs = everything[everything["kind"] == "model"], everything[everything["kind"] != "model"]
+    assert {"ridge", "boosted trees", "train mean"} <= set(refs["model"])
+    assert set(refs["split"]) == set(table["split"])
     models = list(preset["models"])
     meta = json.loads((out / "meta.json").read_text())
     assert meta["preset"] == preset and set(meta["models"]) == set(models)
@@ -33,7 +37,7 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     for (m, f, sp), rows in sub.groupby(["model", "field", "split"]):
         whole = table[(table.model == m) & (table.field == f) & (table.split == sp) & (table.subset == "all")]
         assert sorted(rows["subset"]) == ["extrap", "interp"] and rows["n"].sum() == whole["n"].item()
-    full, table = table, table[table["subset"] == "all"]
+    table = table[table["subset"] == "all"]
     n_fields = table["field"].nunique()
     assert len(table) == len(models) * n_fields * len(splits)
     assert set(table["model"]) == set(models) and sorted(table["split"].unique()) == splits
@@ -55,7 +59,7 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     # re-running reuses the finished dataset and models (resumable recipe)
     again = run_recipe(name, preset, work=tmp_path / "work", out=tmp_path / "results2", workers=1,
                        log=lambda s: None)
-    assert pd.read_csv(again / "table.csv").equals(full)
+    assert pd.read_csv(again / "table.csv").equals(everything)
 
 
 def test_results_carry_the_commit_that_made_them():

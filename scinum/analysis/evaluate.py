@@ -10,7 +10,10 @@ A results directory (what ``scinum plot`` reads) holds:
 * ``table.csv`` / ``table.md`` — one row per (model, field, split) with the metrics
   (``subset`` ``all``), and for a field whose training range the builder declares
   (``evaluation.train_ranges``) two more rows where a split has true values both inside and
-  outside it: ``interp`` (inside) and ``extrap`` (outside);
+  outside it: ``interp`` (inside) and ``extrap`` (outside); ``kind`` says what made a row:
+  ``model`` (scinum's), or — ``scinum evaluate`` adds them unless ``--no-baselines`` — the
+  standard references of :mod:`scinum.analysis.baselines` (``regressor``, ``reference``,
+  ``oracle``);
 * ``predictions.csv`` — one row per predicted number: ``model, encoding, head, field, split,
   record, path, true, pred`` (+ the columns the model's head declares,
   :attr:`scinum.heads.HeadOutputs.columns`: ``mean, std, lo68, hi68, lo95, hi95, mixture`` for
@@ -34,12 +37,13 @@ import pandas as pd
 
 from ..datasets.directory import Dataset
 from ..errors import DatasetError, RecordError, ScinumError
-from ..records.paths import get, matches, parse_path, select
+from ..records.paths import get, select
 from ..util.atomic import atomic_files
 from ..heads import model_label
 from .metrics import summarize
+from .scoring import default_fields, physical_mse, subsets
 
-__all__ = ["default_fields", "evaluate", "train_values", "write_results", "results_meta",
+__all__ = ["evaluate", "train_values", "write_results", "results_meta",
            "head_declarations"]
 
 
@@ -56,16 +60,6 @@ def head_declarations(predictions: pd.DataFrame) -> dict[str, dict[str, Any]]:
         except ValueError:
             continue
     return out
-
-def default_fields(manifest: dict) -> list[str]:
-    """The fields a dataset's builder declares for evaluation (``manifest["evaluation"]``)."""
-    fields = manifest.get("evaluation", {}).get("fields")
-    if not fields:
-        raise DatasetError(f"dataset (builder {manifest.get('builder')!r}) declares no evaluation "
-                           "fields: pass --fields PATH ... (a dataset built by an older scinum: "
-                           "or delete it and build it again)")
-    return list(fields)
-
 
 def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
              splits: Sequence[str] | None = None, *, label: str | None = None,
@@ -123,18 +117,18 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
             part = []
             for i, (rec, f) in enumerate(zip(records, filled)):
                 for p in f.predictions:
-                    row = {"model": label, "encoding": encoding, "head": head, "field": field,
-                           "split": split, "record": i, "path": p.path,
+                    row = {"model": label, "kind": "model", "encoding": encoding, "head": head,
+                           "field": field, "split": split, "record": i, "path": p.path,
                            "true": float(get(rec, p.path)), "pred": _pred_value(p.value),
                            "unparseable": p.value is None, "says_number": p.says_number}
                     row.update(declared.evaluation_columns(p.uncertainty))
                     part.append(row)
             frame = pd.DataFrame(part)
             rows.append(frame)
-            for subset, sel in _subsets(frame, ranges.get(field)):
-                tables.append({"model": label, "field": field, "split": split, "subset": subset,
-                               **_score(frame[sel] if sel is not None else frame, ds.manifest,
-                                        declared)})
+            for subset, sel in subsets(frame, ranges.get(field)):
+                tables.append({"model": label, "kind": "model", "field": field, "split": split,
+                               "subset": subset, **_score(frame[sel] if sel is not None
+                                                          else frame, ds.manifest, declared)})
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
@@ -144,22 +138,7 @@ def _score(frame: pd.DataFrame, manifest: dict, head: Any) -> dict[str, Any]:
     return {**summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
                         unparseable=frame["unparseable"].to_numpy(dtype=bool),
                         **head.summary_inputs(frame)),
-            **_token_gate(frame), **_physical_mse(manifest, frame)}
-
-
-def _subsets(frame: pd.DataFrame, train_range: Sequence[float] | None):
-    """``("all", None)``, then — where the builder declares the field's training range
-    (``evaluation.train_ranges``) and the split holds true values both inside and outside it —
-    ``("interp", inside)`` and ``("extrap", outside)`` (boolean row selections): an OOD split
-    that mixes interpolation and extrapolation (planets ``ood_stepsize``) is scored both ways."""
-    yield "all", None
-    if train_range is None or frame.empty:
-        return
-    lo, hi = train_range
-    inside = frame["true"].between(lo, hi).to_numpy()
-    if inside.any() and not inside.all():
-        yield "interp", inside
-        yield "extrap", ~inside
+            **_token_gate(frame), **physical_mse(manifest, frame)}
 
 
 def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
@@ -171,21 +150,6 @@ def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
     unparseable = frame["unparseable"].to_numpy(dtype=bool) if "unparseable" in frame else False
     return {"not_number": float(1.0 - frame["says_number"].astype(bool).mean()),
             "non_finite": float(np.mean(~np.isfinite(pred) & ~unparseable))}
-
-
-def _physical_mse(manifest: dict, frame: pd.DataFrame) -> dict[str, float]:
-    """MSE in physical units where the builder records an affine scaling of the predicted
-    numbers (``manifest["scalings"]``, e.g. ERA5 temperatures in σ units -> ``mse_K2``)."""
-    if frame.empty:
-        return {}
-    path = parse_path(frame["path"].iloc[0])
-    for pattern, s in manifest.get("scalings", {}).items():
-        if s.get("kind") == "affine" and "std" in s and matches(pattern, path):
-            err = frame["pred"].to_numpy() - frame["true"].to_numpy()
-            ok = ~frame["unparseable"].to_numpy(dtype=bool)  # a NaN number prediction counts
-            mse = float(np.mean(err[ok] ** 2)) * s["std"] ** 2 if ok.any() else math.nan
-            return {f"mse_{s.get('unit', 'phys')}2": mse}
-    return {}
 
 
 def _pred_value(value: float | None) -> float:
@@ -264,6 +228,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labels", nargs="+", help="a model label per checkpoint")
     parser.add_argument("--limit", type=int, help="at most this many records per split")
     parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--no-baselines", action="store_true",
+                        help="leave out the standard references (train mean, ridge, boosted trees, "
+                             "persistence, oracles: scinum.baselines), fitted on the train split")
+    parser.add_argument("--seed", type=int, default=0, help="the baselines' seed [0]")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -277,9 +245,17 @@ def run(args: argparse.Namespace) -> int:
                         batch_size=args.batch_size, limit=args.limit, progress=True)
         tables.append(t)
         preds.append(p)
+    meta = results_meta(args.data)
+    if not args.no_baselines:
+        from .baselines import baseline_results
+        t, p, meta["baselines"] = baseline_results(args.data, fields,
+                                                   list(dict.fromkeys(tables[0]["split"])),
+                                                   limit=args.limit, seed=args.seed)
+        tables.append(t)
+        preds.append(p)
     table = pd.concat(tables, ignore_index=True)
     out = write_results(args.out, table, pd.concat(preds, ignore_index=True),
-                        train_values(args.data, fields), results_meta(args.data))
+                        train_values(args.data, fields), meta)
     print(_markdown(table))
     print(f"results written to {out}")
     return 0

@@ -40,10 +40,17 @@ def make_all(results_dir: str | Path) -> list[Path]:
     * ``scatter_<split>__<field>.png`` per (split, field) with ≥ :data:`~.drawing.MANY_VALUES`
       distinct true values (continuous fields: a line per true value would say nothing);
     * ``curves_<model>.png`` per training log in ``results_dir/logs/`` (:mod:`.curves`).
+
+    Rows of the standard references (``kind``, :mod:`.baselines`): the regressors are drawn as
+    models labelled ``<name> [regressor]``; references and oracles are in the tables only.
     """
     res = load_results(results_dir)
     outdir = Path(results_dir) / "plots"
     p = res.preds[res.preds["true"].notna()]
+    if "kind" in p:  # standard references: the regressors drawn, labelled; the others in tables
+        kind = p["kind"].fillna("model")
+        p = p[kind.isin(["model", "regressor"])].copy()
+        p["model"] = p["model"].where(kind[p.index] == "model", p["model"] + " [regressor]")
     res = Results(p, res.train_values, res.meta)
     written = [plot_ood(res, f, s, outdir / f"ood_{slug(s)}__{slug(f)}.png")
                for s, f in ood_pairs(res)]

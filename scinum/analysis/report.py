@@ -78,7 +78,9 @@ def _cell_text(long: pd.DataFrame, model: str, column: dict, metric: str) -> str
 
 
 def _baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric: str) -> list[list[str]]:
-    """One row per baseline with its ``metric`` in each column (``–`` where it has none)."""
+    """One row per baseline with its ``metric`` in each column (``–`` where it has none; ``n``
+    numbers where the frame says), labelled by its ``kind`` where it has one (an oracle reads
+    the truth)."""
     if baselines is None or baselines.empty:
         return []
     rows = []
@@ -86,9 +88,14 @@ def _baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric:
         cells = []
         for c in cols:
             r = g[(g["field"] == c["field"]) & (g["split"] == c["split"])]
-            cells.append("–" if r.empty else fmt_ci(*(float(r.iloc[0][k]) for k in
-                                                       ("mean", "ci95_low", "ci95_high"))))
-        rows.append([f"*{name}* (no training; {g['interval'].iloc[0]})", *cells])
+            n = r.iloc[0].get("n") if not r.empty else None
+            cells.append("–" if r.empty else fmt_ci(*(float(r.iloc[0][k]) for k in (
+                "mean", "ci95_low", "ci95_high"))) + (f" (n {int(n)})" if pd.notna(n) else ""))
+        kind = g["kind"].iloc[0] if "kind" in g and pd.notna(g["kind"].iloc[0]) else None
+        what = {"regressor": "standard regressor, fitted on the train split"
+                             + (f", seed {g['seeds'].iloc[0]}" if "seeds" in g else ""),
+                "oracle": "ORACLE: reads the truth"}.get(kind, "no training")
+        rows.append([f"*{name}* ({what}; {g['interval'].iloc[0]})", *cells])
     return rows
 
 
@@ -144,7 +151,11 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
     models' names read across, however long), the paper's value as ×, baselines dashed."""
     from matplotlib.transforms import blended_transform_factory
     cols = spec["columns"]
-    fig, axes = figure((2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3), 1, len(cols), sharey=True)
+    names = [] if baselines is None or baselines.empty else list(dict.fromkeys(
+        baselines.loc[baselines["metric"] == metric, "model"]))
+    below = 0.22 * -(-len(names) // 3)  # inches of the baselines' legend under the panels
+    fig, axes = figure((2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3 + below), 1, len(cols),
+                       sharey=True)
     y = np.arange(len(models))[::-1]  # the first model on top
     for ax, c in zip(axes[0], cols):
         edge = blended_transform_factory(ax.transAxes, ax.transData)
@@ -167,7 +178,7 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
                     v = math.nan
                 if np.isfinite(v) and (v > 0 or not log):
                     ax.plot([v], [i], "x", color="k", ms=7)
-        _draw_baselines(ax, baselines, c, metric, vertical=True)
+        _draw_baselines(ax, baselines, c, metric, vertical=True, legend=False)
         if metric == "r2":
             ax.set_xlim(max(-1.0, ax.get_xlim()[0]), 1.05)  # R² below -1: as bad as it gets
         if log:
@@ -176,23 +187,37 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
         ax.set_title(c["name"], fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(alpha=0.3)
-    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8)
-    fig.tight_layout()
+    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8,
+                  y=below / fig.get_figheight(), va="bottom")
+    drawn = {lb: h for ax in axes[0] for h, lb in zip(*ax.get_legend_handles_labels())}
+    if drawn:  # one legend for every panel, under them
+        fig.legend(list(drawn.values()), list(drawn), loc="lower center", ncol=3, fontsize=6,
+                   frameon=False)
+    fig.tight_layout(rect=(0, below / fig.get_figheight(), 1, 1))
     return save(fig, out)
 
 
 def _draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str,
-                    vertical: bool = False) -> None:
-    """Each baseline's ``metric`` in ``column`` as a labelled dashed line (``vertical``: the
-    metric is the x axis)."""
+                    vertical: bool = False, legend: bool = True) -> None:
+    """Each baseline's ``metric`` in ``column`` as a labelled line, its style by its kind
+    (dashed: regressor, dotted: reference, dash-dotted: oracle), its grey the same in every
+    panel (``vertical``: the metric is the x axis; ``legend``: one per panel)."""
     if baselines is None or baselines.empty:
         return
+    order = list(dict.fromkeys(baselines["model"]))
     sel = baselines[(baselines["field"] == column["field"]) & (baselines["split"] == column["split"])
                     & (baselines["metric"] == metric)]
-    for k, r in enumerate(sel.itertuples()):
-        (ax.axvline if vertical else ax.axhline)(r.mean, ls="--", lw=1, color=f"0.{3 + 2 * k}",
-                                                 label=r.model)
-    if not sel.empty:
+    styles = {"regressor": "--", "oracle": "-.", "reference": ":"}
+    for r in sel.itertuples():
+        k = order.index(r.model)
+        if not np.isfinite(r.mean) or (metric in LOG_METRICS and r.mean <= 0):
+            continue  # an oracle's MSE 0 has no place on a log axis
+        kind = getattr(r, "kind", None)
+        kind = kind if isinstance(kind, str) else "reference"
+        (ax.axvline if vertical else ax.axhline)(
+            r.mean, ls=styles.get(kind, "--"), lw=1.2, color=("0.1", "0.35", "0.55", "0.7")[k % 4],
+            label=r.model if r.model.startswith("oracle") else f"{r.model} ({kind})")
+    if legend and not sel.empty:
         ax.legend(fontsize=6, loc="best")
 
 
@@ -206,7 +231,12 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
     models = [m for m in (models or dict.fromkeys(per_seed["model"])) if m in set(per_seed["model"])]
     long = summarize_seeds(per_seed, [m for m in METRICS if m in per_seed])
     write_text_atomic(out / "seeds.csv", per_seed.to_csv(index=False))
-    write_text_atomic(out / "table.csv", long.to_csv(index=False))
+    long.insert(1, "kind", "model")
+    table = long
+    if baselines is not None and not baselines.empty:  # their rows too, with n and seeds
+        table = pd.concat([long, baselines if "kind" in baselines else
+                           baselines.assign(kind="reference")], ignore_index=True)
+    write_text_atomic(out / "table.csv", table.to_csv(index=False))
     if spec is None:  # every (field, split) of the evaluation as a column
         pairs = per_seed[["field", "split"]].drop_duplicates().itertuples(index=False)
         spec = {"metric": "mse", "columns": [{"name": f"{f} {s}", "field": f, "split": s} for f, s in pairs]}

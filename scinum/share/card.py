@@ -65,8 +65,8 @@ def _head_text(config: dict) -> str:
 def read_results(results: str | os.PathLike, meta: Any, label: str | None = None) -> dict[str, Any]:
     """One model's evaluation from a results directory: ``{"source", "label", "rows": [table
     rows as dicts], "meta": meta.json or {}, "train_values": {field: [values]}, "ood_values":
-    {(split, field): float64 true values}}`` (non-test splits, only with ``predictions.csv``); rows
-    test first. Raises
+    {(split, field): float64 true values}, "baselines": [the standard references' table rows]}``
+    (ood_values: non-test splits, only with ``predictions.csv``); rows test first. Raises
     :class:`ResultsError` naming the file when ``table.csv`` is missing or holds no row of the
     model."""
     import pandas as pd
@@ -80,6 +80,8 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
         raise ResultsError(f"{table_file}: unreadable ({type(e).__name__})") from None
     if not {"model", "field", "split", "mse"} <= set(table.columns):
         raise ResultsError(f"{table_file}: no model/field/split/mse columns (not a scinum results table)")
+    kind = table["kind"].fillna("model") if "kind" in table else pd.Series("model", index=table.index)
+    refs, table = table[kind != "model"], table[kind == "model"]  # scinum.analysis.baselines
     models = list(dict.fromkeys(table["model"].astype(str)))
     if label is None:
         label = models[0] if len(models) == 1 else model_label(meta)
@@ -92,7 +94,8 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
     info = _json(root / "meta.json")
     train = _json(root / "train_values.json")
     return {"source": str(root), "label": label, "rows": rows, "meta": info, "train_values": train,
-            "ood_values": _ood_values(root / "predictions.csv", label)}
+            "ood_values": _ood_values(root / "predictions.csv", label),
+            "baselines": [{k: _plain(v) for k, v in r.items()} for r in refs.to_dict("records")]}
 
 
 def _json(path: Path) -> dict:
@@ -289,6 +292,7 @@ def _evaluation_section(evaluation: dict | None, test: dict, units: dict, ood_fi
             f"{r['split']}, {'inside' if r.get('subset') == 'interp' else 'outside'} the training range")
         out.append(f"| `{r['field']}` | {split} | {_g(r.get('n'), 9)} | "
                    + " | ".join(_g(r.get(k)) for k, _ in cols) + f" | {ratio} |")
+    out += _baselines_table(evaluation.get("baselines") or [], rows)
     out += ["", "### What this means for you\n"]
     for s in dict.fromkeys(r["split"] for r in rows if r["split"] != "test"):
         declared = ood_fields.get(s)
@@ -298,6 +302,27 @@ def _evaluation_section(evaluation: dict | None, test: dict, units: dict, ood_fi
             out.append(_meaning(s, r, test.get(r["field"], {}), units, ranges,
                                 (evaluation.get("ood_values") or {}).get((s, r["field"]))))
     return out + [""]
+
+
+def _baselines_table(refs: list[dict], rows: list[dict]) -> list[str]:
+    """The model's MSE beside the standard references' on the same records (scinum evaluate's
+    rows of kind regressor / reference / oracle), one line per (field, split, subset)."""
+    if not refs:
+        return []
+    names = list(dict.fromkeys((r["model"], r.get("kind")) for r in refs))
+    mse = {(r["model"], r["field"], r["split"], r.get("subset") or "all"): r.get("mse") for r in refs}
+    out = ["", "### Beside standard references (same records, same metric: MSE)\n",
+           "Fitted on the training split from the records' structure alone (`scinum.baselines`); "
+           "**oracles read the true value**: they show the best a model can do that never leaves "
+           "the training range / only outputs training values.\n",
+           "| field | split | this model | " + " | ".join(f"{m} ({k})" for m, k in names) + " |",
+           "|---|---|---|" + "---|" * len(names)]
+    for r in rows:
+        sub = r.get("subset", "all")
+        split = r["split"] if sub == "all" else f"{r['split']} ({sub})"
+        cells = [_g(mse.get((m, r["field"], r["split"], sub))) for m, _ in names]
+        out.append(f"| `{r['field']}` | {split} | {_g(r.get('mse'))} | " + " | ".join(cells) + " |")
+    return out
 
 
 def _meaning(split: str, r: dict, base: dict, units: dict, ranges: dict, values: Any) -> str:
