@@ -20,9 +20,11 @@ __all__ = ["__version__", "encodings", "paths", "records", "Dataset", "DatasetWr
 def __getattr__(name: str):
     """Import torch-backed submodules on first use, so builders' worker processes (which only
     need ``scinum.datasets``) never pay for importing torch."""
+    import importlib
     if name == "encodings":
-        import importlib
         return importlib.import_module(".encodings", __name__)
+    if name == "Regressor":  # needs scikit-learn (scinum[baselines]) and torch
+        return importlib.import_module(".estimator", __name__).Regressor
     raise AttributeError(f"module 'scinum' has no attribute {name!r}")
 
 
@@ -40,4 +42,4 @@ def load(path, device: str = "cpu"):
     return _load(path, device=device)
 
 
-__all__ += ["load"]
+__all__ += ["load", "Regressor"]
