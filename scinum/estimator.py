@@ -118,7 +118,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, reset=reset, skip_check_array=True)
             return frame_to_records(X), "frame"
-        A = validate_data(self, X, reset=reset, ensure_all_finite="allow-nan", dtype="numeric")
+        A = validate_data(self, X, reset=reset, ensure_all_finite="allow-nan", dtype=np.float64)
         names = [f"x{j}" for j in range(A.shape[1])]
         return rows_to_records(names, [A[:, j].tolist() for j in range(A.shape[1])]), "array"
 
@@ -127,10 +127,10 @@ class Regressor(RegressorMixin, BaseEstimator):
         import pandas as pd
         if isinstance(y, pd.DataFrame):
             names = [str(c) for c in y.columns]
-            cols = [y.iloc[:, j].tolist() for j in range(y.shape[1])]
+            cols = [y.iloc[:, j].astype(np.float64).tolist() for j in range(y.shape[1])]
         else:
             name = str(y.name) if isinstance(y, pd.Series) and y.name is not None else "y"
-            Y = check_array(y, ensure_2d=False, ensure_all_finite="allow-nan", dtype="numeric")
+            Y = check_array(y, ensure_2d=False, ensure_all_finite="allow-nan", dtype=np.float64)
             if Y.ndim == 1:
                 names, cols = [name], [Y.tolist()]
             else:
@@ -180,7 +180,8 @@ class Regressor(RegressorMixin, BaseEstimator):
             paths = [column_path(t) if kind != "records" else check_target(t) for t in
                      ([targets] if isinstance(targets, str) else targets)]
         else:
-            raise ValueError("Regressor.fit needs y, or targets naming the columns to predict")
+            raise ValueError("Regressor.fit requires y to be passed, but the target y is None: give y, "
+                             "or targets naming the columns of X to predict")
         n = len(records)
         if n < 2:
             raise ValueError(f"Regressor.fit needs at least 2 samples: got {n} sample(s)")
