@@ -73,3 +73,25 @@ def test_recalibrated_levels_follow_the_table():
     assert np.allclose(levels[0], [0.16, 0.5, 0.84])  # field 0: no table
     assert np.allclose(levels[1], np.interp([0.16, 0.5, 0.84], GRID, tables[1]))
     assert levels.min() > 0 and levels.max() < 1
+
+
+def test_too_few_validation_numbers_leave_the_intervals_unfitted_and_say_so(runs, tmp_path, capsys):
+    import shutil
+
+    from scinum.calibration import MIN_VALUES, recalibrate_checkpoint
+    _, ckpts = runs
+    w = DatasetWriter(tmp_path / "few", builder="noisy", version="1", parameters={}, seed=0, shard_size=200)
+    w.write_split("train", 40, Noisy())
+    w.write_split("val", MIN_VALUES - 1, Noisy())
+    w.finish(evaluation={"fields": ["y"]})
+    ckpt = shutil.copy(ckpts[False], tmp_path / "model.ckpt")
+    recalibrate_checkpoint(ckpt, tmp_path / "few")
+    model = scinum.load(ckpt)
+    assert model.meta.calibration == {}
+    assert model.meta.run["calibration"] == {"split": "val", "min_values": MIN_VALUES,
+                                             "fields": {"y": {"n": MIN_VALUES - 1, "fitted": False}}}
+    captured = capsys.readouterr()
+    assert f"intervals of y not recalibrated: {MIN_VALUES - 1} val numbers, fewer than the {MIN_VALUES}" \
+        in captured.err and captured.out == ""
+    recalibrate_checkpoint(ckpt, runs[0])  # 120 numbers: fitted, and counted
+    assert scinum.load(ckpt).meta.run["calibration"]["fields"] == {"y": {"n": 120, "fitted": True}}
