@@ -24,7 +24,7 @@ from . import encodings
 from .atomic import write_text_atomic
 from .checkpoint import CheckpointMeta, save_checkpoint
 from .config import resolve_normalizer, validate_config
-from .console import quiet_lightning
+from .console import StderrProgressBar, quiet_lightning
 from .data import MLMDataModule, check_batches
 from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_strategy
 from .early_stopping import BestWeights
@@ -125,7 +125,7 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
                               every_n_train_steps=t.pop("checkpoint_every_n_steps"))
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
-    patience = t.pop("early_stopping_patience")
+    patience, progress = t.pop("early_stopping_patience"), t.pop("progress_bar")
     best = BestWeights(patience) if patience and has_val else None
     val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
     # the remaining trainer keys (max_steps, accelerator, devices, num_nodes, strategy,
@@ -133,9 +133,10 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     trainer = L.Trainer(
         precision=precision, val_check_interval=val_every if has_val else None,
         check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
-        enable_progress_bar=t.pop("progress_bar"),
+        enable_progress_bar=progress,
         gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
-        callbacks=[ckpt_cb, stopper, clock, *([best] if best else []), *callbacks], logger=_loggers(out), default_root_dir=out,
+        callbacks=[ckpt_cb, stopper, clock, *([best] if best else []),
+                   *([StderrProgressBar()] if progress else []), *callbacks], logger=_loggers(out), default_root_dir=out,
         deterministic=False, enable_model_summary=False, num_sanity_val_steps=0,
         strategy=make_strategy(t.pop("strategy"), world, timeout_s), **t)
     if trainer.is_global_zero:  # one writer per run: rank 0
