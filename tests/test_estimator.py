@@ -215,3 +215,16 @@ def test_scikit_learn_estimator_checks(one_thread):
 def test_regressors_train_at_the_default_budget(one_thread):
     from sklearn.utils.estimator_checks import check_regressors_train
     check_regressors_train("Regressor", scinum.Regressor())
+
+
+@pytest.mark.slow
+def test_readme_three_line_example_runs(one_thread):
+    pytest.importorskip("statsmodels")
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    code = readme.split("## A table in three lines")[1].split("```python\n")[1].split("```")[0]
+    assert len(code.strip().splitlines()) == 3
+    scope: dict = {}
+    exec(code, scope)
+    reg, df = scope["reg"], scope["df"]
+    assert reg.score(df[["income"]], df["foodexp"]) > 0.5
