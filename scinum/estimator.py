@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Sequence
@@ -103,20 +104,25 @@ class Regressor(RegressorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.target_tags.multi_output = True
-        tags.non_deterministic = False
         return tags
 
     # -- inputs ---------------------------------------------------------------------------------
-    def _rows(self, X: Any, reset: bool) -> tuple[list[dict], str]:
+    def _rows(self, X: Any, reset: bool, targets: Sequence[str] = ()) -> tuple[list[dict], str]:
         """Records of ``X`` and its kind (``"frame"``, ``"array"``, ``"records"``); arrays and
-        DataFrames are checked by scikit-learn (feature count and names against the fit)."""
+        DataFrames are checked by scikit-learn (feature count and names against the fit; a
+        DataFrame's ``targets`` columns are not features: they may be absent at prediction)."""
         import pandas as pd
         if isinstance(X, (str, Path)):
             return read_records(X), "records"
         if isinstance(X, (list, tuple)) and X and all(isinstance(r, dict) for r in X):
             return copy.deepcopy(list(X)), "records"
         if isinstance(X, pd.DataFrame):
-            validate_data(self, X, reset=reset, skip_check_array=True)
+            missing = [t for t in targets if t not in X.columns] if reset else []
+            if missing:
+                raise RecordError(f"target {missing[0]!r} is not a column of X (columns: "
+                                  f"{', '.join(map(str, X.columns))})")
+            validate_data(self, X.drop(columns=[c for c in X.columns if c in targets]), reset=reset,
+                          skip_check_array=True)
             return frame_to_records(X), "frame"
         A = validate_data(self, X, reset=reset, ensure_all_finite="allow-nan", dtype=np.float64)
         names = [f"x{j}" for j in range(A.shape[1])]
@@ -171,14 +177,15 @@ class Regressor(RegressorMixin, BaseEstimator):
         from .fitting import fit as run_fit
         from .infer import load
         from .jsonl_dataset import build
-        records, kind = self._rows(X, reset=True)
+        if isinstance(targets, str):
+            targets = [targets]
+        records, kind = self._rows(X, reset=True, targets=targets if y is None and targets else ())
         if y is not None:
             if targets is not None:
                 raise ValueError("give either y or targets, not both")
             paths = self._add_y(records, y)
         elif targets:
-            paths = [column_path(t) if kind != "records" else check_target(t) for t in
-                     ([targets] if isinstance(targets, str) else targets)]
+            paths = [column_path(t) if kind != "records" else check_target(t) for t in targets]
         else:
             raise ValueError("Regressor.fit requires y to be passed, but the target y is None: give y, "
                              "or targets naming the columns of X to predict")
@@ -187,6 +194,9 @@ class Regressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"Regressor.fit needs at least 2 samples: got {n} sample(s)")
         share = DEFAULTS["val_fraction"] if self.val_fraction is None else self.val_fraction
         train, val = split_records(records, share, self.seed)
+        if not val:
+            print(f"scinum.Regressor: {n} rows hold out fewer than {DEFAULTS['min_val_records']} "
+                  "for validation: no early stopping, intervals not recalibrated", file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="scinum-regressor-") as tmp:
             root = Path(tmp)
             _write_jsonl(root / "train.jsonl", train)
@@ -213,7 +223,10 @@ class Regressor(RegressorMixin, BaseEstimator):
     def _filled(self, X: Any) -> list:
         """:class:`scinum.infer.Filled` of every row of ``X`` with its targets filled."""
         check_is_fitted(self, "model_")
-        records, _ = self._rows(X, reset=False)
+        import pandas as pd
+        targets_in_x = [c for c in X.columns if column_path(str(c)) in self.targets_] \
+            if isinstance(X, pd.DataFrame) else []
+        records, _ = self._rows(X, reset=False, targets=targets_in_x)
         known = set(self.model_.vocab.fields)
         targets = [parse_path(t) for t in self.targets_]
         for i, r in enumerate(records):

@@ -93,6 +93,17 @@ def test_save_load_and_pickle_predict_the_same(fitted, tmp_path):
     np.testing.assert_array_equal(again.predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
 
 
+def test_targets_named_among_the_columns_need_not_be_there_to_predict(capsys):
+    df, y = _frame(40)
+    table = df.assign(ozone=y)
+    reg = scinum.Regressor(**TINY).fit(table, targets=["ozone"])
+    assert reg.targets_ == ["ozone"] and list(reg.feature_names_in_) == ["a", "Solar.R", "site"]
+    np.testing.assert_array_equal(reg.predict(df.iloc[:5]), reg.predict(table.iloc[:5]))
+    assert "40 rows hold out fewer than 10 for validation: no early stopping" in capsys.readouterr().err
+    with pytest.raises(RecordError, match="target 'ozon' is not a column of X"):
+        scinum.Regressor(**TINY).fit(table, targets="ozon")
+
+
 def test_records_and_jsonl_with_json_path_targets(tmp_path):
     rng = np.random.default_rng(1)
     recs = [{"inputs": {"t": float(t), "p": float(p)}, "out": {"sum": float(t + p), "diff": float(t - p)}}
