@@ -28,6 +28,7 @@ import argparse
 import os
 import re
 import shutil
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -334,8 +335,8 @@ def run(args: argparse.Namespace) -> int:
     counts = {s: v["count"] for s, v in manifest["splits"].items()}
     skipped = manifest["skipped"]
     print(f"jsonl: wrote {args.out} ({counts} records; {len(manifest['splits']['train']['fields'])} "
-          f"numeric fields in train)")
+          f"numeric fields in train)", file=sys.stderr)
     if skipped["count"]:
         print(f"jsonl: skipped {skipped['count']} bad line(s) (listed in the manifest); first: "
-              f"{skipped['first'][0]}")
+              f"{skipped['first'][0]}", file=sys.stderr)
     return 0

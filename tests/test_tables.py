@@ -31,6 +31,8 @@ def test_build_reads_a_csv_table(tmp_path, capsys):
     assert recs == [{"Ozone": 41, "Solar.R": 190.0, "Wind": 7.4}, {"Ozone": 36, "Wind": 8.0},
                     {"Ozone": 12, "Solar.R": 149.0, "Wind": 12.6}]
     assert Dataset(tmp_path / "ds").manifest["splits"]["train"]["fields"]['["Solar.R"]']["count"] == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "jsonl: wrote" in err  # messages on stderr: stdout carries data
     bad = tmp_path / "bad.csv"
     bad.write_text("x,y\n1,inf\n")
     capsys.readouterr()
