@@ -1,6 +1,7 @@
 """scinum: transformers that read and fill the numbers of JSON-structured scientific records.
 
-Public API (``import scinum``): :func:`load` and :class:`Model` (:mod:`scinum.fill`), the
+Public API (``import scinum``): :func:`load` and :class:`Model` (:mod:`scinum.fill`),
+:class:`Regressor` (:mod:`scinum.estimator`, a scikit-learn estimator: ``scinum[baselines]``), the
 registries ``scinum.encodings`` and ``scinum.heads`` (and ``scinum.datasets.builders``),
 :class:`Dataset` / :class:`DatasetWriter` and the errors. Packages, bottom-up: ``util``,
 ``records``, ``tokens``, ``datasets``, ``heads``, ``encodings``, ``model``, ``fill``,
@@ -13,7 +14,7 @@ from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError, 
                      ValueOutOfRange, VocabularyError)
 from .util.version import __version__
 
-__all__ = ["__version__", "encodings", "heads", "load", "Model", "Dataset", "DatasetWriter",
+__all__ = ["__version__", "encodings", "heads", "load", "Model", "Regressor", "Dataset", "DatasetWriter",
            "ScinumError", "RecordError", "MalformedJSON", "VocabularyError", "ValueOutOfRange",
            "DatasetError", "CheckpointError"]
 
@@ -26,6 +27,8 @@ def __getattr__(name: str):
         return importlib.import_module(f".{name}", __name__)
     if name == "Model":
         return importlib.import_module(".fill.model", __name__).Model
+    if name == "Regressor":  # needs scikit-learn (scinum[baselines]) and torch
+        return importlib.import_module(".estimator", __name__).Regressor
     raise AttributeError(f"module 'scinum' has no attribute {name!r}")
 
 
@@ -41,3 +44,4 @@ def load(path, device: str = "cpu"):
         from .share.hub import download
         path = download(path)
     return _load(path, device=device)
+

@@ -111,3 +111,25 @@ def test_save_checkpoint_refuses_metadata_its_load_would_refuse(tmp_path):
     with pytest.raises(CheckpointError, match="bad.ckpt.*calibration"):
         save_checkpoint(tmp_path / "bad.ckpt", net, meta)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.ckpt"]
+
+
+def test_too_few_validation_numbers_leave_the_intervals_unfitted_and_say_so(runs, tmp_path, capsys):
+    import shutil
+
+    from scinum.fill.calibration import MIN_VALUES, recalibrate_checkpoint
+    _, ckpts = runs
+    w = DatasetWriter(tmp_path / "few", builder="noisy", version="1", parameters={}, seed=0, shard_size=200)
+    w.write_split("train", 40, Noisy())
+    w.write_split("val", MIN_VALUES - 1, Noisy())
+    w.finish(evaluation={"fields": ["y"]})
+    ckpt = shutil.copy(ckpts[False], tmp_path / "model.ckpt")
+    recalibrate_checkpoint(ckpt, tmp_path / "few")
+    model = scinum.load(ckpt)
+    assert model.meta.calibration == {}
+    assert model.meta.run["calibration"] == {"split": "val", "min_values": MIN_VALUES,
+                                             "fields": {"y": {"n": MIN_VALUES - 1, "fitted": False}}}
+    captured = capsys.readouterr()
+    assert f"intervals of y not recalibrated: {MIN_VALUES - 1} val numbers, fewer than the {MIN_VALUES}" \
+        in captured.err and captured.out == ""
+    recalibrate_checkpoint(ckpt, runs[0])  # 120 numbers: fitted, and counted
+    assert scinum.load(ckpt).meta.run["calibration"]["fields"] == {"y": {"n": 120, "fitted": True}}

@@ -16,3 +16,19 @@ def test_absent_accelerators_and_tips_are_dropped_the_rest_kept(caplog):
         for msg in kept + dropped:
             log.info(msg)
     assert [r.getMessage() for r in caplog.records] == kept
+
+
+def test_training_progress_bar_draws_on_stderr_and_stdout_stays_empty(tmp_path, capfd, one_thread):
+    import json
+
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+    from scinum.datasets.jsonl import build
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps({"x": i / 10, "y": i / 5}) + "\n" for i in range(40)))
+    build(tmp_path / "ds", train=[tmp_path / "a.jsonl"], progress=False)
+    capfd.readouterr()
+    fit(load_config(None, {"out_dir": str(tmp_path / "run"), "data": {"path": str(tmp_path / "ds"), "batch_size": 8},
+                           "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+                           "trainer": {"max_steps": 5, "accelerator": "cpu", "devices": 1, "progress_bar": True}}))
+    out, err = capfd.readouterr()
+    assert out == "" and "5/" in err

@@ -47,7 +47,7 @@ def dataset(tmp_path_factory):
     path = tmp_path_factory.mktemp("toy") / "data"
     w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=64)
     w.write_split("train", 64, Toy())
-    w.write_split("val", 16, Toy())
+    w.write_split("val", 32, Toy())  # 32 numbers of each field: enough to recalibrate
     w.write_split("test", 16, Toy())
     w.write_split("ood_dt", 16, Toy(steps=(0.25, 0.4, 0.65)))
     w.finish(evaluation={"fields": ["dt", "a"], "ood_fields": {"ood_dt": "dt"},

@@ -13,7 +13,7 @@ TOP = {"scinum": "scinum", "simulations": "scinum_simulations", "era5": "scinum_
 #: ``scinum`` alone is the package's ``__init__`` (the public API: load, Model, registries).
 LAYERS = ["scinum.errors", "scinum.util", "scinum.plugins", "scinum.records", "scinum.tokens",
           "scinum.datasets", "scinum.heads", "scinum.encodings", "scinum.model", "scinum.fill",
-          "scinum.train", "scinum.share", "scinum.baselines", "scinum", "scinum.analysis",
+          "scinum.train", "scinum.share", "scinum.baselines", "scinum.estimator", "scinum", "scinum.analysis",
           "scinum.cli", "scinum_simulations", "scinum_era5", "recipes"]
 
 

@@ -60,7 +60,7 @@ def test_skip_counts_every_bad_line_and_names_the_first(tmp_path, capsys):
     assert m["skipped"]["count"] == 3 and len(m["skipped"]["first"]) == 3
     assert f"{src}:21" in m["skipped"]["first"][0] and "NaN" in m["skipped"]["first"][0]
     assert "UTF-8" in m["skipped"]["first"][1] and "duplicate key" in m["skipped"]["first"][2]
-    assert "skipped 3 bad line(s)" in capsys.readouterr().out
+    assert "skipped 3 bad line(s)" in capsys.readouterr().err
 
 
 def test_split_is_deterministic_complete_and_seeded(tmp_path):

@@ -4,7 +4,9 @@
 
 Records are read and written in chunks (memory stays bounded for any stream length), in input
 order. Each output line is the filled record, or with ``--with-uncertainty``
-``{"record": …, "uncertainty_kind": …, "predictions": {path: {"value": …, …}}}``.
+``{"record": …, "uncertainty_kind": …, "predictions": {path: {"value": …, …}}}`` (plus
+``"outside_training_range"`` where inputs or predictions leave their field's training range;
+a count per field of those is printed on stderr at the end, :mod:`scinum.extrapolation`).
 A bad record (malformed JSON, NaN/Infinity, unknown key, mask matching nothing or a non-number,
 too long for the model) is reported on stderr with its line number and JSON path; then
 ``--on-error fail`` (default) stops — on stdout the records before it have been written,
@@ -27,6 +29,7 @@ from tqdm.auto import tqdm
 
 from ..util.atomic import atomic_path
 from ..errors import MalformedJSON, RecordError, ScinumError, VocabularyError
+from ..fill.extrapolation import Tally
 from ..records.strict import dumps, loads
 
 
@@ -75,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
                 dst = stack.enter_context(open(tmp, "w", encoding="utf-8"))
             else:
                 dst = sys.stdout
-            failures, total, stopped = _stream(model, src, name, args, dst)
+            tally = Tally(model.ranges)
+            failures, total, stopped = _stream(model, src, name, args, dst, tally)
             dst.flush()
+            if tally:
+                print(f"scinum fill: {tally.summary()}", file=sys.stderr)
             if stopped and args.output:
                 raise _Stopped  # leaves no output file: the run did not complete
     except _Stopped:
@@ -96,7 +102,7 @@ class _Stopped(Exception):
     """``--on-error fail`` stopped the run: the temporary output is discarded."""
 
 
-def _stream(model, src, name: str, args: argparse.Namespace, dst) -> tuple[int, int, bool]:
+def _stream(model, src, name: str, args: argparse.Namespace, dst, tally: Tally) -> tuple[int, int, bool]:
     """Fill ``src`` into ``dst`` chunk by chunk; returns (failed, total, stopped)."""
     failures, total, stopped = 0, 0, False
     with tqdm(desc="fill", unit="record", disable=None, file=sys.stderr, dynamic_ncols=True) as bar:
@@ -105,14 +111,14 @@ def _stream(model, src, name: str, args: argparse.Namespace, dst) -> tuple[int, 
             if text.strip():
                 chunk.append((line_no, text))
             if len(chunk) >= args.chunk:
-                n_fail, stopped = _process(model, chunk, name, args, dst)
+                n_fail, stopped = _process(model, chunk, name, args, dst, tally)
                 failures, total = failures + n_fail, total + len(chunk)
                 bar.update(len(chunk))
                 chunk = []
                 if stopped:
                     return failures, total, stopped
         if chunk:
-            n_fail, stopped = _process(model, chunk, name, args, dst)
+            n_fail, stopped = _process(model, chunk, name, args, dst, tally)
             failures, total = failures + n_fail, total + len(chunk)
             bar.update(len(chunk))
     return failures, total, stopped
@@ -157,7 +163,8 @@ def _explained(e: RecordError, args: argparse.Namespace, name: str, line_no: int
     return text
 
 
-def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Namespace, dst) -> tuple[int, bool]:
+def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Namespace, dst,
+             tally: Tally) -> tuple[int, bool]:
     """Fill one chunk; returns (failed records, whether to stop)."""
     jobs, lines, failures = [], [], 0
     for line_no, text in chunk:
@@ -185,5 +192,6 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
                 if args.on_error == "fail":
                     return failures, True
                 continue
+            tally.add(f.outside)
             dst.write(dumps(f.to_dict() if args.with_uncertainty else f.record) + "\n")
     return failures, stop

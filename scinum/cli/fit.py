@@ -54,5 +54,5 @@ def run(args: argparse.Namespace) -> int:
             print(stop.message, file=sys.stderr)
         return stop.code
     if is_global_zero():
-        print(f"scinum fit: model written to {path}")
+        print(f"scinum fit: model written to {path}", file=sys.stderr)
     return 0

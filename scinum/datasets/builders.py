@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import sys
 import typing
 from typing import Any, Callable
 
@@ -161,8 +162,8 @@ def run(builder: Any, args: argparse.Namespace, name: str = "build") -> int:
     params = {k: getattr(args, k) for k in parameters(builder) if hasattr(args, k)}
     manifest = builder.build(args.out, **params)
     if manifest is None:
-        print(f"{name}: wrote part of {args.out}")
+        print(f"{name}: wrote part of {args.out}", file=sys.stderr)
         return 0
     counts = {s: v.get("count") for s, v in (manifest.get("splits") or {}).items()}
-    print(f"{name}: wrote {args.out} ({counts} records)")
+    print(f"{name}: wrote {args.out} ({counts} records)", file=sys.stderr)
     return 0

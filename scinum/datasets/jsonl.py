@@ -1,4 +1,8 @@
-"""``scinum build jsonl``: your own JSONL records as a dataset directory.
+"""``scinum build jsonl``: your own JSONL records (or CSV / Parquet tables) as a dataset directory.
+
+A ``.csv``, ``.csv.gz`` or ``.parquet`` input is a table: each row is a record, each column a
+top-level key of the same name (``Solar.R`` is one key, path ``["Solar.R"]``), an empty cell
+leaves its key out (:mod:`scinum.tables`); Parquet needs pyarrow.
 
 Splits come from files (``--train A.jsonl B.jsonl.gz --val V.jsonl --test T.jsonl --ood
 late=L.jsonl``) or from one deterministic split of the train files (``--split 0.9,0.05,0.05
@@ -24,6 +28,7 @@ import argparse
 import os
 import re
 import shutil
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -32,7 +37,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .directory import DatasetWriter
-from ..errors import DatasetError, MalformedJSON, ValueOutOfRange
+from ..errors import DatasetError, MalformedJSON, RecordError, ValueOutOfRange
 from ..records.paths import parse_path
 from ..tokens.codec import check_exact
 from ..tokens.pieces import NUMBER, pieces
@@ -47,9 +52,13 @@ _DRAWS = 1 << 16  # uniform draws generated at a time for --split
 
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """``(line number, raw bytes)`` of a JSONL or JSONL.gz file (1-based)."""
+    """``(line number, raw bytes)`` of a JSONL or JSONL.gz file (1-based); a table's rows as
+    JSON lines (:func:`_table_lines`)."""
     import gzip
     import zlib
+    if path.name.lower().endswith(TABLES):
+        yield from _table_lines(path)
+        return
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rb") as f:
@@ -58,6 +67,25 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
         if isinstance(e, FileNotFoundError):
             raise
         raise DatasetError(f"{path}: cannot be read to the end ({e})") from None
+
+
+#: inputs read as tables (a column is a key; :mod:`scinum.tables`); anything else is JSONL
+TABLES = (".csv", ".csv.gz", ".parquet")
+
+
+def _table_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """A CSV or Parquet table's rows as JSON lines (an empty cell leaves its key out), numbered
+    as the CSV's lines (its header is line 1) or the Parquet file's rows (from 1)."""
+    import json
+
+    from .tables import frame_to_records, read_table
+    try:
+        records = frame_to_records(read_table(path))
+    except RecordError as e:
+        raise DatasetError(f"{path}: {e}") from None
+    first = 1 if path.name.lower().endswith(".parquet") else 2
+    for i, record in enumerate(records):
+        yield i + first, json.dumps(record).encode()
 
 
 def _sources(train: Sequence, val: Sequence, test: Sequence,
@@ -264,8 +292,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", type=Path, help="output dataset directory")
     # repeatable flags: `--train A --train B` is `--train A B` (action="append" keeps both)
     parser.add_argument("--train", nargs="+", action="append", required=True, metavar="FILE",
-                        help="training records (.jsonl or .jsonl.gz), one JSON object per line "
-                             "(repeatable)")
+                        help="training records (.jsonl or .jsonl.gz, one JSON object per line; or a "
+                             ".csv/.csv.gz/.parquet table, a column per key) (repeatable)")
     parser.add_argument("--val", nargs="+", action="append", default=None, metavar="FILE",
                         help="validation records (repeatable)")
     parser.add_argument("--test", nargs="+", action="append", default=None, metavar="FILE",
@@ -310,8 +338,8 @@ def run(args: argparse.Namespace) -> int:
     counts = {s: v["count"] for s, v in manifest["splits"].items()}
     skipped = manifest["skipped"]
     print(f"jsonl: wrote {args.out} ({counts} records; {len(manifest['splits']['train']['fields'])} "
-          f"numeric fields in train)")
+          f"numeric fields in train)", file=sys.stderr)
     if skipped["count"]:
         print(f"jsonl: skipped {skipped['count']} bad line(s) (listed in the manifest); first: "
-              f"{skipped['first'][0]}")
+              f"{skipped['first'][0]}", file=sys.stderr)
     return 0

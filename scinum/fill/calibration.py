@@ -19,6 +19,7 @@ a distribution (:attr:`scinum.heads.NumberHead.has_distribution`).
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -28,6 +29,13 @@ from ..datasets.directory import Dataset
 from ..model.checkpoint import load_checkpoint, save_checkpoint
 from ..model.recalibration import GRID
 from ..records.paths import field_of, get
+
+__all__ = ["MIN_VALUES", "fit_recalibration", "recalibrate_checkpoint"]
+
+#: a field with fewer validation numbers than this is not recalibrated (a 101-level table from a
+#: handful of values would move its intervals by sampling noise: 10 values leave no value at all
+#: beyond the 95 % interval's 2.5 % tails)
+MIN_VALUES = 30
 
 __all__ = ["fit_recalibration", "recalibrate_checkpoint"]
 
@@ -64,17 +72,29 @@ def fit_recalibration(model, data: str | os.PathLike, fields: Sequence[str], spl
 def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, split: str = "val") -> None:
     """Fit the recalibration of the checkpoint's quantile levels per evaluation field of the
     dataset ``data`` (its manifest's ``evaluation.fields``) on ``split``, store it in ``ckpt`` and
-    say what it corrects (``scinum fit`` after training a head with a distribution)."""
+    say on stderr what it corrects (``scinum fit`` after training a head with a distribution). A
+    field with fewer than :data:`MIN_VALUES` numbers in ``split`` keeps its model's levels, and
+    the user is told; the count per field is stored as ``run["calibration"]``."""
     from .model import Model
     fields = Dataset(data).manifest.get("evaluation", {}).get("fields", [])
     if not fields:
-        print("scinum fit: intervals not recalibrated (the dataset declares no evaluation fields)")
+        print("scinum fit: intervals not recalibrated (the dataset declares no evaluation fields)",
+              file=sys.stderr)
         return
     meta, net = load_checkpoint(ckpt)
     found = fit_recalibration(Model(meta, net), data, fields, split)
-    meta.calibration = {field: r["table"] for field, r in found.items()}
+    meta.calibration = {field: r["table"] for field, r in found.items() if r["n"] >= MIN_VALUES}
+    meta.run["calibration"] = {"split": split, "min_values": MIN_VALUES, "fields": {
+        field: {"n": found.get(field, {}).get("n", 0), "fitted": field in meta.calibration}
+        for field in dict.fromkeys(field_of(f) for f in fields)}}
     save_checkpoint(ckpt, net, meta)
-    for field, r in found.items():
-        print(f"scinum fit: recalibrated the intervals of {field} on {r['n']} {split} "
-              f"numbers (68/95 % intervals covered {r['coverage68_before']:.0%}/"
-              f"{r['coverage95_before']:.0%})")
+    for field, r in meta.run["calibration"]["fields"].items():
+        if r["fitted"]:
+            c = found[field]
+            print(f"scinum fit: recalibrated the intervals of {field} on {r['n']} {split} "
+                  f"numbers (68/95 % intervals covered {c['coverage68_before']:.0%}/"
+                  f"{c['coverage95_before']:.0%})", file=sys.stderr)
+        else:
+            print(f"scinum fit: intervals of {field} not recalibrated: {r['n']} {split} numbers, "
+                  f"fewer than the {MIN_VALUES} a calibration table needs (its intervals are the "
+                  "model's own)", file=sys.stderr)

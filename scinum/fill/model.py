@@ -14,7 +14,8 @@ knows is a placeholder and gets filled (``null`` elsewhere is kept as it is).
 All masked numbers of a record are predicted jointly, in one forward pass (the xVal paper's
 evaluation protocol); ``mode="sequential"`` fills them one at a time in document order, each
 conditioned on the ones already filled. Predictions are float64 in the record's units; unmasked
-values come back bit-identical.
+values come back bit-identical. Inputs and predictions outside their field's training range are
+flagged (``Filled.outside``) and counted in an ``ExtrapolationWarning`` (:mod:`scinum.extrapolation`).
 
 Uncertainty (``FieldPrediction.uncertainty``, by head; ``kind`` says which):
 ``"mixture"`` — ``mean``, ``std``, component ``weights``/``means``/``stds`` and central
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -51,6 +53,7 @@ from ..tokens.codec import Codec, Encoded
 from ..errors import RecordError, ScinumError, shorten
 from ..model.recalibration import recalibrated
 from .batching import batch_threads, length_batches
+from .extrapolation import ExtrapolationWarning, Tally, TrainingRanges
 from .jobs import Job, JobMaker
 from ..model.trunk import NumberMLM
 from ..records.paths import format_path, parse_path, set_value
@@ -84,11 +87,15 @@ class Filled:
     kind: str  # "mixture" | "digits" | "bits" | "tokens" | "none"
     #: set when a prediction of this record is not a finite number (see :meth:`Model.run_jobs`)
     error: RecordError | None = None
+    #: paths outside their field's training range (:mod:`scinum.extrapolation`)
+    outside: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"record": ..., "uncertainty_kind": ..., "predictions": {path: {value, ...}}}``."""
-        return {"record": self.record, "uncertainty_kind": self.kind,
-                "predictions": {p.path: {"value": p.value, **p.uncertainty} for p in self.predictions}}
+        """``{"record": ..., "uncertainty_kind": ..., "predictions": {path: {value, ...}}}`` and,
+        when some are, ``"outside_training_range": {"inputs": [paths], "predictions": [paths]}``."""
+        out = {"record": self.record, "uncertainty_kind": self.kind,
+               "predictions": {p.path: {"value": p.value, **p.uncertainty} for p in self.predictions}}
+        return {**out, "outside_training_range": self.outside} if self.outside else out
 
 
 @dataclass
@@ -146,6 +153,7 @@ class Model:
         self.recalibration = {self.vocab.field_index[f]: np.asarray(t, np.float64)
                               for f, t in meta.calibration.items() if f in self.vocab.field_index}
         self._jobs = JobMaker(self.codec, self.normalizer, self.encoding, self.context_length)
+        self.ranges = TrainingRanges(self.vocab, meta.run)
 
     # -- public API ---------------------------------------------------------------------------
     def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
@@ -179,9 +187,13 @@ class Model:
             else:
                 filled = self._pipelined(records, mask, pool, max(1, -(-batch_size // threads)),
                                          mode=mode, intervals=intervals, progress=progress)
+        tally = Tally(self.ranges)
         for f in filled:
             if f.error is not None:
                 raise f.error
+            tally.add(f.outside)
+        if tally:
+            warnings.warn(tally.summary(), ExtrapolationWarning, stacklevel=2)
         return filled
 
     def _pipelined(self, records: Iterable[dict], mask: Sequence[str], pool: ThreadPoolExecutor,
@@ -290,7 +302,7 @@ class Model:
                     error = error or self._nonfinite_error(job, fp)
                     continue
                 set_value(rec, parse_path(fp.path), fp.value)
-            out.append(Filled(rec, fps, self.kind, error))
+            out.append(Filled(rec, fps, self.kind, error, self.ranges.outside(job, fps)))
         return out
 
     @torch.no_grad()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import sys
 from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
@@ -23,10 +24,11 @@ from .. import encodings
 from ..util.atomic import write_text_atomic
 from ..model.checkpoint import CheckpointMeta, save_checkpoint
 from .config import resolve_normalizer, validate_config
-from ..util.console import quiet_lightning
+from ..util.console import StderrProgressBar, quiet_lightning
 from .data import MLMDataModule
 from .sampler import check_batches
 from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_strategy
+from .early_stopping import BestWeights
 from ..errors import ConfigError, TrainingError
 from .module import MLMModule
 from ..model.trunk import ModelConfig
@@ -120,15 +122,18 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
                               every_n_train_steps=t.pop("checkpoint_every_n_steps"))
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
+    patience, progress = t.pop("early_stopping_patience"), t.pop("progress_bar")
+    best = BestWeights(patience) if patience and has_val else None
     val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
     # the remaining trainer keys (max_steps, accelerator, devices, num_nodes, strategy,
     # accumulate_grad_batches, log_every_n_steps) are Trainer arguments of the same name
     trainer = L.Trainer(
         precision=precision, val_check_interval=val_every if has_val else None,
         check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
-        enable_progress_bar=t.pop("progress_bar"),
+        enable_progress_bar=progress,
         gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
-        callbacks=[ckpt_cb, stopper, clock, *callbacks], logger=_loggers(out), default_root_dir=out,
+        callbacks=[ckpt_cb, stopper, clock, *([best] if best else []),
+                   *([StderrProgressBar()] if progress else []), *callbacks], logger=_loggers(out), default_root_dir=out,
         deterministic=False, enable_model_summary=False, num_sanity_val_steps=0,
         strategy=make_strategy(t.pop("strategy"), world, timeout_s), **t)
     if trainer.is_global_zero:  # one writer per run: rank 0
@@ -145,11 +150,19 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         stopper.release()
     stopper.raise_if_stopped()
     final = out / "model.ckpt"
+    kept = best.summary(trainer.global_step) if best else None
+    if kept:  # every rank: the same weights (validation is reduced over ranks)
+        module.model.load_state_dict(best.weights)
+        module.meta.run["best"] = kept
     if trainer.is_global_zero:
         save_checkpoint(final, module.model, module.meta)
         write_text_atomic(out / "training.json", json.dumps(
             {"budget": budget, "steps": trainer.global_step, "batch_size": d["batch_size"],
-             "train_seconds": round(clock.elapsed, 3)}, indent=1))
+             "train_seconds": round(clock.elapsed, 3), "best": kept}, indent=1))
+        if kept:
+            print(f"scinum fit: kept the weights of step {kept['step']} (val/loss {kept['val_loss']:.4g}, "
+                  f"lowest of the run; {'stopped early' if kept['stopped_early'] else 'trained'} at step "
+                  f"{kept['last_step']})", file=sys.stderr)
         if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
             from ..fill.calibration import recalibrate_checkpoint
             recalibrate_checkpoint(final, dm.path, dm.val_split)
