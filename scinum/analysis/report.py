@@ -183,6 +183,12 @@ def _plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, ou
             ax.set_xlim(max(-1.0, ax.get_xlim()[0]), 1.05)  # R² below -1: as bad as it gets
         if log:
             ax.set_xscale("log")
+            lo, hi = ax.get_xlim()
+            if 0 < lo and hi < 10 * lo:  # within a decade: matplotlib labels every minor tick
+                from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
+                ax.xaxis.set_minor_formatter(NullFormatter())
+                ax.xaxis.set_major_locator(FixedLocator([lo * (hi / lo) ** 0.1, lo * (hi / lo) ** 0.9]))
+                ax.xaxis.set_major_formatter(FormatStrFormatter("%.3g"))
         ax.set_yticks(y, list(models), fontsize=7)
         ax.set_title(c["name"], fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
