@@ -30,7 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     (``--trainer.max_steps 100``, ``optim.lr=1e-3``, see :func:`scinum.train.config.parse_overrides`),
     in ``args.overrides``."""
     parser.allow_abbrev = False  # ``--c.x`` is an override, not an abbreviation of --config
-    parser.add_argument("--config", required=True, help="YAML config (see configs/planets-tiny.yaml)")
+    parser.add_argument("--config", required=True, help="YAML config: for your own records see recipes/co2.yaml and the README's "
+                        "'Your own data' (planets: configs/planets-tiny.yaml); every key and its default: "
+                        "scinum fit --print-config")
     parser.add_argument("--print-config", action="store_true",
                         help="print the full resolved config as YAML and exit without training")
     parser.epilog = ("overrides: --section.key VALUE or section.key=VALUE, e.g. "
