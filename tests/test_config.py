@@ -137,6 +137,7 @@ def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
     ("seed=-1", "seed = -1: expected an integer in [0, 2^32)"),
     ("optim.lr=1e300", "optim.lr = 1e+300: expected a number in (0, 10]"),
     ("data=5", "data = 5: expected a mapping"),
+    ("model.d_model=1000000000", "weights, over the 1e+11 this scinum builds"),
 ])
 def test_settings_lightning_torch_or_numpy_would_refuse_are_one_line(override, says, capsys):
     """Issue 37 case 8: settings only Lightning, torch or numpy checked were tracebacks (or,

@@ -64,6 +64,9 @@ __all__ = ["ModelConfig", "Transformer", "NumberMLM", "NumberOutputs", "POSITION
 POSITIONS = ("learned", "rope", "both", "structure")
 #: how number features enter the trunk (see the module docstring)
 COMBINES = ("multiply", "add", "replace", "none")
+#: the largest trunk (weights of its blocks) a config may ask for: 1e11 float32 weights are
+#: 400 GB, past any single machine; a typo such as d_model 1000000000 is refused in one line
+MAX_TRUNK_PARAMETERS = 1e11
 #: the scalars :meth:`NumberMLM.losses` always returns (besides per-field ``err/<field>``)
 LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
 
@@ -115,6 +118,11 @@ class ModelConfig:
         if self.combine == "replace" and self.num_dim > self.d_model:
             raise ValueError(f"combine 'replace' puts {self.num_dim} features in place of the token "
                              f"embedding: model.d_model {self.d_model} must be >= {self.num_dim}")
+        trunk = self.n_layers * (4 + 2 * self.mlp_ratio) * self.d_model ** 2  # weights, without tables
+        if trunk > MAX_TRUNK_PARAMETERS:
+            raise ValueError(f"d_model {self.d_model} x n_layers {self.n_layers} (mlp_ratio "
+                             f"{self.mlp_ratio}) is a trunk of {trunk:.3g} weights, over the "
+                             f"{MAX_TRUNK_PARAMETERS:.0e} this scinum builds")
         if self.positions not in POSITIONS:
             raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
         if self.positions != "rope" and not (isinstance(self.max_positions, int) and self.max_positions > 0):
