@@ -285,6 +285,28 @@ CLAIMS = [
      lambda: "xVal {} → {} K², FoNE {} → {}, xVal+GMM {} → {}".format(
          *(plain(e_cell(b, m)["mean"]) for m in ("xval", "fone", "xval+gmm")
            for b in ("equal samples", "equal tokens")))),
+    (R, "about what P10 sees at equal samples: 1.256M–1.271M",
+     lambda: span([v["tokens"] for k, v in e_runs("equal samples").items() if k.startswith("p10/")],
+                  lambda x: f"{x / 1e6:.3f}M")),
+    (C, "(1 255 754 – 1 271 494 over its seeds)",
+     lambda: " – ".join(thousands(f(v["tokens"] for k, v in e_runs("equal samples").items() if k.startswith("p10/")))
+                        for f in (min, max))),
+    (C, "it took 637 s to the 64 × 2 trunk's 688 s",
+     lambda: "{:.0f} s to the 64 × 2 trunk's {:.0f} s".format(
+         *(meta(RESULTS / "planets-e1-curve" / "19k-samples" / "meta.json")["runs"][f"{m}/seed0"]["train_seconds"]
+           for m in ("xval-128x4", "xval")))),
+    (C, "| training s, seeds 0 / 1 / 2 | 62 / 75 / 68 | 70 / 69 / 64 | 63 / 76 / 66 | 63 / 74 / 66 | 77 / 73 / 67 | "
+        "131 / 124 / 117 | 159 / 164 / 157 | 270 / 277 / 271 | 401 / 329 / 362 |",
+     lambda: " | ".join(" / ".join(f"{train_s(m, s):.0f}" for s in range(3))
+                        for m in ("xval", GMM, TUNED, "bittokens", "fone", "b1999", "p1000", "p10", "fp15"))),
+    (C, "| a₁ | 0.0177 |", lambda: f"{quick('xval', A1, 'test', 'mse'):.3g}"),
+    (C, "| a₁ ood_a1 | 0.0174 |", lambda: f"{quick('xval', A1, 'ood_a1', 'mse'):.3g}"),
+    (C, "| e₁ (R²) | 0.309 (−0.01) |",
+     lambda: f"{quick('xval', E1, 'test', 'mse'):.3g} ({quick('xval', E1, 'test', 'r2'):.1g})".replace("-", "−")),
+    (C, "| Δt | 0.00065 |", lambda: g(quick("xval", DT, "test", "mse"))),
+    (C, "| Δt ood_stepsize | 0.0042 |", lambda: g(quick("xval", DT, "ood_stepsize", "mse"))),
+    (C, "| Δt ood_stepsize, extrapolation | 0.0034 |", lambda: g(quick("xval", DT, "ood_stepsize", "mse", "extrap"))),
+    (C, "| m₁ | 1.19 |", lambda: f"{quick('xval', M1, 'test', 'mse'):.3g}"),
     (C, "(4.2× the samples)", lambda: f"{e_steps('equal tokens', 'xval')[0] / e_steps('equal samples', 'xval')[0]:.1f}×"),
     (R, "at equal tokens 12 % do not and the rest score 380 K², 20× xVal's",
      lambda: f"{pct(e_cell('equal tokens', 'fp15', 'unparseable')['mean'])} do not and the rest score "
