@@ -53,6 +53,7 @@ def _scores(y, pred, lo=None, hi=None) -> dict:
 def run(seed: int) -> tuple[dict, dict]:
     """Scores per model and split for one seed, and scinum's predictions for the plot."""
     import scinum
+    from scinum.fill.extrapolation import ExtrapolationWarning
     from sklearn.dummy import DummyRegressor
     from sklearn.ensemble import GradientBoostingRegressor
     from sklearn.linear_model import LinearRegression
@@ -65,7 +66,7 @@ def run(seed: int) -> tuple[dict, dict]:
     plot = {}
     for split, part in (("test", test), ("extrap", extrap)):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", scinum.extrapolation.ExtrapolationWarning)
+            warnings.simplefilter("ignore", ExtrapolationWarning)
             pred = reg.predict(part[["income"]])
             q = reg.predict_quantiles(part[["income"]], [0.05, 0.95])
         scores[("scinum.Regressor", split)] = _scores(part["foodexp"], pred, q[:, 0], q[:, 1])
@@ -130,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     text = table(runs, args.seeds)
     (args.out / "table.md").write_text(text)
+    from scinum.util.provenance import result_provenance
     (args.out / "meta.json").write_text(json.dumps({"seeds": args.seeds, "fit_seconds": [p["fit_s"] for p in plots],
-                                                    "versions": __import__("scinum.provenance").provenance.versions()},
-                                                   indent=1))
+                                                    **result_provenance()}, indent=1))
     draw(plots[0], args.out / "engel.png")
     print(text, end="")
     return 0

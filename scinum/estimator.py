@@ -4,7 +4,7 @@ JSONL file, trained and read by the same code as ``scinum build jsonl`` / ``fit`
 >>> reg = scinum.Regressor(budget={"samples": 20000}, seed=0).fit(df.drop(columns="y"), df.y)
 >>> reg.predict(df_new), reg.predict(df_new, return_std=True), reg.predict_quantiles(df_new, [0.1, 0.9])
 
-``fit`` writes the rows as records (:mod:`scinum.tables`: one key per column, missing cells
+``fit`` writes the rows as records (:mod:`scinum.datasets.tables`: one key per column, missing cells
 left out) into a temporary directory, splits off a validation share (:data:`DEFAULTS`), builds a
 dataset with :func:`scinum.jsonl_dataset.build` (``fields``: the targets), trains it with
 :func:`scinum.fitting.fit` under one run config (:attr:`Regressor.config_`, what ``scinum fit

@@ -1,4 +1,4 @@
-"""Tables as records (scinum.tables) and `scinum build jsonl` reading CSV and Parquet."""
+"""Tables as records (scinum.datasets.tables) and `scinum build jsonl` reading CSV and Parquet."""
 import math
 
 import numpy as np

@@ -6,7 +6,7 @@ Records are read and written in chunks (memory stays bounded for any stream leng
 order. Each output line is the filled record, or with ``--with-uncertainty``
 ``{"record": …, "uncertainty_kind": …, "predictions": {path: {"value": …, …}}}`` (plus
 ``"outside_training_range"`` where inputs or predictions leave their field's training range;
-a count per field of those is printed on stderr at the end, :mod:`scinum.extrapolation`).
+a count per field of those is printed on stderr at the end, :mod:`scinum.fill.extrapolation`).
 A bad record (malformed JSON, NaN/Infinity, unknown key, mask matching nothing or a non-number,
 too long for the model) is reported on stderr with its line number and JSON path; then
 ``--on-error fail`` (default) stops — on stdout the records before it have been written,

@@ -2,7 +2,7 @@
 
 A ``.csv``, ``.csv.gz`` or ``.parquet`` input is a table: each row is a record, each column a
 top-level key of the same name (``Solar.R`` is one key, path ``["Solar.R"]``), an empty cell
-leaves its key out (:mod:`scinum.tables`); Parquet needs pyarrow.
+leaves its key out (:mod:`scinum.datasets.tables`); Parquet needs pyarrow.
 
 Splits come from files (``--train A.jsonl B.jsonl.gz --val V.jsonl --test T.jsonl --ood
 late=L.jsonl``) or from one deterministic split of the train files (``--split 0.9,0.05,0.05
@@ -69,7 +69,7 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
         raise DatasetError(f"{path}: cannot be read to the end ({e})") from None
 
 
-#: inputs read as tables (a column is a key; :mod:`scinum.tables`); anything else is JSONL
+#: inputs read as tables (a column is a key; :mod:`scinum.datasets.tables`); anything else is JSONL
 TABLES = (".csv", ".csv.gz", ".parquet")
 
 

@@ -15,7 +15,7 @@ All masked numbers of a record are predicted jointly, in one forward pass (the x
 evaluation protocol); ``mode="sequential"`` fills them one at a time in document order, each
 conditioned on the ones already filled. Predictions are float64 in the record's units; unmasked
 values come back bit-identical. Inputs and predictions outside their field's training range are
-flagged (``Filled.outside``) and counted in an ``ExtrapolationWarning`` (:mod:`scinum.extrapolation`).
+flagged (``Filled.outside``) and counted in an ``ExtrapolationWarning`` (:mod:`scinum.fill.extrapolation`).
 
 Uncertainty (``FieldPrediction.uncertainty``, by head; ``kind`` says which):
 ``"mixture"`` — ``mean``, ``std``, component ``weights``/``means``/``stds`` and central
@@ -87,7 +87,7 @@ class Filled:
     kind: str  # "mixture" | "digits" | "bits" | "tokens" | "none"
     #: set when a prediction of this record is not a finite number (see :meth:`Model.run_jobs`)
     error: RecordError | None = None
-    #: paths outside their field's training range (:mod:`scinum.extrapolation`)
+    #: paths outside their field's training range (:mod:`scinum.fill.extrapolation`)
     outside: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -149,7 +149,7 @@ class TrainerConfig:
     log_every_n_steps: int = positive(10)
     checkpoint_every_n_steps: int = positive(500)
     # stop after this many validations without a lower val/loss and restore the best weights
-    # (scinum.early_stopping); None: train every step and keep the last weights
+    # (scinum.train.early_stopping); None: train every step and keep the last weights
     early_stopping_patience: int | None = None
     progress_bar: bool = True
     # several processes: a collective waits at most this long (s), then the run fails naming the
