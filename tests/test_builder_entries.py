@@ -40,3 +40,24 @@ def test_era5_python_entry_equals_the_cli(tmp_path):
     assert _files(tmp_path / "py") == _files(tmp_path / "cli")
     with pytest.raises(DatasetError, match=r"unknown parameter\(s\) \['days'\]"):
         builders.build("era5", tmp_path / "bad", source="synthetic", days=3)
+
+
+class _RefusesAfterOpening:
+    """A plug-in builder that opens its writer, then refuses a parameter (issue 37 case 9)."""
+
+    @staticmethod
+    def build(out, *, n: int = 1) -> dict:
+        from scinum.datasets import DatasetWriter
+        DatasetWriter(out, builder="refuses", version="1", parameters={"n": n}, seed=0)
+        raise DatasetError(f"n = {n}: must be even")
+
+
+def test_a_build_that_fails_before_any_shard_leaves_nothing(tmp_path):
+    from scinum.datasets.builders import build
+    with pytest.raises(DatasetError, match="must be even"):
+        build(_RefusesAfterOpening, tmp_path / "new", n=3)
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(DatasetError, match="must be even"):
+        build(_RefusesAfterOpening, tmp_path / "mine", n=3)
+    assert (tmp_path / "mine").is_dir() and not any((tmp_path / "mine").iterdir())

@@ -27,8 +27,11 @@ import argparse
 import inspect
 import os
 import sys
+import shutil
 import typing
-from typing import Any, Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
 
 from ..errors import DatasetError
 from ..plugins import PluginNotFound, Registry
@@ -101,7 +104,27 @@ def build(name: str | Any, out: str | os.PathLike, **params: Any) -> dict | None
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise DatasetError(f"{label}: unknown parameter(s) {unknown}; its parameters are {sorted(known)}")
-    return builder.build(out, **params)
+    with _nothing_left_if_nothing_built(out):
+        return builder.build(out, **params)
+
+
+@contextmanager
+def _nothing_left_if_nothing_built(out: str | os.PathLike) -> Iterator[None]:
+    """A build that fails before writing any shard (a plug-in refusing its parameters after it
+    opened its writer) leaves no ``OUT/.build/`` holding only its parameters, and no ``OUT`` it
+    created; a build that wrote shards keeps them to resume from."""
+    out = Path(out)
+    existed, had_build = out.exists(), (out / ".build").exists()
+    try:
+        yield
+    except BaseException:
+        build_dir = out / ".build"
+        if not had_build and build_dir.is_dir() and \
+                {p.name for p in build_dir.iterdir()} <= {"parameters.json"}:
+            shutil.rmtree(build_dir, ignore_errors=True)
+            if not existed and out.is_dir() and not any(out.iterdir()):
+                out.rmdir()
+        raise
 
 
 def _hints(fn: Callable) -> dict[str, Any]:
@@ -160,7 +183,8 @@ def run(builder: Any, args: argparse.Namespace, name: str = "build") -> int:
     if callable(getattr(builder, "add_arguments", None)) and callable(getattr(builder, "run", None)):
         return int(builder.run(args) or 0)
     params = {k: getattr(args, k) for k in parameters(builder) if hasattr(args, k)}
-    manifest = builder.build(args.out, **params)
+    with _nothing_left_if_nothing_built(args.out):
+        manifest = builder.build(args.out, **params)
     if manifest is None:
         print(f"{name}: wrote part of {args.out}", file=sys.stderr)
         return 0
