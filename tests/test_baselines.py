@@ -169,7 +169,7 @@ def test_evaluate_tables_carry_the_baselines_beside_the_model(evaluated, linear,
 
 
 def test_the_card_shows_the_baselines_beside_the_model(evaluated):
-    from scinum.share.card import read_results
+    from scinum.share.card_results import read_results
     from scinum.share.export import export
     ckpt, res = evaluated
     ev = read_results(res, {})  # the one model of the table, the references beside it

@@ -10,6 +10,7 @@ import torch
 
 import scinum
 from scinum.share import card
+from scinum.share.card_results import read_results
 from scinum.analysis.evaluate import evaluate, results_meta, train_values, write_results
 from scinum.cli.main import main
 from scinum.train.config import load_config
@@ -223,7 +224,7 @@ def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path
     # the ID vs OOD table and what it means
     table = json.loads((out / CONFIG).read_text())
     assert table["exported"]["results"] == results.name
-    rows = {(r["field"], r["split"]): r for r in card.read_results(results, None, "xval")["rows"]}
+    rows = {(r["field"], r["split"]): r for r in read_results(results, None, "xval")["rows"]}
     ratio = rows[("dt", "ood_dt")]["mse"] / rows[("dt", "test")]["mse"]
     assert "| `dt` | ood_dt | 16 |" in body and f"×{ratio:.3g}" in body
     assert ("**ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8; this "
@@ -233,7 +234,7 @@ def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path
 
 def test_card_reads_the_published_planets_results(ckpts, tmp_path):
     """The planets quick table as published in docs/ (table.csv and meta.json only)."""
-    ev = card.read_results(DOCS_RESULTS, None, "xval")
+    ev = read_results(DOCS_RESULTS, None, "xval")
     assert {r["split"] for r in ev["rows"]} == {"test", "ood_stepsize", "ood_a1"}
     config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())
     text = card.render(config, ev)
@@ -245,9 +246,9 @@ def test_card_reads_the_published_planets_results(ckpts, tmp_path):
     assert f"error ×{t['ood_stepsize'] / t['test']:.3g} vs test" in text  # as published
     assert "| `description.planet0.a` | ood_a1 | 200 |" in text
     with pytest.raises(ResultsError, match="no rows of model 'nope'"):
-        card.read_results(DOCS_RESULTS, None, "nope")
+        read_results(DOCS_RESULTS, None, "nope")
     with pytest.raises(ResultsError, match="table.csv: missing"):
-        card.read_results(tmp_path, None)
+        read_results(tmp_path, None)
 
 
 def test_mixture_card_says_calibration(ckpts, dataset, tmp_path):
@@ -342,7 +343,7 @@ def test_card_without_an_ood_declaration_speaks_of_every_field(ckpts, results, t
     compares every scored field of the split with its training range."""
     config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())
     config["run"]["dataset"]["evaluation"].pop("ood_fields")
-    ev = card.read_results(results, None)
+    ev = read_results(results, None)
     ev["meta"].pop("ood_fields")
     text = card.render(config, ev)
     assert "* **ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8" in text
@@ -366,7 +367,7 @@ def test_card_labels_the_interp_and_extrap_rows_of_a_split(ckpts, tmp_path):
                & (table["field"] == "description.stepsize")]
     parts = [xv.assign(subset="interp", n=150, mse=0.004), xv.assign(subset="extrap", n=50, mse=0.006)]
     pd.concat([table, *parts], ignore_index=True).to_csv(res / "table.csv", index=False)
-    ev = card.read_results(res, None, "xval")
+    ev = read_results(res, None, "xval")
     config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())
     text = card.render(config, ev)
     assert "| `description.stepsize` | ood_stepsize, inside the training range | 150 | 0.004 |" in text

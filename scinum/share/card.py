@@ -1,26 +1,23 @@
 """Model cards: what an exported model fills, what it trained on, how it does in and out of
 distribution, in the Hugging Face card layout (YAML front matter, then Markdown).
 
-:func:`read_results` picks one model's rows out of a results directory (``table.csv`` as
-``scinum evaluate`` and the recipes write it, with ``meta.json``, ``train_values.json`` and
-``predictions.csv`` when present); :func:`render` writes the card from an export's
-``config.json`` content and those rows; :func:`describe` is the few lines of ``scinum info``.
+:func:`scinum.share.card_results.read_results` picks one model's rows out of a results
+directory; :func:`render` writes the card from an export's ``config.json`` content and those
+rows; :func:`describe` is the few lines of ``scinum info``.
 Values in the card are in the record's units (the dataset's declared units where it has them).
 """
 from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..errors import ResultsError
 from ..records.paths import field_of
 
-__all__ = ["read_results", "render", "describe", "model_label"]
+__all__ = ["render", "describe", "model_label"]
 
 _METRICS = (("mse", "MSE"), ("r2", "R²"), ("log_smape", "log-sMAPE"), ("exact", "exact"),
             ("unparseable", "unparseable"), ("coverage68", "68 % covers"), ("coverage95", "95 % covers"))
@@ -60,69 +57,6 @@ def _head_text(config: dict) -> str:
         return f"its native head ({spec})"
     said = [spec, f"point prediction: {outputs.point}", _uncertainty_text(outputs)]
     return f"the `{kind}` head ({'; '.join(filter(None, said))})"
-
-
-def read_results(results: str | os.PathLike, meta: Any, label: str | None = None) -> dict[str, Any]:
-    """One model's evaluation from a results directory: ``{"source", "label", "rows": [table
-    rows as dicts], "meta": meta.json or {}, "train_values": {field: [values]}, "ood_values":
-    {(split, field): float64 true values}, "baselines": [the standard references' table rows]}``
-    (ood_values: non-test splits, only with ``predictions.csv``); rows test first. Raises
-    :class:`ResultsError` naming the file when ``table.csv`` is missing or holds no row of the
-    model."""
-    import pandas as pd
-    root = Path(results)
-    table_file = root / "table.csv"
-    if not table_file.is_file():
-        raise ResultsError(f"{table_file}: missing ({root} is not a results directory of scinum evaluate)")
-    try:
-        table = pd.read_csv(table_file)
-    except (ValueError, OSError) as e:
-        raise ResultsError(f"{table_file}: unreadable ({type(e).__name__})") from None
-    if not {"model", "field", "split", "mse"} <= set(table.columns):
-        raise ResultsError(f"{table_file}: no model/field/split/mse columns (not a scinum results table)")
-    kind = table["kind"].fillna("model") if "kind" in table else pd.Series("model", index=table.index)
-    refs, table = table[kind != "model"], table[kind == "model"]  # scinum.analysis.baselines
-    models = list(dict.fromkeys(table["model"].astype(str)))
-    if label is None:
-        label = models[0] if len(models) == 1 else model_label(meta)
-    if label not in models:
-        raise ResultsError(f"{table_file}: no rows of model {label!r} (models: {models}); pass --label")
-    rows = [{k: _plain(v) for k, v in r.items()} for r in table[table["model"] == label].to_dict("records")]
-    rows.sort(key=lambda r: r["split"] != "test")  # stable: the table's order otherwise
-    for r in rows:  # interp/extrap rows of a split (scinum.analysis.evaluate): labelled as such
-        r["subset"] = r.get("subset") if r.get("subset") in ("interp", "extrap") else "all"
-    info = _json(root / "meta.json")
-    train = _json(root / "train_values.json")
-    return {"source": str(root), "label": label, "rows": rows, "meta": info, "train_values": train,
-            "ood_values": _ood_values(root / "predictions.csv", label),
-            "baselines": [{k: _plain(v) for k, v in r.items()} for r in refs.to_dict("records")]}
-
-
-def _json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    return v.item() if hasattr(v, "item") else v
-
-
-def _ood_values(path: Path, label: str) -> dict[tuple[str, str], Any]:
-    """(split, field) -> the true values (float64[n]) of that field on every non-test split."""
-    import pandas as pd
-    if not path.is_file():
-        return {}
-    try:
-        pred = pd.read_csv(path, usecols=["model", "field", "split", "true"])
-    except (ValueError, OSError):
-        return {}
-    pred = pred[(pred["model"] == label) & (pred["split"] != "test")]
-    return {(str(s), str(f)): g["true"].to_numpy(dtype=float) for (s, f), g in pred.groupby(["split", "field"])}
 
 
 def _g(x: Any, digits: int = 4) -> str:

@@ -74,12 +74,13 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
     from safetensors.torch import save_file
 
     from . import card
+    from .card_results import read_results
     ckpt, out = Path(ckpt), Path(out_dir)
     meta, net = load_model(ckpt)
     if out.exists() and not (out.is_dir() and (_is_ours(out) or not any(out.iterdir()))):
         raise CheckpointError(f"{out}: exists and is not a scinum model export (nor an empty "
                               "directory); refusing to write into it")
-    evaluation = card.read_results(results, meta, label) if results is not None else None
+    evaluation = read_results(results, meta, label) if results is not None else None
     tensors, tied = _split_tied(net.state_dict())
     with atomic_files(out) as tmp:
         try:  # one metadata key: safetensors writes a map's keys in no fixed order
