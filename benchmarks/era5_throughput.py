@@ -15,6 +15,7 @@ both paths; on cold disks or compressed CDS files both slow down. The last line 
 
     python benchmarks/era5_throughput.py [--days 61] [--samples 60] [--workers 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from scinum_era5 import builder, synthetic
-from scinum_era5.sampling import (SampleConfig, SampleMaker, coord_features, fit_normalization,
-                           runs_remaining, series_index, start_features)
+from scinum_era5.sampling import SampleConfig, SampleMaker, coord_features, fit_normalization, runs_remaining, series_index, start_features
 from scinum_era5.source import open_view
 
 
@@ -41,14 +41,14 @@ def reference_sample(da, cfg: SampleConfig, lat: np.ndarray, lon: np.ndarray, i:
     flat = rng.choice(len(cfg.rows) * len(lon), size=n, replace=False)
     rows, cols = cfg.rows[flat // len(lon)], flat % len(lon)
     t0 = int(cfg.times[k])
-    series = [da.isel(valid_time=slice(t0, t0 + length), latitude=int(r), longitude=int(c))
-              .values.astype(np.float64) for r, c in zip(rows, cols)]
+    series = [
+        da.isel(valid_time=slice(t0, t0 + length), latitude=int(r), longitude=int(c)).values.astype(np.float64) for r, c in zip(rows, cols)
+    ]
     data = (np.array(series) + cfg.offset - cfg.mean) / cfg.std  # (P, L)
     coords = coord_features(lat[rows], lon[cols])
     start = start_features(cfg.stamps[k])
     data, coords, start = (np.round(a, cfg.decimals) + 0.0 for a in (data, coords, start))
-    return {"description": {"coords": coords.tolist(), "start": start.tolist()},
-            "data": data.tolist()}
+    return {"description": {"coords": coords.tolist(), "start": start.tolist()}, "data": data.tolist()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,9 +68,19 @@ def main(argv: list[str] | None = None) -> int:
         idx = series_index(view.times)
         rows = np.arange(len(view.lat))
         raw, _ = fit_normalization(view, idx, rows, 0)
-        cfg = SampleConfig(source=str(path), variable=None, split="train", seed=0, times=idx,
-                           starts_ok=runs_remaining(view.times[idx], 8), stamps=view.times[idx],
-                           rows=rows, offset=0.0, mean=float(raw.mean()), std=float(raw.std()))
+        cfg = SampleConfig(
+            source=str(path),
+            variable=None,
+            split="train",
+            seed=0,
+            times=idx,
+            starts_ok=runs_remaining(view.times[idx], 8),
+            stamps=view.times[idx],
+            rows=rows,
+            offset=0.0,
+            mean=float(raw.mean()),
+            std=float(raw.std()),
+        )
         make, da = SampleMaker(cfg, view), view.pieces[0].da
         for i in range(3):  # same records both ways (and warm-up)
             assert make(i)[0] == reference_sample(da, cfg, view.lat, view.lon, i), i
@@ -90,22 +100,39 @@ def main(argv: list[str] | None = None) -> int:
         bp = argparse.ArgumentParser()
         builder.add_arguments(bp)
         t = time.perf_counter()
-        builder.run(bp.parse_args([str(out), "--source", str(path), "--train", str(n_build),
-                                   "--val", "0", "--test", "0", "--ood", "0",
-                                   "--shard-size", str(max(1, n_build // (2 * a.workers))),
-                                   "--workers", str(a.workers)]))
+        builder.run(
+            bp.parse_args(
+                [
+                    str(out),
+                    "--source",
+                    str(path),
+                    "--train",
+                    str(n_build),
+                    "--val",
+                    "0",
+                    "--test",
+                    "0",
+                    "--ood",
+                    "0",
+                    "--shard-size",
+                    str(max(1, n_build // (2 * a.workers))),
+                    "--workers",
+                    str(a.workers),
+                ]
+            )
+        )
         t_build = time.perf_counter() - t
         size_gb = path.stat().st_size / 1e9
     proj, ref = a.samples / t_proj, a.samples / t_ref
-    print(f"synthetic file: {len(view.lat)}x{len(view.lon)} grid, {len(view.times)} fields "
-          f"8-hourly, {size_gb:.2f} GB, written in {gen_s:.1f} s")
+    print(
+        f"synthetic file: {len(view.lat)}x{len(view.lon)} grid, {len(view.times)} fields "
+        f"8-hourly, {size_gb:.2f} GB, written in {gen_s:.1f} s"
+    )
     print(f"{'path':<46} {'samples':>8} {'seconds':>8} {'samples/s':>10}")
     print(f"{'project: SampleMaker (row-block read)':<46} {a.samples:>8} {t_proj:>8.2f} {proj:>10.1f}")
     print(f"{'reference: xarray isel per station':<46} {a.samples:>8} {t_ref:>8.2f} {ref:>10.1f}")
-    print(f"{f'full builder, {a.workers} workers (incl. startup)':<46} {n_build:>8} "
-          f"{t_build:>8.2f} {n_build / t_build:>10.1f}")
-    print(f"era5_throughput: {proj:.1f} samples/s vs reference {ref:.1f} samples/s = "
-          f"{proj / ref:.2f}x (target >= 1x)")
+    print(f"{f'full builder, {a.workers} workers (incl. startup)':<46} {n_build:>8} {t_build:>8.2f} {n_build / t_build:>10.1f}")
+    print(f"era5_throughput: {proj:.1f} samples/s vs reference {ref:.1f} samples/s = {proj / ref:.2f}x (target >= 1x)")
     return 0
 
 

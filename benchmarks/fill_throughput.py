@@ -10,6 +10,7 @@ real planets samples (2–4 planets, 12 steps) from the builder. The task masks
 
     python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,9 @@ def quick_model(records: list[dict]) -> Model:
     codec = Codec(vocab)
     encoded = [codec.encode(r) for r in records]
     norm = Normalizer.fit(vocab.fields, [(e.fields, e.values) for e in encoded], "minmax")
-    cfg = ModelConfig(vocab_size=len(vocab), num_dim=1, combine="multiply", **preset["train"]["model"],
-                      max_positions=max(len(e) for e in encoded))  # as training sizes the learned table
+    cfg = ModelConfig(
+        vocab_size=len(vocab), num_dim=1, combine="multiply", **preset["train"]["model"], max_positions=max(len(e) for e in encoded)
+    )  # as training sizes the learned table
     meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)
     torch.manual_seed(0)
     return Model(meta, meta.build_model())
@@ -56,8 +58,7 @@ def main() -> None:
     a = p.parse_args()
     torch.set_num_threads(torch.get_num_threads())
     with tempfile.TemporaryDirectory() as tmp:
-        build(Path(tmp) / "d", train=a.records, val=0, test=0, ood=0, seed=0,
-              config=PlanetsConfig(steps=12), workers=2)
+        build(Path(tmp) / "d", train=a.records, val=0, test=0, ood=0, seed=0, config=PlanetsConfig(steps=12), workers=2)
         records = list(Dataset(Path(tmp) / "d").records("train"))
     model = quick_model(records)
     mask = ["description.stepsize"]
@@ -70,30 +71,36 @@ def main() -> None:
     jobs = [model.prepare(r, mask) for r in records]
     t_prep, c_prep = time.perf_counter() - t, time.process_time() - c
     t, c = time.perf_counter(), time.process_time()
-    single = [model.fill(r, mask) for r in records[:a.single]]
+    single = [model.fill(r, mask) for r in records[: a.single]]
     t_single, c_single = time.perf_counter() - t, time.process_time() - c
-    diff = max(abs(b.record["description"]["stepsize"] - s["description"]["stepsize"])
-               / abs(s["description"]["stepsize"]) for b, s in zip(batched, single))
+    diff = max(
+        abs(b.record["description"]["stepsize"] - s["description"]["stepsize"]) / abs(s["description"]["stepsize"])
+        for b, s in zip(batched, single)
+    )
     lengths = [len(j.encoded) for j in jobs]
     rate_b, rate_s = len(records) / t_batched, a.single / t_single
-    print(f"{len(records)} planets records, {np.mean(lengths):.0f} tokens on average "
-          f"(min {min(lengths)}, max {max(lengths)}), {torch.get_num_threads()} threads; "
-          f"1-min load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"{len(records)} planets records, {np.mean(lengths):.0f} tokens on average "
+        f"(min {min(lengths)}, max {max(lengths)}), {torch.get_num_threads()} threads; "
+        f"1-min load average {os.getloadavg()[0]:.2f}"
+    )
     # CPU ms/record (all threads): what the work costs whatever else shares the cores; on an
     # otherwise idle machine with T cores the wall rate can reach at most T / CPU s per record
     print(f"{'path':<40} {'records/s':>10} {'ms/record':>10} {'CPU ms/rec':>11}")
     n = len(records)
     for label, rate, cpu_ms in (
-            (f"fill_many (batch {a.batch_size})", rate_b, 1000 * c_batched / n),
-            ("  prepare alone (parse/encode, 1 thread)", n / t_prep, 1000 * c_prep / n),
-            ("fill, one record at a time (reference)", rate_s, 1000 * c_single / a.single)):
+        (f"fill_many (batch {a.batch_size})", rate_b, 1000 * c_batched / n),
+        ("  prepare alone (parse/encode, 1 thread)", n / t_prep, 1000 * c_prep / n),
+        ("fill, one record at a time (reference)", rate_s, 1000 * c_single / a.single),
+    ):
         print(f"{label:<40} {rate:>10.0f} {1000 / rate:>10.3f} {cpu_ms:>11.3f}")
     threads = torch.get_num_threads()
-    print(f"fill_many used {c_batched / t_batched:.2f} cores on average (CPU s / wall s) of "
-          f"{threads} threads: on {threads} idle cores at most about "
-          f"{threads * n / c_batched:.0f} records/s")
-    print(f"max relative |batched - single| stepsize prediction: {diff:.1e} "
-          f"(float32 rounding: 6e-8 a value)")
+    print(
+        f"fill_many used {c_batched / t_batched:.2f} cores on average (CPU s / wall s) of "
+        f"{threads} threads: on {threads} idle cores at most about "
+        f"{threads * n / c_batched:.0f} records/s"
+    )
+    print(f"max relative |batched - single| stepsize prediction: {diff:.1e} (float32 rounding: 6e-8 a value)")
     cfg = model.model.trunk.cfg
     per_record = float(np.mean([cfg.flops_per_token(n, training=False) * n for n in lengths]))
     threads = torch.get_num_threads()
@@ -101,12 +108,16 @@ def main() -> None:
     achieved = rate_b * per_record
     # counted as a full forward pass (the usual model-FLOPs convention); the last block computes
     # only the masked rows, so the work done is about 40 % less than counted at 2 layers
-    print(f"model FLOP/s: {achieved / 1e9:.1f} GFLOP/s ({per_record / 1e6:.1f} MFLOP a record, a full "
-          f"forward pass; the last block computes only the masked rows) = "
-          f"{achieved / peak:.1%} of the fp32 GEMM peak {peak / 1e9:.1f} GFLOP/s on {threads} threads")
-    print(f"fill_throughput: {rate_b:.0f} records/s vs reference {rate_s:.0f} records/s = "
-          f"{rate_b / rate_s:.1f}x (target >= 2000 records/s batched; "
-          f"{'met' if rate_b >= 2000 else 'not met'})")
+    print(
+        f"model FLOP/s: {achieved / 1e9:.1f} GFLOP/s ({per_record / 1e6:.1f} MFLOP a record, a full "
+        f"forward pass; the last block computes only the masked rows) = "
+        f"{achieved / peak:.1%} of the fp32 GEMM peak {peak / 1e9:.1f} GFLOP/s on {threads} threads"
+    )
+    print(
+        f"fill_throughput: {rate_b:.0f} records/s vs reference {rate_s:.0f} records/s = "
+        f"{rate_b / rate_s:.1f}x (target >= 2000 records/s batched; "
+        f"{'met' if rate_b >= 2000 else 'not met'})"
+    )
 
 
 if __name__ == "__main__":

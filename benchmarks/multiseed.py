@@ -22,6 +22,7 @@ as keys, no loss) and the losses are masked sums over every position instead of 
 
 Run: ``python benchmarks/multiseed.py [--seeds 3,4,8 --batch 8 --steps 60]``; last line is the headline.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,8 +54,9 @@ def _ln(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return F.layer_norm(x, x.shape[-1:]) * w[:, None, None, :]
 
 
-def stacked_losses(params: dict[str, torch.Tensor], model: NumberMLM, head_call, stacked: dict[str, torch.Tensor],
-                   number_loss_weight: float = 1.0) -> torch.Tensor:
+def stacked_losses(
+    params: dict[str, torch.Tensor], model: NumberMLM, head_call, stacked: dict[str, torch.Tensor], number_loss_weight: float = 1.0
+) -> torch.Tensor:
     """float32[S]: each seed's training loss, as :meth:`NumberMLM.losses
     <scinum.model.trunk.NumberMLM.losses>` computes it, for weights ``params`` (the model's parameter
     names, a leading seed dimension) and a :func:`stack_batches` batch. The trunk runs stacked
@@ -80,8 +82,7 @@ def stacked_losses(params: dict[str, torch.Tensor], model: NumberMLM, head_call,
         x = torch.where(at, F.pad(f, (0, d - cfg.num_dim)), x)
     if cfg.positions != "rope":
         if L > cfg.max_positions:
-            raise ValueError(f"sequence of {L} tokens is longer than the learned position table "
-                             f"({cfg.max_positions})")
+            raise ValueError(f"sequence of {L} tokens is longer than the learned position table ({cfg.max_positions})")
         x = x + params["trunk.pos.weight"][:, None, :L]
     rope = None
     if cfg.positions != "learned":
@@ -99,8 +100,7 @@ def stacked_losses(params: dict[str, torch.Tensor], model: NumberMLM, head_call,
     h = _ln(x, params["trunk.ln_f.weight"])
     logits = _lin(h, tok_w).float()  # tied token head, [S, B, L, V]
     targets = stacked["targets"]
-    ce = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-100,
-                         reduction="none").view(S, -1).sum(1)
+    ce = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-100, reduction="none").view(S, -1).sum(1)
     ce = ce / targets.ne(-100).view(S, -1).sum(1).clamp(min=1)
     head = {k[5:]: v for k, v in params.items() if k.startswith("head.")}
     per = head_call(head, h, logits, stacked["num_dense"])
@@ -110,8 +110,7 @@ def stacked_losses(params: dict[str, torch.Tensor], model: NumberMLM, head_call,
     return ce + number_loss_weight * number
 
 
-def stack_batches(batches: Sequence[dict[str, torch.Tensor]], pad_id: int, neutral: float
-                  ) -> dict[str, torch.Tensor]:
+def stack_batches(batches: Sequence[dict[str, torch.Tensor]], pad_id: int, neutral: float) -> dict[str, torch.Tensor]:
     """One :func:`~scinum.tokens.batch.make_batch` batch per seed -> tensors with a leading seed
     dimension, padded to the longest batch (``[PAD]`` tokens, ``neutral`` features, no loss) and
     to the largest batch size (rows of padding that attend only to themselves). ``num_dense``
@@ -120,12 +119,14 @@ def stack_batches(batches: Sequence[dict[str, torch.Tensor]], pad_id: int, neutr
     L = max(b["ids"].shape[1] for b in batches)
     D = batches[0]["feats"].shape[-1]
     S = len(batches)
-    out = {"ids": torch.full((S, B, L), pad_id, dtype=torch.int64),
-           "feats": torch.full((S, B, L, D), neutral, dtype=batches[0]["feats"].dtype),
-           "attend": torch.zeros((S, B, L), dtype=torch.bool),
-           "targets": torch.full((S, B, L), -100, dtype=torch.int64),
-           "num_hidden": torch.zeros((S, B, L), dtype=torch.bool),
-           "num_dense": torch.zeros((S, B, L), dtype=torch.float64)}
+    out = {
+        "ids": torch.full((S, B, L), pad_id, dtype=torch.int64),
+        "feats": torch.full((S, B, L, D), neutral, dtype=batches[0]["feats"].dtype),
+        "attend": torch.zeros((S, B, L), dtype=torch.bool),
+        "targets": torch.full((S, B, L), -100, dtype=torch.int64),
+        "num_hidden": torch.zeros((S, B, L), dtype=torch.bool),
+        "num_dense": torch.zeros((S, B, L), dtype=torch.float64),
+    }
     for s, b in enumerate(batches):
         n, l = b["ids"].shape
         for k in ("ids", "feats", "attend", "targets", "num_hidden"):
@@ -153,9 +154,11 @@ class StackedModels:
         self.weight = optim["number_loss_weight"]
         decay = [p for k, p in self.params.items() if self.shapes[k].dim() >= 2]
         no_decay = [p for k, p in self.params.items() if self.shapes[k].dim() < 2]
-        self.opt = torch.optim.AdamW([{"params": decay, "weight_decay": optim["weight_decay"]},
-                                      {"params": no_decay, "weight_decay": 0.0}],
-                                     lr=optim["lr"], betas=tuple(optim["betas"]))
+        self.opt = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": optim["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=optim["lr"],
+            betas=tuple(optim["betas"]),
+        )
         self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lr_lambda)
         self.clip = optim["grad_clip"]
 
@@ -211,6 +214,7 @@ def single(model, module, config):
         opt.step()
         sched.step()
         return loss.item()
+
     return step
 
 
@@ -240,8 +244,13 @@ def compare(data: Path, tmp: Path, n: int, bs: int, steps: int, check: int, skip
         if k >= skip:
             t_single, t_stacked = t_single + t1 - t0, t_stacked + t2 - t1
             samples += sum(b["ids"].shape[0] for b in batches)
-    return {"single": samples / t_single, "stacked": samples / t_stacked, "diff": diff,
-            "ms_single": 1e3 * t_single / (steps - skip), "ms_stacked": 1e3 * t_stacked / (steps - skip)}
+    return {
+        "single": samples / t_single,
+        "stacked": samples / t_stacked,
+        "diff": diff,
+        "ms_single": 1e3 * t_single / (steps - skip),
+        "ms_stacked": 1e3 * t_stacked / (steps - skip),
+    }
 
 
 def main() -> None:
@@ -258,16 +267,24 @@ def main() -> None:
         data = make_dataset(Path(tmp) / "data")
         for n in (int(x) for x in a.seeds.split(",")):
             rows[n] = compare(data, Path(tmp), n, a.batch, a.steps, a.check, a.skip)
-    print(f"batch {a.batch}, quick model (d 64, 2 layers, 2 heads, xVal), one thread, "
-          f"steps {a.skip}..{a.steps} timed; loss check over steps 0..{a.check}")
-    print(f"{'N':>3} {'sequential samples/s':>21} {'stacked samples/s':>18} {'ratio':>6} "
-          f"{'ms/step seq':>11} {'ms/step stacked':>15} {'max rel |Δloss| per seed':>25}")
+    print(
+        f"batch {a.batch}, quick model (d 64, 2 layers, 2 heads, xVal), one thread, "
+        f"steps {a.skip}..{a.steps} timed; loss check over steps 0..{a.check}"
+    )
+    print(
+        f"{'N':>3} {'sequential samples/s':>21} {'stacked samples/s':>18} {'ratio':>6} "
+        f"{'ms/step seq':>11} {'ms/step stacked':>15} {'max rel |Δloss| per seed':>25}"
+    )
     for n, r in rows.items():
-        print(f"{n:>3} {r['single']:>21.1f} {r['stacked']:>18.1f} {r['stacked'] / r['single']:>6.2f} "
-              f"{r['ms_single']:>11.1f} {r['ms_stacked']:>15.1f} {r['diff']:>25.2e}")
+        print(
+            f"{n:>3} {r['single']:>21.1f} {r['stacked']:>18.1f} {r['stacked'] / r['single']:>6.2f} "
+            f"{r['ms_single']:>11.1f} {r['ms_stacked']:>15.1f} {r['diff']:>25.2e}"
+        )
     n, r = max(rows.items(), key=lambda kv: kv[1]["stacked"] / kv[1]["single"])
-    print(f"multiseed: {r['stacked']:.1f} samples/s vs reference {r['single']:.1f} samples/s = "
-          f"{r['stacked'] / r['single']:.2f}x (N={n} stacked vs sequential; target >= 1.3x)")
+    print(
+        f"multiseed: {r['stacked']:.1f} samples/s vs reference {r['single']:.1f} samples/s = "
+        f"{r['stacked'] / r['single']:.2f}x (N={n} stacked vs sequential; target >= 1.3x)"
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ A model's training or fill speed is judged against this (``train_throughput.py``
 
     python benchmarks/peak_flops.py [--seconds 1.0]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,13 +16,16 @@ import torch
 
 #: (name, m, k, n): a batch of 32 planets records (~2200 tokens) through the quick model
 #: (d_model 64, MLP 256) and a square size where the kernels reach their peak
-SHAPES = (("quick qkv", 2200, 64, 192), ("quick mlp-up", 2200, 64, 256),
-          ("quick mlp-down", 2200, 256, 64), ("square 1024", 1024, 1024, 1024),
-          ("square 2048", 2048, 2048, 2048))
+SHAPES = (
+    ("quick qkv", 2200, 64, 192),
+    ("quick mlp-up", 2200, 64, 256),
+    ("quick mlp-down", 2200, 256, 64),
+    ("square 1024", 1024, 1024, 1024),
+    ("square 2048", 2048, 2048, 2048),
+)
 
 
-def gemm_flops(m: int, k: int, n: int, dtype: torch.dtype = torch.float32, threads: int = 1,
-               seconds: float = 1.0) -> float:
+def gemm_flops(m: int, k: int, n: int, dtype: torch.dtype = torch.float32, threads: int = 1, seconds: float = 1.0) -> float:
     """FLOP/s of ``[m, k] @ [k, n]`` (2·m·k·n per product) over ``seconds`` of repeats, with
     ``threads`` intra-op threads (restored afterwards)."""
     before = torch.get_num_threads()
@@ -71,10 +75,12 @@ def main() -> None:
                 best[(dtype, threads)] = max(best.get((dtype, threads), 0.0), f)
                 row.append(f"{f:.1f}")
         print(f"{name:<16} {f'{m}×{k}×{n}':>16} " + " ".join(f"{f:>9}" for f in row))
-    print(f"peak_flops: {best[(torch.float32, 1)]:.1f} GFLOP/s fp32 one thread, "
-          f"{best[(torch.float32, cores)]:.1f} all {cores}; bf16 {best[(torch.bfloat16, 1)]:.1f} one "
-          f"thread, {best[(torch.bfloat16, cores)]:.1f} all"
-          + ("" if native else " (no native bf16: emulated, measured at the quick shapes only)"))
+    print(
+        f"peak_flops: {best[(torch.float32, 1)]:.1f} GFLOP/s fp32 one thread, "
+        f"{best[(torch.float32, cores)]:.1f} all {cores}; bf16 {best[(torch.bfloat16, 1)]:.1f} one "
+        f"thread, {best[(torch.bfloat16, cores)]:.1f} all"
+        + ("" if native else " (no native bf16: emulated, measured at the quick shapes only)")
+    )
 
 
 if __name__ == "__main__":

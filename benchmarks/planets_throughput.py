@@ -25,6 +25,7 @@ processes share the cores as in the bound (no pool, start-up or writing). Usage:
 The last line is the headline:
 ``planets_throughput: A samples/s = P% of bound B samples/s (target >= 75%)``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,19 +46,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scinum.datasets.directory import Dataset  # noqa: E402
 from scinum.util.processes import worker_pool  # noqa: E402
 from scinum.records.strict import dumps  # noqa: E402
-from scinum_simulations.planets import (BOUND, PlanetsConfig, SampleMaker, build,  # noqa: E402
-                                 new_simulation, to_record, trajectory)
+from scinum_simulations.planets import (
+    BOUND,
+    PlanetsConfig,
+    SampleMaker,
+    build,  # noqa: E402
+    new_simulation,
+    to_record,
+    trajectory,
+)
 from scinum_simulations.planets_prior import Draws, System  # noqa: E402
 
 SPLIT = "train"
 TARGET = 75.0  #: percent of the bound (issue 28: the Python-loop ceiling is 77-79 %)
-PHASES = {"draw": "draw (priors, vectorised per block of samples)",
-          "setup": "setup (new_simulation: Simulation + planets)",
-          "integrate": "integrate (IAS15 C calls alone: the bound)",
-          "read": "read + loop (trajectory() minus integrate)",
-          "record": "record (to_record)",
-          "json": "json (the writer's dumps of the record)",
-          "total": "make_sample(i) + dumps, measured whole"}
+PHASES = {
+    "draw": "draw (priors, vectorised per block of samples)",
+    "setup": "setup (new_simulation: Simulation + planets)",
+    "integrate": "integrate (IAS15 C calls alone: the bound)",
+    "read": "read + loop (trajectory() minus integrate)",
+    "record": "record (to_record)",
+    "json": "json (the writer's dumps of the record)",
+    "total": "make_sample(i) + dumps, measured whole",
+}
 
 
 def _reference_sim(system: System) -> rebound.Simulation:
@@ -65,8 +75,7 @@ def _reference_sim(system: System) -> rebound.Simulation:
     sim.integrator = "ias15"
     sim.add(m=1.0)
     for m, a, e, theta in zip(system.m, system.a, system.e, system.theta):
-        sim.add(primary=sim.particles[0], m=float(m), a=float(a), e=float(e),
-                theta=float(theta))
+        sim.add(primary=sim.particles[0], m=float(m), a=float(a), e=float(e), theta=float(theta))
     return sim
 
 
@@ -96,8 +105,10 @@ def reference_build(path: Path, n: int, seed: int, config: PlanetsConfig) -> int
                 if max(abs(v) for step in data for p in step for v in p) < BOUND:
                     break
                 rejected += 1
-            desc = {f"planet{j}": {"m": float(system.m[j]) * 1e5, "a": float(system.a[j]),
-                                   "e": float(system.e[j]) * 20} for j in range(len(system.m))}
+            desc = {
+                f"planet{j}": {"m": float(system.m[j]) * 1e5, "a": float(system.a[j]), "e": float(system.e[j]) * 20}
+                for j in range(len(system.m))
+            }
             desc["stepsize"] = float(system.stepsize)
             f.write(json.dumps({"description": desc, "data": data}, separators=(",", ":")) + "\n")
     return rejected
@@ -198,8 +209,7 @@ def cpu_seconds() -> float:
 def worker_startup() -> float:
     """Seconds a fresh interpreter needs to import the builder (what each spawned worker pays)."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import scinum_simulations.planets"], check=True,
-                   cwd=Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", "import scinum_simulations.planets"], check=True, cwd=Path(__file__).resolve().parents[1])
     return time.perf_counter() - t0
 
 
@@ -217,8 +227,10 @@ def main(argv: list[str] | None = None) -> None:
     n = args.samples // args.rounds
     shard = max(1, -(-n // (4 * args.workers)))
     load = os.getloadavg()[0]
-    paths = {"project": f"project build() ({args.workers} workers, shards of {shard})",
-             "reference": "reference (1 process, sim.particles attribute reads)"}
+    paths = {
+        "project": f"project build() ({args.workers} workers, shards of {shard})",
+        "reference": "reference (1 process, sim.particles attribute reads)",
+    }
     seconds, cpu = dict.fromkeys(paths, 0.0), dict.fromkeys(paths, 0.0)
     identical, rejected, bounds = True, dict.fromkeys(paths, 0), []
     n_ref = min(n, args.reference_samples)
@@ -228,8 +240,7 @@ def main(argv: list[str] | None = None) -> None:
             if r % 2 == 0:  # bound, build, build, bound, ...: a load that drifts meets both alike
                 bounds.append(bound_rate(n, seed, config, args.workers))
             t0, c0 = time.perf_counter(), cpu_seconds()
-            manifest = build(out, train=n, val=0, test=0, ood=0, seed=seed, config=config,
-                             workers=args.workers, shard_size=shard)
+            manifest = build(out, train=n, val=0, test=0, ood=0, seed=seed, config=config, workers=args.workers, shard_size=shard)
             seconds["project"] += time.perf_counter() - t0
             cpu["project"] += cpu_seconds() - c0
             rejected["project"] += manifest["splits"][SPLIT]["stats"].get("rejected", 0)
@@ -245,29 +256,29 @@ def main(argv: list[str] | None = None) -> None:
     phases = breakdown(args.breakdown_samples, args.seed, config)
     ceiling = loop_ceiling(args.workers * args.breakdown_samples, args.seed, config, args.workers)
     total = n * args.rounds
-    rate = {"project": total / seconds["project"],
-            "reference": n_ref * args.rounds / seconds["reference"]}
+    rate = {"project": total / seconds["project"], "reference": n_ref * args.rounds / seconds["reference"]}
     bound = sum(bounds) / len(bounds)
-    print(f"# {total} samples per path in {args.rounds} interleaved rounds, {args.steps} steps, "
-          f"{args.workers} workers, {os.cpu_count()} CPUs, REBOUND {rebound.__version__}; "
-          f"1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print(f"# same samples in build and reference (first {n_ref} of each round): {identical}; "
-          f"rejected draws: {rejected}")
+    print(
+        f"# {total} samples per path in {args.rounds} interleaved rounds, {args.steps} steps, "
+        f"{args.workers} workers, {os.cpu_count()} CPUs, REBOUND {rebound.__version__}; "
+        f"1-min load average {load:.2f} before, {os.getloadavg()[0]:.2f} after"
+    )
+    print(f"# same samples in build and reference (first {n_ref} of each round): {identical}; rejected draws: {rejected}")
     print(f"{'path':<56}{'wall s':>8}{'samples/s':>11}{'CPU s':>8}")
-    print(f"{f'bound: integration only, {args.workers} processes at once':<56}{'':>8}"
-          f"{bound:>11.1f}")
+    print(f"{f'bound: integration only, {args.workers} processes at once':<56}{'':>8}{bound:>11.1f}")
     for k, label in paths.items():
         print(f"{label:<56}{seconds[k]:>8.2f}{rate[k]:>11.1f}{cpu[k]:>8.2f}")
     print(f"{'start-up of one spawned helper (imports), once a build':<56}{startup:>8.2f}")
     print(f"\n# per-sample phases, one process, mean of {args.breakdown_samples} samples (ms)")
     for k, v in phases.items():
         print(f"{PHASES[k]:<56}{v * 1e3:>9.3f}")
-    print(f"{'one-core ceiling: integrate / total':<56}"
-          f"{100 * phases['integrate'] / phases['total']:>8.1f}%")
+    print(f"{'one-core ceiling: integrate / total':<56}{100 * phases['integrate'] / phases['total']:>8.1f}%")
     print(f"{f'{args.workers}-process ceiling: integrate / (make_sample + dumps)':<56}{ceiling:>8.1f}%")
-    print(f"planets_throughput: {rate['project']:.1f} samples/s = "
-          f"{100 * rate['project'] / bound:.1f}% of bound {bound:.1f} samples/s "
-          f"(target >= {TARGET:.0f}%)")
+    print(
+        f"planets_throughput: {rate['project']:.1f} samples/s = "
+        f"{100 * rate['project'] / bound:.1f}% of bound {bound:.1f} samples/s "
+        f"(target >= {TARGET:.0f}%)"
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ checkpoints) per sample seen, median over the rounds.
 Run: ``python benchmarks/positions_cost.py [--steps 400 --rounds 3]``; the last line is the
 headline (issue target: structure at most 1.3x the reference's cost per sample).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,8 +54,10 @@ def main() -> None:
     for positions, t in times.items():
         print(f"{positions:<10} {1e3 * statistics.median(t):>20.3f} {str([round(1e3 * x, 3) for x in t]):>40}")
     ours, ref = statistics.median(times["structure"]), statistics.median(times["learned"])
-    print(f"structure positions training cost: {1e3 * ours:.3f} ms/sample vs reference "
-          f"{1e3 * ref:.3f} ms/sample (learned) = {ours / ref:.2f}x (target <= {TARGET}x)")
+    print(
+        f"structure positions training cost: {1e3 * ours:.3f} ms/sample vs reference "
+        f"{1e3 * ref:.3f} ms/sample (learned) = {ours / ref:.2f}x (target <= {TARGET}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Records are planets-shaped (:mod:`quick_shapes`: 2-4 planets, 12 time steps).
 
     python benchmarks/quick_models_share.py [--steps 60] [--models xval p1000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,11 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = 0.5
 
 #: operator classes by aten name (self CPU time; autograd wrappers have no self time of note)
-CLASSES = (("GEMM", ("aten::mm", "aten::addmm", "aten::bmm")),
-           ("attention", ("aten::_scaled_dot_product_flash_attention",)),
-           ("GELU", ("aten::gelu",)),
-           ("LayerNorm", ("aten::native_layer_norm",)),
-           ("optimizer", ("aten::_fused_adam", "aten::_foreach", "Optimizer.")))
+CLASSES = (
+    ("GEMM", ("aten::mm", "aten::addmm", "aten::bmm")),
+    ("attention", ("aten::_scaled_dot_product_flash_attention",)),
+    ("GELU", ("aten::gelu",)),
+    ("LayerNorm", ("aten::native_layer_norm",)),
+    ("optimizer", ("aten::_fused_adam", "aten::_foreach", "Optimizer.")),
+)
 
 
 def op_class(name: str) -> str:
@@ -62,8 +65,7 @@ def breakdown(path: BarePath, steps: int) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=60, help="timed steps per model at batch 8 "
-                                                          "(a quarter at batch 32)")
+    ap.add_argument("--steps", type=int, default=60, help="timed steps per model at batch 8 (a quarter at batch 32)")
     ap.add_argument("--skip", type=int, default=8, help="first steps not timed")
     ap.add_argument("--models", nargs="*", help="subset of the quick preset's models")
     a = ap.parse_args()
@@ -93,19 +95,26 @@ def main() -> None:
             print(f"  {label}: done", flush=True)
     print(f"one-thread fp32 GEMM peak: {peak / 1e9:.1f} GFLOP/s ({peak_shape}); threads=1")
     classes = [c for c, _ in CLASSES] + ["other"]
-    print(f"{'model':<10} {'batch':>5} {'tokens':>6} {'ms/step':>8} {'GFLOP/s':>8} {'of peak':>8} "
-          + " ".join(f"{c:>10}" for c in classes) + f" {'GEMM+attn only':>15}")
+    print(
+        f"{'model':<10} {'batch':>5} {'tokens':>6} {'ms/step':>8} {'GFLOP/s':>8} {'of peak':>8} "
+        + " ".join(f"{c:>10}" for c in classes)
+        + f" {'GEMM+attn only':>15}"
+    )
     for label, bs, seq, ms_step, flops, ms, bound in rows:
         total = sum(ms.values())
-        print(f"{label:<10} {bs:>5} {seq:>6.0f} {ms_step:>8.2f} {flops / 1e9:>8.2f} {flops / peak:>8.1%} "
-              + " ".join(f"{ms[c] / total:>10.0%}" for c in classes) + f" {bound / peak:>15.1%}")
-    print("(operator columns: share of the profiled step's self CPU time; GEMM+attn only: the share "
-          "of peak if nothing else took time)")
+        print(
+            f"{label:<10} {bs:>5} {seq:>6.0f} {ms_step:>8.2f} {flops / 1e9:>8.2f} {flops / peak:>8.1%} "
+            + " ".join(f"{ms[c] / total:>10.0%}" for c in classes)
+            + f" {bound / peak:>15.1%}"
+        )
+    print("(operator columns: share of the profiled step's self CPU time; GEMM+attn only: the share of peak if nothing else took time)")
     worst = min(rows, key=lambda r: r[4])
-    print(f"quick_models_share: worst model ({worst[0]}) {worst[4] / 1e9:.1f} GFLOP/s vs reference "
-          f"{peak / 1e9:.1f} GFLOP/s (one-thread fp32 peak) = {worst[4] / peak:.1%} "
-          f"(target >= {TARGET:.0%}: {'met' if worst[4] >= TARGET * peak else 'NOT met'}; "
-          f"best model {max(r[4] for r in rows) / peak:.1%})")
+    print(
+        f"quick_models_share: worst model ({worst[0]}) {worst[4] / 1e9:.1f} GFLOP/s vs reference "
+        f"{peak / 1e9:.1f} GFLOP/s (one-thread fp32 peak) = {worst[4] / peak:.1%} "
+        f"(target >= {TARGET:.0%}: {'met' if worst[4] >= TARGET * peak else 'NOT met'}; "
+        f"best model {max(r[4] for r in rows) / peak:.1%})"
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ one-thread fp32 GEMM peak of this CPU (:func:`peak_flops.gemm_flops`).
 Records are drawn analytically (circular orbits), not by REBOUND: the step cost depends on the
 records' token counts and the model's shapes, not on the physics.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,13 +24,16 @@ def record(i: int) -> dict:
     r = np.random.default_rng(i)
     n = int(r.integers(2, 5))
     a = np.linspace(1, r.uniform(1.5, 3), n)
-    desc = {f"planet{k}": {"m": round(float(r.uniform(1, 5)), 4), "a": round(float(a[k]), 4),
-                           "e": round(float(r.uniform(0, 2)), 4)} for k in range(n)}
+    desc = {
+        f"planet{k}": {"m": round(float(r.uniform(1, 5)), 4), "a": round(float(a[k]), 4), "e": round(float(r.uniform(0, 2)), 4)}
+        for k in range(n)
+    }
     dt = float(r.choice([0.2, 0.3, 0.5, 0.8]))
     desc["stepsize"] = dt
     ang = np.arange(STEPS)[:, None] * dt * a[None, :] ** -1.5
-    data = [[[round(float(a[k] * math.cos(ang[s, k])), 5), round(float(a[k] * math.sin(ang[s, k])), 5)]
-             for k in range(n)] for s in range(STEPS)]
+    data = [
+        [[round(float(a[k] * math.cos(ang[s, k])), 5), round(float(a[k] * math.sin(ang[s, k])), 5)] for k in range(n)] for s in range(STEPS)
+    ]
     return {"description": desc, "data": data}
 
 
@@ -41,29 +45,43 @@ class _Sample:
 def make_dataset(path: Path, n_train: int = 1200, n_val: int = 64) -> Path:
     """Write (once) a dataset directory of :func:`record` samples at ``path``."""
     from scinum.datasets.directory import DatasetWriter
+
     if (path / "manifest.json").exists():
         return path
-    w = DatasetWriter(path, builder="quick-shapes", version="1", parameters={"steps": STEPS}, seed=0,
-                      shard_size=1000)
+    w = DatasetWriter(path, builder="quick-shapes", version="1", parameters={"steps": STEPS}, seed=0, shard_size=1000)
     w.write_split("train", n_train, _Sample())
     w.write_split("val", n_val, _Sample())
     w.finish(evaluation={"fields": ["description.planet0.a", "description.stepsize"]})
     return path
 
 
-def quick_config(data: Path, out: Path, batch_size: int, max_steps: int, seed: int = 0,
-                 **trainer) -> dict:
+def quick_config(data: Path, out: Path, batch_size: int, max_steps: int, seed: int = 0, **trainer) -> dict:
     """The planets quick preset's training config (recipes/planets.yaml), xVal, as the recipe
     runner sets it (one thread, no progress bar)."""
     from scinum.train.config import load_config
-    t = {"max_steps": max_steps, "accelerator": "cpu", "devices": 1, "val_check_interval": 400,
-         "limit_val_batches": 5, "checkpoint_every_n_steps": 400, "progress_bar": False, **trainer}
-    return load_config(None, {
-        "seed": seed, "out_dir": str(out), "encoding": {"name": "xval"},
-        "data": {"path": str(data), "batch_size": batch_size, "mask_prob": 0.2},
-        "model": {"d_model": 64, "n_layers": 2, "n_heads": 2},
-        "optim": {"lr": 2.0e-3, "warmup_steps": 50, "min_lr_ratio": 0.1},
-        "trainer": t})
+
+    t = {
+        "max_steps": max_steps,
+        "accelerator": "cpu",
+        "devices": 1,
+        "val_check_interval": 400,
+        "limit_val_batches": 5,
+        "checkpoint_every_n_steps": 400,
+        "progress_bar": False,
+        **trainer,
+    }
+    return load_config(
+        None,
+        {
+            "seed": seed,
+            "out_dir": str(out),
+            "encoding": {"name": "xval"},
+            "data": {"path": str(data), "batch_size": batch_size, "mask_prob": 0.2},
+            "model": {"d_model": 64, "n_layers": 2, "n_heads": 2},
+            "optim": {"lr": 2.0e-3, "warmup_steps": 50, "min_lr_ratio": 0.1},
+            "trainer": t,
+        },
+    )
 
 
 def fp32_peak_one_thread(seconds: float = 0.5) -> tuple[float, str]:

@@ -19,6 +19,7 @@ with the Lightning run's (the same computation: equal within float32 rounding).
 
 Run: ``python benchmarks/train_step_overhead.py [--steps 160 --skip 20]``; last line is the verdict.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,9 +44,16 @@ def build(config: dict):
     L.seed_everything(config["seed"], workers=True, verbose=False)
     encoding = encodings.from_config(config["encoding"])
     d = config["data"]
-    dm = MLMDataModule(d["path"], encoding, normalizer=resolve_normalizer(config, encoding),
-                       batch_size=d["batch_size"], mask_prob=d["mask_prob"], seed=config["seed"],
-                       pool=d["pool"], max_run=d["max_run"])
+    dm = MLMDataModule(
+        d["path"],
+        encoding,
+        normalizer=resolve_normalizer(config, encoding),
+        batch_size=d["batch_size"],
+        mask_prob=d["mask_prob"],
+        seed=config["seed"],
+        pool=d["pool"],
+        max_run=d["max_run"],
+    )
     dm.prepare()
     module = MLMModule(make_meta(config, dm, encoding), config["optim"], config["trainer"]["max_steps"])
     return dm, module
@@ -61,8 +69,7 @@ class BarePath:
         self.opt, self.sched = conf["optimizer"], conf["lr_scheduler"]["scheduler"]
         if variant == "bare fused":  # the same groups, one fused kernel per step
             groups = [{"params": g["params"], "weight_decay": g["weight_decay"]} for g in self.opt.param_groups]
-            self.opt = torch.optim.AdamW(groups, lr=config["optim"]["lr"],
-                                         betas=tuple(config["optim"]["betas"]), fused=True)
+            self.opt = torch.optim.AdamW(groups, lr=config["optim"]["lr"], betas=tuple(config["optim"]["betas"]), fused=True)
             self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, self.sched.lr_lambdas[0])
         self.losses = self.model.losses
         if variant == "compile":  # the whole loss (trunk, heads, indexing)
@@ -120,8 +127,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=160, help="steps per path at batch 32 (2x at batch 8)")
     ap.add_argument("--skip", type=int, default=20, help="first steps not timed")
-    ap.add_argument("--paths", default="bare,bare fused,compile trunk,compile",
-                    help="bare paths run in lockstep with Lightning's")
+    ap.add_argument("--paths", default="bare,bare fused,compile trunk,compile", help="bare paths run in lockstep with Lightning's")
     a = ap.parse_args()
     torch.set_num_threads(1)
     names = [n for n in a.paths.split(",") if n]
@@ -140,30 +146,38 @@ def main() -> None:
                 mlm_cfg = build(config)[1].meta.model
             ref = [r[2] for r in lock.rec["lightning"]]
             for name, rec in lock.rec.items():
-                timed = rec[a.skip:]
+                timed = rec[a.skip :]
                 sec = sum(r[0] for r in timed)
                 toks = sum(r[1] for r in timed)
                 ms = 1e3 * sec / len(timed)
-                first = sum(r[0] for r in rec[:a.skip]) - a.skip * sec / len(timed)  # compile, warm-up
+                first = sum(r[0] for r in rec[: a.skip]) - a.skip * sec / len(timed)  # compile, warm-up
                 flops = toks * mlm_cfg.flops_per_token(toks / (len(timed) * bs)) / sec
                 diff = max(abs(r[2] - x) for r, x in zip(rec, ref))
                 share_of[(bs, name)] = flops / peak
                 rows.append((bs, name, ms, first, flops / 1e9, flops / peak, diff, rec[-1][2]))
-    print(f"one-thread fp32 GEMM peak: {peak / 1e9:.1f} GFLOP/s ({peak_shape}); threads=1; "
-          f"timed steps {a.skip}..{a.steps} (batch 32), {a.skip}..{2 * a.steps} (batch 8)")
-    print(f"{'batch':>5} {'path':<14} {'ms/step':>8} {'extra s in first steps':>22} {'GFLOP/s':>8} "
-          f"{'of peak':>8} {'max |Δloss| vs lightning':>24} {'last loss':>9}")
+    print(
+        f"one-thread fp32 GEMM peak: {peak / 1e9:.1f} GFLOP/s ({peak_shape}); threads=1; "
+        f"timed steps {a.skip}..{a.steps} (batch 32), {a.skip}..{2 * a.steps} (batch 8)"
+    )
+    print(
+        f"{'batch':>5} {'path':<14} {'ms/step':>8} {'extra s in first steps':>22} {'GFLOP/s':>8} "
+        f"{'of peak':>8} {'max |Δloss| vs lightning':>24} {'last loss':>9}"
+    )
     for bs, name, ms, first, gf, share, diff, last in rows:
         print(f"{bs:>5} {name:<14} {ms:>8.2f} {first:>22.2f} {gf:>8.2f} {share:>8.1%} {diff:>24.2e} {last:>9.4f}")
     by = {(r[0], r[1]): r[2] for r in rows}
     if "bare" in names:
         for bs in (32, 8):
-            print(f"batch {bs}: Lightning's own cost {by[(bs, 'lightning')] - by[(bs, 'bare')]:.2f} ms/step "
-                  f"({1 - by[(bs, 'bare')] / by[(bs, 'lightning')]:.0%} of its step)")
+            print(
+                f"batch {bs}: Lightning's own cost {by[(bs, 'lightning')] - by[(bs, 'bare')]:.2f} ms/step "
+                f"({1 - by[(bs, 'bare')] / by[(bs, 'lightning')]:.0%} of its step)"
+            )
     worst = min(share_of[(bs, "lightning")] for bs in (32, 8))
-    print(f"train_step_overhead: scinum fit at the quick shapes (worse of batch 32 and 8): "
-          f"{worst * peak / 1e9:.2f} GFLOP/s = {worst:.1%} of bound {peak / 1e9:.1f} GFLOP/s "
-          f"(target >= 50%) -- {'met' if worst >= 0.5 else 'NOT met'}")
+    print(
+        f"train_step_overhead: scinum fit at the quick shapes (worse of batch 32 and 8): "
+        f"{worst * peak / 1e9:.2f} GFLOP/s = {worst:.1%} of bound {peak / 1e9:.1f} GFLOP/s "
+        f"(target >= 50%) -- {'met' if worst >= 0.5 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ interleaved rounds. Counted: real (non-pad) tokens per second of wall time, coll
 
 Run: ``python benchmarks/train_throughput.py [--seconds 6 --rounds 3]``; last line is the headline.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,14 +41,17 @@ def planets_like(i: int) -> dict:
     r = np.random.default_rng(i)
     n, steps = int(r.integers(2, 5)), int(r.integers(4, 41))
     a = np.linspace(1, r.uniform(1.5, 3), n)
-    desc = {f"planet{k}": {"m": round(float(r.uniform(1, 5)), 2), "a": round(float(a[k]), 2),
-                           "e": round(float(r.uniform(0, 2)), 2)} for k in range(n)}
+    desc = {
+        f"planet{k}": {"m": round(float(r.uniform(1, 5)), 2), "a": round(float(a[k]), 2), "e": round(float(r.uniform(0, 2)), 2)}
+        for k in range(n)
+    }
     dt = float(r.choice([0.2, 0.3, 0.5, 0.8]))
     desc["stepsize"] = dt
     t = np.arange(steps)[:, None] * dt
     ang = t * a[None, :] ** -1.5
-    data = [[[round(float(a[k] * math.cos(ang[s, k])), 2), round(float(a[k] * math.sin(ang[s, k])), 2)]
-             for k in range(n)] for s in range(steps)]
+    data = [
+        [[round(float(a[k] * math.cos(ang[s, k])), 2), round(float(a[k] * math.sin(ang[s, k])), 2)] for k in range(n)] for s in range(steps)
+    ]
     return {"description": desc, "data": data}
 
 
@@ -58,8 +62,7 @@ class Reference(nn.Module):
         super().__init__()
         self.tok = nn.Embedding(vocab_size, D)
         self.pos = nn.Embedding(max_len, D)
-        layer = nn.TransformerEncoderLayer(D, HEADS, 4 * D, dropout=0.0, activation="gelu",
-                                           batch_first=True, norm_first=True)
+        layer = nn.TransformerEncoderLayer(D, HEADS, 4 * D, dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
         self.enc = nn.TransformerEncoder(layer, LAYERS, enable_nested_tensor=False)
         self.ln = nn.LayerNorm(D)
         self.lm = nn.Linear(D, vocab_size)
@@ -94,8 +97,9 @@ def main() -> None:
         hide = [np.random.default_rng([seed, int(i)]).random(len(seqs[i])) < 0.2 for i in idx]
         return make_batch([seqs[i] for i in idx], hide, codec=codec, normalizer=norm, encoding=enc)
 
-    cfg = ModelConfig(vocab_size=len(vocab), d_model=D, n_layers=LAYERS, n_heads=HEADS,
-                      max_positions=int(lengths.max()))  # as training sizes the learned table
+    cfg = ModelConfig(
+        vocab_size=len(vocab), d_model=D, n_layers=LAYERS, n_heads=HEADS, max_positions=int(lengths.max())
+    )  # as training sizes the learned table
     ours = NumberMLM(cfg, make_head(enc, D))
     ref = Reference(len(vocab), int(lengths.max()))
     opt_ours = torch.optim.AdamW(ours.parameters(), lr=3e-4)
@@ -131,8 +135,10 @@ def main() -> None:
                 totals[name][0] += int(b["attend"].sum())
                 totals[name][2] += b["ids"].numel()
             totals[name][1] += time.perf_counter() - t0
-    print(f"config: d={D} layers={LAYERS} heads={HEADS} batch={BATCH} records={N_RECORDS} "
-          f"lengths {lengths.min()}-{lengths.max()} (mean {lengths.mean():.0f}) threads={torch.get_num_threads()}")
+    print(
+        f"config: d={D} layers={LAYERS} heads={HEADS} batch={BATCH} records={N_RECORDS} "
+        f"lengths {lengths.min()}-{lengths.max()} (mean {lengths.mean():.0f}) threads={torch.get_num_threads()}"
+    )
     print(f"{'path':<10} {'real tok/s':>11} {'pad share':>10}")
     rate = {}
     for name, (tok, sec, padded) in totals.items():
@@ -142,15 +148,18 @@ def main() -> None:
     # mean real length) against the GEMM peak of this CPU at the model's shapes and at 2048²
     threads = torch.get_num_threads()
     per_token = cfg.flops_per_token(float(lengths.mean()))
-    peaks = {"model shapes": gemm_flops(BATCH * int(lengths.mean()), D, 4 * D, torch.float32, threads),
-             "2048² square": gemm_flops(2048, 2048, 2048, torch.float32, threads)}
+    peaks = {
+        "model shapes": gemm_flops(BATCH * int(lengths.mean()), D, 4 * D, torch.float32, threads),
+        "2048² square": gemm_flops(2048, 2048, 2048, torch.float32, threads),
+    }
     for name, peak in peaks.items():
-        print(f"scinum model FLOP/s {rate['scinum'] * per_token / 1e9:.1f} GFLOP/s = "
-              f"{rate['scinum'] * per_token / peak:.1%} of the fp32 GEMM peak at {name} "
-              f"({peak / 1e9:.1f} GFLOP/s, {threads} threads)")
+        print(
+            f"scinum model FLOP/s {rate['scinum'] * per_token / 1e9:.1f} GFLOP/s = "
+            f"{rate['scinum'] * per_token / peak:.1%} of the fp32 GEMM peak at {name} "
+            f"({peak / 1e9:.1f} GFLOP/s, {threads} threads)"
+        )
     r = rate["scinum"] / rate["reference"]
-    print(f"train_throughput: {rate['scinum']:.0f} tokens/s vs reference {rate['reference']:.0f} tokens/s "
-          f"= {r:.2f}x (target >= 2.3x)")
+    print(f"train_throughput: {rate['scinum']:.0f} tokens/s vs reference {rate['reference']:.0f} tokens/s = {r:.2f}x (target >= 2.3x)")
 
 
 if __name__ == "__main__":

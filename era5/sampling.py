@@ -11,6 +11,7 @@ with ``y`` the fraction of the year elapsed at the first time (days since 1 Jan 
 year) and ``h`` its UTC hour. ``T = (t2m[K] - mean) / std`` with ``mean``/``std`` fitted on the
 train period (:func:`fit_normalization`).
 """
+
 from __future__ import annotations
 
 import zlib
@@ -22,14 +23,13 @@ from scinum.errors import DatasetError
 
 from .source import T2mView, open_view_cached
 
-__all__ = ["series_index", "split_periods", "fit_normalization", "SampleConfig", "SampleMaker",
-           "start_features", "coord_features"]
+__all__ = ["series_index", "split_periods", "fit_normalization", "SampleConfig", "SampleMaker", "start_features", "coord_features"]
 
 
 def series_index(times: np.ndarray, step_hours: int = 8) -> np.ndarray:
     """int64[N]: indices of ``times`` on the ``step_hours`` grid anchored at 00 UTC
     (8 h: 00, 08, 16 UTC). Hourly sources give every 8th field; 8-hourly ones all of them."""
-    hours = (times.astype("datetime64[s]").astype(np.int64))
+    hours = times.astype("datetime64[s]").astype(np.int64)
     on_grid = hours % (3600 * step_hours) == 0
     return np.flatnonzero(on_grid)
 
@@ -50,8 +50,7 @@ def runs_remaining(times: np.ndarray, step_hours: int) -> np.ndarray:
     return out
 
 
-def split_periods(times: np.ndarray, periods: dict[str, tuple[str | None, str | None]]
-                  ) -> dict[str, np.ndarray]:
+def split_periods(times: np.ndarray, periods: dict[str, tuple[str | None, str | None]]) -> dict[str, np.ndarray]:
     """Positions (into ``times``) of each split's half-open period ``[start, end)`` (ISO dates,
     ``None`` = open). Periods must not overlap; each must hold at least one time."""
     out, bounds = {}, []
@@ -68,8 +67,7 @@ def split_periods(times: np.ndarray, periods: dict[str, tuple[str | None, str | 
     return out
 
 
-def fraction_periods(times: np.ndarray, fractions: tuple[float, float, float],
-                     step_hours: int) -> dict[str, tuple[str, str]]:
+def fraction_periods(times: np.ndarray, fractions: tuple[float, float, float], step_hours: int) -> dict[str, tuple[str, str]]:
     """Consecutive train/val/test periods covering the series ``times`` in the given
     fractions (the last ends one step after the last time)."""
     cuts = np.cumsum((0.0,) + tuple(fractions)) / sum(fractions)
@@ -89,16 +87,15 @@ def start_features(t: np.datetime64) -> np.ndarray:
     """float64[4]: [sin, cos] of the year phase then [sin, cos] of the UTC time-of-day phase."""
     t = np.datetime64(t, "s")
     year = t.astype("datetime64[Y]")
-    y = (t - year.astype("datetime64[s]")) / ((year + 1).astype("datetime64[s]")
-                                              - year.astype("datetime64[s]"))
+    y = (t - year.astype("datetime64[s]")) / ((year + 1).astype("datetime64[s]") - year.astype("datetime64[s]"))
     h = (t - t.astype("datetime64[D]").astype("datetime64[s]")) / np.timedelta64(1, "h")
     a, b = 2 * np.pi * y, 2 * np.pi * h / 24.0
     return np.array([np.sin(a), np.cos(a), np.sin(b), np.cos(b)])
 
 
-def fit_normalization(view: T2mView, t: np.ndarray, rows: np.ndarray, seed: int, *,
-                      n_times: int = 64, n_rows: int = 32, n_cols: int = 64
-                      ) -> tuple[np.ndarray, int]:
+def fit_normalization(
+    view: T2mView, t: np.ndarray, rows: np.ndarray, seed: int, *, n_times: int = 64, n_rows: int = 32, n_cols: int = 64
+) -> tuple[np.ndarray, int]:
     """Draw the train-period sample the statistics are fitted on, without loading the grid.
 
     ``n_times`` random train times × ``n_rows`` random allowed grid rows × ``n_cols`` random
@@ -117,6 +114,7 @@ def fit_normalization(view: T2mView, t: np.ndarray, rows: np.ndarray, seed: int,
 @dataclass
 class SampleConfig:
     """Everything a split's samples depend on (with ``seed`` and ``split``); picklable."""
+
     source: str
     variable: str | None
     split: str
@@ -165,15 +163,15 @@ class SampleMaker:
         n = int(rng.integers(c.stations[0], c.stations[1] + 1))
         starts = self._valid_starts(length)
         if len(starts) == 0:
-            raise DatasetError(f"{c.source}: split {c.split!r} has no run of {length} "
-                               "consecutive 8-hourly times (time range shorter than one sample)")
+            raise DatasetError(
+                f"{c.source}: split {c.split!r} has no run of {length} consecutive 8-hourly times (time range shorter than one sample)"
+            )
         k = int(starts[rng.integers(len(starts))])
-        t = c.times[k:k + length]
+        t = c.times[k : k + length]
         nlon = len(self.view.lon)
         population = len(c.rows) * nlon
         if population < n:
-            raise DatasetError(f"{c.source}: only {population} grid points available, "
-                               f"a sample needs {n}")
+            raise DatasetError(f"{c.source}: only {population} grid points available, a sample needs {n}")
         flat = rng.choice(population, size=n, replace=False)
         values = self.view.read(t, c.rows[flat // nlon], flat % nlon)
         used, redraws = set(flat.tolist()), 0
@@ -193,13 +191,13 @@ class SampleMaker:
             flat[bad] = new
             values[:, bad] = self.view.read(t, c.rows[flat[bad] // nlon], flat[bad] % nlon)
         if not np.isfinite(values).all():
-            raise DatasetError(f"{c.source}: split {c.split!r} sample {i}: still NaN after "
-                               f"{redraws} station re-draws; the source is mostly missing here")
+            raise DatasetError(
+                f"{c.source}: split {c.split!r} sample {i}: still NaN after {redraws} station re-draws; the source is mostly missing here"
+            )
         data = ((values + c.offset) - c.mean) / c.std  # (L, P)
         coords = coord_features(self.view.lat[c.rows[flat // nlon]], self.view.lon[flat % nlon])
         start = start_features(c.stamps[k])
         if c.decimals is not None:
             data, coords, start = (np.round(a, c.decimals) + 0.0 for a in (data, coords, start))
-        record = {"description": {"coords": coords.tolist(), "start": start.tolist()},
-                  "data": data.T.tolist()}
+        record = {"description": {"coords": coords.tolist(), "start": start.tolist()}, "data": data.T.tolist()}
         return record, {"nan_redraws": redraws}

@@ -14,6 +14,7 @@ Supported sources (all opened lazily with xarray; nothing is read until :meth:`T
 
 Values are returned in the source's units; :func:`units_offset` says what to add to get kelvin.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,8 +28,7 @@ import xarray as xr
 
 from scinum.errors import DatasetError
 
-__all__ = ["T2mView", "open_view", "open_view_cached", "view_from_datasets", "units_offset",
-           "VARIABLE_NAMES"]
+__all__ = ["T2mView", "open_view", "open_view_cached", "view_from_datasets", "units_offset", "VARIABLE_NAMES"]
 
 #: Names tried, in order, for the 2 m temperature variable (CDS, ARCO-ERA5, GRIB short name).
 VARIABLE_NAMES = ("t2m", "2m_temperature", "2t")
@@ -42,6 +42,7 @@ _CELSIUS = {"degc", "°c", "c", "celsius", "deg_c", "degrees_celsius", "degree_c
 @dataclass
 class _Piece:
     """A lazy DataArray with dims exactly (time, lat, lon) and the file it comes from."""
+
     da: xr.DataArray
     times: np.ndarray  # datetime64[ns][n] of this piece's time index
     local: np.ndarray  # int64[n]: position of each of those times along da's time dim
@@ -57,8 +58,7 @@ class T2mView:
     backend reads scattered points natively (Zarr) rather than orthogonal slabs (NetCDF).
     """
 
-    def __init__(self, pieces: list[_Piece], lat: np.ndarray, lon: np.ndarray,
-                 units: str | None, source: str, vectorized: bool):
+    def __init__(self, pieces: list[_Piece], lat: np.ndarray, lon: np.ndarray, units: str | None, source: str, vectorized: bool):
         times = np.concatenate([p.times for p in pieces])
         piece_of = np.concatenate([np.full(len(p.times), i) for i, p in enumerate(pieces)])
         order = np.argsort(times, kind="stable")
@@ -68,8 +68,7 @@ class T2mView:
         dup = np.flatnonzero(np.diff(self.times.astype(np.int64)) == 0)
         if len(dup):
             a, b = (pieces[self.piece_of[k]].file for k in (dup[0], dup[0] + 1))
-            raise DatasetError(f"{b}: duplicated time {self.times[dup[0]]}, also in {a} "
-                               "(overlapping files)")
+            raise DatasetError(f"{b}: duplicated time {self.times[dup[0]]}, also in {a} (overlapping files)")
         self.pieces = pieces
         self.lat, self.lon = lat, lon
         self.units, self.source, self.vectorized = units, source, vectorized
@@ -104,8 +103,7 @@ class T2mView:
             ti = self._tindex(local)
             tdim, ydim, xdim = piece.da.dims
             if self.vectorized:
-                sub = piece.da.isel({tdim: ti, ydim: xr.DataArray(rows, dims="station"),
-                                     xdim: xr.DataArray(cols, dims="station")})
+                sub = piece.da.isel({tdim: ti, ydim: xr.DataArray(rows, dims="station"), xdim: xr.DataArray(cols, dims="station")})
                 out[sel] = sub.values
             else:
                 urows, inv = np.unique(rows, return_inverse=True)
@@ -127,8 +125,7 @@ class T2mView:
                 out[sel] = piece.da.isel({tdim: self._tindex(local), ydim: rows, xdim: cols}).values
             else:
                 c0, c1 = int(cols[0]), int(cols[-1]) + 1
-                block = piece.da.isel({tdim: self._tindex(local), ydim: rows,
-                                       xdim: slice(c0, c1)}).values
+                block = piece.da.isel({tdim: self._tindex(local), ydim: rows, xdim: slice(c0, c1)}).values
                 out[sel] = block[:, :, cols - c0]
         return out
 
@@ -137,22 +134,19 @@ def _pick(names: tuple[str, ...], have, what: str, file: str) -> str:
     for n in names:
         if n in have:
             return n
-    raise DatasetError(f"{file}: no {what} (looked for {', '.join(names)}; found "
-                       f"{', '.join(map(str, have)) or 'nothing'})")
+    raise DatasetError(f"{file}: no {what} (looked for {', '.join(names)}; found {', '.join(map(str, have)) or 'nothing'})")
 
 
 def _check_times(times: np.ndarray, name: str, file: str) -> None:
     if not np.issubdtype(times.dtype, np.datetime64):
-        raise DatasetError(f"{file}: time coordinate {name!r} is not decodable as dates "
-                           f"(dtype {times.dtype}, units missing or not CF)")
+        raise DatasetError(f"{file}: time coordinate {name!r} is not decodable as dates (dtype {times.dtype}, units missing or not CF)")
     d = np.diff(times.astype("datetime64[ns]").astype(np.int64))
     if (d == 0).any():
         k = int(np.flatnonzero(d == 0)[0])
         raise DatasetError(f"{file}: duplicated time {times[k + 1]} at index {k + 1} of {name!r}")
     if (d < 0).any():
         k = int(np.flatnonzero(d < 0)[0])
-        raise DatasetError(f"{file}: non-monotonic times in {name!r}: {times[k + 1]} at index "
-                           f"{k + 1} comes after {times[k]}")
+        raise DatasetError(f"{file}: non-monotonic times in {name!r}: {times[k + 1]} at index {k + 1} comes after {times[k]}")
 
 
 def _check_axis(values: np.ndarray, name: str, file: str) -> np.ndarray:
@@ -165,8 +159,7 @@ def _check_axis(values: np.ndarray, name: str, file: str) -> np.ndarray:
 
 def _pieces_of(ds: xr.Dataset, file: str, variable: str | None):
     """Normalise one opened dataset: ([_Piece], lat, lon, units)."""
-    var = _pick((variable,) if variable else VARIABLE_NAMES, ds.data_vars,
-                "2 m temperature variable", file)
+    var = _pick((variable,) if variable else VARIABLE_NAMES, ds.data_vars, "2 m temperature variable", file)
     da = ds[var]
     tdim = _pick(_TIME_NAMES, da.dims, "time dimension", file)
     ydim = _pick(_LAT_NAMES, da.dims, "latitude dimension", file)
@@ -175,8 +168,9 @@ def _pieces_of(ds: xr.Dataset, file: str, variable: str | None):
         if d in (tdim, ydim, xdim, "expver"):
             continue
         if da.sizes[d] != 1:
-            raise DatasetError(f"{file}: {var!r} has an extra dimension {d!r} of size "
-                               f"{da.sizes[d]} (e.g. several ensemble members); select one first")
+            raise DatasetError(
+                f"{file}: {var!r} has an extra dimension {d!r} of size {da.sizes[d]} (e.g. several ensemble members); select one first"
+            )
         da = da.isel({d: 0})
     times = np.asarray(ds[tdim].values)
     _check_times(times, tdim, file)
@@ -208,29 +202,25 @@ def _pieces_of(ds: xr.Dataset, file: str, variable: str | None):
     return pieces, lat, lon, units
 
 
-def view_from_datasets(datasets: list[tuple[xr.Dataset, str]], variable: str | None = None,
-                       vectorized: bool = False) -> T2mView:
+def view_from_datasets(datasets: list[tuple[xr.Dataset, str]], variable: str | None = None, vectorized: bool = False) -> T2mView:
     """Build a view from already opened (lazy) datasets, each named by its file for messages."""
     pieces, grid, units = [], None, None
     for ds, file in datasets:
         p, lat, lon, u = _pieces_of(ds, file, variable)
         if grid is None:
             grid, units = (lat, lon, file), u
-        elif (len(lat) != len(grid[0]) or len(lon) != len(grid[1])
-              or not (np.allclose(lat, grid[0]) and np.allclose(lon, grid[1]))):
+        elif len(lat) != len(grid[0]) or len(lon) != len(grid[1]) or not (np.allclose(lat, grid[0]) and np.allclose(lon, grid[1])):
             raise DatasetError(f"{file}: grid differs from that of {grid[2]}")
         elif u != units:
             raise DatasetError(f"{file}: units {u!r} differ from {units!r} in {grid[2]}")
         pieces += p
     if grid is None:
         raise DatasetError("no datasets given")
-    return T2mView(pieces, grid[0], grid[1], units, datasets[0][1] if len(datasets) == 1
-                   else f"{len(datasets)} files", vectorized)
+    return T2mView(pieces, grid[0], grid[1], units, datasets[0][1] if len(datasets) == 1 else f"{len(datasets)} files", vectorized)
 
 
 def _is_zarr(p: Path) -> bool:
-    return p.suffix == ".zarr" or (p.is_dir() and any(
-        (p / m).exists() for m in ("zarr.json", ".zgroup", ".zmetadata")))
+    return p.suffix == ".zarr" or (p.is_dir() and any((p / m).exists() for m in ("zarr.json", ".zgroup", ".zmetadata")))
 
 
 def open_view(source: str | os.PathLike, variable: str | None = None) -> T2mView:
@@ -254,8 +244,7 @@ def open_view(source: str | os.PathLike, variable: str | None = None) -> T2mView
     opened = []
     for f in files:
         try:
-            opened.append((xr.open_dataset(f, engine="netcdf4", chunks=None, cache=False,
-                                           decode_timedelta=False), f))
+            opened.append((xr.open_dataset(f, engine="netcdf4", chunks=None, cache=False, decode_timedelta=False), f))
         except Exception as e:  # noqa: BLE001 - report any backend failure with the path
             raise DatasetError(f"{f}: cannot open as NetCDF ({e})") from None
     return view_from_datasets(opened, variable, vectorized=False)
@@ -281,13 +270,15 @@ def units_offset(units: str | None, sample: np.ndarray, source: str) -> tuple[fl
     u = (units or "").strip().lower().replace(" ", "")
     if u in _KELVIN:
         if med < 100:
-            raise DatasetError(f"{source}: units say kelvin but the median sampled value is "
-                               f"{med:.1f}, which looks like °C; fix the units attribute")
+            raise DatasetError(
+                f"{source}: units say kelvin but the median sampled value is {med:.1f}, which looks like °C; fix the units attribute"
+            )
         return 0.0, "K"
     if u in _CELSIUS:
         if med > 150:
-            raise DatasetError(f"{source}: units say °C but the median sampled value is "
-                               f"{med:.1f}, which looks like kelvin; fix the units attribute")
+            raise DatasetError(
+                f"{source}: units say °C but the median sampled value is {med:.1f}, which looks like kelvin; fix the units attribute"
+            )
         return 273.15, f"declared {units!r}, converted to K by adding 273.15"
     if u == "":
         if med < 100:

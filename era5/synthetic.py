@@ -24,6 +24,7 @@ Layouts (see :func:`write_netcdf`, :func:`write_zarr`):
 Latitude runs 90 → -90, longitude 0 → 360 - resolution, as ERA5 delivers them.
 Run ``python -m scinum_era5.synthetic OUT.nc --days 30`` to write one from the command line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,8 +43,7 @@ _COARSE_DEG = 10.0
 _TAU_HOURS = 36.0
 
 
-def grid(resolution: float = 2.0, lat_max: float = 90.0, lat_min: float = -90.0
-         ) -> tuple[np.ndarray, np.ndarray]:
+def grid(resolution: float = 2.0, lat_max: float = 90.0, lat_min: float = -90.0) -> tuple[np.ndarray, np.ndarray]:
     """ERA5-ordered grid in degrees: latitude float64[nlat] descending from ``lat_max`` to
     ``lat_min``, longitude float64[nlon] ascending from 0 to ``360 - resolution``."""
     nlat = int(round((lat_max - lat_min) / resolution)) + 1
@@ -55,8 +55,7 @@ def grid(resolution: float = 2.0, lat_max: float = 90.0, lat_min: float = -90.0
 def time_axis(start: str = "2020-01-01", days: float = 30, step_hours: int = 8) -> np.ndarray:
     """datetime64[ns][T]: ``days`` days from ``start`` every ``step_hours`` hours."""
     n = int(days * 24 // step_hours)
-    return (np.datetime64(start, "ns")
-            + np.arange(n, dtype=np.int64) * np.timedelta64(step_hours, "h").astype("m8[ns]"))
+    return np.datetime64(start, "ns") + np.arange(n, dtype=np.int64) * np.timedelta64(step_hours, "h").astype("m8[ns]")
 
 
 def _bilinear(lat: np.ndarray, lon: np.ndarray):
@@ -71,13 +70,12 @@ def _bilinear(lat: np.ndarray, lon: np.ndarray):
     ix0, ix1 = ix[None, :], ((ix + 1) % len(clon))[None, :]
 
     def interp(c: np.ndarray) -> np.ndarray:
-        return ((1 - wy) * ((1 - wx) * c[iy0, ix0] + wx * c[iy0, ix1])
-                + wy * ((1 - wx) * c[iy1, ix0] + wx * c[iy1, ix1]))
+        return (1 - wy) * ((1 - wx) * c[iy0, ix0] + wx * c[iy0, ix1]) + wy * ((1 - wx) * c[iy1, ix0] + wx * c[iy1, ix1])
+
     return interp, (len(clat), len(clon))
 
 
-def t2m_blocks(times: np.ndarray, lat: np.ndarray, lon: np.ndarray, seed: int = 0,
-               block: int = 8) -> Iterator[np.ndarray]:
+def t2m_blocks(times: np.ndarray, lat: np.ndarray, lon: np.ndarray, seed: int = 0, block: int = 8) -> Iterator[np.ndarray]:
     """Yield the field, float32[<=block, nlat, nlon] in K, ``block`` time steps at a time.
 
     ``times`` is datetime64[T] increasing; memory stays O(block · nlat · nlon).
@@ -93,8 +91,7 @@ def t2m_blocks(times: np.ndarray, lat: np.ndarray, lon: np.ndarray, seed: int = 
     times = np.asarray(times, dtype="datetime64[ns]")
     hours = (times - np.datetime64("1970-01-01", "ns")) / np.timedelta64(1, "h")
     years = times.astype("datetime64[Y]")
-    year_frac = ((times - years.astype("datetime64[ns]"))
-                 / ((years + 1).astype("datetime64[ns]") - years.astype("datetime64[ns]")))
+    year_frac = (times - years.astype("datetime64[ns]")) / ((years + 1).astype("datetime64[ns]") - years.astype("datetime64[ns]"))
     state = rng.standard_normal(cshape)
     for b in range(0, len(times), block):
         out = np.empty((min(block, len(times) - b), len(lat), len(lon)), dtype=np.float32)
@@ -102,11 +99,14 @@ def t2m_blocks(times: np.ndarray, lat: np.ndarray, lon: np.ndarray, seed: int = 
             j = b + k
             if j > 0:
                 phi = np.exp(-(hours[j] - hours[j - 1]) / _TAU_HOURS)
-                state = phi * state + np.sqrt(1 - phi ** 2) * rng.standard_normal(cshape)
+                state = phi * state + np.sqrt(1 - phi**2) * rng.standard_normal(cshape)
             utc = hours[j] % 24.0
-            field = (t0 - season_amp * np.cos(2 * np.pi * (year_frac[j] - 0.04))
-                     + diurnal_amp * np.cos(2 * np.pi * (utc + lon[None, :] / 15.0 - 15.0) / 24.0)
-                     + noise_amp * interp(state))
+            field = (
+                t0
+                - season_amp * np.cos(2 * np.pi * (year_frac[j] - 0.04))
+                + diurnal_amp * np.cos(2 * np.pi * (utc + lon[None, :] / 15.0 - 15.0) / 24.0)
+                + noise_amp * interp(state)
+            )
             out[k] = field
         yield out
 
@@ -116,11 +116,23 @@ def t2m_field(times: np.ndarray, lat: np.ndarray, lon: np.ndarray, seed: int = 0
     return np.concatenate(list(t2m_blocks(times, lat, lon, seed)), axis=0)
 
 
-def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "2020-01-01",
-                 days: float = 30, step_hours: int = 8, resolution: float = 2.0,
-                 lat_max: float = 90.0, lat_min: float = -90.0, seed: int = 0,
-                 era5t_from: str | None = None, packed: bool = False, celsius: bool = False,
-                 compress: bool = False, block: int = 8) -> Path:
+def write_netcdf(
+    path: str | os.PathLike,
+    *,
+    layout: str = "cds",
+    start: str = "2020-01-01",
+    days: float = 30,
+    step_hours: int = 8,
+    resolution: float = 2.0,
+    lat_max: float = 90.0,
+    lat_min: float = -90.0,
+    seed: int = 0,
+    era5t_from: str | None = None,
+    packed: bool = False,
+    celsius: bool = False,
+    compress: bool = False,
+    block: int = 8,
+) -> Path:
     """Write the synthetic field as one ERA5-schema NetCDF-4 file and return its path.
 
     ``layout`` is ``"cds"`` or ``"cds-legacy"`` (module docstring). ``era5t_from`` (legacy only,
@@ -158,8 +170,7 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
             tv.units, tv.calendar = "seconds since 1970-01-01", "proleptic_gregorian"
             tv[:] = (times - np.datetime64("1970-01-01", "ns")) // np.timedelta64(1, "s")
         tv.standard_name, tv.long_name = "time", "time"
-        for name, values, units in (("latitude", lat, "degrees_north"),
-                                    ("longitude", lon, "degrees_east")):
+        for name, values, units in (("latitude", lat, "degrees_north"), ("longitude", lon, "degrees_east")):
             v = nc.createVariable(name, "f8" if not legacy else "f4", (name,))
             v[:] = values
             v.units, v.standard_name, v.long_name = units, name, name
@@ -189,7 +200,7 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
                 blk = blk - np.float32(273.15)
             n = blk.shape[0]
             if split is None:
-                var[j:j + n] = blk
+                var[j : j + n] = blk
             else:
                 for k in range(n):
                     e = 0 if j + k < split else 1
@@ -199,18 +210,29 @@ def write_netcdf(path: str | os.PathLike, *, layout: str = "cds", start: str = "
     return path
 
 
-def write_zarr(path: str | os.PathLike, *, start: str = "2020-01-01", days: float = 30,
-               step_hours: int = 8, resolution: float = 2.0, lat_max: float = 90.0,
-               lat_min: float = -90.0, seed: int = 0) -> Path:
+def write_zarr(
+    path: str | os.PathLike,
+    *,
+    start: str = "2020-01-01",
+    days: float = 30,
+    step_hours: int = 8,
+    resolution: float = 2.0,
+    lat_max: float = 90.0,
+    lat_min: float = -90.0,
+    seed: int = 0,
+) -> Path:
     """Write the field as a Zarr store with ARCO-ERA5 naming (``2m_temperature``, ``time``),
     one chunk per time step like ARCO-ERA5. Builds the array in memory: small grids only."""
     import xarray as xr
 
     times = time_axis(start, days, step_hours)
     lat, lon = grid(resolution, lat_max, lat_min)
-    da = xr.DataArray(t2m_field(times, lat, lon, seed), dims=("time", "latitude", "longitude"),
-                      coords={"time": times, "latitude": lat, "longitude": lon},
-                      attrs={"units": "K", "long_name": "2 metre temperature"})
+    da = xr.DataArray(
+        t2m_field(times, lat, lon, seed),
+        dims=("time", "latitude", "longitude"),
+        coords={"time": times, "latitude": lat, "longitude": lon},
+        attrs={"units": "K", "long_name": "2 metre temperature"},
+    )
     ds = da.to_dataset(name="2m_temperature").chunk({"time": 1})
     ds.to_zarr(path, mode="w", zarr_format=2, consolidated=True)
     return Path(path)
@@ -227,8 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--era5t-from", default=None, help="legacy layout: ISO date where ERA5T starts")
     a = p.parse_args(argv)
-    common = dict(start=a.start, days=a.days, step_hours=a.step_hours, resolution=a.resolution,
-                  seed=a.seed)
+    common = dict(start=a.start, days=a.days, step_hours=a.step_hours, resolution=a.resolution, seed=a.seed)
     if a.layout == "zarr":
         write_zarr(a.out, **common)
     else:

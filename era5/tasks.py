@@ -15,6 +15,7 @@ Baselines, computed on the very samples the model sees, all in normalised units:
 :func:`comparison_baselines` gives them, with a bootstrap interval over records, to a comparison
 (``baselines: scinum_era5.tasks:comparison_baselines`` in a comparison preset, recipes/compare.py).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,7 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["NEXT_STEP_MASK", "targets", "persistence", "climatology", "baseline_mse",
-           "comparison_baselines"]
+__all__ = ["NEXT_STEP_MASK", "targets", "persistence", "climatology", "baseline_mse", "comparison_baselines"]
 
 #: bootstrap resamples of the records behind :func:`comparison_baselines`' intervals
 BOOTSTRAP = 2000
@@ -69,8 +69,9 @@ def baseline_mse(records: Iterable[dict], steps_per_day: int = 3) -> dict[str, f
     return {**{k: v / n for k, v in sq.items()}, "n": n}
 
 
-def comparison_baselines(data, split: str = "test", limit: int | None = None,
-                         steps_per_day: int | None = None, seed: int = 0) -> list[dict]:
+def comparison_baselines(
+    data, split: str = "test", limit: int | None = None, steps_per_day: int | None = None, seed: int = 0
+) -> list[dict]:
     """Persistence and climatology on the first ``limit`` records of ``split`` (the records a
     comparison evaluates), as report rows ``model, field, split, metric, mean, ci95_low,
     ci95_high, n_records, interval`` for ``mse``, ``mse_K2`` (× the dataset's std²) and ``r2``
@@ -81,6 +82,7 @@ def comparison_baselines(data, split: str = "test", limit: int | None = None,
     from itertools import islice
 
     from scinum.datasets.directory import Dataset
+
     ds = Dataset(data)
     steps_per_day = steps_per_day or 24 // ds.manifest["task"]["step_hours"]
     var = ds.manifest["normalization"]["std"] ** 2
@@ -88,26 +90,36 @@ def comparison_baselines(data, split: str = "test", limit: int | None = None,
     if not records:
         raise ValueError(f"{data}: split {split!r} holds no records: no baselines")
     y = [targets(r) for r in records]
-    preds = {"persistence": [persistence(r) for r in records],
-             "climatology": [climatology(r, steps_per_day) for r in records]}
+    preds = {"persistence": [persistence(r) for r in records], "climatology": [climatology(r, steps_per_day) for r in records]}
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(records), size=(BOOTSTRAP, len(records)))
     n = np.array([v.size for v in y], dtype=np.float64)
-    s1, s2 = np.array([v.sum() for v in y]), np.array([(v ** 2).sum() for v in y])
+    s1, s2 = np.array([v.sum() for v in y]), np.array([(v**2).sum() for v in y])
     rows = []
     for name, p in preds.items():
         sse = np.array([((a - b) ** 2).sum() for a, b in zip(p, y)])
+
         def scores(idx):  # pooled MSE, in K², R² (1 - SSE/SST) of the records idx (rows of draws)
             nn, e, t1, t2 = n[idx].sum(-1), sse[idx].sum(-1), s1[idx].sum(-1), s2[idx].sum(-1)
-            return e / nn, e / nn * var, 1.0 - e / (t2 - t1 ** 2 / nn)
+            return e / nn, e / nn * var, 1.0 - e / (t2 - t1**2 / nn)
+
         point = scores(np.arange(len(records)))
         boot = scores(draws)
         for k, metric in enumerate(("mse", "mse_K2", "r2")):
             lo, hi = np.percentile(boot[k], [2.5, 97.5])
-            rows.append({"model": name, "field": NEXT_STEP_MASK, "split": split, "metric": metric,
-                         "mean": float(point[k]), "ci95_low": float(lo), "ci95_high": float(hi),
-                         "n_records": len(records),
-                         "interval": f"95 % bootstrap over the {len(records)} {split} records"})
+            rows.append(
+                {
+                    "model": name,
+                    "field": NEXT_STEP_MASK,
+                    "split": split,
+                    "metric": metric,
+                    "mean": float(point[k]),
+                    "ci95_low": float(lo),
+                    "ci95_high": float(hi),
+                    "n_records": len(records),
+                    "interval": f"95 % bootstrap over the {len(records)} {split} records",
+                }
+            )
     return rows
 
 
@@ -124,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     res = baseline_mse(ds.records(a.split), steps_per_day)
     print(f"{'baseline':<12} {'MSE (normalised)':>17} {'MSE (K^2)':>10}   n={res['n']}")
     for k in ("persistence", "climatology"):
-        print(f"{k:<12} {res[k]:>17.4f} {res[k] * std ** 2:>10.3f}")
+        print(f"{k:<12} {res[k]:>17.4f} {res[k] * std**2:>10.3f}")
     return 0
 
 

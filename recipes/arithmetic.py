@@ -32,6 +32,7 @@ described in :mod:`recipes.arithmetic_data`) goes the way a user's own data goes
 Results: ``<out>/table.md``, ``table.csv``, ``predictions.csv`` (``field`` is ``<task>.<result>``,
 so plots are drawn per task) and ``plots/``. Every step is resumable like the other recipes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,14 +59,29 @@ PAPER_ADJ_R2 = {
 #: seed 000 (FoNE summary, Main Results): 6-digit addition accuracy; FoNE reaches 100 %, xVal
 #: 0.44 % in its one-epoch table.
 PAPER_EXACT = {"add6": {"fone": 1.0, "xval": 0.0044}}
-COLUMNS = ["task", "model", "field", "split", "n", "adj_r2", "r2", "exact", "log_smape",
-           "median_rel_err", "unparseable", "mse", "paper_adj_r2", "paper_exact"]
+COLUMNS = [
+    "task",
+    "model",
+    "field",
+    "split",
+    "n",
+    "adj_r2",
+    "r2",
+    "exact",
+    "log_smape",
+    "median_rel_err",
+    "unparseable",
+    "mse",
+    "paper_adj_r2",
+    "paper_exact",
+]
 
 
 def load_tasks(preset: dict[str, Any], where: str, only: Sequence[str] | None = None) -> list[Task]:
     """The preset's ``tasks`` as :class:`Task` s (``only``: a subset by name); errors name
     ``where`` (file and preset) and the key."""
     from scinum.errors import RecipeError
+
     tasks = preset.get("tasks")
     if not isinstance(tasks, dict) or not tasks:
         raise RecipeError(f"{where}: no 'tasks' mapping (task name -> op, digits, train, val, test)")
@@ -73,18 +89,17 @@ def load_tasks(preset: dict[str, Any], where: str, only: Sequence[str] | None = 
     if unknown:
         raise RecipeError(f"{where}: unknown task(s) {unknown}; the preset has {list(tasks)}")
     try:
-        return [task_from_config(name, cfg) for name, cfg in tasks.items()
-                if not only or name in only]
+        return [task_from_config(name, cfg) for name, cfg in tasks.items() if not only or name in only]
     except (TypeError, ValueError) as e:
         raise RecipeError(f"{where}: tasks: {e}") from None
 
 
-def model_config(preset: dict, label: str, task: Task, data: Path, out_dir: Path,
-                 overrides: dict) -> dict[str, Any]:
+def model_config(preset: dict, label: str, task: Task, data: Path, out_dir: Path, overrides: dict) -> dict[str, Any]:
     """The ``scinum fit`` config of one (task, model): the preset's ``train`` section, the
     model's overrides, then ``overrides``; the task's result is the masked field, and a FoNE
     ``int_digits: auto`` becomes the digit count of the task's largest result."""
     from recipes.presets import model_config as preset_config
+
     cfg = preset_config(preset, label, data, out_dir, overrides, data_section={"mask_fields": [task.field]})
     if cfg["encoding"].get("int_digits") == "auto":
         cfg["encoding"]["int_digits"] = len(str(task.max_result()))
@@ -94,19 +109,38 @@ def model_config(preset: dict, label: str, task: Task, data: Path, out_dir: Path
 def score(task: Task, label: str, pred) -> dict[str, Any]:
     """One table row from a model's predictions of ``task``'s result on one split."""
     from scinum.analysis import metrics as m
+
     y, yhat = pred["true"].to_numpy(), pred["pred"].to_numpy()
-    return {"task": task.name, "model": label, "field": task.field, "split": pred["split"].iloc[0],
-            "n": int(y.size), "adj_r2": m.adjusted_r2(y, yhat, N_PREDICTORS), "r2": m.r2(y, yhat),
-            "exact": m.integer_exact_match(y, yhat), "log_smape": m.log_smape(y, yhat),
-            "median_rel_err": m.median_relative_error(y, yhat),
-            "unparseable": m.unparseable_fraction(yhat), "mse": m.mse(y, yhat),
-            "paper_adj_r2": PAPER_ADJ_R2.get(task.name, {}).get(label),
-            "paper_exact": PAPER_EXACT.get(task.name, {}).get(label)}
+    return {
+        "task": task.name,
+        "model": label,
+        "field": task.field,
+        "split": pred["split"].iloc[0],
+        "n": int(y.size),
+        "adj_r2": m.adjusted_r2(y, yhat, N_PREDICTORS),
+        "r2": m.r2(y, yhat),
+        "exact": m.integer_exact_match(y, yhat),
+        "log_smape": m.log_smape(y, yhat),
+        "median_rel_err": m.median_relative_error(y, yhat),
+        "unparseable": m.unparseable_fraction(yhat),
+        "mse": m.mse(y, yhat),
+        "paper_adj_r2": PAPER_ADJ_R2.get(task.name, {}).get(label),
+        "paper_exact": PAPER_EXACT.get(task.name, {}).get(label),
+    }
 
 
-def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?",
-        tasks: Sequence[str] | None = None, models: Sequence[str] | None = None,
-        jobs: int | None = None, overrides: dict | None = None, log=print) -> Path:
+def run(
+    preset: dict[str, Any],
+    *,
+    work: Path,
+    out: Path,
+    preset_name: str = "?",
+    tasks: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    jobs: int | None = None,
+    overrides: dict | None = None,
+    log=print,
+) -> Path:
     """Run one preset end to end (module docstring); returns the results directory."""
     import pandas as pd
     import torch
@@ -124,21 +158,18 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
     chosen = list(models or preset.get("models") or [])
     unknown = [m for m in chosen if m not in (preset.get("models") or {})]
     if unknown or not chosen:
-        raise RecipeError(f"{where}: unknown model(s) {unknown}; the preset has "
-                          f"{list(preset.get('models') or [])}")
+        raise RecipeError(f"{where}: unknown model(s) {unknown}; the preset has {list(preset.get('models') or [])}")
     seed = preset.get("seed", 0)
     configs, jobs_of = {}, {}
     for task in load_tasks(preset, where, tasks):
         files = write_jsonl(generate(task, seed), work / task.name / "records")
         data = work / task.name / "data"
         log(f"[arithmetic] {task.name}: {task.counts} records -> {data}")
-        build_jsonl(data, train=[files["train"]], val=[files["val"]], test=[files["test"]],
-                    fields=[task.field], progress=False)
+        build_jsonl(data, train=[files["train"]], val=[files["val"]], test=[files["test"]], fields=[task.field], progress=False)
         for label in chosen:
             key = f"{task.name}/{label}"
             try:
-                configs[key] = model_config(preset, label, task, data,
-                                            work / task.name / "models" / label, overrides or {})
+                configs[key] = model_config(preset, label, task, data, work / task.name / "models" / label, overrides or {})
             except (KeyError, ValueError) as e:
                 raise RecipeError(f"{where}: model {label!r}: {e}") from None
             jobs_of[key] = (task, label, data)
@@ -149,20 +180,26 @@ def run(preset: dict[str, Any], *, work: Path, out: Path, preset_name: str = "?"
     torch.set_num_threads(1)  # the same numbers on any number of cores
     try:
         for key, (task, label, data) in jobs_of.items():
-            _, pred = ev.evaluate(ckpts[key], data, [task.field], ["test"], label=label,
-                                  limit=e.get("limit"), batch_size=e.get("batch_size", 256))
+            _, pred = ev.evaluate(
+                ckpts[key], data, [task.field], ["test"], label=label, limit=e.get("limit"), batch_size=e.get("batch_size", 256)
+            )
             rows.append(score(task, label, pred))
             preds.append(pred.assign(task=task.name, field=f"{task.name}.{task.field}"))
     finally:
         torch.set_num_threads(threads)
     table = pd.DataFrame(rows, columns=COLUMNS)
-    meta = {"recipe": "arithmetic", "elapsed_s": round(time.time() - t0, 1), **result_provenance(),
-            "preset_name": preset_name, "preset": preset, "overrides": overrides or {},
-            "seeds": [seed], "n_predictors_adj_r2": N_PREDICTORS,
-            "datasets": {t.name: str(jobs_of[f"{t.name}/{chosen[0]}"][2])
-                         for t in load_tasks(preset, where, tasks)},
-            "models": {k: json.loads((Path(c["out_dir"]) / "config.json").read_text())
-                       for k, c in configs.items()}}
+    meta = {
+        "recipe": "arithmetic",
+        "elapsed_s": round(time.time() - t0, 1),
+        **result_provenance(),
+        "preset_name": preset_name,
+        "preset": preset,
+        "overrides": overrides or {},
+        "seeds": [seed],
+        "n_predictors_adj_r2": N_PREDICTORS,
+        "datasets": {t.name: str(jobs_of[f"{t.name}/{chosen[0]}"][2]) for t in load_tasks(preset, where, tasks)},
+        "models": {k: json.loads((Path(c["out_dir"]) / "config.json").read_text()) for k, c in configs.items()},
+    }
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), {}, meta)
     (out / "logs").mkdir(parents=True, exist_ok=True)
     for key, cfg in configs.items():  # training curves: is each model still learning?
@@ -179,22 +216,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     from recipes.runner import load_preset
     from scinum.train.config import parse_overrides
     from scinum.errors import ScinumError
+
     p = argparse.ArgumentParser(prog="recipes/arithmetic.py", description=__doc__.splitlines()[0])
     p.add_argument("--preset", default="quick", help="preset in recipes/arithmetic.yaml [quick]")
     p.add_argument("--work", type=Path, help="working directory [runs/arithmetic-<preset>]")
-    p.add_argument("--out", type=Path, default=Path("results/arithmetic"),
-                   help="results directory [results/arithmetic]")
+    p.add_argument("--out", type=Path, default=Path("results/arithmetic"), help="results directory [results/arithmetic]")
     p.add_argument("--tasks", nargs="+", help="subset of the preset's tasks (mul3 add6 ...)")
     p.add_argument("--models", nargs="+", help="subset of the preset's models")
     p.add_argument("--jobs", type=int, help="models trained at once, one thread each [one per core]")
-    p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
-                   help="training config overrides for every model (e.g. trainer.max_steps=100)")
+    p.add_argument(
+        "--set", nargs="+", default=[], metavar="KEY=VALUE", help="training config overrides for every model (e.g. trainer.max_steps=100)"
+    )
     a = p.parse_args(argv)
     try:
         preset = load_preset(HERE / "arithmetic.yaml", a.preset)
-        run(preset, work=a.work or Path("runs") / f"arithmetic-{a.preset}", out=a.out,
-            preset_name=a.preset, tasks=a.tasks, models=a.models, jobs=a.jobs,
-            overrides=parse_overrides(a.set), log=lambda s: print(s, file=sys.stderr, flush=True))
+        run(
+            preset,
+            work=a.work or Path("runs") / f"arithmetic-{a.preset}",
+            out=a.out,
+            preset_name=a.preset,
+            tasks=a.tasks,
+            models=a.models,
+            jobs=a.jobs,
+            overrides=parse_overrides(a.set),
+            log=lambda s: print(s, file=sys.stderr, flush=True),
+        )
     except ScinumError as e:  # a library error becomes one line and an exit code here only
         print(f"recipes/arithmetic.py: error: {e}", file=sys.stderr)
         return 1

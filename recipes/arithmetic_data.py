@@ -20,6 +20,7 @@ pair never appears in training in either order. Pairs are drawn from one generat
 ``train`` (a pair already drawn is skipped). So the test and validation records do not depend on
 the training size: a bigger preset with the same seed is scored on the same test records.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,13 +49,13 @@ class Task:
     def __init__(self, name: str, op: str, digits: int, train: int, val: int, test: int):
         where = f"arithmetic task {name!r}"
         if not isinstance(name, str) or not _NAME.fullmatch(name):  # a path part under --work
-            raise ValueError(f"{where}: a task name is letters, digits, '_', '-' and '.' (not "
-                             "first), so that it names one directory under --work")
+            raise ValueError(
+                f"{where}: a task name is letters, digits, '_', '-' and '.' (not first), so that it names one directory under --work"
+            )
         if op not in OPS:
             raise ValueError(f"{where}: op must be one of {sorted(OPS)}, got {op!r}")
         if not isinstance(digits, int) or not 1 <= digits <= 7:
-            raise ValueError(f"{where}: digits must be an integer in 1..7 (exact results in "
-                             f"float64), got {digits!r}")
+            raise ValueError(f"{where}: digits must be an integer in 1..7 (exact results in float64), got {digits!r}")
         counts = {"train": train, "val": val, "test": test}
         for k, n in counts.items():
             if not isinstance(n, int) or n < 0:
@@ -62,9 +63,11 @@ class Task:
         lo, hi = operand_range(digits)
         pairs = (hi - lo + 1) * (hi - lo + 2) // 2  # unordered pairs, a == b included
         if sum(counts.values()) > pairs // 2:  # keep rejection sampling cheap
-            raise ValueError(f"{where}: {sum(counts.values())} records asked for, but "
-                             f"{digits}-digit operands allow {pairs} distinct unordered pairs; "
-                             f"ask for at most {pairs // 2}")
+            raise ValueError(
+                f"{where}: {sum(counts.values())} records asked for, but "
+                f"{digits}-digit operands allow {pairs} distinct unordered pairs; "
+                f"ask for at most {pairs // 2}"
+            )
         self.name, self.op, self.digits, self.counts = name, op, digits, counts
 
     @property
@@ -89,15 +92,17 @@ def task_from_config(name: str, cfg: Mapping[str, Any]) -> Task:
         raise ValueError(f"arithmetic task {name!r}: expected a mapping of {sorted(keys)}, got {cfg!r}")
     unknown, missing = set(cfg) - keys, keys - set(cfg)
     if unknown or missing:
-        raise ValueError(f"arithmetic task {name!r}: " + "; ".join(
-            [f"unknown key(s) {sorted(unknown)}"] * bool(unknown)
-            + [f"missing key(s) {sorted(missing)}"] * bool(missing)) + f" (keys: {sorted(keys)})")
+        raise ValueError(
+            f"arithmetic task {name!r}: "
+            + "; ".join([f"unknown key(s) {sorted(unknown)}"] * bool(unknown) + [f"missing key(s) {sorted(missing)}"] * bool(missing))
+            + f" (keys: {sorted(keys)})"
+        )
     return Task(name, **cfg)
 
 
 def operand_range(digits: int) -> tuple[int, int]:
     """Inclusive range ``(10^(d-1), 10^d - 1)`` of a ``digits``-digit operand (1 digit: 0..9)."""
-    return (0 if digits == 1 else 10 ** (digits - 1)), 10 ** digits - 1
+    return (0 if digits == 1 else 10 ** (digits - 1)), 10**digits - 1
 
 
 def generate(task: Task, seed: int) -> dict[str, list[dict[str, int]]]:
@@ -132,6 +137,7 @@ def write_jsonl(records: dict[str, list[dict]], directory: Path) -> dict[str, Pa
     """Write ``<directory>/<split>.jsonl`` for each split (atomically); returns split -> file."""
     from scinum.util.atomic import write_text_atomic
     from scinum.records.strict import dumps
+
     directory.mkdir(parents=True, exist_ok=True)
     files = {}
     for split, recs in records.items():

@@ -23,6 +23,7 @@ Steps (each is one command a user with their own file would run; see the README)
 
 Results: ``results/co2/table.md`` (+ ``predictions.csv``, plots). About 5 minutes on 2 cores.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,7 @@ def load_co2():
     try:
         from statsmodels.datasets import co2
     except ImportError:
-        raise SystemExit("recipes/co2.py needs statsmodels (its wheel holds the data): "
-                         "pip install -e \".[examples]\"") from None
+        raise SystemExit("recipes/co2.py needs statsmodels (its wheel holds the data): pip install -e \".[examples]\"") from None
     return co2.load_pandas().data["co2"]
 
 
@@ -60,14 +60,14 @@ def write_records(work: Path) -> dict[str, Path]:
     """Windows of 13 weeks inside one calendar year -> ``<work>/<split>.jsonl``; returns the files."""
     from scinum.util.atomic import write_text_atomic
     from scinum.records.strict import dumps
+
     series = load_co2()
     lines: dict[str, list[str]] = {"train": [], "val": [], "test": [], "late": []}
     for year, part in series.groupby(series.index.year):
         values, dates = part.to_numpy(), part.index
-        split = ("late" if year > LAST_TRAIN_YEAR else "test" if year in TEST_YEARS
-                 else "val" if year in VAL_YEARS else "train")
+        split = "late" if year > LAST_TRAIN_YEAR else "test" if year in TEST_YEARS else "val" if year in VAL_YEARS else "train"
         for a in range(len(values) - WEEKS + 1):
-            window = values[a:a + WEEKS]
+            window = values[a : a + WEEKS]
             if np.isnan(window).any():
                 continue
             t = year + (dates[a].day_of_year - 1) / 365.25
@@ -87,19 +87,33 @@ def baselines(data: Path, splits: list[str]):
 
     from scinum.analysis.metrics import summarize
     from scinum.datasets.directory import Dataset
+
     ds = Dataset(data)
     mean = float(np.mean([v for r in ds.records("train") for v in r["co2"]]))
     rows, preds = [], []
     for split in splits:
         recs = list(ds.records(split))
         true = np.array([r["co2"][MIDDLE] for r in recs])
-        for label, pred in (("linear interpolation", np.array([(r["co2"][MIDDLE - 1] + r["co2"][MIDDLE + 1]) / 2
-                                                                for r in recs])),
-                            ("training mean", np.full(len(recs), mean))):
+        for label, pred in (
+            ("linear interpolation", np.array([(r["co2"][MIDDLE - 1] + r["co2"][MIDDLE + 1]) / 2 for r in recs])),
+            ("training mean", np.full(len(recs), mean)),
+        ):
             rows.append({"model": label, "field": FIELD, "split": split, **summarize(true, pred)})
-            preds.append(pd.DataFrame({"model": label, "encoding": "baseline", "head": "",
-                                       "field": FIELD, "split": split, "record": np.arange(len(recs)),
-                                       "path": FIELD, "true": true, "pred": pred}))
+            preds.append(
+                pd.DataFrame(
+                    {
+                        "model": label,
+                        "encoding": "baseline",
+                        "head": "",
+                        "field": FIELD,
+                        "split": split,
+                        "record": np.arange(len(recs)),
+                        "path": FIELD,
+                        "true": true,
+                        "pred": pred,
+                    }
+                )
+            )
     return pd.DataFrame(rows), pd.concat(preds, ignore_index=True)
 
 
@@ -107,10 +121,14 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="recipes/co2.py", description=__doc__.splitlines()[0])
     p.add_argument("--work", type=Path, default=Path("runs/co2"), help="working directory [runs/co2]")
     p.add_argument("--out", type=Path, default=Path("results/co2"), help="results [results/co2]")
-    p.add_argument("--records-only", action="store_true",
-                   help="only write the JSONL records (to run the other steps by hand)")
-    p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
-                   help="overrides of recipes/co2.yaml for both models (e.g. trainer.max_steps=100)")
+    p.add_argument("--records-only", action="store_true", help="only write the JSONL records (to run the other steps by hand)")
+    p.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="overrides of recipes/co2.yaml for both models (e.g. trainer.max_steps=100)",
+    )
     a = p.parse_args(argv)
     import pandas as pd
     import torch
@@ -135,8 +153,7 @@ def main(argv=None) -> int:
         return 0
     data = a.work / "data"
     try:
-        build_jsonl(data, train=[files["train"]], val=[files["val"]], test=[files["test"]],
-                    ood={"late": [files["late"]]}, fields=[FIELD])
+        build_jsonl(data, train=[files["train"]], val=[files["val"]], test=[files["test"]], ood={"late": [files["late"]]}, fields=[FIELD])
     except ScinumError as e:
         log(f"error: {e}")
         return 1
@@ -158,11 +175,20 @@ def main(argv=None) -> int:
     table = pd.concat(tables + [bt], ignore_index=True)[["model", "field", "split", "n", "mse", "r2"]]
     table = table.sort_values(["split", "mse"], kind="stable").reset_index(drop=True)
     a.out.mkdir(parents=True, exist_ok=True)
-    ev.write_results(a.out, table, pd.concat(preds + [bp], ignore_index=True),
-                     ev.train_values(data, [FIELD]),
-                     {**ev.results_meta(data), "recipe": "co2", "elapsed_s": round(time.time() - t0, 1),
-                      **result_provenance(), "units": {FIELD: "ppm"},
-                      "models": {k: v for k, v in configs.items()}})
+    ev.write_results(
+        a.out,
+        table,
+        pd.concat(preds + [bp], ignore_index=True),
+        ev.train_values(data, [FIELD]),
+        {
+            **ev.results_meta(data),
+            "recipe": "co2",
+            "elapsed_s": round(time.time() - t0, 1),
+            **result_provenance(),
+            "units": {FIELD: "ppm"},
+            "models": {k: v for k, v in configs.items()},
+        },
+    )
     plots.make_all(a.out)
     export_models(ckpts, a.out, log=log)  # results/co2/models/fill-task/, .../mlm-only/
     # fill: three test records with their middle week removed, as a user would
@@ -172,8 +198,10 @@ def main(argv=None) -> int:
         blank = json.loads(json.dumps(rec))
         blank["co2"][MIDDLE] = None
         got = model.fill(blank)
-        log(f"  t={rec['t']}: true {rec['co2'][MIDDLE]} ppm, filled {got['co2'][MIDDLE]:.2f} ppm, "
-            f"linear interpolation {(rec['co2'][MIDDLE - 1] + rec['co2'][MIDDLE + 1]) / 2:.2f} ppm")
+        log(
+            f"  t={rec['t']}: true {rec['co2'][MIDDLE]} ppm, filled {got['co2'][MIDDLE]:.2f} ppm, "
+            f"linear interpolation {(rec['co2'][MIDDLE - 1] + rec['co2'][MIDDLE + 1]) / 2:.2f} ppm"
+        )
     print((a.out / "table.md").read_text())
     log(f"results in {a.out}; total {time.time() - t0:.0f} s")
     return 0

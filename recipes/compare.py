@@ -51,6 +51,7 @@ ci95_low, ci95_high, n_seeds; the baselines' rows add n, n_records, seeds, inter
 (budget, seeds, commit, package versions, per-model steps/samples/tokens/training seconds),
 ``plots/compare_*.png``.
 """
+
 from __future__ import annotations
 
 import copy
@@ -75,9 +76,16 @@ __all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison", "versi
 MODEL_KEYS = ("encoding", "head", "normalizer")
 
 
-def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, seeds: int,
-                  models: Sequence[str] | None = None, overrides: dict | None = None,
-                  where: str = "compare") -> dict[tuple[str, int], dict[str, Any]]:
+def model_configs(
+    name: str,
+    preset: dict[str, Any],
+    data: Path,
+    work: Path,
+    seeds: int,
+    models: Sequence[str] | None = None,
+    overrides: dict | None = None,
+    where: str = "compare",
+) -> dict[tuple[str, int], dict[str, Any]]:
     """``(label, seed) -> scinum fit config`` for every chosen model and seed 0..seeds-1, each
     with the preset's budget. ``where`` names the preset in errors (``planets.yaml: compare``)."""
     if "budget" not in preset:
@@ -96,13 +104,14 @@ def model_configs(name: str, preset: dict[str, Any], data: Path, work: Path, see
         if "budget" in own:
             raise RecipeError(f"{where}.models.{label}.budget: one budget for every model of a comparison")
         if extra and not preset.get("tuning"):
-            raise RecipeError(f"{where}.models.{label}.{extra[0]}: a comparison's models set only "
-                              f"{list(allowed)}; per-model {extra[0]} needs a declared tuning "
-                              "procedure (tuning:) that chose it for every model, or "
-                              f"varies: [{extra[0]}] if the comparison is about it")
+            raise RecipeError(
+                f"{where}.models.{label}.{extra[0]}: a comparison's models set only "
+                f"{list(allowed)}; per-model {extra[0]} needs a declared tuning "
+                "procedure (tuning:) that chose it for every model, or "
+                f"varies: [{extra[0]}] if the comparison is about it"
+            )
     if overrides and "budget" in overrides:
-        raise RecipeError(f"{where}: --set budget=... would change one comparison's declared budget; "
-                          "edit the preset instead")
+        raise RecipeError(f"{where}: --set budget=... would change one comparison's declared budget; edit the preset instead")
     out = {}
     for label in chosen:
         for seed in range(seeds):
@@ -152,6 +161,7 @@ def _prepare(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]:
     from scinum import encodings
     from scinum.train.config import resolve_normalizer
     from scinum.train.data import MLMDataModule
+
     lengths_of: dict[str, Any] = {}
     plan, lengths_by_run = {}, {}
     for (label, seed), cfg in configs.items():
@@ -159,16 +169,28 @@ def _prepare(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]:
         d = cfg["data"]
         if key not in lengths_of:
             enc = encodings.from_config(cfg["encoding"])
-            dm = MLMDataModule(d["path"], enc, normalizer=resolve_normalizer(cfg, enc),
-                               batch_size=d["batch_size"], max_run=d["max_run"], cache_dir=d["cache_dir"],
-                               val_split=d["val_split"])
+            dm = MLMDataModule(
+                d["path"],
+                enc,
+                normalizer=resolve_normalizer(cfg, enc),
+                batch_size=d["batch_size"],
+                max_run=d["max_run"],
+                cache_dir=d["cache_dir"],
+                val_split=d["val_split"],
+            )
             dm.prepare()
             lengths_of[key] = dm.shards["train"].lengths
         lengths_by_run[(label, seed)] = lengths = lengths_of[key]
         t = cfg["trainer"]
-        steps = resolve_steps(cfg["budget"], batch_size=d["batch_size"], max_steps=t["max_steps"],
-                              lengths=lengths, seed=cfg["seed"], pool=d["pool"],
-                              accumulate=t["accumulate_grad_batches"])
+        steps = resolve_steps(
+            cfg["budget"],
+            batch_size=d["batch_size"],
+            max_steps=t["max_steps"],
+            lengths=lengths,
+            seed=cfg["seed"],
+            pool=d["pool"],
+            accumulate=t["accumulate_grad_batches"],
+        )
         cfg["trainer"]["max_steps"] = steps
         seen = (0, 0) if "seconds" in cfg["budget"] else _seen(cfg, lengths, steps)
         plan[(label, seed)] = {"steps": steps, "samples": seen[0], "tokens": seen[1]}
@@ -186,14 +208,14 @@ def _seen(cfg: dict[str, Any], lengths, steps: int) -> tuple[int, int]:
     return samples, tokens
 
 
-def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict,
-                        fields: list[str] | None) -> dict[str, Any]:
+def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict, fields: list[str] | None) -> dict[str, Any]:
     """Worker: train (unless ``model.ckpt`` is there) and evaluate (unless ``eval.csv`` is) one
     (model, seed), one thread; returns its ``training.json`` and evaluation seconds."""
     import torch
 
     from scinum.analysis import evaluate as ev
     from scinum.train.fit import fit
+
     torch.set_num_threads(1)
     out = Path(config["out_dir"])
     ckpt = out / "model.ckpt"
@@ -202,8 +224,9 @@ def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict,
     info = json.loads((out / "training.json").read_text()) if (out / "training.json").exists() else {}
     if not (out / "eval.csv").exists():
         t0 = time.perf_counter()
-        table, pred = ev.evaluate(ckpt, config["data"]["path"], fields, label=label,
-                                  limit=evaluate.get("limit"), batch_size=evaluate.get("batch_size", 256))
+        table, pred = ev.evaluate(
+            ckpt, config["data"]["path"], fields, label=label, limit=evaluate.get("limit"), batch_size=evaluate.get("batch_size", 256)
+        )
         table.insert(1, "seed", seed)
         pred.insert(1, "seed", seed)
         write_text_atomic(out / "predictions.csv", pred.to_csv(index=False))
@@ -213,12 +236,12 @@ def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict,
     return json.loads((out / "eval.json").read_text())
 
 
-def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs: int | None,
-              log) -> dict[tuple[str, int], str]:
+def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs: int | None, log) -> dict[tuple[str, int], str]:
     """Train and evaluate every unfinished run, ``jobs`` at once; returns run -> error for the
     runs that failed (the others' results stand)."""
     from scinum import encodings
     from scinum.util.processes import worker_pool
+
     todo = [k for k, c in configs.items() if not (Path(c["out_dir"]) / "eval.csv").exists()]
     # seed by seed (an interrupted comparison has whole seeds of every model); within a seed the
     # cheapest first (fewest tokens per number), so a cut-off leaves the fewest runs unfinished
@@ -232,16 +255,17 @@ def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs
         futures = {}
         for key in todo:
             configs[key]["trainer"]["progress_bar"] = False
-            futures[pool.submit(_train_and_evaluate, key[0], key[1], configs[key], evaluate,
-                                fields)] = key
+            futures[pool.submit(_train_and_evaluate, key[0], key[1], configs[key], evaluate, fields)] = key
         log(f"[{name}] {len(todo)} runs to train and evaluate, {jobs} at once")
         for f in as_completed(futures):
             label, seed = futures[f]
             try:
                 info = f.result()
-                log(f"[{name}] {label} seed {seed}: {info.get('steps', plan[(label, seed)]['steps'])} steps, trained in "
+                log(
+                    f"[{name}] {label} seed {seed}: {info.get('steps', plan[(label, seed)]['steps'])} steps, trained in "
                     f"{info.get('train_seconds', float('nan')):.0f} s, evaluated in "
-                    f"{info.get('eval_seconds', float('nan')):.0f} s ({time.time() - started:.0f} s so far)")
+                    f"{info.get('eval_seconds', float('nan')):.0f} s ({time.time() - started:.0f} s so far)"
+                )
             except (ScinumError, RuntimeError, ValueError, OSError) as e:  # report, go on
                 failed[(label, seed)] = f"{type(e).__name__}: {e}"
                 log(f"[{name}] {label} seed {seed}: FAILED: {failed[(label, seed)]}")
@@ -252,6 +276,7 @@ def versions() -> dict[str, str | None]:
     """Versions of the packages a result depends on (None: not installed)."""
     import platform
     from importlib.metadata import PackageNotFoundError, version
+
     out: dict[str, str | None] = {"python": platform.python_version()}
     for pkg in ("scinum", "torch", "numpy", "lightning", "rebound", "scipy", "pandas"):
         try:
@@ -261,18 +286,30 @@ def versions() -> dict[str, str | None]:
     return out
 
 
-def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, seeds: int,
-                   models: Sequence[str] | None = None, workers: int | None = None,
-                   overrides: dict | None = None, jobs: int | None = None,
-                   preset_name: str = "compare", collect: bool = False, log=print) -> Path:
+def run_comparison(
+    name: str,
+    preset: dict[str, Any],
+    *,
+    work: Path,
+    out: Path,
+    seeds: int,
+    models: Sequence[str] | None = None,
+    workers: int | None = None,
+    overrides: dict | None = None,
+    jobs: int | None = None,
+    preset_name: str = "compare",
+    collect: bool = False,
+    log=print,
+) -> Path:
     """Run (or, ``collect``, only gather) a comparison preset end to end; returns ``out``."""
     t0 = time.time()
     data = work / "data"
     where = f"{name}.yaml: {preset_name}"
     budgets = budgets_of(preset, where)
     single = {k: v for k, v in preset.items() if k != "budgets"}
-    plans = {b: ({**single, "budget": budget}, work / _slug(b), out / _slug(b)) if b else (single, work, out)
-             for b, budget in budgets.items()}
+    plans = {
+        b: ({**single, "budget": budget}, work / _slug(b), out / _slug(b)) if b else (single, work, out) for b, budget in budgets.items()
+    }
     for b, (sub, w, _) in plans.items():  # every budget's configs are checked before anything runs
         model_configs(name, sub, data, w, seeds, models, overrides, where)
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
@@ -287,24 +324,46 @@ def run_comparison(name: str, preset: dict[str, Any], *, work: Path, out: Path, 
     for b, (sub, w, o) in plans.items():
         if b:
             log(f"[{name}] budget {b!r}: {json.dumps(budgets[b])}")
-        results[b] = _compare(name, sub, data=data, work=w, out=o, seeds=seeds, models=models,
-                              overrides=overrides, jobs=jobs, collect=collect, where=where,
-                              preset_name=preset_name, command=command, baselines=baselines,
-                              show_table=not b, log=log)
+        results[b] = _compare(
+            name,
+            sub,
+            data=data,
+            work=w,
+            out=o,
+            seeds=seeds,
+            models=models,
+            overrides=overrides,
+            jobs=jobs,
+            collect=collect,
+            where=where,
+            preset_name=preset_name,
+            command=command,
+            baselines=baselines,
+            show_table=not b,
+            log=log,
+        )
     if len(budgets) == 1 and "" in budgets:
         return out
     from scinum.analysis import report
     from scinum.util.provenance import result_provenance
-    meta = {**result_provenance(), "recipe": name, "preset_name": preset_name, "command": command,
-            "budgets": budgets, "seeds": list(range(seeds)), "varies": preset.get("varies"),
-            "per_budget": {b: _slug(b) for b in budgets},
-            **{k: results[next(iter(results))][1][k] for k in ("seed_varies", "interval")},
-            "missing": [f"{b}: {m}" for b, (_, meta_b) in results.items() for m in meta_b["missing"]],
-            "core_seconds": round(sum(m["core_seconds"] for _, m in results.values()), 1),
-            "elapsed_s": round(time.time() - t0, 1)}
-    report.write_budgets(out, {b: r[0] for b, r in results.items()},
-                         {b: r[1] for b, r in results.items()}, meta, preset.get("table"),
-                         baselines=baselines)
+
+    meta = {
+        **result_provenance(),
+        "recipe": name,
+        "preset_name": preset_name,
+        "command": command,
+        "budgets": budgets,
+        "seeds": list(range(seeds)),
+        "varies": preset.get("varies"),
+        "per_budget": {b: _slug(b) for b in budgets},
+        **{k: results[next(iter(results))][1][k] for k in ("seed_varies", "interval")},
+        "missing": [f"{b}: {m}" for b, (_, meta_b) in results.items() for m in meta_b["missing"]],
+        "core_seconds": round(sum(m["core_seconds"] for _, m in results.values()), 1),
+        "elapsed_s": round(time.time() - t0, 1),
+    }
+    report.write_budgets(
+        out, {b: r[0] for b, r in results.items()}, {b: r[1] for b, r in results.items()}, meta, preset.get("table"), baselines=baselines
+    )
     log((out / "table.md").read_text())
     return out
 
@@ -327,6 +386,7 @@ def _baselines(preset: dict[str, Any], data: Path, where: str, log=print):
     {baselines: false}``; fitted once, seed 0: the same rows under every seed), as a frame, or
     None."""
     import pandas as pd
+
     spec, e, frames = preset.get("baselines"), preset.get("evaluate", {}), []
     if spec:
         module, _, func = str(spec).partition(":")
@@ -337,21 +397,39 @@ def _baselines(preset: dict[str, Any], data: Path, where: str, log=print):
         frames.append(pd.DataFrame(fn(data, "test", e.get("limit"))).assign(kind="reference"))
     if e.get("baselines", True):
         from scinum.analysis.baselines import comparison_baselines
+
         ours = comparison_baselines(data, e.get("fields"), e.get("limit"), seed=0, log=log)
         named = set(frames[0]["model"]) if frames else set()  # the preset's own persistence stays
         frames.append(ours[~ours["model"].isin(named)])
     return pd.concat(frames, ignore_index=True) if frames else None
 
 
-def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: Path, seeds: int,
-             models, overrides, jobs, collect: bool, where: str, preset_name: str, command: str,
-             baselines, show_table: bool, log) -> tuple[Any, dict[str, Any]]:
+def _compare(
+    name: str,
+    preset: dict[str, Any],
+    *,
+    data: Path,
+    work: Path,
+    out: Path,
+    seeds: int,
+    models,
+    overrides,
+    jobs,
+    collect: bool,
+    where: str,
+    preset_name: str,
+    command: str,
+    baselines,
+    show_table: bool,
+    log,
+) -> tuple[Any, dict[str, Any]]:
     """One budget's comparison on a built dataset: train and evaluate what is unfinished (unless
     ``collect``), write its report to ``out``; returns (per-seed metrics, meta)."""
     import pandas as pd
 
     from scinum.util.provenance import result_provenance
     from scinum.analysis import report
+
     t0 = time.time()
     configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
     plan, lengths = _prepare(configs, log)
@@ -361,8 +439,7 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
     for (label, seed), cfg in configs.items():
         o = Path(cfg["out_dir"])
         if not (o / "eval.csv").exists():
-            missing.append(f"{label} seed {seed}" + (f" ({failed[(label, seed)]})"
-                                                     if (label, seed) in failed else ""))
+            missing.append(f"{label} seed {seed}" + (f" ({failed[(label, seed)]})" if (label, seed) in failed else ""))
             continue
         tables.append(pd.read_csv(o / "eval.csv"))
         info = json.loads((o / "eval.json").read_text())
@@ -374,20 +451,30 @@ def _compare(name: str, preset: dict[str, Any], *, data: Path, work: Path, out: 
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
     per_seed = _subsets_as_splits(pd.concat(tables, ignore_index=True))
     chosen = list(dict.fromkeys(lb for lb, _ in configs))
-    meta = {**result_provenance(), "recipe": name, "preset_name": preset_name, "command": command,
-            "budget": preset["budget"], "seeds": list(range(seeds)),
-            "seed_varies": "model initialisation, MLM masking and batch order (training config "
-                           "seed); the dataset and the evaluated records are fixed",
-            "interval": "95 % Student t interval over seeds (mean ± t_{0.975,n-1}·s/√n); paired "
-                        "differences: t interval of per-seed log10 MSE differences",
-            "versions": versions(), "build": preset["build"], "train": preset["train"],
-            "models": {lb: preset["models"][lb] for lb in chosen}, "tuning": preset.get("tuning"),
-            "varies": preset.get("varies"), "evaluate": e, "runs": runs, "missing": missing,
-            "core_seconds": round(sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0)
-                                      for r in runs.values()), 1),
-            "elapsed_s": round(time.time() - t0, 1)}
-    report.write_comparison(out, per_seed, meta, preset.get("table"), models=chosen,
-                            baselines=baselines)
+    meta = {
+        **result_provenance(),
+        "recipe": name,
+        "preset_name": preset_name,
+        "command": command,
+        "budget": preset["budget"],
+        "seeds": list(range(seeds)),
+        "seed_varies": "model initialisation, MLM masking and batch order (training config "
+        "seed); the dataset and the evaluated records are fixed",
+        "interval": "95 % Student t interval over seeds (mean ± t_{0.975,n-1}·s/√n); paired "
+        "differences: t interval of per-seed log10 MSE differences",
+        "versions": versions(),
+        "build": preset["build"],
+        "train": preset["train"],
+        "models": {lb: preset["models"][lb] for lb in chosen},
+        "tuning": preset.get("tuning"),
+        "varies": preset.get("varies"),
+        "evaluate": e,
+        "runs": runs,
+        "missing": missing,
+        "core_seconds": round(sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in runs.values()), 1),
+        "elapsed_s": round(time.time() - t0, 1),
+    }
+    report.write_comparison(out, per_seed, meta, preset.get("table"), models=chosen, baselines=baselines)
     if show_table:
         log((out / "table.md").read_text())
     if missing:

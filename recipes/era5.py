@@ -5,6 +5,7 @@
 
 Presets live in recipes/era5.yaml; results in results/era5/ (table.md, plots/).
 """
+
 import sys
 from pathlib import Path
 

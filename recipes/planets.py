@@ -5,6 +5,7 @@
 
 Presets live in recipes/planets.yaml; results in results/planets/ (table.md, plots/).
 """
+
 import sys
 from pathlib import Path
 

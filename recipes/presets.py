@@ -1,6 +1,7 @@
 """One ``scinum fit`` config per model of a recipe preset, assembled the same way by every
 recipe (runner, comparisons, arithmetic): the preset's ``train`` section with the dataset and
 output directory, then the model's own settings, then the command line's overrides."""
+
 from __future__ import annotations
 
 import copy
@@ -10,8 +11,14 @@ from typing import Any
 from scinum.train.config import apply_overrides, load_config
 
 
-def model_config(preset: dict[str, Any], label: str, data: str | Path, out_dir: str | Path,
-                 overrides: dict | None = None, data_section: dict | None = None) -> dict[str, Any]:
+def model_config(
+    preset: dict[str, Any],
+    label: str,
+    data: str | Path,
+    out_dir: str | Path,
+    overrides: dict | None = None,
+    data_section: dict | None = None,
+) -> dict[str, Any]:
     """The resolved config of model ``label`` of ``preset``: defaults <- ``preset["train"]``
     (its ``data`` section gets ``path = data`` and ``data_section``; ``out_dir``) <-
     ``preset["models"][label]`` <- ``overrides``."""

@@ -12,6 +12,7 @@ Comparison results (``recipes/compare.py``: their ``meta.json`` names the ``comm
 ``compare_*.png``. A comparison under several budgets (``meta.json`` ``per_budget``) brings its
 side-by-side table with ``budgets_*.png`` and each budget's own report in ``DOCS/<budget>/``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,16 +34,20 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     does not write (other pages) are never touched. ``docs`` the results directory is refused."""
     meta = _read_meta(results)
     if docs.resolve() == results.resolve():
-        raise RecipeError(f"{docs}: is the results directory (its table.md and meta.json would be "
-                          "overwritten); publish into a docs directory of its own")
+        raise RecipeError(
+            f"{docs}: is the results directory (its table.md and meta.json would be overwritten); publish into a docs directory of its own"
+        )
     comparison = "command" in meta  # a multi-seed comparison (recipes/compare.py)
     budgets = meta.get("per_budget") or {}  # ... under several budgets: name -> subdirectory
     default = "budgets_*.png" if budgets else "compare_*.png" if comparison else "ood_*.png"
     names = plots if plots is not None else [p.name for p in (results / "plots").glob(default)]
     extras = ("seeds.csv",) if budgets else ("seeds.csv", "paired.csv") if comparison else ()
-    sources = {"table.md": results / "table.md", "table.csv": results / "table.csv",
-               **{extra: results / extra for extra in extras},
-               **{name: results / "plots" / name for name in names}}
+    sources = {
+        "table.md": results / "table.md",
+        "table.csv": results / "table.csv",
+        **{extra: results / extra for extra in extras},
+        **{name: results / "plots" / name for name in names},
+    }
     for name in sources:
         if Path(name).name != name or name.startswith("."):
             raise RecipeError(f"--plots {name!r}: a plot file name, not a path")
@@ -58,13 +63,17 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
     command = meta.get("command") or f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
     source = f"results/{meta['recipe']}" + (f"-{meta.get('preset_name')}" if comparison else "")
-    spent = (f"{meta['core_seconds'] / 60:.0f} core-minutes of training and evaluation (the runs' "
-             "own clocks)" if comparison and meta.get("core_seconds")
-             else f"{minutes} min {seconds} s for build, training and evaluation")
-    header = (f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
-              f"{spent} (finished "
-              f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
-              f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n")
+    spent = (
+        f"{meta['core_seconds'] / 60:.0f} core-minutes of training and evaluation (the runs' own clocks)"
+        if comparison and meta.get("core_seconds")
+        else f"{minutes} min {seconds} s for build, training and evaluation"
+    )
+    header = (
+        f"Results of `{command}` at commit `{meta['commit'][:10]}`, {meta['machine']}: "
+        f"{spent} (finished "
+        f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
+        f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n"
+    )
     with atomic_files(docs) as tmp:
         write_text_atomic(tmp / "table.md", header + sources.pop("table.md").read_text())
         write_text_atomic(tmp / "meta.json", json.dumps(meta, indent=1))
@@ -89,12 +98,10 @@ def _read_meta(results: Path) -> dict:
     if not isinstance(meta, dict):
         raise RecipeError(f"{path}: not a JSON object")
     if meta.get("dirty") or not meta.get("commit"):
-        raise RecipeError(f"{results}: made from uncommitted changes (or outside git); commit, "
-                         "re-run the recipe, then publish")
+        raise RecipeError(f"{results}: made from uncommitted changes (or outside git); commit, re-run the recipe, then publish")
     for key, kind in _META_KEYS.items():
         value = meta.get(key)
-        if (not isinstance(value, kind) or isinstance(value, bool)
-                or (isinstance(value, float) and not math.isfinite(value))):
+        if not isinstance(value, kind) or isinstance(value, bool) or (isinstance(value, float) and not math.isfinite(value)):
             what = "missing" if key not in meta else f"{str(meta[key])[:80]!r}, not a {key} value"
             raise RecipeError(f"{path}: entry {key!r} is {what}")
     return meta

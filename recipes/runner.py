@@ -17,6 +17,7 @@ standard references of :mod:`scinum.analysis.baselines` unless ``evaluate: {base
 ``predictions.csv``, ``plots/*.png``, and ``models/<label>/``: each model exported to share
 (``model.safetensors``, ``config.json``, a ``README.md`` model card with its rows of the table).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,12 +51,12 @@ def _train_one(config: dict[str, Any]) -> str:
     import torch
 
     from scinum.train.fit import fit
+
     torch.set_num_threads(1)
     return str(fit(config))
 
 
-def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | None = None,
-                 log=print) -> dict[str, Path]:
+def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | None = None, log=print) -> dict[str, Path]:
     """Train every model of ``configs`` (label -> ``scinum fit`` config) whose ``model.ckpt`` is
     not there yet; returns label -> checkpoint.
 
@@ -98,10 +99,19 @@ def train_models(name: str, configs: dict[str, dict[str, Any]], *, jobs: int | N
     return ckpts
 
 
-def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
-               models: Sequence[str] | None = None,
-               workers: int | None = None, overrides: dict | None = None, jobs: int | None = None,
-               preset_name: str | None = None, log=print) -> Path:
+def run_recipe(
+    name: str,
+    preset: dict[str, Any],
+    *,
+    work: Path,
+    out: Path,
+    models: Sequence[str] | None = None,
+    workers: int | None = None,
+    overrides: dict | None = None,
+    jobs: int | None = None,
+    preset_name: str | None = None,
+    log=print,
+) -> Path:
     """Run one recipe preset end to end; returns the results directory. ``overrides`` (a nested
     config dict) apply to every model's training config, after the preset's own settings;
     ``jobs`` models train at once (default: one per core, see :func:`train_models`)."""
@@ -114,9 +124,11 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
 
     t0 = time.time()
     if "source" in preset["build"] and preset["build"]["source"] is None:
-        raise RecipeError(f"recipes/{name}.yaml preset {preset_name or '?'}: build.source is null: "
-                          f"this preset needs real data, pass --source PATH ("
-                          f"{preset.get('source_help', 'see the builder README')})")
+        raise RecipeError(
+            f"recipes/{name}.yaml preset {preset_name or '?'}: build.source is null: "
+            f"this preset needs real data, pass --source PATH ("
+            f"{preset.get('source_help', 'see the builder README')})"
+        )
     data = work / "data"
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     log(f"[{name}] building dataset in {data}")
@@ -136,8 +148,7 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     try:
         for label in chosen:
             e = preset.get("evaluate", {})
-            table, pred = ev.evaluate(ckpts[label], data, fields, label=label, limit=e.get("limit"),
-                                      batch_size=e.get("batch_size", 256))
+            table, pred = ev.evaluate(ckpts[label], data, fields, label=label, limit=e.get("limit"), batch_size=e.get("batch_size", 256))
             tables.append(table)
             preds.append(pred)
     finally:
@@ -146,18 +157,35 @@ def run_recipe(name: str, preset: dict[str, Any], *, work: Path, out: Path,
     refs = {}
     if preset.get("evaluate", {}).get("baselines", True):  # standard references, same records
         from scinum.analysis.baselines import baseline_results
-        table, pred, refs = baseline_results(data, fields, list(dict.fromkeys(tables[0]["split"])),
-                                             limit=preset.get("evaluate", {}).get("limit"),
-                                             seed=preset["train"].get("seed", 0), log=log)
+
+        table, pred, refs = baseline_results(
+            data,
+            fields,
+            list(dict.fromkeys(tables[0]["split"])),
+            limit=preset.get("evaluate", {}).get("limit"),
+            seed=preset["train"].get("seed", 0),
+            log=log,
+        )
         tables.append(table)
         preds.append(pred)
     table = pd.concat(tables, ignore_index=True)
-    ev.write_results(out, table, pd.concat(preds, ignore_index=True), ev.train_values(data, fields),
-                     {**ev.results_meta(data), "recipe": name, "elapsed_s": round(time.time() - t0, 1),
-                      **result_provenance(), "preset_name": preset_name, "preset": preset,
-                      "overrides": overrides or {}, "baselines": refs,
-                      "models": {label: json.loads((work / "models" / label / "config.json").read_text())
-                                 for label in chosen}})
+    ev.write_results(
+        out,
+        table,
+        pd.concat(preds, ignore_index=True),
+        ev.train_values(data, fields),
+        {
+            **ev.results_meta(data),
+            "recipe": name,
+            "elapsed_s": round(time.time() - t0, 1),
+            **result_provenance(),
+            "preset_name": preset_name,
+            "preset": preset,
+            "overrides": overrides or {},
+            "baselines": refs,
+            "models": {label: json.loads((work / "models" / label / "config.json").read_text()) for label in chosen},
+        },
+    )
     (out / "logs").mkdir(parents=True, exist_ok=True)
     for label in chosen:  # training curves: is each model still learning?
         metrics = work / "models" / label / "logs" / "metrics.csv"
@@ -176,8 +204,8 @@ def export_models(ckpts: dict[str, Path], out: Path, log=print) -> list[Path]:
     evaluation is that label's rows of ``<out>``'s table): what a user shares. Costs a load and
     a write per model."""
     from scinum.share.export import export
-    done = [export(ckpt, out / "models" / Path(ckpt).parent.name, out, label=label)
-            for label, ckpt in ckpts.items()]
+
+    done = [export(ckpt, out / "models" / Path(ckpt).parent.name, out, label=label) for label, ckpt in ckpts.items()]
     log(f"{len(done)} models with their cards in {out / 'models'}")
     return done
 
@@ -185,8 +213,7 @@ def export_models(ckpts: dict[str, Path], out: Path, log=print) -> list[Path]:
 def main(name: str, argv: Sequence[str] | None = None) -> int:
     """Command line of ``python recipes/<name>.py``."""
     here = Path(__file__).resolve().parent
-    p = argparse.ArgumentParser(prog=f"recipes/{name}.py",
-                                description=f"{name}: build -> train each encoding -> evaluate -> plots")
+    p = argparse.ArgumentParser(prog=f"recipes/{name}.py", description=f"{name}: build -> train each encoding -> evaluate -> plots")
     p.add_argument("--preset", default="quick", help="preset in recipes/%s.yaml [quick]" % name)
     p.add_argument("--work", type=Path, help=f"working directory [runs/{name}-<preset>]")
     p.add_argument("--out", type=Path, help=f"results directory [results/{name}]")
@@ -194,13 +221,15 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     p.add_argument("--workers", type=int, help="dataset build processes")
     p.add_argument("--jobs", type=int, help="models trained at once, one thread each [one per core]")
     p.add_argument("--source", help="ERA5 source (NetCDF/Zarr path) instead of the synthetic field")
-    p.add_argument("--seeds", type=int, default=1,
-                   help="comparison presets (with a budget): seeds 0..N-1 per model [1]")
-    p.add_argument("--collect", action="store_true",
-                   help="comparison presets: report what has finished, train nothing")
-    p.add_argument("--set", nargs="+", default=[], metavar="KEY=VALUE",
-                   help="training config overrides for every model, after the preset's own "
-                        "(e.g. model.positions=rope normalizer=scale)")
+    p.add_argument("--seeds", type=int, default=1, help="comparison presets (with a budget): seeds 0..N-1 per model [1]")
+    p.add_argument("--collect", action="store_true", help="comparison presets: report what has finished, train nothing")
+    p.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="training config overrides for every model, after the preset's own (e.g. model.positions=rope normalizer=scale)",
+    )
     a = p.parse_args(argv)
     work = a.work or Path("runs") / f"{name}-{a.preset}"
     out = a.out or Path("results") / name
@@ -210,18 +239,40 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
             preset["build"]["source"] = a.source
         if "budget" in preset or "budgets" in preset:  # a comparison (recipes/compare.py)
             from recipes.compare import run_comparison
-            run_comparison(name, preset, work=work, out=a.out or Path("results") / f"{name}-{a.preset}",
-                           seeds=a.seeds, models=a.models, workers=a.workers, jobs=a.jobs,
-                           overrides=parse_overrides(a.set), preset_name=a.preset, collect=a.collect,
-                           log=lambda s: print(s, file=sys.stderr, flush=True))
+
+            run_comparison(
+                name,
+                preset,
+                work=work,
+                out=a.out or Path("results") / f"{name}-{a.preset}",
+                seeds=a.seeds,
+                models=a.models,
+                workers=a.workers,
+                jobs=a.jobs,
+                overrides=parse_overrides(a.set),
+                preset_name=a.preset,
+                collect=a.collect,
+                log=lambda s: print(s, file=sys.stderr, flush=True),
+            )
             return 0
         if a.seeds != 1 or a.collect:  # options of comparisons only: never ignored silently
             flag = f"--seeds {a.seeds}" if a.seeds != 1 else "--collect"
-            raise RecipeError(f"{flag}: preset {a.preset!r} of recipes/{name}.yaml is not a comparison "
-                              "(it declares no budget); it trains one seed per model")
-        run_recipe(name, preset, work=work, out=out, models=a.models, workers=a.workers, jobs=a.jobs,
-                   preset_name=a.preset, overrides=parse_overrides(a.set),
-                   log=lambda s: print(s, file=sys.stderr, flush=True))
+            raise RecipeError(
+                f"{flag}: preset {a.preset!r} of recipes/{name}.yaml is not a comparison "
+                "(it declares no budget); it trains one seed per model"
+            )
+        run_recipe(
+            name,
+            preset,
+            work=work,
+            out=out,
+            models=a.models,
+            workers=a.workers,
+            jobs=a.jobs,
+            preset_name=a.preset,
+            overrides=parse_overrides(a.set),
+            log=lambda s: print(s, file=sys.stderr, flush=True),
+        )
     except ScinumError as e:  # a library error becomes one line and an exit code here only
         print(f"recipes/{name}.py: error: {e}", file=sys.stderr)
         return 1

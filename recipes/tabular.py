@@ -16,6 +16,7 @@ the share of households inside the 90 % interval (scinum only); mean and range o
 writes ``table.md`` and ``engel.png`` (predictions and 90 % intervals against the truth) there.
 Needs ``pip install -e ".[examples,baselines]"``. About 2 minutes on one core.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,10 +34,11 @@ TOP_SHARE, TEST_SHARE = 0.10, 0.25
 def load(seed: int):
     """``(train, test, extrap)`` DataFrames of the Engel table (module docstring)."""
     from statsmodels.datasets import engel
+
     df = engel.load_pandas().data
     cut = df["income"].quantile(1 - TOP_SHARE)
     inside, extrap = df[df["income"] <= cut], df[df["income"] > cut]
-    test = np.random.default_rng(seed).permutation(len(inside))[:int(round(TEST_SHARE * len(inside)))]
+    test = np.random.default_rng(seed).permutation(len(inside))[: int(round(TEST_SHARE * len(inside)))]
     is_test = np.zeros(len(inside), bool)
     is_test[test] = True
     return inside[~is_test], inside[is_test], extrap
@@ -44,6 +46,7 @@ def load(seed: int):
 
 def _scores(y, pred, lo=None, hi=None) -> dict:
     from sklearn.metrics import mean_absolute_error, r2_score
+
     out = {"r2": r2_score(y, pred), "mae": mean_absolute_error(y, pred)}
     if lo is not None:
         out["cover90"] = float(np.mean((y >= lo) & (y <= hi)))
@@ -57,6 +60,7 @@ def run(seed: int) -> tuple[dict, dict]:
     from sklearn.dummy import DummyRegressor
     from sklearn.ensemble import GradientBoostingRegressor
     from sklearn.linear_model import LinearRegression
+
     train, test, extrap = load(seed)
     X, y = train[["income"]], train["foodexp"]
     scores: dict = {}
@@ -71,8 +75,11 @@ def run(seed: int) -> tuple[dict, dict]:
             q = reg.predict_quantiles(part[["income"]], [0.05, 0.95])
         scores[("scinum.Regressor", split)] = _scores(part["foodexp"], pred, q[:, 0], q[:, 1])
         plot[split] = (part["income"].to_numpy(), part["foodexp"].to_numpy(), pred, q)
-    for name, model in (("training mean", DummyRegressor()), ("linear (OLS)", LinearRegression()),
-                        ("boosted trees", GradientBoostingRegressor(random_state=seed))):
+    for name, model in (
+        ("training mean", DummyRegressor()),
+        ("linear (OLS)", LinearRegression()),
+        ("boosted trees", GradientBoostingRegressor(random_state=seed)),
+    ):
         model.fit(X, y)
         for split, part in (("test", test), ("extrap", extrap)):
             scores[(name, split)] = _scores(part["foodexp"], model.predict(part[["income"]]))
@@ -84,33 +91,44 @@ def run(seed: int) -> tuple[dict, dict]:
 def table(runs: list[dict], seeds: list[int]) -> str:
     """Markdown: mean [min, max] over seeds per model and split."""
     keys = list(runs[0])
-    lines = [f"Engel food expenditure (statsmodels), seeds {seeds}: mean [min, max] over seeds.", "",
-             "| model | split | R² | MAE (francs) | 90 % interval covers |", "|---|---|---|---|---|"]
+    lines = [
+        f"Engel food expenditure (statsmodels), seeds {seeds}: mean [min, max] over seeds.",
+        "",
+        "| model | split | R² | MAE (francs) | 90 % interval covers |",
+        "|---|---|---|---|---|",
+    ]
     for key in keys:
         cells = []
         for metric, fmt in (("r2", "{:.3f}"), ("mae", "{:.1f}"), ("cover90", "{:.0%}")):
             vals = [r[key][metric] for r in runs if metric in r[key]]
-            cells.append(f"{fmt.format(np.mean(vals))} [{fmt.format(min(vals))}, {fmt.format(max(vals))}]"
-                         if vals else "—")
+            cells.append(f"{fmt.format(np.mean(vals))} [{fmt.format(min(vals))}, {fmt.format(max(vals))}]" if vals else "—")
         lines.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def draw(plot: dict, out: Path) -> Path:
     from scinum.analysis.drawing import figure, save
+
     fig, axes = figure((7.5, 4.5))
     ax = axes[0, 0]
     ax.scatter(*plot["train"], s=8, color="0.7", label="training households")
     cut = plot["extrap"][0].min()
-    ax.axvspan(cut, plot["extrap"][0].max() * 1.02, color="tab:red", alpha=0.08,
-               label="held out: incomes above training")
+    ax.axvspan(cut, plot["extrap"][0].max() * 1.02, color="tab:red", alpha=0.08, label="held out: incomes above training")
     for split, color in (("test", "tab:blue"), ("extrap", "tab:red")):
         x, y, pred, q = plot[split]
         order = np.argsort(x)
         ax.scatter(x, y, s=14, color=color, label=f"truth ({split})")
-        ax.errorbar(x[order], pred[order], yerr=[pred[order] - q[order, 0], q[order, 1] - pred[order]],
-                    fmt="x", color="k", ms=4, lw=0.6, alpha=0.7,
-                    label="scinum.Regressor: prediction, 90 % interval" if split == "test" else None)
+        ax.errorbar(
+            x[order],
+            pred[order],
+            yerr=[pred[order] - q[order, 0], q[order, 1] - pred[order]],
+            fmt="x",
+            color="k",
+            ms=4,
+            lw=0.6,
+            alpha=0.7,
+            label="scinum.Regressor: prediction, 90 % interval" if split == "test" else None,
+        )
     ax.set_xlabel("income [Belgian francs / year]")
     ax.set_ylabel("food expenditure [Belgian francs / year]")
     ax.legend(fontsize=7, loc="upper left")
@@ -132,8 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     text = table(runs, args.seeds)
     (args.out / "table.md").write_text(text)
     from scinum.util.provenance import result_provenance
-    (args.out / "meta.json").write_text(json.dumps({"seeds": args.seeds, "fit_seconds": [p["fit_s"] for p in plots],
-                                                    **result_provenance()}, indent=1))
+
+    (args.out / "meta.json").write_text(
+        json.dumps({"seeds": args.seeds, "fit_seconds": [p["fit_s"] for p in plots], **result_provenance()}, indent=1)
+    )
     draw(plots[0], args.out / "engel.png")
     print(text, end="")
     return 0

@@ -7,22 +7,37 @@ registries ``scinum.encodings`` and ``scinum.heads`` (and ``scinum.datasets.buil
 ``records``, ``tokens``, ``datasets``, ``heads``, ``encodings``, ``model``, ``fill``,
 ``train``, ``share``, ``analysis``, ``cli`` (``docs/architecture.md``).
 """
+
 from __future__ import annotations
 
 from .datasets.directory import Dataset, DatasetWriter
-from .errors import (CheckpointError, DatasetError, MalformedJSON, RecordError, ScinumError,
-                     ValueOutOfRange, VocabularyError)
+from .errors import CheckpointError, DatasetError, MalformedJSON, RecordError, ScinumError, ValueOutOfRange, VocabularyError
 from .util.version import __version__
 
-__all__ = ["__version__", "encodings", "heads", "load", "Model", "Regressor", "Dataset", "DatasetWriter",
-           "ScinumError", "RecordError", "MalformedJSON", "VocabularyError", "ValueOutOfRange",
-           "DatasetError", "CheckpointError"]
+__all__ = [
+    "__version__",
+    "encodings",
+    "heads",
+    "load",
+    "Model",
+    "Regressor",
+    "Dataset",
+    "DatasetWriter",
+    "ScinumError",
+    "RecordError",
+    "MalformedJSON",
+    "VocabularyError",
+    "ValueOutOfRange",
+    "DatasetError",
+    "CheckpointError",
+]
 
 
 def __getattr__(name: str):
     """Import torch-backed parts on first use, so builders' worker processes (which only need
     ``scinum.datasets``) never pay for importing torch."""
     import importlib
+
     if name in ("encodings", "heads"):
         return importlib.import_module(f".{name}", __name__)
     if name == "Model":
@@ -40,8 +55,9 @@ def load(path, device: str = "cpu"):
     :mod:`scinum.fill.model` and :mod:`scinum.share.export`.
     """
     from .fill.model import load as _load
+
     if isinstance(path, str) and path.startswith("hf://"):
         from .share.hub import download
+
         path = download(path)
     return _load(path, device=device)
-

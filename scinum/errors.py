@@ -1,4 +1,5 @@
 """Exceptions with locations: every error names the file, record (line) and JSON path it is about."""
+
 from __future__ import annotations
 
 import reprlib
@@ -31,8 +32,9 @@ class ScinumError(Exception):
 class RecordError(ScinumError, ValueError):
     """Something is wrong with one record: the message names where (file, line/record, JSON path)."""
 
-    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
-                 record: int | None = None, path: str | None = None):
+    def __init__(
+        self, message: str, *, file: str | None = None, line: int | None = None, record: int | None = None, path: str | None = None
+    ):
         self.reason = message
         self.file, self.line, self.record, self.path = file, line, record, path
         super().__init__(self._format())
@@ -50,15 +52,19 @@ class RecordError(ScinumError, ValueError):
         reason = shorten(self.reason, 1000)
         return f"{', '.join(where)}: {reason}" if where else reason
 
-    def located(self, *, file: str | None = None, line: int | None = None,
-                record: int | None = None, path: str | None = None) -> "RecordError":
+    def located(
+        self, *, file: str | None = None, line: int | None = None, record: int | None = None, path: str | None = None
+    ) -> "RecordError":
         """A copy of this error with missing location parts filled in (same class)."""
         err = type(self).__new__(type(self))
-        RecordError.__init__(err, self.reason,
-                             file=self.file if self.file is not None else file,
-                             line=self.line if self.line is not None else line,
-                             record=self.record if self.record is not None else record,
-                             path=self.path if self.path is not None else path)
+        RecordError.__init__(
+            err,
+            self.reason,
+            file=self.file if self.file is not None else file,
+            line=self.line if self.line is not None else line,
+            record=self.record if self.record is not None else record,
+            path=self.path if self.path is not None else path,
+        )
         return err
 
 

@@ -19,6 +19,7 @@ Targets: ``fit(X, y)`` adds ``y`` as key ``y`` (a 2-D ``y``: ``y0``, ``y1``...; 
 DataFrame: its names); ``fit(X, targets=[...])`` names columns of ``X`` (or JSON paths of its
 records) to predict from the others. An array's columns are keys ``x0``, ``x1``...
 """
+
 from __future__ import annotations
 
 import copy
@@ -55,15 +56,23 @@ DEFAULTS: dict[str, Any] = {
     "model": {"d_model": 64, "n_layers": 2, "n_heads": 4},
     "optim": {"lr": 1e-3, "warmup_steps": 50},
     "data": {"batch_size": 32, "mask_prob": 0.2, "mask_fields_prob": 0.5},
-    "trainer": {"accelerator": "cpu", "devices": 1, "val_check_interval": 50, "limit_val_batches": 1.0,
-                "early_stopping_patience": 5, "checkpoint_every_n_steps": 1000000, "progress_bar": False,
-                "log_every_n_steps": 50},
+    "trainer": {
+        "accelerator": "cpu",
+        "devices": 1,
+        "val_check_interval": 50,
+        "limit_val_batches": 1.0,
+        "early_stopping_patience": 5,
+        "checkpoint_every_n_steps": 1000000,
+        "progress_bar": False,
+        "log_every_n_steps": 50,
+    },
 }
 _SECTIONS = ("encoding", "head", "model", "optim", "data", "trainer")
 
 
-def split_records(records: Sequence[dict], val_fraction: float, seed: int,
-                  min_val: int = DEFAULTS["min_val_records"]) -> tuple[list[dict], list[dict]]:
+def split_records(
+    records: Sequence[dict], val_fraction: float, seed: int, min_val: int = DEFAULTS["min_val_records"]
+) -> tuple[list[dict], list[dict]]:
     """``(train, val)``: ``round(n · val_fraction)`` records drawn by a generator seeded by
     ``seed`` go to validation (none when that is fewer than ``min_val``); order is kept."""
     n = len(records)
@@ -92,10 +101,19 @@ class Regressor(RegressorMixin, BaseEstimator):
     ``config_`` (the run config, paths left out), ``n_features_in_``/``feature_names_in_`` for
     arrays and DataFrames."""
 
-    def __init__(self, budget: dict | None = None, seed: int = 0, encoding: dict | None = None,
-                 head: dict | None = None, model: dict | None = None, optim: dict | None = None,
-                 data: dict | None = None, trainer: dict | None = None, val_fraction: float | None = None,
-                 device: str = "cpu"):
+    def __init__(
+        self,
+        budget: dict | None = None,
+        seed: int = 0,
+        encoding: dict | None = None,
+        head: dict | None = None,
+        model: dict | None = None,
+        optim: dict | None = None,
+        data: dict | None = None,
+        trainer: dict | None = None,
+        val_fraction: float | None = None,
+        device: str = "cpu",
+    ):
         self.budget, self.seed = budget, seed
         self.encoding, self.head, self.model, self.optim = encoding, head, model, optim
         self.data, self.trainer, self.val_fraction, self.device = data, trainer, val_fraction, device
@@ -112,6 +130,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         DataFrames are checked by scikit-learn (feature count and names against the fit; a
         DataFrame's ``targets`` columns are not features: they may be absent at prediction)."""
         import pandas as pd
+
         if isinstance(X, (str, Path)):
             return read_records(X), "records"
         if isinstance(X, (list, tuple)) and X and all(isinstance(r, dict) for r in X):
@@ -119,10 +138,8 @@ class Regressor(RegressorMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame):
             missing = [t for t in targets if t not in X.columns] if reset else []
             if missing:
-                raise RecordError(f"target {missing[0]!r} is not a column of X (columns: "
-                                  f"{', '.join(map(str, X.columns))})")
-            validate_data(self, X.drop(columns=[c for c in X.columns if c in targets]), reset=reset,
-                          skip_check_array=True)
+                raise RecordError(f"target {missing[0]!r} is not a column of X (columns: {', '.join(map(str, X.columns))})")
+            validate_data(self, X.drop(columns=[c for c in X.columns if c in targets]), reset=reset, skip_check_array=True)
             return frame_to_records(X), "frame"
         A = validate_data(self, X, reset=reset, ensure_all_finite="allow-nan", dtype=np.float64)
         names = [f"x{j}" for j in range(A.shape[1])]
@@ -131,6 +148,7 @@ class Regressor(RegressorMixin, BaseEstimator):
     def _add_y(self, records: list[dict], y: Any) -> list[str]:
         """Write ``y`` into ``records``; returns the target paths."""
         import pandas as pd
+
         if isinstance(y, pd.DataFrame):
             names = [str(c) for c in y.columns]
             cols = [y.iloc[:, j].astype(np.float64).tolist() for j in range(y.shape[1])]
@@ -158,8 +176,8 @@ class Regressor(RegressorMixin, BaseEstimator):
     def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int) -> dict:
         """The run config: :data:`DEFAULTS` <- the constructor's sections."""
         from .train.config import load_config
-        over: dict[str, Any] = {"seed": self.seed, "out_dir": str(out_dir),
-                                "budget": copy.deepcopy(self.budget or DEFAULTS["budget"])}
+
+        over: dict[str, Any] = {"seed": self.seed, "out_dir": str(out_dir), "budget": copy.deepcopy(self.budget or DEFAULTS["budget"])}
         for section in _SECTIONS:
             base, given = copy.deepcopy(DEFAULTS[section]), getattr(self, section) or {}
             if not isinstance(given, dict):
@@ -177,6 +195,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         from .train.fit import fit as run_fit
         from .fill.model import load
         from .datasets.jsonl import build
+
         if isinstance(targets, str):
             targets = [targets]
         records, kind = self._rows(X, reset=True, targets=targets if y is None and targets else ())
@@ -187,45 +206,49 @@ class Regressor(RegressorMixin, BaseEstimator):
         elif targets:
             paths = [column_path(t) if kind != "records" else check_target(t) for t in targets]
         else:
-            raise ValueError("Regressor.fit requires y to be passed, but the target y is None: give y, "
-                             "or targets naming the columns of X to predict")
+            raise ValueError(
+                "Regressor.fit requires y to be passed, but the target y is None: give y, or targets naming the columns of X to predict"
+            )
         n = len(records)
         if n < 2:
             raise ValueError(f"Regressor.fit needs at least 2 samples: got {n} sample(s)")
         share = DEFAULTS["val_fraction"] if self.val_fraction is None else self.val_fraction
         train, val = split_records(records, share, self.seed)
         if not val:
-            print(f"scinum.Regressor: {n} rows hold out fewer than {DEFAULTS['min_val_records']} "
-                  "for validation: no early stopping, intervals not recalibrated", file=sys.stderr)
+            print(
+                f"scinum.Regressor: {n} rows hold out fewer than {DEFAULTS['min_val_records']} "
+                "for validation: no early stopping, intervals not recalibrated",
+                file=sys.stderr,
+            )
         with tempfile.TemporaryDirectory(prefix="scinum-regressor-") as tmp:
             root = Path(tmp)
             _write_jsonl(root / "train.jsonl", train)
             if val:
                 _write_jsonl(root / "val.jsonl", val)
-            build(root / "data", train=[root / "train.jsonl"], val=[root / "val.jsonl"] if val else (),
-                  fields=paths, progress=False)
+            build(root / "data", train=[root / "train.jsonl"], val=[root / "val.jsonl"] if val else (), fields=paths, progress=False)
             config = self._config(root / "data", root / "run", paths, len(train))
             if not val:
                 config["trainer"]["limit_val_batches"] = 0
             model = load(run_fit(config), device=self.device)
         config["data"]["path"] = config["out_dir"] = None
         self.model_, self.targets_, self.config_, self.input_kind_ = model, paths, config, kind
-        self.model_.meta.run["estimator"] = {"targets": paths, "input_kind": kind,
-                                             "features": self._features()}
+        self.model_.meta.run["estimator"] = {"targets": paths, "input_kind": kind, "features": self._features()}
         return self
 
     def _features(self) -> dict[str, Any]:
         names = getattr(self, "feature_names_in_", None)
-        return {"n_features_in_": getattr(self, "n_features_in_", None),
-                "feature_names_in_": None if names is None else [str(n) for n in names]}
+        return {
+            "n_features_in_": getattr(self, "n_features_in_", None),
+            "feature_names_in_": None if names is None else [str(n) for n in names],
+        }
 
     # -- predictions ----------------------------------------------------------------------------
     def _filled(self, X: Any) -> list:
         """:class:`scinum.infer.Filled` of every row of ``X`` with its targets filled."""
         check_is_fitted(self, "model_")
         import pandas as pd
-        targets_in_x = [c for c in X.columns if column_path(str(c)) in self.targets_] \
-            if isinstance(X, pd.DataFrame) else []
+
+        targets_in_x = [c for c in X.columns if column_path(str(c)) in self.targets_] if isinstance(X, pd.DataFrame) else []
         records, _ = self._rows(X, reset=False, targets=targets_in_x)
         known = set(self.model_.vocab.fields)
         targets = [parse_path(t) for t in self.targets_]
@@ -233,8 +256,7 @@ class Regressor(RegressorMixin, BaseEstimator):
             for t in targets:
                 _put_null(r, t, i)
             if self.input_kind_ != "records":  # missing cells of known numeric columns: masked
-                for name in self.feature_names_in_ if hasattr(self, "feature_names_in_") else \
-                        [f"x{j}" for j in range(self.n_features_in_)]:
+                for name in self.feature_names_in_ if hasattr(self, "feature_names_in_") else [f"x{j}" for j in range(self.n_features_in_)]:
                     if str(name) not in r and column_path(str(name)) in known:
                         r[str(name)] = None
         return self.model_.predict_many(records, batch_size=256)
@@ -263,8 +285,9 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     def _need_distribution(self, what: str) -> None:
         if not self.model_.model.head.has_distribution:
-            raise ScinumError(f"Regressor.{what}: head {self.model_.meta.head.get('kind')!r} predicts no "
-                              "distribution; use head={'kind': 'mixture'}")
+            raise ScinumError(
+                f"Regressor.{what}: head {self.model_.meta.head.get('kind')!r} predicts no distribution; use head={{'kind': 'mixture'}}"
+            )
 
     def _levels_to_values(self, preds: list[list[Any]], levels: np.ndarray) -> np.ndarray:
         """Values float64[N, T, Q] at (uncalibrated) ``levels`` [N, T, Q] after the checkpoint's
@@ -272,16 +295,15 @@ class Regressor(RegressorMixin, BaseEstimator):
         import torch
 
         from .model.recalibration import GRID
+
         head = self.model_.model.head
         out = np.empty(levels.shape)
         for t, path in enumerate(self.targets_):
             fid = self.model_.vocab.field_index.get(field_of(path))
             table = self.model_.recalibration.get(fid)
-            lv = np.clip(np.interp(levels[:, t], GRID, table) if table is not None else levels[:, t],
-                         1e-9, 1 - 1e-9)
+            lv = np.clip(np.interp(levels[:, t], GRID, table) if table is not None else levels[:, t], 1e-9, 1 - 1e-9)
             params = [np.array([row[t].uncertainty[k] for row in preds]) for k in ("weights", "means", "stds")]
-            mix = (torch.from_numpy(np.log(np.maximum(params[0], 1e-300))), torch.from_numpy(params[1]),
-                   torch.from_numpy(params[2]))
+            mix = (torch.from_numpy(np.log(np.maximum(params[0], 1e-300))), torch.from_numpy(params[1]), torch.from_numpy(params[2]))
             out[:, t] = head.quantile(mix, torch.from_numpy(np.ascontiguousarray(lv))).numpy()
         return out
 
@@ -313,6 +335,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         estimator's targets, inputs and parameters travel in its ``run`` entry."""
         from .model.checkpoint import save_checkpoint
         from .share.export import export
+
         check_is_fitted(self, "model_")
         self.model_.meta.run["estimator"]["params"] = self.get_params()
         with tempfile.TemporaryDirectory(prefix="scinum-regressor-") as tmp:
@@ -324,6 +347,7 @@ class Regressor(RegressorMixin, BaseEstimator):
     def load(cls, path: str | Path, device: str = "cpu") -> "Regressor":
         """A fitted regressor from a directory written by :meth:`save`."""
         from .fill.model import load
+
         model = load(path, device=device)
         est = model.meta.run.get("estimator")
         if not est or "params" not in est:
@@ -341,14 +365,12 @@ def _put_null(record: dict, path: tuple, index: int) -> None:
     """Set the target ``path`` of ``record`` to a ``null`` placeholder (its parent must exist)."""
     try:
         parent = get(record, path[:-1])
-        if isinstance(path[-1], str) and isinstance(parent, dict) or isinstance(parent, list) \
-                and -len(parent) <= path[-1] < len(parent):
+        if isinstance(path[-1], str) and isinstance(parent, dict) or isinstance(parent, list) and -len(parent) <= path[-1] < len(parent):
             parent[path[-1]] = None
             return
     except KeyError:
         pass
-    raise RecordError("no place for the target (its parent object or list is missing)", record=index,
-                      path=format_path(path))
+    raise RecordError("no place for the target (its parent object or list is missing)", record=index, path=format_path(path))
 
 
 def _concrete(record: dict, path: tuple) -> str:

@@ -26,6 +26,7 @@ name (the built-ins work even where the package metadata is stale, as in an edit
 before it is re-installed). A name nobody provides raises :class:`PluginNotFound`, one line that
 names the missing plug-in and how to get it.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -95,9 +96,11 @@ class Registry(Generic[T]):
             found: dict[str, EntryPoint] = {}
             for ep in entry_points(group=self.group):
                 if ep.name in found and found[ep.name].value != ep.value:
-                    warnings.warn(f"{self.group}: entry point {ep.name!r} is provided twice "
-                                  f"({found[ep.name].value} and {ep.value}); using the first",
-                                  RuntimeWarning, stacklevel=3)
+                    warnings.warn(
+                        f"{self.group}: entry point {ep.name!r} is provided twice ({found[ep.name].value} and {ep.value}); using the first",
+                        RuntimeWarning,
+                        stacklevel=3,
+                    )
                     continue
                 found.setdefault(ep.name, ep)
             self._entry_points = found
@@ -114,23 +117,25 @@ class Registry(Generic[T]):
             obj = ep.load()
         except (Exception, SystemExit) as e:  # a plug-in that fails to import (or exits): one line
             first = (str(e).splitlines() or [""])[0][:200]
-            raise PluginNotFound(f"{self.what} {name!r} could not be loaded from {dist} (entry "
-                                 f"point {self.group} {name} = {ep.value}: {type(e).__name__}: "
-                                 f"{first})") from None
+            raise PluginNotFound(
+                f"{self.what} {name!r} could not be loaded from {dist} (entry "
+                f"point {self.group} {name} = {ep.value}: {type(e).__name__}: "
+                f"{first})"
+            ) from None
         if self._check is not None:
             try:
                 self._check(obj, name)
             except (TypeError, ValueError) as e:  # loaded, but not what the group expects
-                raise PluginNotFound(f"{self.what} {name!r} from {dist} (entry point {self.group} "
-                                     f"{name} = {ep.value}) cannot be used: {e}") from None
+                raise PluginNotFound(
+                    f"{self.what} {name!r} from {dist} (entry point {self.group} {name} = {ep.value}) cannot be used: {e}"
+                ) from None
         self._items[name] = obj
         self._origin[name] = dist
         return obj
 
     # -- lookups -----------------------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and (name in self._items or name in self._lazy
-                                          or name in self._discover())
+        return isinstance(name, str) and (name in self._items or name in self._lazy or name in self._discover())
 
     def get(self, name: str) -> T:
         """The plug-in registered or installed as ``name``; :class:`PluginNotFound` if none."""
@@ -144,9 +149,11 @@ class Registry(Generic[T]):
 
     def missing(self, name: Any) -> str:
         """The one-line message for a ``name`` nobody provides."""
-        return (f"unknown {self.what} {name!r} (not installed): install the package that "
-                f"provides the {self.group} entry point {name!r}; installed: "
-                f"{', '.join(self.names())}")
+        return (
+            f"unknown {self.what} {name!r} (not installed): install the package that "
+            f"provides the {self.group} entry point {name!r}; installed: "
+            f"{', '.join(self.names())}"
+        )
 
     def name_of(self, obj: Any) -> str:
         """The name under which ``obj`` (a plug-in, or an instance of a plug-in class) is
@@ -158,8 +165,7 @@ class Registry(Generic[T]):
                 continue
             if item is obj or (isinstance(item, type) and type(obj) is item):
                 return name
-        raise PluginNotFound(f"{obj!r} is not a registered {self.what}: register it, or declare "
-                             f"it as a {self.group} entry point")
+        raise PluginNotFound(f"{obj!r} is not a registered {self.what}: register it, or declare it as a {self.group} entry point")
 
     def resolve(self, key: str | T) -> tuple[str, T]:
         """``(name, plug-in)`` for a name, or for a plug-in object itself (lookup by class: a

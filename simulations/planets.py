@@ -14,6 +14,7 @@ A sample::
 ``stepsize`` as is. ``data[k][j]`` is planet j's heliocentric position at ``t = k·stepsize``
 (so ``data[0]`` is the initial state), all float64 written in shortest round-trip form.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,18 +33,28 @@ from scinum.datasets.directory import PART_HELP, DatasetWriter, parse_part
 from scinum.datasets.writing import ShardWorkers
 from scinum.errors import DatasetError
 
-from .planets_prior import (ANGLE_HALF_WIDTH, BLOCK, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB,
-                            Draws, PlanetsConfig, StepCounts, System)
+from .planets_prior import ANGLE_HALF_WIDTH, BLOCK, ECC_RANGE, MASS_RANGE, ZERO_ANGLE_PROB, Draws, PlanetsConfig, StepCounts, System
 
-__all__ = ["PlanetsConfig", "SampleMaker", "new_simulation", "trajectory", "simulate", "to_record",
-           "build", "add_arguments", "run", "BOUND", "MASS_SCALE", "ECC_SCALE"]
+__all__ = [
+    "PlanetsConfig",
+    "SampleMaker",
+    "new_simulation",
+    "trajectory",
+    "simulate",
+    "to_record",
+    "build",
+    "add_arguments",
+    "run",
+    "BOUND",
+    "MASS_SCALE",
+    "ECC_SCALE",
+]
 
 BUILDER_VERSION = "2"  #: 2: draws vectorised per block of samples (other samples than 1)
-BOUND = 10.0        #: a system is unstable once any |x| or |y| reaches this (length units)
-MASS_SCALE = 1e5    #: masses are reported multiplied by this
-ECC_SCALE = 20.0    #: eccentricities are reported multiplied by this
-_REBOUND_ERRORS = (rebound.GenericError, rebound.Escape, rebound.Encounter, rebound.Collision,
-                   rebound.NoParticles)
+BOUND = 10.0  #: a system is unstable once any |x| or |y| reaches this (length units)
+MASS_SCALE = 1e5  #: masses are reported multiplied by this
+ECC_SCALE = 20.0  #: eccentricities are reported multiplied by this
+_REBOUND_ERRORS = (rebound.GenericError, rebound.Escape, rebound.Encounter, rebound.Collision, rebound.NoParticles)
 
 # The C functions behind ``Simulation.add(primary=..., a=...)`` and ``Simulation.integrate``
 # (the same signatures since REBOUND 4) are called directly, through this module's own handle on
@@ -51,20 +62,27 @@ _REBOUND_ERRORS = (rebound.GenericError, rebound.Escape, rebound.Encounter, rebo
 # ~10 us a call, ~0.3 ms of a sample's ~1.5 ms, against ~1.1 ms in the integrator itself.
 _C = ctypes.CDLL(rebound.clibrebound._name)
 _C.reb_particle_from_orbit_err.restype = rebound.Particle
-_C.reb_particle_from_orbit_err.argtypes = (c_double, rebound.Particle, *(c_double,) * 7,
-                                           ctypes.POINTER(c_int))
+_C.reb_particle_from_orbit_err.argtypes = (c_double, rebound.Particle, *(c_double,) * 7, ctypes.POINTER(c_int))
 _C.reb_simulation_add.argtypes = (c_void_p, rebound.Particle)
 _C.reb_simulation_integrate.argtypes = (c_void_p, c_double)
 _C.reb_simulation_integrate.restype = c_int
 _STAR = rebound.Particle(m=1.0)  #: the central star, at rest at the origin
 _probe = rebound.Simulation()
 if (_probe.G, _probe.integrator) != (1.0, "ias15"):  # new_simulation relies on both defaults
-    raise ImportError(f"scinum_simulations.planets needs REBOUND's defaults G = 1 and IAS15, this "
-                      f"REBOUND {rebound.__version__} gives G = {_probe.G}, {_probe.integrator}")
+    raise ImportError(
+        f"scinum_simulations.planets needs REBOUND's defaults G = 1 and IAS15, this "
+        f"REBOUND {rebound.__version__} gives G = {_probe.G}, {_probe.integrator}"
+    )
 del _probe
 #: what ``Simulation.integrate`` raises for each failure status of ``reb_simulation_integrate``
-_FAILURES = {1: rebound.GenericError, 2: rebound.NoParticles, 3: rebound.Encounter,
-             4: rebound.Escape, 6: KeyboardInterrupt, 7: rebound.Collision}
+_FAILURES = {
+    1: rebound.GenericError,
+    2: rebound.NoParticles,
+    3: rebound.Encounter,
+    4: rebound.Escape,
+    6: KeyboardInterrupt,
+    7: rebound.Collision,
+}
 _PARTICLE_BYTES = sizeof(rebound.Particle)
 _X, _Y = rebound.Particle.x.offset, rebound.Particle.y.offset  #: byte offsets in a particle
 
@@ -76,12 +94,10 @@ def new_simulation(system: System) -> rebound.Simulation:
     sim = rebound.Simulation()  # G = 1 and the IAS15 integrator: REBOUND's defaults
     where, err = addressof(sim), c_int()
     _C.reb_simulation_add(where, _STAR)
-    for m, a, e, theta in zip(system.m.tolist(), system.a.tolist(), system.e.tolist(),
-                              system.theta.tolist()):
+    for m, a, e, theta in zip(system.m.tolist(), system.a.tolist(), system.e.tolist(), system.theta.tolist()):
         planet = _C.reb_particle_from_orbit_err(1.0, _STAR, m, a, e, 0.0, 0.0, 0.0, theta, byref(err))
         if err.value:
-            raise ValueError(f"REBOUND cannot place a planet with a = {a}, e = {e} "
-                             f"(reb_particle_from_orbit_err error {err.value})")
+            raise ValueError(f"REBOUND cannot place a planet with a = {a}, e = {e} (reb_particle_from_orbit_err error {err.value})")
         _C.reb_simulation_add(where, planet)
     return sim
 
@@ -125,9 +141,9 @@ def simulate(system: System, steps: int) -> np.ndarray:
 def to_record(system: System, positions: np.ndarray) -> dict:
     """The JSON record of a system and its ``[steps, n, 2]`` positions (scaled ``m`` and ``e``)."""
     description: dict[str, Any] = {
-        f"planet{j}": {"m": float(system.m[j]) * MASS_SCALE, "a": float(system.a[j]),
-                       "e": float(system.e[j]) * ECC_SCALE}
-        for j in range(len(system.m))}
+        f"planet{j}": {"m": float(system.m[j]) * MASS_SCALE, "a": float(system.a[j]), "e": float(system.e[j]) * ECC_SCALE}
+        for j in range(len(system.m))
+    }
     description["stepsize"] = float(system.stepsize)
     return {"description": description, "data": positions.tolist()}
 
@@ -165,21 +181,24 @@ class SampleMaker:
                     stats["rejected"] = attempt
                     return to_record(system, positions), stats
                 stats["rejected_bound"] += 1
-        raise DatasetError(f"planets: split {self.split!r} sample {i}: "
-                           f"{self.config.max_attempts} draws in a row were unstable "
-                           f"(seed {self.seed}); check the priors")
+        raise DatasetError(
+            f"planets: split {self.split!r} sample {i}: "
+            f"{self.config.max_attempts} draws in a row were unstable "
+            f"(seed {self.seed}); check the priors"
+        )
 
 
 #: what ``scinum evaluate`` scores on a planets dataset by default (the manifest's
 #: ``evaluation``): the masked fields, which field each OOD split is about, and their units
 EVALUATION = {
-    "fields": ["description.stepsize", "description.planet0.a", "description.planet0.e",
-               "description.planet0.m"],
+    "fields": ["description.stepsize", "description.planet0.a", "description.planet0.e", "description.planet0.m"],
     "ood_fields": {"ood_stepsize": "description.stepsize", "ood_a1": "description.planet0.a"},
-    "units": {"description.stepsize": "time (G = M = 1)",
-              "description.planet0.a": "length (a of the innermost orbit = 1)",
-              "description.planet0.e": "eccentricity × 20",
-              "description.planet0.m": "mass × 1e5 (central mass = 1)"},
+    "units": {
+        "description.stepsize": "time (G = M = 1)",
+        "description.planet0.a": "length (a of the innermost orbit = 1)",
+        "description.planet0.e": "eccentricity × 20",
+        "description.planet0.m": "mass × 1e5 (central mass = 1)",
+    },
 }
 
 
@@ -193,43 +212,60 @@ def manifest_notes(config: PlanetsConfig) -> dict[str, Any]:
     return {
         "evaluation": {**EVALUATION, "train_ranges": ranges},
         "scalings": {
-            "description.*.m": {"factor": MASS_SCALE, "undo": "divide by 1e5 to get the "
-                                "planet mass in central masses"},
-            "description.*.e": {"factor": ECC_SCALE, "undo": "divide by 20 to get the "
-                                "eccentricity"},
+            "description.*.m": {"factor": MASS_SCALE, "undo": "divide by 1e5 to get the planet mass in central masses"},
+            "description.*.e": {"factor": ECC_SCALE, "undo": "divide by 20 to get the eccentricity"},
         },
-        "units": {"G": 1.0, "central_mass": 1.0,
-                  "a": "length unit (innermost training orbit a = 1)",
-                  "stepsize": "time unit (orbital period at a = 1 is 2*pi)",
-                  "data": "data[k][j] = heliocentric [x, y] of planet j at t = k*stepsize",
-                  "unstable": f"draws with any |x| or |y| >= {BOUND} or a REBOUND error are "
-                              "rejected and re-drawn (counts in splits.*.stats)"},
-        "priors": {"mass": list(MASS_RANGE), "eccentricity": list(ECC_RANGE),
-                   "zero_start_angle_probability": ZERO_ANGLE_PROB,
-                   "start_angle": [-ANGLE_HALF_WIDTH, ANGLE_HALF_WIDTH],
-                   "planet_order": "random permutation"},
+        "units": {
+            "G": 1.0,
+            "central_mass": 1.0,
+            "a": "length unit (innermost training orbit a = 1)",
+            "stepsize": "time unit (orbital period at a = 1 is 2*pi)",
+            "data": "data[k][j] = heliocentric [x, y] of planet j at t = k*stepsize",
+            "unstable": f"draws with any |x| or |y| >= {BOUND} or a REBOUND error are rejected and re-drawn (counts in splits.*.stats)",
+        },
+        "priors": {
+            "mass": list(MASS_RANGE),
+            "eccentricity": list(ECC_RANGE),
+            "zero_start_angle_probability": ZERO_ANGLE_PROB,
+            "start_angle": [-ANGLE_HALF_WIDTH, ANGLE_HALF_WIDTH],
+            "planet_order": "random permutation",
+        },
         "ood": {
             "ood_stepsize": "training prior except stepsize ~ uniform over "
-                            f"{[list(iv) for iv in config.ood_stepsize_intervals()]}: "
-                            f"{list(config.ood_stepsize_range)} minus "
-                            f"+-{config.ood_stepsize_margin} around the training step sizes "
-                            f"{list(config.stepsizes)}",
+            f"{[list(iv) for iv in config.ood_stepsize_intervals()]}: "
+            f"{list(config.ood_stepsize_range)} minus "
+            f"+-{config.ood_stepsize_margin} around the training step sizes "
+            f"{list(config.stepsizes)}",
             "ood_a1": f"planet0 is the innermost planet with a ~ U{tuple(config.ood_a1_range)}"
-                      "; the others are equally spaced from it to a_f (training prior) and "
-                      "permuted over planet1...; the training prior gives a = 1 or "
-                      f"a >= {gap:.6g}, never a value in between",
+            "; the others are equally spaced from it to a_f (training prior) and "
+            "permuted over planet1...; the training prior gives a = 1 or "
+            f"a >= {gap:.6g}, never a value in between",
         },
     }
 
 
-def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: int = 100,
-          ood: int = 100, seed: int = 0, config: PlanetsConfig | None = None, workers: int = 1,
-          shard_size: int = 1000, compress: bool = False, part: tuple[int, int] | str | None = None,
-          steps: int | None = None, planets: Sequence[int] | None = None,
-          stepsizes: Sequence[float] | None = None, a_final: Sequence[float] | None = None,
-          ood_stepsize_range: Sequence[float] | None = None,
-          ood_stepsize_margin: float | None = None, ood_a1_range: Sequence[float] | None = None,
-          max_attempts: int | None = None) -> dict | None:
+def build(
+    out: str | os.PathLike,
+    *,
+    train: int = 1000,
+    val: int = 100,
+    test: int = 100,
+    ood: int = 100,
+    seed: int = 0,
+    config: PlanetsConfig | None = None,
+    workers: int = 1,
+    shard_size: int = 1000,
+    compress: bool = False,
+    part: tuple[int, int] | str | None = None,
+    steps: int | None = None,
+    planets: Sequence[int] | None = None,
+    stepsizes: Sequence[float] | None = None,
+    a_final: Sequence[float] | None = None,
+    ood_stepsize_range: Sequence[float] | None = None,
+    ood_stepsize_margin: float | None = None,
+    ood_a1_range: Sequence[float] | None = None,
+    max_attempts: int | None = None,
+) -> dict | None:
     """Build (or resume) the planets dataset in ``out``; returns the manifest (the builder
     protocol, :mod:`scinum.datasets.builders`). The defaults are ``scinum build planets``'s; ``steps`` ...
     ``max_attempts`` are :class:`PlanetsConfig` fields that, where given (not None), replace
@@ -242,32 +278,36 @@ def build(out: str | os.PathLike, *, train: int = 1000, val: int = 100, test: in
     ``ood`` is the sample count of each OOD split. Raises :class:`DatasetError` for impossible
     parameters before anything is written.
     """
-    given = dict(steps=steps, planets=planets, stepsizes=stepsizes, a_final=a_final,
-                 ood_stepsize_range=ood_stepsize_range, ood_stepsize_margin=ood_stepsize_margin,
-                 ood_a1_range=ood_a1_range, max_attempts=max_attempts)
+    given = dict(
+        steps=steps,
+        planets=planets,
+        stepsizes=stepsizes,
+        a_final=a_final,
+        ood_stepsize_range=ood_stepsize_range,
+        ood_stepsize_margin=ood_stepsize_margin,
+        ood_a1_range=ood_a1_range,
+        max_attempts=max_attempts,
+    )
     options = {k: v for k, v in given.items() if v is not None}
-    config = dataclasses.replace(config or PlanetsConfig(),
-                                 **{k: tuple(v) if isinstance(v, list) else v for k, v in options.items()})
+    config = dataclasses.replace(config or PlanetsConfig(), **{k: tuple(v) if isinstance(v, list) else v for k, v in options.items()})
     counts = {"train": train, "val": val, "test": test, "ood_stepsize": ood, "ood_a1": ood}
     for name, n in counts.items():
         if int(n) != n or n < 0:
-            raise DatasetError(f"planets: --{name.split('_')[0]} count must be an integer "
-                               f">= 0, got {n}")
+            raise DatasetError(f"planets: --{name.split('_')[0]} count must be an integer >= 0, got {n}")
     if train < 1:
-        raise DatasetError("planets: --train 0: a dataset needs training samples (the vocabulary "
-                           "and normalizers are fitted on them)")
+        raise DatasetError("planets: --train 0: a dataset needs training samples (the vocabulary and normalizers are fitted on them)")
     if int(seed) != seed or seed < 0:
         raise DatasetError(f"planets: seed must be an integer >= 0, got {seed}")
     if workers < 1:
         raise DatasetError(f"planets: workers must be >= 1, got {workers}")
     params = {**config.to_json(), "counts": counts}
-    writer = DatasetWriter(out, builder="planets", version=BUILDER_VERSION, parameters=params,
-                           seed=seed, shard_size=shard_size, compress=compress, part=part)
+    writer = DatasetWriter(
+        out, builder="planets", version=BUILDER_VERSION, parameters=params, seed=seed, shard_size=shard_size, compress=compress, part=part
+    )
     idle = workers == 1 or writer.complete or part == "finish"  # nothing to spread out
     with contextlib.nullcontext(workers) if idle else ShardWorkers(workers) as pool:
         for split, n in counts.items():  # one set of processes for every split
-            writer.write_split(split, n, SampleMaker(config, seed, split), workers=pool,
-                               desc=f"planets {split}")
+            writer.write_split(split, n, SampleMaker(config, seed, split), workers=pool, desc=f"planets {split}")
     return writer.finish(**manifest_notes(config))
 
 
@@ -276,31 +316,59 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     d = PlanetsConfig()
     parser.add_argument("out", type=Path, help="output dataset directory")
     for split, n in (("train", 1000), ("val", 100), ("test", 100), ("ood", 100)):
-        parser.add_argument(f"--{split}", type=int, default=n, metavar="N",
-                            help=f"samples in {split}" + (" (each OOD split)" if split == "ood"
-                                                          else "") + f" [{n}]")
+        parser.add_argument(
+            f"--{split}",
+            type=int,
+            default=n,
+            metavar="N",
+            help=f"samples in {split}" + (" (each OOD split)" if split == "ood" else "") + f" [{n}]",
+        )
     parser.add_argument("--seed", type=int, default=0, help="base seed [0]")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                        help="worker processes [all CPUs]")
-    parser.add_argument("--steps", type=int, nargs="+", default=[d.steps], metavar="T",
-                        help=f"output times per sample, t = 0, dt, ...: T, or MIN MAX to draw "
-                             f"each sample's count uniformly from MIN..MAX [{d.steps}]")
-    parser.add_argument("--planets", type=int, nargs=2, default=list(d.planets),
-                        metavar=("MIN", "MAX"), help=f"planet count range {d.planets}")
-    parser.add_argument("--stepsizes", type=float, nargs="*", default=list(d.stepsizes),
-                        metavar="DT", help=f"training step sizes {d.stepsizes}")
-    parser.add_argument("--a-final", type=float, nargs=2, default=list(d.a_final),
-                        metavar=("MIN", "MAX"), help=f"outermost semi-major axis range "
-                                                     f"{d.a_final}")
-    parser.add_argument("--ood-stepsize-range", type=float, nargs=2,
-                        default=list(d.ood_stepsize_range), metavar=("MIN", "MAX"),
-                        help=f"ood_stepsize interval {d.ood_stepsize_range}")
-    parser.add_argument("--ood-stepsize-margin", type=float, default=d.ood_stepsize_margin,
-                        help=f"ood_stepsize excludes +-this around training steps "
-                             f"[{d.ood_stepsize_margin}]")
-    parser.add_argument("--ood-a1-range", type=float, nargs=2, default=list(d.ood_a1_range),
-                        metavar=("MIN", "MAX"), help=f"ood_a1 planet0 a interval "
-                                                     f"{d.ood_a1_range}")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes [all CPUs]")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        nargs="+",
+        default=[d.steps],
+        metavar="T",
+        help=f"output times per sample, t = 0, dt, ...: T, or MIN MAX to draw each sample's count uniformly from MIN..MAX [{d.steps}]",
+    )
+    parser.add_argument(
+        "--planets", type=int, nargs=2, default=list(d.planets), metavar=("MIN", "MAX"), help=f"planet count range {d.planets}"
+    )
+    parser.add_argument(
+        "--stepsizes", type=float, nargs="*", default=list(d.stepsizes), metavar="DT", help=f"training step sizes {d.stepsizes}"
+    )
+    parser.add_argument(
+        "--a-final",
+        type=float,
+        nargs=2,
+        default=list(d.a_final),
+        metavar=("MIN", "MAX"),
+        help=f"outermost semi-major axis range {d.a_final}",
+    )
+    parser.add_argument(
+        "--ood-stepsize-range",
+        type=float,
+        nargs=2,
+        default=list(d.ood_stepsize_range),
+        metavar=("MIN", "MAX"),
+        help=f"ood_stepsize interval {d.ood_stepsize_range}",
+    )
+    parser.add_argument(
+        "--ood-stepsize-margin",
+        type=float,
+        default=d.ood_stepsize_margin,
+        help=f"ood_stepsize excludes +-this around training steps [{d.ood_stepsize_margin}]",
+    )
+    parser.add_argument(
+        "--ood-a1-range",
+        type=float,
+        nargs=2,
+        default=list(d.ood_a1_range),
+        metavar=("MIN", "MAX"),
+        help=f"ood_a1 planet0 a interval {d.ood_a1_range}",
+    )
     parser.add_argument("--shard-size", type=int, default=1000, help="samples per shard [1000]")
     parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
     parser.add_argument("--part", metavar="I/N|finish", help=PART_HELP)
@@ -311,19 +379,31 @@ def run(args: argparse.Namespace) -> int:
     if len(args.steps) > 2:
         raise DatasetError(f"planets: --steps takes T or MIN MAX, got {args.steps}")
     steps = args.steps[0] if len(args.steps) == 1 else tuple(args.steps)
-    config = PlanetsConfig(steps=steps, planets=args.planets, stepsizes=args.stepsizes,
-                           a_final=args.a_final, ood_stepsize_range=args.ood_stepsize_range,
-                           ood_stepsize_margin=args.ood_stepsize_margin,
-                           ood_a1_range=args.ood_a1_range)
-    manifest = build(args.out, train=args.train, val=args.val, test=args.test, ood=args.ood,
-                     seed=args.seed, config=config, workers=args.workers,
-                     shard_size=args.shard_size, compress=args.compress,
-                     part=parse_part(args.part))
+    config = PlanetsConfig(
+        steps=steps,
+        planets=args.planets,
+        stepsizes=args.stepsizes,
+        a_final=args.a_final,
+        ood_stepsize_range=args.ood_stepsize_range,
+        ood_stepsize_margin=args.ood_stepsize_margin,
+        ood_a1_range=args.ood_a1_range,
+    )
+    manifest = build(
+        args.out,
+        train=args.train,
+        val=args.val,
+        test=args.test,
+        ood=args.ood,
+        seed=args.seed,
+        config=config,
+        workers=args.workers,
+        shard_size=args.shard_size,
+        compress=args.compress,
+        part=parse_part(args.part),
+    )
     if manifest is None:
-        print(f"planets: wrote part {args.part} of {args.out}; when every part is done: "
-              f"the same command with --part finish")
+        print(f"planets: wrote part {args.part} of {args.out}; when every part is done: the same command with --part finish")
         return 0
     rejected = {s: v["stats"].get("rejected", 0) for s, v in manifest["splits"].items()}
-    print(f"planets: wrote {args.out} ({ {s: v['count'] for s, v in manifest['splits'].items()} }"
-          f" samples, rejected draws {rejected})")
+    print(f"planets: wrote {args.out} ({ {s: v['count'] for s, v in manifest['splits'].items()} } samples, rejected draws {rejected})")
     return 0

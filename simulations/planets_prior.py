@@ -19,6 +19,7 @@ a = 1). The priors are those of the xVal paper (seed 002, App. B.2):
 
 Out-of-distribution splits change exactly one quantity (see :func:`draw_system`).
 """
+
 from __future__ import annotations
 
 import math
@@ -30,14 +31,26 @@ import numpy as np
 
 from scinum.errors import DatasetError
 
-__all__ = ["PlanetsConfig", "System", "Draws", "StepCounts", "systems_from_uniforms", "block_uniforms",
-           "retry_uniforms", "BLOCK", "SPLITS",
-           "MASS_RANGE", "ECC_RANGE", "ZERO_ANGLE_PROB", "ANGLE_HALF_WIDTH"]
+__all__ = [
+    "PlanetsConfig",
+    "System",
+    "Draws",
+    "StepCounts",
+    "systems_from_uniforms",
+    "block_uniforms",
+    "retry_uniforms",
+    "BLOCK",
+    "SPLITS",
+    "MASS_RANGE",
+    "ECC_RANGE",
+    "ZERO_ANGLE_PROB",
+    "ANGLE_HALF_WIDTH",
+]
 
-MASS_RANGE = (1e-5, 5e-5)          #: planet mass prior, in central masses
-ECC_RANGE = (0.0, 0.1)             #: eccentricity prior
-ZERO_ANGLE_PROB = 0.3              #: probability that every start angle of a sample is 0
-ANGLE_HALF_WIDTH = math.pi / 6     #: otherwise start angles ~ U(-π/6, π/6), rad
+MASS_RANGE = (1e-5, 5e-5)  #: planet mass prior, in central masses
+ECC_RANGE = (0.0, 0.1)  #: eccentricity prior
+ZERO_ANGLE_PROB = 0.3  #: probability that every start angle of a sample is 0
+ANGLE_HALF_WIDTH = math.pi / 6  #: otherwise start angles ~ U(-π/6, π/6), rad
 SPLITS = ("train", "val", "test", "ood_stepsize", "ood_a1")
 
 
@@ -77,14 +90,13 @@ class PlanetsConfig:
 
     def validate(self) -> None:
         """Raise :class:`DatasetError` naming the offending parameter if any is impossible."""
+
         def bad(msg: str) -> DatasetError:
             return DatasetError(f"planets: {msg}")
 
         steps = self.steps if isinstance(self.steps, tuple) else (self.steps,)
-        if (not 1 <= len(steps) <= 2 or not all(isinstance(k, (int, np.integer)) and k >= 1
-                                                for k in steps) or steps[0] > steps[-1]):
-            raise bad(f"steps must be an integer >= 1 or a range [min, max] of them with "
-                      f"min <= max, got {self.steps}")
+        if not 1 <= len(steps) <= 2 or not all(isinstance(k, (int, np.integer)) and k >= 1 for k in steps) or steps[0] > steps[-1]:
+            raise bad(f"steps must be an integer >= 1 or a range [min, max] of them with min <= max, got {self.steps}")
         lo, hi = self.planets
         if len(self.planets) != 2 or int(lo) != lo or int(hi) != hi or not 1 <= lo <= hi:
             raise bad(f"planets range must be integers 1 <= min <= max, got {self.planets}")
@@ -94,21 +106,25 @@ class PlanetsConfig:
             raise bad(f"step sizes must be finite and > 0, got {self.stepsizes}")
         af_lo, af_hi = self.a_final
         if not (math.isfinite(af_hi) and 1 < af_lo <= af_hi):
-            raise bad(f"a_final range must satisfy 1 < min <= max (a_f is the outermost "
-                      f"semi-major axis and the innermost is 1), got {self.a_final}")
+            raise bad(
+                f"a_final range must satisfy 1 < min <= max (a_f is the outermost "
+                f"semi-major axis and the innermost is 1), got {self.a_final}"
+            )
         s_lo, s_hi = self.ood_stepsize_range
         if not (math.isfinite(s_hi) and 0 < s_lo < s_hi):
-            raise bad(f"ood_stepsize_range must satisfy 0 < min < max, got "
-                      f"{self.ood_stepsize_range}")
+            raise bad(f"ood_stepsize_range must satisfy 0 < min < max, got {self.ood_stepsize_range}")
         if not self.ood_stepsize_margin > 0:
             raise bad(f"ood_stepsize_margin must be > 0, got {self.ood_stepsize_margin}")
         if sum(b - a for a, b in self.ood_stepsize_intervals()) <= 0:
-            raise bad(f"ood_stepsize_range {self.ood_stepsize_range} minus a band of "
-                      f"±{self.ood_stepsize_margin} around {self.stepsizes} is empty")
+            raise bad(
+                f"ood_stepsize_range {self.ood_stepsize_range} minus a band of ±{self.ood_stepsize_margin} around {self.stepsizes} is empty"
+            )
         a1_lo, a1_hi = self.ood_a1_range
         if not 1 <= a1_lo < a1_hi <= self.a1_gap_end():
-            raise bad(f"ood_a1_range must satisfy 1 <= min < max <= {self.a1_gap_end():.6g} "
-                      f"(the end of the a1 gap of the training prior), got {self.ood_a1_range}")
+            raise bad(
+                f"ood_a1_range must satisfy 1 <= min < max <= {self.a1_gap_end():.6g} "
+                f"(the end of the a1 gap of the training prior), got {self.ood_a1_range}"
+            )
         if int(self.max_attempts) != self.max_attempts or self.max_attempts < 1:
             raise bad(f"max_attempts must be an integer >= 1, got {self.max_attempts}")
 
@@ -179,8 +195,7 @@ def block_uniforms(seed: int, split: str, block: int, config: PlanetsConfig) -> 
     return rng.random((BLOCK, _width(config)))
 
 
-def retry_uniforms(seed: int, split: str, index: int, attempt: int,
-                   config: PlanetsConfig) -> np.ndarray:
+def retry_uniforms(seed: int, split: str, index: int, attempt: int, config: PlanetsConfig) -> np.ndarray:
     """The uniforms of re-draw ``attempt >= 1`` of sample ``index``, ``[1, width]``; they depend
     only on ``(seed, split, index, attempt)`` (a generator seed no block uses)."""
     if attempt < 1:
@@ -241,8 +256,7 @@ def systems_from_uniforms(u: np.ndarray, config: PlanetsConfig, split: str) -> l
     if split == "ood_a1":
         key[:, 0] = -1.0
     a = np.take_along_axis(a, np.argsort(key, axis=1, kind="stable"), axis=1)
-    return [System(m=m[r, :k], a=a[r, :k], e=e[r, :k], theta=theta[r, :k], stepsize=float(stepsize[r]))
-            for r, k in enumerate(n.tolist())]
+    return [System(m=m[r, :k], a=a[r, :k], e=e[r, :k], theta=theta[r, :k], stepsize=float(stepsize[r])) for r, k in enumerate(n.tolist())]
 
 
 class Draws:

@@ -12,6 +12,7 @@ distributed-training tests train on). Shared helpers, imported from here: :class
 :func:`tiny_config` (the tiny-run fit config training tests start from), :func:`run_group` and
 :func:`fit_cli` (a ``scinum fit`` run in its own process group).
 """
+
 import contextlib
 import os
 import random
@@ -24,8 +25,9 @@ import torch
 import yaml
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("reproducible", derandomize=True, database=None, deadline=None,
-                          print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "reproducible", derandomize=True, database=None, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.register_profile("explore", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
@@ -59,9 +61,13 @@ def tiny_config(data, out, **sections) -> dict:
     one-layer trunk 16 wide with 2 heads, 2 warmup steps, 6 steps on the CPU, no progress bar.
     Each keyword replaces that top-level key, or updates that section key by key
     (``trainer={"devices": 2}``)."""
-    cfg = {"data": {"path": str(data), "batch_size": 8}, "out_dir": str(out),
-           "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
-           "trainer": {"max_steps": 6, "accelerator": "cpu", "progress_bar": False}}
+    cfg = {
+        "data": {"path": str(data), "batch_size": 8},
+        "out_dir": str(out),
+        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+        "optim": {"warmup_steps": 2},
+        "trainer": {"max_steps": 6, "accelerator": "cpu", "progress_bar": False},
+    }
     for key, value in sections.items():
         cfg[key] = {**cfg[key], **value} if isinstance(value, dict) and isinstance(cfg.get(key), dict) else value
     return cfg
@@ -71,8 +77,7 @@ def run_group(cmd, timeout, **kw):
     """Run ``cmd`` in a new process group with ``OMP_NUM_THREADS=1``; on timeout kill the whole
     group (every DDP rank) and fail. Returns ``(returncode, stdout, stderr)``."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, env=env, **kw)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env, **kw)
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -113,4 +118,5 @@ def toy_dataset():
         w.write_split("val", n_val, sample)
         w.finish(**({"evaluation": {"fields": list(fields)}} if fields else {}))
         return path
+
     return make

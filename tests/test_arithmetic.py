@@ -1,5 +1,6 @@
 """recipes/arithmetic.py: its records (deterministic, disjoint splits, value ranges), its preset
 errors, and the tiny preset end to end (slow)."""
+
 import json
 from pathlib import Path
 
@@ -18,8 +19,7 @@ def _pairs(recs):
     return {(min(r["a"], r["b"]), max(r["a"], r["b"])) for r in recs}
 
 
-@pytest.mark.parametrize("op, digits, result", [("mul", 3, "product"), ("mul", 5, "product"),
-                                                ("add", 6, "sum")])
+@pytest.mark.parametrize("op, digits, result", [("mul", 3, "product"), ("mul", 5, "product"), ("add", 6, "sum")])
 def test_records_are_right_in_range_and_disjoint(op, digits, result):
     task = Task("t", op, digits, train=3000, val=200, test=300)
     recs = generate(task, seed=7)
@@ -52,12 +52,14 @@ def test_records_are_deterministic_and_test_split_ignores_train_size():
 
 def test_write_jsonl_and_build(tmp_path):
     from scinum.datasets.jsonl import build
+
     task = Task("mul3", "mul", 3, 40, 8, 8)
     files = write_jsonl(generate(task, 0), tmp_path / "rec")
     first = json.loads(files["test"].read_text().splitlines()[0])
     assert set(first) == {"a", "b", "product"}
-    manifest = build(tmp_path / "data", train=[files["train"]], val=[files["val"]],
-                     test=[files["test"]], fields=[task.field], progress=False)
+    manifest = build(
+        tmp_path / "data", train=[files["train"]], val=[files["val"]], test=[files["test"]], fields=[task.field], progress=False
+    )
     assert manifest["evaluation"]["fields"] == ["product"]
 
 
@@ -71,18 +73,22 @@ def test_task_errors_name_the_task_and_key():
     with pytest.raises(ValueError, match="task 'm1'.*distinct unordered pairs"):
         Task("m1", "mul", 1, 100, 0, 0)  # 1-digit operands: 55 pairs
     with pytest.raises(RecipeError, match="arithmetic.yaml: preset 'x': unknown task.*'mul7'"):
-        load_tasks({"tasks": {"mul3": {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}},
-                   "arithmetic.yaml: preset 'x'", ["mul7"])
+        load_tasks(
+            {"tasks": {"mul3": {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}}, "arithmetic.yaml: preset 'x'", ["mul7"]
+        )
 
 
 @pytest.mark.parametrize("name", ["../../x", "..", ".", "a/b", "/abs", ".hidden", "", 3])
 def test_a_task_name_is_one_directory_under_work(name):
     """Issue 37 case 7: task names became path parts unchecked (``../../x`` escaped --work)."""
     with pytest.raises(RecipeError, match="a task name is letters"):
-        load_tasks({"tasks": {name: {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}},
-                   "arithmetic.yaml: preset 'x'")
-    assert load_tasks({"tasks": {"mul-3.v2": {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}},
-                      "arithmetic.yaml: preset 'x'")[0].name == "mul-3.v2"
+        load_tasks({"tasks": {name: {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}}, "arithmetic.yaml: preset 'x'")
+    assert (
+        load_tasks({"tasks": {"mul-3.v2": {"op": "mul", "digits": 3, "train": 1, "val": 1, "test": 1}}}, "arithmetic.yaml: preset 'x'")[
+            0
+        ].name
+        == "mul-3.v2"
+    )
 
 
 def test_unknown_preset_and_model_are_one_line_errors(tmp_path, capsys):
@@ -109,8 +115,7 @@ def test_every_preset_has_every_encoding_and_valid_tasks():
 @pytest.mark.slow
 def test_tiny_preset_end_to_end(tmp_path):
     preset = load_preset(RECIPES / "arithmetic.yaml", "tiny")
-    out = run(preset, work=tmp_path / "work", out=tmp_path / "res", preset_name="tiny",
-              log=lambda s: None)
+    out = run(preset, work=tmp_path / "work", out=tmp_path / "res", preset_name="tiny", log=lambda s: None)
     table = pd.read_csv(out / "table.csv")
     models = list(preset["models"])
     assert len(table) == 2 * len(models) and set(table["task"]) == {"mul3", "add6"}

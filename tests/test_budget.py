@@ -1,4 +1,5 @@
 """Budgets -> steps, exactly, for each kind; the seconds budget's clock; fit honouring a budget."""
+
 import json
 import math
 
@@ -11,8 +12,7 @@ from scinum.errors import ConfigError
 from scinum.train.module import lr_factor
 
 
-@pytest.mark.parametrize("samples,bs,steps", [(38400, 8, 4800), (38400, 32, 1200), (100, 32, 4),
-                                              (96, 32, 3), (1, 32, 1), (33, 32, 2)])
+@pytest.mark.parametrize("samples,bs,steps", [(38400, 8, 4800), (38400, 32, 1200), (100, 32, 4), (96, 32, 3), (1, 32, 1), (33, 32, 2)])
 def test_samples_budget_is_ceil_of_samples_over_batch(samples, bs, steps):
     assert steps_for_samples(samples, bs) == steps
     assert resolve_steps({"samples": samples}, batch_size=bs, max_steps=7) == steps
@@ -41,10 +41,10 @@ def test_tokens_budget_by_hand():
 def test_tokens_budget_follows_the_real_batch_stream():
     """Uneven lengths: the step count is where the sampler's own cumulative tokens cross N."""
     from scinum.train.sampler import BucketBatchSampler
+
     rng = np.random.default_rng(0)
     lengths = rng.integers(5, 50, size=97)
-    cum = np.cumsum([sum(lengths[i] for i, _ in b)
-                     for b, _ in zip(BucketBatchSampler(lengths, 8, seed=3), range(60))])
+    cum = np.cumsum([sum(lengths[i] for i, _ in b) for b, _ in zip(BucketBatchSampler(lengths, 8, seed=3), range(60))])
     for n in (1, int(cum[0]), int(cum[0]) + 1, int(cum[20]), int(cum[59])):
         expected = int(np.searchsorted(cum, n) + 1)
         assert resolve_steps({"tokens": n}, batch_size=8, max_steps=1, lengths=lengths, seed=3) == expected
@@ -57,6 +57,7 @@ def test_samples_budget_counts_the_short_batch_at_the_end_of_a_pass():
     """60 records in batches of 8: each pass ends with a batch of 4, so 32 samples can take 5
     steps; with the lengths at hand the count is the sampler's own, not ceil(32 / 8) = 4."""
     from scinum.train.sampler import BucketBatchSampler
+
     lengths = np.random.default_rng(1).integers(5, 50, size=60)
     for seed in (0, 3):
         sizes = [len(b) for b, _ in zip(BucketBatchSampler(lengths, 8, seed=seed), range(40))]
@@ -72,16 +73,23 @@ def test_samples_budget_counts_the_short_batch_at_the_end_of_a_pass():
 
 
 def test_seconds_budget_caps_steps_and_defaults_to_no_cap():
-    assert resolve_steps({"seconds": 5}, batch_size=8, max_steps=7) == 10 ** 9
+    assert resolve_steps({"seconds": 5}, batch_size=8, max_steps=7) == 10**9
     assert resolve_steps({"seconds": 5, "max_steps": 30}, batch_size=8, max_steps=7) == 30
     assert resolve_steps(None, batch_size=8, max_steps=7) == 7
 
 
-@pytest.mark.parametrize("bad,match", [
-    ({"samples": 10, "tokens": 5}, "exactly one of"), ({}, "exactly one of"),
-    ({"samples": 10, "steps": 3}, "exactly one of"), ({"samples": -1}, r"budget\.samples"),
-    ({"tokens": "many"}, r"budget\.tokens"), ({"samples": 10, "max_steps": 5}, r"max_steps"),
-    ([38400], "mapping")])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        ({"samples": 10, "tokens": 5}, "exactly one of"),
+        ({}, "exactly one of"),
+        ({"samples": 10, "steps": 3}, "exactly one of"),
+        ({"samples": -1}, r"budget\.samples"),
+        ({"tokens": "many"}, r"budget\.tokens"),
+        ({"samples": 10, "max_steps": 5}, r"max_steps"),
+        ([38400], "mapping"),
+    ],
+)
 def test_bad_budgets_name_the_key(bad, match):
     with pytest.raises(ConfigError, match=match):
         check_budget(bad)
@@ -128,6 +136,7 @@ def test_lr_schedule_runs_on_time_with_a_seconds_budget():
 def test_fit_takes_its_steps_from_the_budget(tmp_path, toy_dataset):
     from test_training import Toy, _config  # the records and config of the training tests
     from scinum.train.fit import fit
+
     path = toy_dataset(tmp_path / "ds", 48, 8, ["m"], shard_size=32, sample=Toy())
     cfg = _config(path, tmp_path / "a", budget={"samples": 20})
     fit(cfg)
@@ -146,11 +155,12 @@ def test_a_huge_budget_resolves_at_once_and_as_the_walk_would():
     the same step counts as walking, in time that does not grow with the budget."""
     import time
     from scinum.train.budget import steps_for_tokens, token_stream
+
     lengths = np.random.default_rng(2).integers(5, 50, size=61)
     for kind in ("samples", "tokens"):
         for n in (1, 60, 61, 62, 500, int(lengths.sum()) * 3, int(lengths.sum()) * 3 + 1, 4321):
             walked = steps_for_tokens(n, token_stream(lengths, 8, 5, 3), kind)
             assert resolve_steps({kind: n}, batch_size=8, max_steps=1, lengths=lengths, seed=5, pool=3) == walked
     started = time.perf_counter()
-    assert resolve_steps({"samples": 10 ** 12}, batch_size=8, max_steps=1, lengths=lengths) > 10 ** 11
+    assert resolve_steps({"samples": 10**12}, batch_size=8, max_steps=1, lengths=lengths) > 10**11
     assert time.perf_counter() - started < 5

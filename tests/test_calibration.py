@@ -1,4 +1,5 @@
 """Quantile recalibration of a mixture head on validation data (scinum.calibration)."""
+
 import random
 
 import numpy as np
@@ -30,21 +31,34 @@ def runs(tmp_path_factory, one_thread_module):
     w.finish(evaluation={"fields": ["y"]})
     out = {}
     for calibrate in (True, False):
-        out[calibrate] = fit(load_config(None, {
-            "data": {"path": str(root / "ds"), "batch_size": 16, "mask_fields": ["y"], "mask_fields_prob": 1.0},
-            "out_dir": str(root / f"run-{calibrate}"), "calibrate": calibrate,
-            "head": {"kind": "mixture", "n_components": 3},
-            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2}, "optim": {"lr": 3e-3, "warmup_steps": 5},
-            "trainer": {"max_steps": 60, "val_check_interval": 60, "limit_val_batches": 1,
-                        "checkpoint_every_n_steps": 100, "log_every_n_steps": 10, "progress_bar": False}}))
+        out[calibrate] = fit(
+            load_config(
+                None,
+                {
+                    "data": {"path": str(root / "ds"), "batch_size": 16, "mask_fields": ["y"], "mask_fields_prob": 1.0},
+                    "out_dir": str(root / f"run-{calibrate}"),
+                    "calibrate": calibrate,
+                    "head": {"kind": "mixture", "n_components": 3},
+                    "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
+                    "optim": {"lr": 3e-3, "warmup_steps": 5},
+                    "trainer": {
+                        "max_steps": 60,
+                        "val_check_interval": 60,
+                        "limit_val_batches": 1,
+                        "checkpoint_every_n_steps": 100,
+                        "log_every_n_steps": 10,
+                        "progress_bar": False,
+                    },
+                },
+            )
+        )
     return root / "ds", out
 
 
 def _coverage(model, records, level):
     res = model.predict_many(records, ["y"], intervals=(level,))
     key = f"interval_{round(level * 100)}"
-    inside = [lo <= r["y"] <= hi for r, f in zip(records, res)
-              for lo, hi in [f.predictions[0].uncertainty[key]]]
+    inside = [lo <= r["y"] <= hi for r, f in zip(records, res) for lo, hi in [f.predictions[0].uncertainty[key]]]
     return float(np.mean(inside))
 
 
@@ -81,6 +95,7 @@ def test_mixture_cdf_stays_in_unit_interval_when_float32_weights_sum_above_one()
     recalibration level) of 1.0000001, which the checkpoint's own check then refused."""
     import torch
     from scinum.heads import MixtureHead
+
     head = MixtureHead(8, n_components=2)
     log_w = torch.tensor([[0.5 + 1e-7, 0.5]], dtype=torch.float32).log()
     assert log_w.double().exp().sum() > 1  # the drift this test is about
@@ -89,6 +104,7 @@ def test_mixture_cdf_stays_in_unit_interval_when_float32_weights_sum_above_one()
     assert 0 <= u.min() and u.max() <= 1
     table = np.quantile(head.cdf(out, torch.tensor([1e3], dtype=torch.float64)).numpy(), GRID)
     from scinum.model.recalibration import check_table
+
     assert check_table(table.tolist())
 
 
@@ -100,10 +116,14 @@ def test_save_checkpoint_refuses_metadata_its_load_would_refuse(tmp_path):
     from scinum.errors import CheckpointError
     from scinum.model.trunk import ModelConfig
     from scinum.tokens.normalize import Normalizer
+
     vocab = Vocabulary.build([{"x": 1.0}])
-    meta = CheckpointMeta(model=ModelConfig(vocab_size=len(vocab), d_model=16, n_layers=1, n_heads=2,
-                                            max_positions=8),
-                          encoding={"name": "xval"}, vocab=vocab, normalizer=Normalizer.identity(vocab.fields))
+    meta = CheckpointMeta(
+        model=ModelConfig(vocab_size=len(vocab), d_model=16, n_layers=1, n_heads=2, max_positions=8),
+        encoding={"name": "xval"},
+        vocab=vocab,
+        normalizer=Normalizer.identity(vocab.fields),
+    )
     net = meta.build_model()
     save_checkpoint(tmp_path / "ok.ckpt", net, meta)
     assert load_checkpoint(tmp_path / "ok.ckpt")[0].calibration == {}
@@ -117,6 +137,7 @@ def test_too_few_validation_numbers_leave_the_intervals_unfitted_and_say_so(runs
     import shutil
 
     from scinum.fill.calibration import MIN_VALUES, recalibrate_checkpoint
+
     _, ckpts = runs
     w = DatasetWriter(tmp_path / "few", builder="noisy", version="1", parameters={}, seed=0, shard_size=200)
     w.write_split("train", 40, Noisy())
@@ -126,10 +147,14 @@ def test_too_few_validation_numbers_leave_the_intervals_unfitted_and_say_so(runs
     recalibrate_checkpoint(ckpt, tmp_path / "few")
     model = scinum.load(ckpt)
     assert model.meta.calibration == {}
-    assert model.meta.run["calibration"] == {"split": "val", "min_values": MIN_VALUES,
-                                             "fields": {"y": {"n": MIN_VALUES - 1, "fitted": False}}}
+    assert model.meta.run["calibration"] == {
+        "split": "val",
+        "min_values": MIN_VALUES,
+        "fields": {"y": {"n": MIN_VALUES - 1, "fitted": False}},
+    }
     captured = capsys.readouterr()
-    assert f"intervals of y not recalibrated: {MIN_VALUES - 1} val numbers, fewer than the {MIN_VALUES}" \
-        in captured.err and captured.out == ""
+    assert (
+        f"intervals of y not recalibrated: {MIN_VALUES - 1} val numbers, fewer than the {MIN_VALUES}" in captured.err and captured.out == ""
+    )
     recalibrate_checkpoint(ckpt, runs[0])  # 120 numbers: fitted, and counted
     assert scinum.load(ckpt).meta.run["calibration"]["fields"] == {"y": {"n": 120, "fitted": True}}

@@ -1,5 +1,6 @@
 """The model card's prose on the head reads what the head declares (HeadOutputs), never its name:
 a plug-in head that declares a predictive distribution gets the same prose as the mixture head."""
+
 import pytest
 import yaml
 
@@ -10,12 +11,13 @@ from scinum.heads import HeadOutputs, ScalarHead
 
 class Bands(ScalarHead):
     """A plug-in-like head declaring quantile intervals and two evaluation columns."""
-    outputs = HeadOutputs(point="median of the bands", uncertainty="quantiles",
-                          columns=("lo68", "hi68"), label="bands")
+
+    outputs = HeadOutputs(point="median of the bands", uncertainty="quantiles", columns=("lo68", "hi68"), label="bands")
 
 
 class Plain(ScalarHead):
     """A plug-in-like head declaring no uncertainty."""
+
     outputs = HeadOutputs(point="value", label="plain")
 
 
@@ -27,9 +29,15 @@ def installed(monkeypatch):
 
 
 def _config(head: dict, calibration: dict | None = None) -> dict:
-    return {"encoding": {"name": "xval"}, "head": head, "calibration": calibration or {},
-            "model": {"n_layers": 1, "d_model": 8, "n_heads": 2}, "normalizer": {"method": "minmax"},
-            "vocab": {"fields": ["x"], "tokens": ["{", "}"]}, "context_length": 16}
+    return {
+        "encoding": {"name": "xval"},
+        "head": head,
+        "calibration": calibration or {},
+        "model": {"n_layers": 1, "d_model": 8, "n_heads": 2},
+        "normalizer": {"method": "minmax"},
+        "vocab": {"fields": ["x"], "tokens": ["{", "}"]},
+        "context_length": 16,
+    }
 
 
 def _front(text: str) -> dict:
@@ -42,12 +50,15 @@ def _section(text: str, title: str) -> str:
 
 def test_a_plugin_head_declaring_quantiles_gets_the_uncertainty_prose(installed):
     text = card.render(_config({"kind": "bands"}, {"x": {"scale": 1.2}}))
-    assert ("and the `bands` head (`{\"kind\": \"bands\"}`; point prediction: median of the bands; "
-            "a predictive distribution per number with 68 %/95 % intervals).") in text
+    assert (
+        "and the `bands` head (`{\"kind\": \"bands\"}`; point prediction: median of the bands; "
+        "a predictive distribution per number with 68 %/95 % intervals)."
+    ) in text
     assert _section(text, "Uncertainty").strip() == (
         "The `bands` head gives a predictive distribution per number with 68 %/95 % intervals "
         "(`model.predict(...)`; evaluation columns `lo68`, `hi68`). Its intervals were "
-        "recalibrated on the validation split for `x`.")
+        "recalibrated on the validation split for `x`."
+    )
     assert _front(text)["tags"][-2:] == ["bands", "uncertainty"]
     assert "gives no uncertainty" not in _section(text, "Known limits")
 
@@ -65,9 +76,11 @@ def test_native_and_mixture_heads_read_their_declarations():
     assert "and its native head (`{\"kind\": \"native\"}`)." in native
     assert _section(native, "Uncertainty") == ""
     mixture = card.render(_config({"kind": "mixture", "n_components": 3}))
-    assert ("the `mixture` head (`{\"kind\": \"mixture\", \"n_components\": 3}`; point prediction: "
-            "mean (or mode) of the mixture; a predictive distribution per number with 68 %/95 % "
-            "intervals).") in mixture
+    assert (
+        "the `mixture` head (`{\"kind\": \"mixture\", \"n_components\": 3}`; point prediction: "
+        "mean (or mode) of the mixture; a predictive distribution per number with 68 %/95 % "
+        "intervals)."
+    ) in mixture
     assert "Its intervals were not recalibrated." in _section(mixture, "Uncertainty")
     assert _front(mixture)["tags"][-2:] == ["gmm", "uncertainty"]
 

@@ -1,4 +1,5 @@
 """Codec: exact round trip, sequence length bound, vocabulary persistence, located errors."""
+
 import math
 
 import numpy as np
@@ -9,12 +10,10 @@ from scinum.tokens.codec import Codec, Vocabulary
 from scinum.errors import MalformedJSON, ValueOutOfRange, VocabularyError
 from scinum.records.paths import field_of, format_path, parse_path
 
-numbers = st.one_of(st.integers(-2**53, 2**53), st.floats(allow_nan=False, allow_infinity=False),
-                    st.just(-0.0), st.just(0.1 + 0.2))
+numbers = st.one_of(st.integers(-(2**53), 2**53), st.floats(allow_nan=False, allow_infinity=False), st.just(-0.0), st.just(0.1 + 0.2))
 leaf = st.one_of(numbers, st.none(), st.booleans(), st.text(max_size=6))
 keys = st.one_of(st.text(max_size=5), st.sampled_from(['a.b', 'x[0]', '"q"', '0', '_id', 'é', ' ', 'a-b', '*']))
-value = st.recursive(leaf, lambda c: st.one_of(
-    st.lists(c, max_size=4), st.dictionaries(keys, c, max_size=4)), max_leaves=25)
+value = st.recursive(leaf, lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(keys, c, max_size=4)), max_leaves=25)
 records = st.dictionaries(keys, value, max_size=5)
 
 
@@ -44,8 +43,7 @@ def test_round_trip_is_exact(record):
     assert len(codec.number_paths(record)) == int(is_num.sum())
     # the codec's field of each number is the one paths.field_of gives for its path, whatever
     # the keys (dots, brackets, quotes, digits, non-identifiers): one identifier rule
-    assert [codec.vocab.fields[f] for f in enc.fields[is_num]] == \
-        [field_of(p) for p in codec.number_paths(record)]
+    assert [codec.vocab.fields[f] for f in enc.fields[is_num]] == [field_of(p) for p in codec.number_paths(record)]
     assert all(parse_path(format_path(p)) == p for p in codec.number_paths(record))
 
 
@@ -62,8 +60,10 @@ def test_vocabulary_save_load(tmp_path_factory, recs):
 
 
 def planets_record(n_planets, n_steps, rng):
-    desc = {f"planet{i}": {"m": float(rng.uniform(1, 5)), "a": float(rng.uniform(1, 3)),
-                           "e": float(rng.uniform(0, 2))} for i in range(n_planets)}
+    desc = {
+        f"planet{i}": {"m": float(rng.uniform(1, 5)), "a": float(rng.uniform(1, 3)), "e": float(rng.uniform(0, 2))}
+        for i in range(n_planets)
+    }
     desc["stepsize"] = 0.2
     data = [[[float(x) for x in rng.normal(size=2)] for _ in range(n_planets)] for _ in range(n_steps)]
     return {"description": desc, "data": data}
@@ -89,15 +89,18 @@ def test_unseen_bracket_runs_fall_back_to_single_brackets():
     assert codec.decode(enc.ids, enc.values) == deep
 
 
-@pytest.mark.parametrize("record,err,match", [
-    ({"b": 1}, VocabularyError, r"path b: key \"b\""),
-    ({"a": {"x": 1}}, VocabularyError, r"path a\.x"),
-    ({"a": 1, "s": "unseen"}, VocabularyError, r"path s: string \"unseen\""),
-    ({"a": [1.0]}, VocabularyError, r"numeric field a\[\*\] never seen"),
-    ({"a": float("nan")}, MalformedJSON, "path a: non-finite"),
-    ({"a": 2**60}, ValueOutOfRange, "path a: integer"),
-    ([1], MalformedJSON, "top level"),
-])
+@pytest.mark.parametrize(
+    "record,err,match",
+    [
+        ({"b": 1}, VocabularyError, r"path b: key \"b\""),
+        ({"a": {"x": 1}}, VocabularyError, r"path a\.x"),
+        ({"a": 1, "s": "unseen"}, VocabularyError, r"path s: string \"unseen\""),
+        ({"a": [1.0]}, VocabularyError, r"numeric field a\[\*\] never seen"),
+        ({"a": float("nan")}, MalformedJSON, "path a: non-finite"),
+        ({"a": 2**60}, ValueOutOfRange, "path a: integer"),
+        ([1], MalformedJSON, "top level"),
+    ],
+)
 def test_errors_name_the_path(record, err, match):
     codec = Codec(Vocabulary.build([{"a": 1, "s": "seen"}]))
     with pytest.raises(err, match=match):
@@ -113,11 +116,12 @@ def test_decode_rejects_broken_token_streams():
         codec.decode(np.r_[enc.ids[:3], codec.vocab.mask_id, enc.ids[4:]], enc.values)
 
 
-@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.integers(-10**6, 10**6)), min_size=2, max_size=6))
+@given(st.lists(st.tuples(st.floats(-1e6, 1e6), st.integers(-(10**6), 10**6)), min_size=2, max_size=6))
 def test_records_of_one_shape_reuse_the_structure_and_encode_like_a_fresh_codec(values):
     """The shape cache: every record of one shape encodes exactly as a codec that never saw the
     shape before would, with its own values and number paths; an unsafe int is still refused."""
     from scinum.errors import ValueOutOfRange
+
     recs = [{"a": x, "b": [n, {"c": x, "s": "k"}], "t": True} for x, n in values]
     vocab = Vocabulary.build(recs)
     shared = Codec(vocab)

@@ -1,4 +1,5 @@
 """Comparison presets: one budget for all, seeds, refusal of per-model settings, end to end."""
+
 import json
 from pathlib import Path
 
@@ -45,13 +46,16 @@ def test_compare_preset_lays_out_table_5_with_the_papers_rows():
     assert t["paper"]["xval"][0] == "6.4e-5" and t["paper"]["fp15"][4].startswith("0.0075")
 
 
-@pytest.mark.parametrize("change,match", [
-    (lambda p: p["models"]["xval"].update(optim={"lr": 1e-3}), r"compare\.models\.xval\.optim"),
-    (lambda p: p["models"]["fone"].update(data={"batch_size": 32}), r"compare\.models\.fone\.data"),
-    (lambda p: p["models"]["xval"].update(budget={"samples": 9}), r"compare\.models\.xval\.budget"),
-    (lambda p: p.pop("budget"), "needs a budget"),
-    (lambda p: p.update(budget={"samples": 1, "tokens": 2}), r"compare\.budget"),
-])
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (lambda p: p["models"]["xval"].update(optim={"lr": 1e-3}), r"compare\.models\.xval\.optim"),
+        (lambda p: p["models"]["fone"].update(data={"batch_size": 32}), r"compare\.models\.fone\.data"),
+        (lambda p: p["models"]["xval"].update(budget={"samples": 9}), r"compare\.models\.xval\.budget"),
+        (lambda p: p.pop("budget"), "needs a budget"),
+        (lambda p: p.update(budget={"samples": 1, "tokens": 2}), r"compare\.budget"),
+    ],
+)
 def test_a_comparison_refuses_what_would_make_it_unequal(tmp_path, change, match):
     preset = _preset()
     change(preset)
@@ -78,14 +82,26 @@ def test_versions_name_the_packages_a_result_depends_on():
 @pytest.mark.slow
 def test_tiny_comparison_end_to_end(tmp_path):
     from recipes.compare import run_comparison
+
     preset = load_preset(RECIPES / "planets.yaml", "compare-tiny")
     models = ["xval", "p1000", "bittokens", "xval+gmm(mse1)"]
-    out = run_comparison("planets", preset, work=tmp_path / "w", out=tmp_path / "r", seeds=2,
-                         models=models, workers=1, log=lambda s: None)
+    out = run_comparison("planets", preset, work=tmp_path / "w", out=tmp_path / "r", seeds=2, models=models, workers=1, log=lambda s: None)
     everything = pd.read_csv(out / "table.csv")
-    assert list(everything.columns) == ["model", "kind", "field", "split", "metric", "mean",
-                                        "ci95_low", "ci95_high", "n_seeds", "n", "n_records",
-                                        "seeds", "interval"]
+    assert list(everything.columns) == [
+        "model",
+        "kind",
+        "field",
+        "split",
+        "metric",
+        "mean",
+        "ci95_low",
+        "ci95_high",
+        "n_seeds",
+        "n",
+        "n_records",
+        "seeds",
+        "interval",
+    ]
     long = everything[everything["kind"] == "model"].dropna(axis=1, how="all")
     assert set(long["model"]) == set(models)
     refs = everything[everything["kind"] != "model"]  # the standard references, fitted once
@@ -114,13 +130,16 @@ def test_tiny_comparison_end_to_end(tmp_path):
     assert all((out / "plots" / f).stat().st_size > 5000 for f in ("compare_mse.png", "compare_r2.png"))
     # finished runs are reused; --collect reports without training
     (out / "table.md").unlink()
-    again = run_comparison("planets", preset, work=tmp_path / "w", out=tmp_path / "r2", seeds=2,
-                           models=models, collect=True, log=lambda s: None)
+    again = run_comparison(
+        "planets", preset, work=tmp_path / "w", out=tmp_path / "r2", seeds=2, models=models, collect=True, log=lambda s: None
+    )
     assert pd.read_csv(again / "table.csv").equals(everything)
     # a missing run is named, the rest still reported
     import shutil
+
     shutil.rmtree(tmp_path / "w" / "models" / "p1000" / "seed1")
-    again = run_comparison("planets", preset, work=tmp_path / "w", out=tmp_path / "r3", seeds=2,
-                           models=models, collect=True, log=lambda s: None)
+    again = run_comparison(
+        "planets", preset, work=tmp_path / "w", out=tmp_path / "r3", seeds=2, models=models, collect=True, log=lambda s: None
+    )
     meta = json.loads((again / "meta.json").read_text())
     assert meta["missing"] == ["p1000 seed 1"] and "Missing" in (again / "table.md").read_text()

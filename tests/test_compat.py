@@ -5,6 +5,7 @@ recalibration tables) written by ``scinum export`` at commit a11b41d, with the f
 predictions that version gave for four records (``expected.json``). Its ``config.json`` is in
 export format 2 (the same entries plus their digest; format 1, without digests, is refused since
 issue 37): the weights, vocabulary, normalizers and tables are a11b41d's, byte for byte."""
+
 import json
 from pathlib import Path
 
@@ -45,8 +46,7 @@ def test_old_export_predicts_as_it_did(model):
                     assert value == pytest.approx(old[key], rel=1e-6), (path, key)
                 else:
                     assert value == old[key], (path, key)
-        assert {k: v for k, v in got.items() if k != "predictions"} == \
-            {k: v for k, v in want.items() if k != "predictions"}
+        assert {k: v for k, v in got.items() if k != "predictions"} == {k: v for k, v in want.items() if k != "predictions"}
     assert any(c["predicted"]["predictions"] for c in CASES)
 
 

@@ -1,5 +1,6 @@
 """The run config: one typed schema holds every default, ``scinum fit --print-config`` prints what
 a fit records, and a bad config is one line naming the key, the value and the choices."""
+
 import inspect
 import json
 import subprocess
@@ -29,8 +30,7 @@ def test_each_default_is_defined_once_in_the_section_dataclasses():
     DEFAULTS = section_defaults(RunConfig)
     for section, cls in [("data", DataConfig), ("optim", OptimConfig), ("trainer", TrainerConfig)]:
         assert DEFAULTS[section] == {f.name: _default(f) for f in fields(cls)}
-    assert DEFAULTS["model"] == {f.name: _default(f) for f in fields(ModelConfig)
-                                 if f.name not in ModelConfig.DERIVED}
+    assert DEFAULTS["model"] == {f.name: _default(f) for f in fields(ModelConfig) if f.name not in ModelConfig.DERIVED}
     assert DEFAULTS["model"]["max_positions"] is None  # the longest training record
     # the data module takes the data section as it is, with the same defaults
     params = dict(inspect.signature(MLMDataModule).parameters)
@@ -57,37 +57,46 @@ def _yaml(tmp_path, config: dict):
 
 def test_print_config_is_the_full_config_a_fit_records(dataset, tmp_path, capsys):
     out = tmp_path / "run"
-    cfg = _yaml(tmp_path, {"data": {"path": str(dataset), "batch_size": 4}, "out_dir": str(out),
-                           "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-                           "trainer": {"limit_val_batches": 1, "progress_bar": False}})
+    cfg = _yaml(
+        tmp_path,
+        {
+            "data": {"path": str(dataset), "batch_size": 4},
+            "out_dir": str(out),
+            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+            "trainer": {"limit_val_batches": 1, "progress_bar": False},
+        },
+    )
     args = ["fit", "--config", cfg, "--trainer.max_steps", "2", "optim.lr=1e-3", "encoding.name=fone"]
     assert cli_main(args + ["--print-config"]) == 0
     printed = yaml.safe_load(capsys.readouterr().out)
     assert not out.exists()  # printed, not trained
     defaults = section_defaults(RunConfig)
-    assert set(printed) == set(defaults) and all(set(printed[k]) == set(v) for k, v in defaults.items()
-                                                 if isinstance(v, dict) and k not in ("encoding", "head"))
+    assert set(printed) == set(defaults) and all(
+        set(printed[k]) == set(v) for k, v in defaults.items() if isinstance(v, dict) and k not in ("encoding", "head")
+    )
     assert printed["trainer"]["max_steps"] == 2 and printed["optim"]["lr"] == 1e-3
     assert cli_main(args) == 0
     assert printed == json.loads((out / "config.json").read_text())
 
 
-@pytest.mark.parametrize("bad,parts", [
-    ({"encoding": {"name": "xvall"}},
-     ["encoding.name", "'xvall'", "not a number encoding", "choices:", "xval", "fone", "plugged"]),
-    ({"head": {"kind": "mixtur"}}, ["head.kind", "'mixtur'", "choices: mixture, native"]),
-    ({"head": {"kind": "native", "point": "mean"}}, ["head", "native head of xval takes no option", "point"]),
-    ({"head": {"kind": "mixture", "n_comp": 3}}, ["head", "mixture head takes no option", "n_comp"]),
-    ({"encoding": {"name": "p10"}, "head": {"kind": "mixture"}}, ["head", "p10 writes a number as"]),
-    ({"model": {"d_model": "big"}}, ["model.d_model", "'big'", "int"]),
-    ({"model": {"positions": "sinusoid"}}, ["model.positions", "'sinusoid'", "choices: learned, rope, both"]),
-    ({"data": {"mask_prob": 1.5}}, ["data.mask_prob", "1.5", "[0, 1]"]),
-    ({"trainer": {"max_stepz": 3}}, ["trainer.max_stepz", "unknown key", "choices:", "max_steps"]),
-    ({"optimizer": {"lr": 1}}, ["optimizer", "unknown key", "choices:", "optim"]),
-    ({"normalizer": "minmx"}, ["normalizer", "'minmx'", "choices:", "minmax", "standard"]),
-    ({"model": {"d_model": 30}}, ["model", "d_model 30", "4 heads"]),
-    ({"budget": {"samples": -3}}, ["budget.samples", "-3"]),
-])
+@pytest.mark.parametrize(
+    "bad,parts",
+    [
+        ({"encoding": {"name": "xvall"}}, ["encoding.name", "'xvall'", "not a number encoding", "choices:", "xval", "fone", "plugged"]),
+        ({"head": {"kind": "mixtur"}}, ["head.kind", "'mixtur'", "choices: mixture, native"]),
+        ({"head": {"kind": "native", "point": "mean"}}, ["head", "native head of xval takes no option", "point"]),
+        ({"head": {"kind": "mixture", "n_comp": 3}}, ["head", "mixture head takes no option", "n_comp"]),
+        ({"encoding": {"name": "p10"}, "head": {"kind": "mixture"}}, ["head", "p10 writes a number as"]),
+        ({"model": {"d_model": "big"}}, ["model.d_model", "'big'", "int"]),
+        ({"model": {"positions": "sinusoid"}}, ["model.positions", "'sinusoid'", "choices: learned, rope, both"]),
+        ({"data": {"mask_prob": 1.5}}, ["data.mask_prob", "1.5", "[0, 1]"]),
+        ({"trainer": {"max_stepz": 3}}, ["trainer.max_stepz", "unknown key", "choices:", "max_steps"]),
+        ({"optimizer": {"lr": 1}}, ["optimizer", "unknown key", "choices:", "optim"]),
+        ({"normalizer": "minmx"}, ["normalizer", "'minmx'", "choices:", "minmax", "standard"]),
+        ({"model": {"d_model": 30}}, ["model", "d_model 30", "4 heads"]),
+        ({"budget": {"samples": -3}}, ["budget.samples", "-3"]),
+    ],
+)
 def test_a_bad_config_is_one_line_naming_the_key_value_and_choices(tmp_path, monkeypatch, bad, parts):
     # choices come from the registries, plug-ins included
     monkeypatch.setitem(encodings.REGISTRY._lazy, "plugged", "scinum.encodings.xval:XVal")
@@ -102,12 +111,10 @@ def test_a_bad_config_is_one_line_naming_the_key_value_and_choices(tmp_path, mon
 
 def test_a_bad_config_ends_scinum_fit_with_one_line_on_stderr_and_no_traceback(tmp_path):
     cfg = _yaml(tmp_path, {"data": {"path": str(tmp_path)}, "encoding": {"name": "xvall"}})
-    run = subprocess.run([sys.executable, "-m", "scinum.cli", "fit", "--config", cfg],
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-m", "scinum.cli", "fit", "--config", cfg], capture_output=True, text=True, timeout=300)
     assert run.returncode != 0 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
-    assert run.stderr.startswith("scinum fit: bad config: encoding.name = 'xvall': not a number "
-                                 "encoding; choices: ")
+    assert run.stderr.startswith("scinum fit: bad config: encoding.name = 'xvall': not a number encoding; choices: ")
 
 
 def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
@@ -115,6 +122,7 @@ def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
     leaves, a few hundred bytes of YAML) was expanded while the error message was formatted
     (MemoryError)."""
     import time
+
     lines = ["data: {path: d}", "encoding:", "  name: xval", "  a: &a [x, x, x, x, x, x, x, x, x]"]
     for prev, name in zip("abcdefgh", "bcdefghi"):
         lines.append(f"  {name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
@@ -126,19 +134,22 @@ def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
     assert "\n" not in str(e.value) and len(str(e.value)) < 400
 
 
-@pytest.mark.parametrize("override, says", [
-    ("trainer.precision=bf17", "trainer.precision = 'bf17': expected one of auto"),
-    ("trainer.strategy=ddpp", "trainer.strategy = 'ddpp': expected auto or a Lightning strategy"),
-    ("trainer.accelerator=qpu", "trainer.accelerator = 'qpu': expected auto or a Lightning accelerator"),
-    ("trainer.val_check_interval=0.5", "trainer.val_check_interval = 0.5: expected a value of type int"),
-    ("trainer.limit_val_batches=1.5", "trainer.limit_val_batches = 1.5: expected a count of batches"),
-    ("budget={samples: .inf}", "budget.samples: must be a positive finite number"),
-    ("seed=1180591620717411303424", "seed = 1180591620717411303424: expected an integer in [0, 2^32)"),
-    ("seed=-1", "seed = -1: expected an integer in [0, 2^32)"),
-    ("optim.lr=1e300", "optim.lr = 1e+300: expected a number in (0, 10]"),
-    ("data=5", "data = 5: expected a mapping"),
-    ("model.d_model=1000000000", "weights, over the 1e+11 this scinum builds"),
-])
+@pytest.mark.parametrize(
+    "override, says",
+    [
+        ("trainer.precision=bf17", "trainer.precision = 'bf17': expected one of auto"),
+        ("trainer.strategy=ddpp", "trainer.strategy = 'ddpp': expected auto or a Lightning strategy"),
+        ("trainer.accelerator=qpu", "trainer.accelerator = 'qpu': expected auto or a Lightning accelerator"),
+        ("trainer.val_check_interval=0.5", "trainer.val_check_interval = 0.5: expected a value of type int"),
+        ("trainer.limit_val_batches=1.5", "trainer.limit_val_batches = 1.5: expected a count of batches"),
+        ("budget={samples: .inf}", "budget.samples: must be a positive finite number"),
+        ("seed=1180591620717411303424", "seed = 1180591620717411303424: expected an integer in [0, 2^32)"),
+        ("seed=-1", "seed = -1: expected an integer in [0, 2^32)"),
+        ("optim.lr=1e300", "optim.lr = 1e+300: expected a number in (0, 10]"),
+        ("data=5", "data = 5: expected a mapping"),
+        ("model.d_model=1000000000", "weights, over the 1e+11 this scinum builds"),
+    ],
+)
 def test_settings_lightning_torch_or_numpy_would_refuse_are_one_line(override, says, capsys):
     """Issue 37 case 8: settings only Lightning, torch or numpy checked were tracebacks (or,
     for a seed beyond 2^32, a random seed with a warning)."""

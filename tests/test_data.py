@@ -1,4 +1,5 @@
 """Tokenized shards, error locations, seeded masking, bucketing/resumable batch streams."""
+
 import json
 import random
 
@@ -25,8 +26,11 @@ class Toy:
 
     def __call__(self, i):
         r = random.Random(i)
-        rec = {"c": round(r.uniform(0, 9), 3), "tag": r.choice(["p", "q"]),
-               "pts": [[round(r.uniform(-1, 1), 4), k] for k in range(r.randint(1, 6))]}
+        rec = {
+            "c": round(r.uniform(0, 9), 3),
+            "tag": r.choice(["p", "q"]),
+            "pts": [[round(r.uniform(-1, 1), 4), k] for k in range(r.randint(1, 6))],
+        }
         if i == self.bad_key_at:
             rec["unseen"] = 1.0
         if i == self.big_at:
@@ -87,6 +91,7 @@ def _items(tmp_path):
 
 def test_collator_masks_are_seeded_and_sized(tmp_path):
     from scinum.datasets.shard_values import fit_normalizer
+
     vocab, train = _items(tmp_path)
     enc = encodings.get("xval")
     norm = fit_normalizer(train, vocab, "minmax")
@@ -104,6 +109,7 @@ def test_collator_masks_are_seeded_and_sized(tmp_path):
 
 def test_hidden_positions_by_path():
     from scinum.tokens.codec import Vocabulary
+
     rec = {"c": 1.0, "pts": [[0.5, 1], [0.25, 2], [0.125, 3]], "tag": "p"}
     codec = Codec(Vocabulary.build([rec]))
     enc = codec.encode(rec)

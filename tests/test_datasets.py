@@ -1,4 +1,5 @@
 """Dataset directories: determinism in (seed, i), atomic shards, resume, refusals."""
+
 import random
 from pathlib import Path
 
@@ -23,8 +24,7 @@ class Sample:
 
 
 def build(out, workers=1, fail_at=None, compress=False):
-    w = DatasetWriter(out, builder="test", version="1", parameters={"n": 23}, seed=5,
-                      shard_size=4, compress=compress)
+    w = DatasetWriter(out, builder="test", version="1", parameters={"n": 23}, seed=5, shard_size=4, compress=compress)
     w.write_split("train", 23, Sample(5, fail_at), workers=workers)
     w.write_split("ood_far", 5, Sample(6), workers=workers)
     return w.finish(note="hello")
@@ -83,8 +83,7 @@ def test_chunks_across_shards_write_the_same_bytes(tmp_path):
     """Samples go out in chunks of ``chunk_size`` (aligned to its multiples, not to shards):
     each shard is assembled in sample order, its stats summed, byte for byte as one process."""
     build(tmp_path / "clean")
-    w = DatasetWriter(tmp_path / "c", builder="test", version="1", parameters={"n": 23}, seed=5,
-                      shard_size=4)
+    w = DatasetWriter(tmp_path / "c", builder="test", version="1", parameters={"n": 23}, seed=5, shard_size=4)
     with ShardWorkers(2) as pool:
         w.write_split("train", 23, Chunky(5), workers=pool)
         w.write_split("ood_far", 5, Chunky(6), workers=pool)
@@ -95,8 +94,7 @@ def test_chunks_across_shards_write_the_same_bytes(tmp_path):
 def test_refusals(tmp_path):
     build(tmp_path / "a")
     with pytest.raises(DatasetError, match="other parameters"):
-        DatasetWriter(tmp_path / "a", builder="test", version="1", parameters={"n": 24}, seed=5,
-                      shard_size=4)
+        DatasetWriter(tmp_path / "a", builder="test", version="1", parameters={"n": 24}, seed=5, shard_size=4)
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / "f.txt").write_text("x")
     with pytest.raises(DatasetError, match="not empty"):
@@ -114,6 +112,7 @@ def test_builder_workers_do_not_import_torch():
     """Spawned builder workers import scinum.datasets; torch would cost seconds each."""
     import subprocess
     import sys
+
     code = "import sys, scinum.datasets.directory, scinum.datasets.writing; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
@@ -127,16 +126,39 @@ def test_two_parts_built_by_two_processes_finish_byte_identical_to_one_build(tmp
     array job); `--part finish` verifies the shards and writes the manifest."""
     import subprocess
     import sys
-    args = ["--train", "40", "--val", "9", "--test", "9", "--ood", "9", "--steps", "3",
-            "--shard-size", "4", "--workers", "1", "--seed", "5"]
+
+    args = [
+        "--train",
+        "40",
+        "--val",
+        "9",
+        "--test",
+        "9",
+        "--ood",
+        "9",
+        "--steps",
+        "3",
+        "--shard-size",
+        "4",
+        "--workers",
+        "1",
+        "--seed",
+        "5",
+    ]
     run = "import sys; from scinum.cli.main import main; sys.exit(main(sys.argv[1:]))"
     shared = tmp_path / "shared"
-    procs = [subprocess.Popen([sys.executable, "-c", run, "build", "planets", str(shared), *args,
-                               "--part", f"{i}/2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-             for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", run, "build", "planets", str(shared), *args, "--part", f"{i}/2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(2)
+    ]
     assert [p.wait(timeout=300) for p in procs] == [0, 0], [p.stderr.read()[-500:] for p in procs]
     assert not (shared / "manifest.json").exists()  # no part finishes the dataset
     from scinum.cli.main import main
+
     assert main(["build", "planets", str(tmp_path / "one"), *args]) == 0
     shard = shared / "train" / "part-00003.jsonl"
     good = shard.read_bytes()
@@ -144,9 +166,9 @@ def test_two_parts_built_by_two_processes_finish_byte_identical_to_one_build(tmp
     assert main(["build", "planets", str(shared), *args, "--part", "finish"]) == 1
     shard.unlink()
     from scinum_simulations.planets import PlanetsConfig, build
+
     with pytest.raises(DatasetError, match=r"lacks shard\(s\) \[3\]"):
-        build(shared, train=40, val=9, test=9, ood=9, seed=5, shard_size=4, part="finish",
-              config=PlanetsConfig(steps=3))
+        build(shared, train=40, val=9, test=9, ood=9, seed=5, shard_size=4, part="finish", config=PlanetsConfig(steps=3))
     assert main(["build", "planets", str(shared), *args, "--part", "1/2"]) == 0  # rebuilds shard 3
     assert main(["build", "planets", str(shared), *args, "--part", "finish"]) == 0
     assert _tree_bytes(shared) == _tree_bytes(tmp_path / "one")

@@ -5,6 +5,7 @@ the gradients are averaged — exactly what one process does with ``accumulate_g
 over the same batches. So a 2-process run and a 1-process run with accumulation must end with
 the same weights, up to the order of floating-point sums in the all-reduce.
 """
+
 import csv
 
 import numpy as np
@@ -26,9 +27,12 @@ def dataset(tmp_path_factory, toy_dataset):
 
 
 def _config(dataset, out, **trainer):
-    return tiny_config(dataset, out, seed=0, trainer={
-        "val_check_interval": 3, "limit_val_batches": 1, "checkpoint_every_n_steps": 3,
-        "log_every_n_steps": 1, **trainer})
+    return tiny_config(
+        dataset,
+        out,
+        seed=0,
+        trainer={"val_check_interval": 3, "limit_val_batches": 1, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1, **trainer},
+    )
 
 
 def _weights(path):
@@ -41,8 +45,7 @@ def test_two_process_ddp_matches_one_process_with_accumulation(dataset, tmp_path
     # rank 0 alone writes the model and says so, once
     assert err.count("model written to") == 1 and out == ""  # messages on stderr
     assert sorted(p.name for p in (tmp_path / "ddp").glob("*.ckpt")) == ["model.ckpt"]
-    one = fit(load_config(overrides=_config(dataset, tmp_path / "one", devices=1,
-                                            accumulate_grad_batches=2)))
+    one = fit(load_config(overrides=_config(dataset, tmp_path / "one", devices=1, accumulate_grad_batches=2)))
     a, b = _weights(tmp_path / "ddp" / "model.ckpt"), _weights(one)
     assert a.keys() == b.keys()
     diff = max(float((a[k] - b[k]).abs().max()) for k in a)
@@ -68,8 +71,7 @@ def test_too_few_batches_for_the_ranks_fails_before_spawning(dataset, tmp_path):
 
 
 def test_bf16_mixed_on_cpu_trains_and_loads_in_fp32(dataset, tmp_path):
-    path = fit(load_config(overrides=_config(dataset, tmp_path / "bf16", devices=1,
-                                             precision="bf16-mixed", max_steps=4)))
+    path = fit(load_config(overrides=_config(dataset, tmp_path / "bf16", devices=1, precision="bf16-mixed", max_steps=4)))
     with open(tmp_path / "bf16" / "logs" / "metrics.csv") as f:
         losses = [float(r["train/loss"]) for r in csv.DictReader(f) if r["train/loss"]]
     assert len(losses) == 4 and np.isfinite(losses).all()

@@ -10,6 +10,7 @@ test instead of the suite.
 * a rank that never reaches a step boundary: the watchdog ends every rank after the grace time;
 * ranks out of step: a collective times out and the run fails naming the cause.
 """
+
 import csv
 import os
 import signal
@@ -28,15 +29,18 @@ from conftest import fit_cli, run_group  # a hang kills every rank and fails the
 @pytest.fixture(scope="module")
 def datasets(tmp_path_factory, toy_dataset):
     root = tmp_path_factory.mktemp("hangs")
-    return {"fields": toy_dataset(root / "fields", 61, 13, ["m", "data[-1][*]"]),
-            "plain": toy_dataset(root / "plain", 61, 13, None)}
+    return {"fields": toy_dataset(root / "fields", 61, 13, ["m", "data[-1][*]"]), "plain": toy_dataset(root / "plain", 61, 13, None)}
 
 
 def _config(data, out, **trainer):
-    return {"seed": 0, "out_dir": str(out), "data": {"path": str(data), "batch_size": 4},
-            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
-            "trainer": {"accelerator": "cpu", "strategy": "ddp", "progress_bar": False,
-                        "log_every_n_steps": 1, **trainer}}
+    return {
+        "seed": 0,
+        "out_dir": str(out),
+        "data": {"path": str(data), "batch_size": 4},
+        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+        "optim": {"warmup_steps": 2},
+        "trainer": {"accelerator": "cpu", "strategy": "ddp", "progress_bar": False, "log_every_n_steps": 1, **trainer},
+    }
 
 
 def _group_alive(pgid):
@@ -48,13 +52,21 @@ def _group_alive(pgid):
 
 
 MATRIX = {  # name: (dataset, trainer settings, batch size)
-    "2ranks-fields-uneven": ("fields", dict(devices=2, max_steps=23, val_check_interval=5,
-                                            limit_val_batches=1, checkpoint_every_n_steps=10), 4),
-    "3ranks-fields-fraction": ("fields", dict(devices=3, max_steps=11, val_check_interval=4,
-                                              limit_val_batches=1.0, checkpoint_every_n_steps=5), 5),
-    "2ranks-plain-accumulate": ("plain", dict(devices=2, max_steps=9, val_check_interval=3,
-                                              limit_val_batches=2, accumulate_grad_batches=2,
-                                              checkpoint_every_n_steps=4), 3),
+    "2ranks-fields-uneven": (
+        "fields",
+        dict(devices=2, max_steps=23, val_check_interval=5, limit_val_batches=1, checkpoint_every_n_steps=10),
+        4,
+    ),
+    "3ranks-fields-fraction": (
+        "fields",
+        dict(devices=3, max_steps=11, val_check_interval=4, limit_val_batches=1.0, checkpoint_every_n_steps=5),
+        5,
+    ),
+    "2ranks-plain-accumulate": (
+        "plain",
+        dict(devices=2, max_steps=9, val_check_interval=3, limit_val_batches=2, accumulate_grad_batches=2, checkpoint_every_n_steps=4),
+        3,
+    ),
 }
 
 
@@ -80,12 +92,33 @@ def test_the_reported_planets_configuration_ends(tmp_path):
     validation every 10 steps on 1 batch): the per-field validation errors of fields that one
     rank's batch did not hide made the ranks enter different collectives."""
     data = tmp_path / "data"
-    rc, _, err = run_group([sys.executable, "-m", "scinum.cli", "build", "planets", str(data),
-                            "--train", "120", "--val", "16", "--test", "16", "--ood", "16",
-                            "--steps", "4", "--seed", "0", "--shard-size", "64"], 120)
+    rc, _, err = run_group(
+        [
+            sys.executable,
+            "-m",
+            "scinum.cli",
+            "build",
+            "planets",
+            str(data),
+            "--train",
+            "120",
+            "--val",
+            "16",
+            "--test",
+            "16",
+            "--ood",
+            "16",
+            "--steps",
+            "4",
+            "--seed",
+            "0",
+            "--shard-size",
+            "64",
+        ],
+        120,
+    )
     assert rc == 0, err[-2000:]
-    cfg = _config(data, tmp_path / "run", devices=2, max_steps=20, val_check_interval=10,
-                  limit_val_batches=1, checkpoint_every_n_steps=10)
+    cfg = _config(data, tmp_path / "run", devices=2, max_steps=20, val_check_interval=10, limit_val_batches=1, checkpoint_every_n_steps=10)
     cfg["model"] = {"d_model": 32, "n_layers": 1, "n_heads": 2}
     rc, out, err = fit_cli(cfg, tmp_path, "planets")
     assert rc == 0, err[-3000:]
@@ -97,7 +130,8 @@ def _script(tmp_path, body, cfg):
     ``body`` (Lightning re-runs the script for every rank)."""
     (tmp_path / "cfg.yaml").write_text(yaml.safe_dump(cfg))
     script = tmp_path / "run.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import sys, time
         import lightning as L, torch
         from scinum.train.config import load_config
@@ -113,14 +147,14 @@ def _script(tmp_path, body, cfg):
                 print(e.message, file=sys.stderr); sys.exit(e.code)
             except ScinumError as e:
                 print("error:", e, file=sys.stderr); sys.exit(1)
-    """).format(body=textwrap.indent(textwrap.dedent(body), "    "), cfg=str(tmp_path / "cfg.yaml")))
+    """).format(body=textwrap.indent(textwrap.dedent(body), "    "), cfg=str(tmp_path / "cfg.yaml"))
+    )
     return script
 
 
 def _start(script, log):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, str(script)], stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True, env=env)
+    return subprocess.Popen([sys.executable, str(script)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
 
 
 def _wait_for(path, p, seconds):
@@ -144,14 +178,25 @@ def _stop_and_time(p, signum, limit=30.0):
 
 
 def test_sigterm_to_the_launcher_stops_every_rank_with_a_resumable_checkpoint(datasets, tmp_path):
-    cfg = _config(datasets["fields"], tmp_path / "run", devices=2, max_steps=100000,
-                  val_check_interval=7, limit_val_batches=1, checkpoint_every_n_steps=5,
-                  signal_grace_s=20)
-    script = _script(tmp_path, """
+    cfg = _config(
+        datasets["fields"],
+        tmp_path / "run",
+        devices=2,
+        max_steps=100000,
+        val_check_interval=7,
+        limit_val_batches=1,
+        checkpoint_every_n_steps=5,
+        signal_grace_s=20,
+    )
+    script = _script(
+        tmp_path,
+        """
         def on_train_batch_end(self, trainer, *args):
             if trainer.global_step == 12 and trainer.is_global_zero:
                 open(trainer.default_root_dir + "/started", "w").close()
-    """, cfg)
+    """,
+        cfg,
+    )
     with open(tmp_path / "log.txt", "w") as log:
         p = _start(script, log)
         _wait_for(tmp_path / "run" / "started", p, 180)
@@ -172,17 +217,29 @@ def test_sigterm_to_the_launcher_stops_every_rank_with_a_resumable_checkpoint(da
 
 
 def test_a_rank_that_never_reaches_a_step_boundary_is_ended_after_the_grace_time(datasets, tmp_path):
-    cfg = _config(datasets["plain"], tmp_path / "run", devices=2, max_steps=1000,
-                  val_check_interval=1000, limit_val_batches=0, checkpoint_every_n_steps=1000,
-                  signal_grace_s=3, collective_timeout_s=600)
-    script = _script(tmp_path, """
+    cfg = _config(
+        datasets["plain"],
+        tmp_path / "run",
+        devices=2,
+        max_steps=1000,
+        val_check_interval=1000,
+        limit_val_batches=0,
+        checkpoint_every_n_steps=1000,
+        signal_grace_s=3,
+        collective_timeout_s=600,
+    )
+    script = _script(
+        tmp_path,
+        """
         def on_train_batch_end(self, trainer, *args):
             if trainer.global_step == 3:
                 if trainer.is_global_zero:
                     open(trainer.default_root_dir + "/started", "w").close()
                 else:
                     time.sleep(10000)  # stuck: rank 0 waits in its next collective
-    """, cfg)
+    """,
+        cfg,
+    )
     with open(tmp_path / "log.txt", "w") as log:
         p = _start(script, log)
         _wait_for(tmp_path / "run" / "started", p, 180)
@@ -195,14 +252,25 @@ def test_a_rank_that_never_reaches_a_step_boundary_is_ended_after_the_grace_time
 
 
 def test_ranks_out_of_step_fail_naming_the_collective_timeout(datasets, tmp_path):
-    cfg = _config(datasets["plain"], tmp_path / "run", devices=2, max_steps=1000,
-                  val_check_interval=1000, limit_val_batches=0, checkpoint_every_n_steps=1000,
-                  collective_timeout_s=5)
-    script = _script(tmp_path, """
+    cfg = _config(
+        datasets["plain"],
+        tmp_path / "run",
+        devices=2,
+        max_steps=1000,
+        val_check_interval=1000,
+        limit_val_batches=0,
+        checkpoint_every_n_steps=1000,
+        collective_timeout_s=5,
+    )
+    script = _script(
+        tmp_path,
+        """
         def on_train_batch_end(self, trainer, *args):
             if trainer.global_step == 3 and not trainer.is_global_zero:
                 time.sleep(60)  # rank 0 waits for it in its next collective
-    """, cfg)
+    """,
+        cfg,
+    )
     t0 = time.time()
     rc, out, err = run_group([sys.executable, str(script)], 120)
     assert rc == 1, err[-3000:]

@@ -1,4 +1,5 @@
 """trainer.early_stopping_patience: stop on a stalled val/loss, keep and restore the best weights."""
+
 import json
 import random
 from types import SimpleNamespace
@@ -46,8 +47,13 @@ class _Record(L.Callback):
         self.seen = []
 
     def on_validation_end(self, trainer, pl_module):
-        self.seen.append((float(trainer.callback_metrics["val/loss"]), trainer.global_step,
-                          {k: v.clone() for k, v in pl_module.model.state_dict().items()}))
+        self.seen.append(
+            (
+                float(trainer.callback_metrics["val/loss"]),
+                trainer.global_step,
+                {k: v.clone() for k, v in pl_module.model.state_dict().items()},
+            )
+        )
 
 
 def _data(tmp_path):
@@ -61,14 +67,19 @@ def _data(tmp_path):
 
 
 def _config(tmp_path, data, name, **trainer):
-    return load_config(None, {
-        "seed": 0, "out_dir": str(tmp_path / name), "data": {"path": str(data), "batch_size": 32},
-        # learned positions: a curve whose best validation is not its last (with structure
-        # positions this tiny run improves to its last step, and restoring would change nothing)
-        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2, "positions": "learned"},
-        "optim": {"lr": 3e-2, "warmup_steps": 5},
-        "trainer": {"max_steps": 60, "accelerator": "cpu", "devices": 1, "val_check_interval": 10,
-                    "progress_bar": False, **trainer}})
+    return load_config(
+        None,
+        {
+            "seed": 0,
+            "out_dir": str(tmp_path / name),
+            "data": {"path": str(data), "batch_size": 32},
+            # learned positions: a curve whose best validation is not its last (with structure
+            # positions this tiny run improves to its last step, and restoring would change nothing)
+            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2, "positions": "learned"},
+            "optim": {"lr": 3e-2, "warmup_steps": 5},
+            "trainer": {"max_steps": 60, "accelerator": "cpu", "devices": 1, "val_check_interval": 10, "progress_bar": False, **trainer},
+        },
+    )
 
 
 def test_fit_restores_the_best_weights_and_says_which_step(tmp_path, capsys):

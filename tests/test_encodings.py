@@ -1,4 +1,5 @@
 """Number encodings: exact decode over each documented range, feature properties, heads."""
+
 import math
 
 import pytest
@@ -13,8 +14,7 @@ def bits_of(x: torch.Tensor) -> torch.Tensor:
     return x.to(torch.float64).view(torch.int64)
 
 
-any_float64 = st.integers(-2**63, 2**63 - 1).map(
-    lambda i: torch.tensor([i], dtype=torch.int64).view(torch.float64).item())
+any_float64 = st.integers(-(2**63), 2**63 - 1).map(lambda i: torch.tensor([i], dtype=torch.int64).view(torch.float64).item())
 
 
 @settings(max_examples=300)
@@ -66,8 +66,7 @@ def test_bittokens_half_layout_and_range():
     enc = encodings.get("bittokens", precision=16)
     one = enc.encode(torch.tensor([1.5]))[0]  # 1.5 = sign 0, exponent 01111, mantissa 1000000000
     assert one.tolist() == [-1, -1, 1, 1, 1, 1, 1] + [-1] * 9
-    assert enc.representable(torch.tensor([65504.0, 65520.0, -1e6, math.inf])).tolist() == [
-        True, False, False, True]
+    assert enc.representable(torch.tensor([65504.0, 65520.0, -1e6, math.inf])).tolist() == [True, False, False, True]
     assert "65504" in enc.range_text()
     with pytest.raises(ValueError, match="precision"):
         encodings.get("bittokens", precision=8)
@@ -80,7 +79,7 @@ def fone_cases(draw):
     assume(m + n >= 1)
     N = draw(st.integers(0, 10 ** (m + n) - 1))
     sign = draw(st.sampled_from([1, -1]))
-    return m, n, sign * N / 10 ** n  # the float64 nearest to that decimal
+    return m, n, sign * N / 10**n  # the float64 nearest to that decimal
 
 
 @settings(max_examples=400)
@@ -125,7 +124,7 @@ def test_xval_within_float32_rounding(values):
     back = enc.decode(enc.encode(x))
     assert torch.equal(back, x.to(torch.float32).to(torch.float64))
     # relative float32 rounding, or underflow below the smallest float32 subnormal (2^-149)
-    assert torch.all((back - x).abs() <= torch.clamp(x.abs() * 2.0 ** -24, min=2.0 ** -150))
+    assert torch.all((back - x).abs() <= torch.clamp(x.abs() * 2.0**-24, min=2.0**-150))
 
 
 def test_xval_range():

@@ -1,4 +1,5 @@
 """ERA5 builder: layouts give identical samples, record format, determinism, splits, task."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,8 +12,7 @@ import pytest
 import xarray as xr
 
 from scinum_era5 import builder, synthetic
-from scinum_era5.sampling import (SampleConfig, SampleMaker, runs_remaining, series_index,
-                           split_periods, start_features)
+from scinum_era5.sampling import SampleConfig, SampleMaker, runs_remaining, series_index, split_periods, start_features
 from scinum_era5.source import open_view, open_view_cached
 from scinum_era5.tasks import NEXT_STEP_MASK, baseline_mse, climatology, persistence, targets
 from scinum.datasets.directory import Dataset
@@ -20,8 +20,7 @@ from scinum.errors import DatasetError
 from scinum.records.paths import select
 
 GRID = dict(days=60, resolution=5.0, seed=3)
-COUNTS = ["--train", "12", "--val", "4", "--test", "4", "--ood", "4", "--ood-south-of", "-60",
-          "--shard-size", "5"]
+COUNTS = ["--train", "12", "--val", "4", "--test", "4", "--ood", "4", "--ood-south-of", "-60", "--shard-size", "5"]
 
 
 def build(src, out: Path, *extra: str) -> Dataset:
@@ -39,10 +38,11 @@ def records(ds: Dataset) -> dict[str, list[dict]]:
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("era5src")
-    out = {"cds": synthetic.write_netcdf(d / "cds.nc", **GRID),
-           "legacy": synthetic.write_netcdf(d / "legacy.nc", layout="cds-legacy",
-                                            era5t_from="2020-02-10", **GRID),
-           "zarr": synthetic.write_zarr(d / "arco.zarr", **GRID)}
+    out = {
+        "cds": synthetic.write_netcdf(d / "cds.nc", **GRID),
+        "legacy": synthetic.write_netcdf(d / "legacy.nc", layout="cds-legacy", era5t_from="2020-02-10", **GRID),
+        "zarr": synthetic.write_zarr(d / "arco.zarr", **GRID),
+    }
     folder = d / "monthly"
     folder.mkdir()
     with xr.open_dataset(out["cds"]) as ds:  # two files, named against time order
@@ -76,15 +76,13 @@ def test_legacy_expver_combination_matches_single_layout(sources):
 
 
 def test_packed_legacy_file_and_hourly_source(sources, reference, tmp_path):
-    packed = synthetic.write_netcdf(tmp_path / "packed.nc", layout="cds-legacy", packed=True,
-                                    era5t_from="2020-02-10", **GRID)
+    packed = synthetic.write_netcdf(tmp_path / "packed.nc", layout="cds-legacy", packed=True, era5t_from="2020-02-10", **GRID)
     got, want = records(build(packed, tmp_path / "p")), reference[1]
     for split in want:
         for a, b in zip(got[split], want[split]):
             assert a["description"] == b["description"]
             np.testing.assert_allclose(a["data"], b["data"], atol=3e-4)  # int16 packing
-    hourly = open_view(synthetic.write_netcdf(tmp_path / "h.nc", step_hours=1,
-                                              **{**GRID, "days": 3}))
+    hourly = open_view(synthetic.write_netcdf(tmp_path / "h.nc", step_hours=1, **{**GRID, "days": 3}))
     picked = hourly.times[series_index(hourly.times)]
     assert len(picked) == 9 and (np.diff(picked) == np.timedelta64(8, "h")).all()
 
@@ -126,9 +124,19 @@ def test_sample_maker_survives_pickling(sources):
     """Workers get the maker pickled ('spawn'): it must not carry the opened source."""
     view = open_view(sources["cds"])
     t = series_index(view.times)
-    cfg = SampleConfig(source=str(sources["cds"]), variable=None, split="train", seed=5,
-                       times=t, starts_ok=runs_remaining(view.times[t], 8), stamps=view.times[t],
-                       rows=np.arange(len(view.lat)), offset=0.0, mean=280.0, std=15.0)
+    cfg = SampleConfig(
+        source=str(sources["cds"]),
+        variable=None,
+        split="train",
+        seed=5,
+        times=t,
+        starts_ok=runs_remaining(view.times[t], 8),
+        stamps=view.times[t],
+        rows=np.arange(len(view.lat)),
+        offset=0.0,
+        mean=280.0,
+        std=15.0,
+    )
     maker = SampleMaker(cfg, view)
     blob = pickle.dumps(maker)
     assert len(blob) < 20_000 and b"xarray" not in blob
@@ -169,15 +177,16 @@ def test_periods_are_disjoint():
 
 
 def test_start_features():
-    np.testing.assert_allclose(start_features(np.datetime64("2021-01-01T00")), [0, 1, 0, 1],
-                               atol=1e-12)
+    np.testing.assert_allclose(start_features(np.datetime64("2021-01-01T00")), [0, 1, 0, 1], atol=1e-12)
     s = start_features(np.datetime64("2021-07-02T16"))  # ~ half year, 16 h
     assert s[1] < -0.99 and s[2] == pytest.approx(math.sin(2 * math.pi * 16 / 24))
 
 
 def test_next_step_mask_and_baselines(reference):
-    rec = {"description": {"coords": [[0, 0, 1]], "start": [0, 1, 0, 1]},
-           "data": [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [0.0] * 7 + [1.0]]}
+    rec = {
+        "description": {"coords": [[0, 0, 1]], "start": [0, 1, 0, 1]},
+        "data": [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [0.0] * 7 + [1.0]],
+    }
     assert select(rec, NEXT_STEP_MASK) == [("data", 0, 7), ("data", 1, 7)]
     np.testing.assert_array_equal(targets(rec), [8.0, 1.0])
     np.testing.assert_array_equal(persistence(rec), [7.0, 0.0])
@@ -192,8 +201,7 @@ def test_default_build_draws_every_latitude_and_has_no_ood_split(sources, tmp_pa
     p = argparse.ArgumentParser()
     builder.add_arguments(p)
     out = tmp_path / "paper"
-    assert builder.run(p.parse_args([str(out), "--source", str(sources["cds"]), "--train", "12",
-                                     "--val", "2", "--test", "2"])) == 0
+    assert builder.run(p.parse_args([str(out), "--source", str(sources["cds"]), "--train", "12", "--val", "2", "--test", "2"])) == 0
     ds = Dataset(out)
     assert ds.splits == ["train", "val", "test"] and ds.manifest["ood"] == {}
     assert ds.manifest["evaluation"]["ood_fields"] == {}

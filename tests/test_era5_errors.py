@@ -1,4 +1,5 @@
 """ERA5 builder: every bad input gets a clear error naming the file (or a documented fix-up)."""
+
 from __future__ import annotations
 
 import math
@@ -55,7 +56,9 @@ def test_celsius_values_labelled_kelvin_is_an_error(tmp_path):
             if units:
                 ds["t2m"].attrs["units"] = units
             return ds
+
         return change
+
     lying = derived(celsius, tmp_path / "lying.nc", relabel("K"))
     with pytest.raises(DatasetError, match=r"lying\.nc: units say kelvin.*looks like °C"):
         build(lying, tmp_path / "o1")
@@ -78,6 +81,7 @@ def test_non_monotonic_and_duplicated_times(good, tmp_path):
 
     def dup(t):
         t[5] = t[4]
+
     shuffled = derived(good, tmp_path / "shuffled.nc", lambda ds: _times(ds, swap))
     with pytest.raises(DatasetError, match=r"shuffled\.nc: non-monotonic times in 'valid_time'"):
         build(shuffled, tmp_path / "o1")
@@ -105,6 +109,7 @@ def test_nans_are_redrawn_and_counted(good, tmp_path):
         v[:, 5:15, :] = np.nan  # a band of 10 of the 37 rows, at every time
         v[7, :, ::3] = np.nan  # and every third column at one time
         return ds
+
     holey = derived(good, tmp_path / "holes.nc", holes)
     ds = build(holey, tmp_path / "o")
     redraws = sum(ds.manifest["splits"][s]["stats"]["nan_redraws"] for s in ds.splits)

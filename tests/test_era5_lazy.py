@@ -1,4 +1,5 @@
 """ERA5 builder reads lazily: a wrapped backend counts every element the builder asks for."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,8 +18,7 @@ class CountingArray(BackendArray):
 
     def __init__(self, data: np.ndarray, vectorized: bool):
         self.data, self.shape, self.dtype = data, data.shape, data.dtype
-        self.support = (indexing.IndexingSupport.VECTORIZED if vectorized
-                        else indexing.IndexingSupport.OUTER)
+        self.support = indexing.IndexingSupport.VECTORIZED if vectorized else indexing.IndexingSupport.OUTER
         self.reads: list[tuple[tuple, int]] = []
 
     def __getitem__(self, key):
@@ -26,8 +26,7 @@ class CountingArray(BackendArray):
 
     def _raw(self, key: tuple) -> np.ndarray:
         if self.support == indexing.IndexingSupport.VECTORIZED:
-            arrays = indexing._arrayize_vectorized_indexer(
-                indexing.VectorizedIndexer(key), self.shape).tuple
+            arrays = indexing._arrayize_vectorized_indexer(indexing.VectorizedIndexer(key), self.shape).tuple
             out = self.data[arrays]
         else:  # orthogonal: one axis at a time, last axis first so axis numbers stay valid
             out = self.data
@@ -51,17 +50,26 @@ def field():
 def counted_view(field, vectorized: bool):
     times, lat, lon, values = field
     backend = CountingArray(values, vectorized)
-    var = xr.Variable(("valid_time", "latitude", "longitude"),
-                      indexing.LazilyIndexedArray(backend), attrs={"units": "K"})
+    var = xr.Variable(("valid_time", "latitude", "longitude"), indexing.LazilyIndexedArray(backend), attrs={"units": "K"})
     ds = xr.Dataset({"t2m": var}, coords={"valid_time": times, "latitude": lat, "longitude": lon})
     return view_from_datasets([(ds, "counting")], vectorized=vectorized), backend
 
 
 def maker(view) -> SampleMaker:
     t = series_index(view.times)
-    cfg = SampleConfig(source="counting", variable=None, split="train", seed=0, times=t,
-                       starts_ok=runs_remaining(view.times[t], 8), stamps=view.times[t],
-                       rows=np.arange(len(view.lat)), offset=0.0, mean=280.0, std=15.0)
+    cfg = SampleConfig(
+        source="counting",
+        variable=None,
+        split="train",
+        seed=0,
+        times=t,
+        starts_ok=runs_remaining(view.times[t], 8),
+        stamps=view.times[t],
+        rows=np.arange(len(view.lat)),
+        offset=0.0,
+        mean=280.0,
+        std=15.0,
+    )
     return SampleMaker(cfg, view)
 
 
@@ -84,7 +92,7 @@ def test_orthogonal_backend_reads_only_sampled_times_and_station_rows(field):
         backend.reads.clear()
         record, _ = make(i)
         length = len(record["data"][0])
-        (key, n), = backend.reads  # one read per sample
+        ((key, n),) = backend.reads  # one read per sample
         tkey, rkey, ckey = key
         n_times = len(range(*tkey.indices(view.shape[0]))) if isinstance(tkey, slice) else len(tkey)
         assert n_times == length

@@ -1,4 +1,5 @@
 """scinum.Regressor: the scikit-learn estimator over DataFrames, arrays, records and JSONL files."""
+
 import json
 import pickle
 import subprocess
@@ -22,16 +23,18 @@ from scinum.estimator import DEFAULTS, split_records  # noqa: E402
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 #: a tiny budget: the tests check the plumbing, not the model's quality
-TINY = dict(budget={"samples": 1600}, model={"d_model": 16, "n_layers": 1, "n_heads": 2},
-            optim={"lr": 3e-3, "warmup_steps": 5}, trainer={"val_check_interval": 10})
+TINY = dict(
+    budget={"samples": 1600},
+    model={"d_model": 16, "n_layers": 1, "n_heads": 2},
+    optim={"lr": 3e-3, "warmup_steps": 5},
+    trainer={"val_check_interval": 10},
+)
 
 
 def _frame(n=120, seed=0):
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"a": rng.uniform(0, 1, n), "Solar.R": rng.uniform(0, 1, n),
-                       "site": rng.choice(["north", "south"], n)})
-    y = pd.Series(2 * df["a"] + df["Solar.R"] + (df["site"] == "north") + rng.normal(0, 0.05, n),
-                  name="ozone")
+    df = pd.DataFrame({"a": rng.uniform(0, 1, n), "Solar.R": rng.uniform(0, 1, n), "site": rng.choice(["north", "south"], n)})
+    y = pd.Series(2 * df["a"] + df["Solar.R"] + (df["site"] == "north") + rng.normal(0, 0.05, n), name="ozone")
     return df, y
 
 
@@ -87,8 +90,7 @@ def test_save_load_and_pickle_predict_the_same(fitted, tmp_path):
     back = scinum.Regressor.load(tmp_path / "ozone")
     assert back.get_params() == reg.get_params() and back.targets_ == reg.targets_
     np.testing.assert_array_equal(back.predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
-    np.testing.assert_allclose(back.predict_quantiles(df.iloc[:5], [0.1, 0.9]),
-                               reg.predict_quantiles(df.iloc[:5], [0.1, 0.9]))
+    np.testing.assert_allclose(back.predict_quantiles(df.iloc[:5], [0.1, 0.9]), reg.predict_quantiles(df.iloc[:5], [0.1, 0.9]))
     again = pickle.loads(pickle.dumps(reg))
     np.testing.assert_array_equal(again.predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
 
@@ -106,8 +108,10 @@ def test_targets_named_among_the_columns_need_not_be_there_to_predict(capsys):
 
 def test_records_and_jsonl_with_json_path_targets(tmp_path):
     rng = np.random.default_rng(1)
-    recs = [{"inputs": {"t": float(t), "p": float(p)}, "out": {"sum": float(t + p), "diff": float(t - p)}}
-            for t, p in rng.uniform(0, 1, (60, 2))]
+    recs = [
+        {"inputs": {"t": float(t), "p": float(p)}, "out": {"sum": float(t + p), "diff": float(t - p)}}
+        for t, p in rng.uniform(0, 1, (60, 2))
+    ]
     src = tmp_path / "r.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in recs))
     reg = scinum.Regressor(**TINY).fit(str(src), targets=["out.sum", "out.diff"])
@@ -168,9 +172,7 @@ def test_bad_inputs_are_one_line_errors(fitted):
 
 
 def test_missing_scikit_learn_is_one_line_saying_what_to_install():
-    code = ("import sys; sys.modules['sklearn'] = None\n"
-            "import scinum\n"
-            "try:\n    scinum.Regressor\nexcept ImportError as e:\n    print(e)")
+    code = "import sys; sys.modules['sklearn'] = None\nimport scinum\ntry:\n    scinum.Regressor\nexcept ImportError as e:\n    print(e)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "scinum.Regressor needs scikit-learn: pip install scinum[baselines]"
 
@@ -179,24 +181,36 @@ def test_cli_and_estimator_give_the_same_predictions(tmp_path, capsys):
     """The estimator's model is `scinum build jsonl` + `scinum fit` on the same records and run
     config: the CLI path, given them, fills the same numbers."""
     import yaml
+
     df, y = _frame(60)
     reg = scinum.Regressor(**TINY).fit(df, y)
-    records = [{**{k: v for k, v in r.items()}, "ozone": float(t)}
-               for r, t in zip(df.to_dict("records"), y)]
+    records = [{**{k: v for k, v in r.items()}, "ozone": float(t)} for r, t in zip(df.to_dict("records"), y)]
     train, val = split_records(records, DEFAULTS["val_fraction"], seed=0)
     for name, part in (("train", train), ("val", val)):
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in part))
-    assert scinum_cli(["build", "jsonl", str(tmp_path / "ds"), "--train", str(tmp_path / "train.jsonl"),
-                       "--val", str(tmp_path / "val.jsonl"), "--fields", "ozone"]) == 0
-    config = {**reg.config_, "out_dir": str(tmp_path / "run"),
-              "data": {**reg.config_["data"], "path": str(tmp_path / "ds")}}
+    assert (
+        scinum_cli(
+            [
+                "build",
+                "jsonl",
+                str(tmp_path / "ds"),
+                "--train",
+                str(tmp_path / "train.jsonl"),
+                "--val",
+                str(tmp_path / "val.jsonl"),
+                "--fields",
+                "ozone",
+            ]
+        )
+        == 0
+    )
+    config = {**reg.config_, "out_dir": str(tmp_path / "run"), "data": {**reg.config_["data"], "path": str(tmp_path / "ds")}}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config))
     assert scinum_cli(["fit", "--config", str(tmp_path / "c.yaml")]) == 0
     queries = [{**r, "ozone": None} for r in df.iloc[:6].to_dict("records")]
     (tmp_path / "q.jsonl").write_text("".join(json.dumps(r) + "\n" for r in queries))
     capsys.readouterr()
-    assert scinum_cli(["fill", "--ckpt", str(tmp_path / "run" / "model.ckpt"),
-                       "--input", str(tmp_path / "q.jsonl")]) == 0
+    assert scinum_cli(["fill", "--ckpt", str(tmp_path / "run" / "model.ckpt"), "--input", str(tmp_path / "q.jsonl")]) == 0
     cli = [json.loads(line)["ozone"] for line in capsys.readouterr().out.splitlines()]
     np.testing.assert_array_equal(np.array(cli), reg.predict(df.iloc[:6]))
 
@@ -204,11 +218,11 @@ def test_cli_and_estimator_give_the_same_predictions(tmp_path, capsys):
 #: scikit-learn's checks that do not apply, and why (docs/tabular.md lists them too)
 NOT_APPLICABLE = {
     "check_regressors_train": "asserts R² > 0.5 on its 200-row table: a fit at the tests' tiny "
-                              "budget does not learn that much (test_regressors_train_at_the_default_budget "
-                              "runs it at the default budget, where it passes)",
+    "budget does not learn that much (test_regressors_train_at_the_default_budget "
+    "runs it at the default budget, where it passes)",
     "check_methods_subset_invariance": "asks for predictions equal to 1e-7 whatever the batch: the "
-                                       "float32 model's batched and single predictions differ by "
-                                       "float32 rounding (~4e-7 relative)",
+    "float32 model's batched and single predictions differ by "
+    "float32 rounding (~4e-7 relative)",
 }
 
 
@@ -216,6 +230,7 @@ NOT_APPLICABLE = {
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")
 def test_scikit_learn_estimator_checks(one_thread):
     from sklearn.utils.estimator_checks import check_estimator
+
     results = check_estimator(scinum.Regressor(**{**TINY, "budget": {"samples": 320}}), on_fail=None)
     failed = {r["check_name"] for r in results if r["status"] == "failed"}
     assert failed <= set(NOT_APPLICABLE), failed  # subset invariance holds on some batches
@@ -225,6 +240,7 @@ def test_scikit_learn_estimator_checks(one_thread):
 @pytest.mark.slow
 def test_regressors_train_at_the_default_budget(one_thread):
     from sklearn.utils.estimator_checks import check_regressors_train
+
     check_regressors_train("Regressor", scinum.Regressor())
 
 
@@ -232,6 +248,7 @@ def test_regressors_train_at_the_default_budget(one_thread):
 def test_readme_three_line_example_runs(one_thread):
     pytest.importorskip("statsmodels")
     from pathlib import Path
+
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     code = readme.split("## A table in three lines")[1].split("```python\n")[1].split("```")[0]
     assert len(code.strip().splitlines()) == 3

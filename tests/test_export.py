@@ -1,5 +1,6 @@
 """Sharing a model: ``scinum export`` (safetensors + config.json + model card), ``scinum.load``
 of the directory (bit-identical fills, no code run), tampered directories, ``scinum info``."""
+
 import json
 import random
 import sys
@@ -36,8 +37,7 @@ class Toy:
         r = random.Random(i)
         dt = r.choice(self.steps)
         a = round(r.uniform(1, 2), 2)
-        return {"dt": dt, "a": a, "data": [[round(a * k * dt, 2), round(-a * k, 2)]
-                                           for k in range(r.randint(2, 4))]}, {}
+        return {"dt": dt, "a": a, "data": [[round(a * k * dt, 2), round(-a * k, 2)] for k in range(r.randint(2, 4))]}, {}
 
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
@@ -51,16 +51,17 @@ def dataset(tmp_path_factory):
     w.write_split("val", 32, Toy())  # 32 numbers of each field: enough to recalibrate
     w.write_split("test", 16, Toy())
     w.write_split("ood_dt", 16, Toy(steps=(0.25, 0.4, 0.65)))
-    w.finish(evaluation={"fields": ["dt", "a"], "ood_fields": {"ood_dt": "dt"},
-                         "units": {"dt": "time (s)", "a": "length (m)"}})
+    w.finish(evaluation={"fields": ["dt", "a"], "ood_fields": {"ood_dt": "dt"}, "units": {"dt": "time (s)", "a": "length (m)"}})
     return path
 
 
-MODELS = {"xval": ({"name": "xval"}, {"kind": "native"}),
-          "fone": ({"name": "fone", "int_digits": 2, "frac_digits": 2}, {"kind": "native"}),
-          "bittokens": ({"name": "bittokens"}, {"kind": "native"}),
-          "p1000": ({"name": "p1000"}, {"kind": "native"}),
-          "xval+gmm": ({"name": "xval"}, {"kind": "mixture", "n_components": 3})}
+MODELS = {
+    "xval": ({"name": "xval"}, {"kind": "native"}),
+    "fone": ({"name": "fone", "int_digits": 2, "frac_digits": 2}, {"kind": "native"}),
+    "bittokens": ({"name": "bittokens"}, {"kind": "native"}),
+    "p1000": ({"name": "p1000"}, {"kind": "native"}),
+    "xval+gmm": ({"name": "xval"}, {"kind": "mixture", "n_components": 3}),
+}
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +70,26 @@ def ckpts(dataset, tmp_path_factory, one_thread_module):
     root = tmp_path_factory.mktemp("models")
     out = {}
     for label, (enc, head) in MODELS.items():
-        cfg = load_config(None, {
-            "data": {"path": str(dataset), "batch_size": 8}, "out_dir": str(root / label),
-            "encoding": enc, "head": head, "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-            "optim": {"warmup_steps": 2, "lr": 3e-3},
-            "trainer": {"max_steps": 6, "accelerator": "cpu", "devices": 1, "progress_bar": False,
-                        "val_check_interval": 1000, "limit_val_batches": 1,
-                        "checkpoint_every_n_steps": 1000}})
+        cfg = load_config(
+            None,
+            {
+                "data": {"path": str(dataset), "batch_size": 8},
+                "out_dir": str(root / label),
+                "encoding": enc,
+                "head": head,
+                "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+                "optim": {"warmup_steps": 2, "lr": 3e-3},
+                "trainer": {
+                    "max_steps": 6,
+                    "accelerator": "cpu",
+                    "devices": 1,
+                    "progress_bar": False,
+                    "val_check_interval": 1000,
+                    "limit_val_batches": 1,
+                    "checkpoint_every_n_steps": 1000,
+                },
+            },
+        )
         out[label] = fit(cfg)
     return out
 
@@ -84,8 +98,7 @@ def ckpts(dataset, tmp_path_factory, one_thread_module):
 def results(ckpts, dataset, tmp_path_factory):
     """A small results directory of the xVal model, as `scinum evaluate` writes it."""
     table, pred = evaluate(ckpts["xval"], dataset, label="xval")
-    return write_results(tmp_path_factory.mktemp("res") / "results", table, pred,
-                         train_values(dataset, ["dt", "a"]), results_meta(dataset))
+    return write_results(tmp_path_factory.mktemp("res") / "results", table, pred, train_values(dataset, ["dt", "a"]), results_meta(dataset))
 
 
 RECORDS = [Toy()(1000 + i)[0] for i in range(4)] + [Toy(steps=(0.4,))(2000)[0]]
@@ -111,6 +124,7 @@ def test_export_loads_and_fills_bit_for_bit(label, ckpts, tmp_path):
     assert from_dir.meta.to_dict() == from_ckpt.meta.to_dict()
     # the ecosystem's reader takes the weights file as it is
     from safetensors.torch import load_file
+
     weights = load_file(str(out / WEIGHTS))
     state = from_ckpt.model.state_dict()
     assert set(weights) <= set(state)
@@ -125,6 +139,7 @@ def test_loading_a_directory_never_unpickles(ckpts, tmp_path, monkeypatch):
 
     def refuse(*a, **k):
         raise AssertionError("torch.load called on an export directory")
+
     monkeypatch.setattr(torch, "load", refuse)
     assert scinum.load(out).fill(RECORDS[0], mask=["dt"])
     assert "scinum.share.hub" not in sys.modules  # the Hub is imported only on request
@@ -140,22 +155,25 @@ def _tamper(directory, edit, digest=True):
     (directory / CONFIG).write_text(json.dumps(config))
 
 
-@pytest.mark.parametrize("edit, says", [
-    (lambda c: c["model"].update(d_model=32), "tensor"),
-    (lambda c: c["model"].update(n_layers=2), "needs tensor"),
-    (lambda c: c["encoding"].update(name="nope"), "unknown number encoding 'nope'"),
-    (lambda c: c["vocab"]["tokens"].append("extra"), "vocabulary has"),
-    (lambda c: c["normalizer"]["fields"].pop("dt"), "normalizer's fields"),
-    (lambda c: c.pop("vocab"), "missing"),
-    (lambda c: c.update(format="something-else"), "not a scinum model config"),
-    (lambda c: c.update(version=99), "version 99"),
-    (lambda c: c["weights"].update(sha256="0" * 64), "sha256"),
-    (lambda c: c["weights"].update(sha256=None), "names no model.safetensors with its sha256"),
-    (lambda c: c["weights"].pop("sha256"), "names no model.safetensors with its sha256"),
-    (lambda c: c["normalizer"]["fields"]["dt"].update(scale=float("nan")), "'dt' has shift"),
-    (lambda c: c["normalizer"]["fields"]["dt"].update(scale=-1.0), "'dt' has shift"),
-    (lambda c: c["run"].update(dataset="a string"), "'run.dataset'"),
-])
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (lambda c: c["model"].update(d_model=32), "tensor"),
+        (lambda c: c["model"].update(n_layers=2), "needs tensor"),
+        (lambda c: c["encoding"].update(name="nope"), "unknown number encoding 'nope'"),
+        (lambda c: c["vocab"]["tokens"].append("extra"), "vocabulary has"),
+        (lambda c: c["normalizer"]["fields"].pop("dt"), "normalizer's fields"),
+        (lambda c: c.pop("vocab"), "missing"),
+        (lambda c: c.update(format="something-else"), "not a scinum model config"),
+        (lambda c: c.update(version=99), "version 99"),
+        (lambda c: c["weights"].update(sha256="0" * 64), "sha256"),
+        (lambda c: c["weights"].update(sha256=None), "names no model.safetensors with its sha256"),
+        (lambda c: c["weights"].pop("sha256"), "names no model.safetensors with its sha256"),
+        (lambda c: c["normalizer"]["fields"]["dt"].update(scale=float("nan")), "'dt' has shift"),
+        (lambda c: c["normalizer"]["fields"]["dt"].update(scale=-1.0), "'dt' has shift"),
+        (lambda c: c["run"].update(dataset="a string"), "'run.dataset'"),
+    ],
+)
 def test_tampered_config_is_a_one_line_error_naming_the_file(ckpts, tmp_path, edit, says):
     out = export(ckpts["xval"], tmp_path / "share")
     _tamper(out, edit)
@@ -199,6 +217,7 @@ def test_export_is_atomic_and_refuses_foreign_directories(ckpts, tmp_path, monke
 
     def boom(*a, **k):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(card, "render", boom)
     with pytest.raises(KeyboardInterrupt):
         export(ckpts["fone"], good)  # an interrupted re-export keeps the old one whole
@@ -215,6 +234,7 @@ def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path
     text = (out / CARD).read_text()
     front, body = text.split("---\n")[1], text.split("---\n", 2)[2]
     import yaml
+
     fm = yaml.safe_load(front)
     assert fm["library_name"] == "scinum" and "xval" in fm["tags"] and fm["datasets"] == ["toy"]
     assert {r["dataset"]["split"] for r in fm["model-index"][0]["results"]} == {"test", "ood_dt"}
@@ -227,8 +247,10 @@ def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path
     rows = {(r["field"], r["split"]): r for r in read_results(results, None, "xval")["rows"]}
     ratio = rows[("dt", "ood_dt")]["mse"] / rows[("dt", "test")]["mse"]
     assert "| `dt` | ood_dt | 16 |" in body and f"×{ratio:.3g}" in body
-    assert ("**ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8; this "
-            "split holds 0.25 – 0.65, 0 of 16 a training value: error ×") in body
+    assert (
+        "**ood_dt** — `dt` (time (s)), trained only on the values 0.2, 0.3, 0.5, 0.8; this "
+        "split holds 0.25 – 0.65, 0 of 16 a training value: error ×"
+    ) in body
     assert "seed 0" in body and "packages: scinum" in body and "Known limits" in body
 
 
@@ -240,9 +262,11 @@ def test_card_reads_the_published_planets_results(ckpts, tmp_path):
     text = card.render(config, ev)
     assert "**ood_stepsize** — `description.stepsize` (time (G = M = 1))" in text
     import pandas as pd
+
     t = pd.read_csv(DOCS_RESULTS / "table.csv")
-    t = t[(t["model"] == "xval") & (t["field"] == "description.stepsize")
-          & (t.get("subset", pd.Series("all", index=t.index)) == "all")].set_index("split")["mse"]
+    t = t[
+        (t["model"] == "xval") & (t["field"] == "description.stepsize") & (t.get("subset", pd.Series("all", index=t.index)) == "all")
+    ].set_index("split")["mse"]
     assert f"error ×{t['ood_stepsize'] / t['test']:.3g} vs test" in text  # as published
     assert "| `description.planet0.a` | ood_a1 | 200 |" in text
     with pytest.raises(ResultsError, match="no rows of model 'nope'"):
@@ -270,8 +294,7 @@ def test_cli_export_and_info(ckpts, results, tmp_path, capsys):
         assert "p1000" in text and "dt [time (s)]: trained on 0.2 – 0.8 (only the values" in text
         assert "context" in text and "from: toy v1 seed 0; 6 steps × batch 8" in text
         assert len(text.splitlines()) <= 12
-    assert main(["export", "--ckpt", str(ckpts["xval"]), "--out", str(tmp_path / "x"),
-                 "--results", str(results), "--label", "nope"]) == 1
+    assert main(["export", "--ckpt", str(ckpts["xval"]), "--out", str(tmp_path / "x"), "--results", str(results), "--label", "nope"]) == 1
     assert "no rows of model 'nope'" in capsys.readouterr().err
     (out / CONFIG).write_text("[]")
     assert main(["info", str(out)]) == 1
@@ -282,11 +305,14 @@ def test_cli_export_and_info(ckpts, results, tmp_path, capsys):
 def test_recipes_export_each_model_with_its_rows(ckpts, dataset, tmp_path):
     """recipes.runner.export_models: ``<results>/models/<label>/`` with that model's card."""
     from recipes.runner import export_models
+
     t1, p1 = evaluate(ckpts["xval"], dataset, label="xval")
     t2, p2 = evaluate(ckpts["fone"], dataset, label="fone")
     import pandas as pd
-    res = write_results(tmp_path / "results", pd.concat([t1, t2]), pd.concat([p1, p2]),
-                        train_values(dataset, ["dt", "a"]), results_meta(dataset))
+
+    res = write_results(
+        tmp_path / "results", pd.concat([t1, t2]), pd.concat([p1, p2]), train_values(dataset, ["dt", "a"]), results_meta(dataset)
+    )
     done = export_models({"xval": ckpts["xval"], "fone": ckpts["fone"]}, res, log=lambda s: None)
     assert done == [res / "models" / "xval", res / "models" / "fone"]
     for label in ("xval", "fone"):
@@ -302,6 +328,7 @@ def test_hub_glue_without_network(ckpts, tmp_path, monkeypatch):
     import types
     from scinum import ScinumError
     from scinum.share import hub
+
     out = export(ckpts["xval"], tmp_path / "share")
     calls = []
 
@@ -356,6 +383,7 @@ def test_card_labels_the_interp_and_extrap_rows_of_a_split(ckpts, tmp_path):
     range): the card's table says which rows are inside and outside the range, and the
     bullets and the model index read only the whole split."""
     import pandas as pd
+
     res = tmp_path / "res"
     res.mkdir()
     (res / "meta.json").write_text((DOCS_RESULTS / "meta.json").read_text())
@@ -363,8 +391,7 @@ def test_card_labels_the_interp_and_extrap_rows_of_a_split(ckpts, tmp_path):
     if "subset" in table:
         table = table[table["subset"] == "all"]
     table = table.assign(subset="all")
-    xv = table[(table["model"] == "xval") & (table["split"] == "ood_stepsize")
-               & (table["field"] == "description.stepsize")]
+    xv = table[(table["model"] == "xval") & (table["split"] == "ood_stepsize") & (table["field"] == "description.stepsize")]
     parts = [xv.assign(subset="interp", n=150, mse=0.004), xv.assign(subset="extrap", n=50, mse=0.006)]
     pd.concat([table, *parts], ignore_index=True).to_csv(res / "table.csv", index=False)
     ev = read_results(res, None, "xval")
@@ -373,16 +400,18 @@ def test_card_labels_the_interp_and_extrap_rows_of_a_split(ckpts, tmp_path):
     assert "| `description.stepsize` | ood_stepsize, inside the training range | 150 | 0.004 |" in text
     assert "| `description.stepsize` | ood_stepsize, outside the training range | 50 | 0.006 |" in text
     assert text.count("* **ood_stepsize** —") == 1
-    assert text.count("split: ood_stepsize") == len(table[(table["model"] == "xval")
-                                                         & (table["split"] == "ood_stepsize")])
+    assert text.count("split: ood_stepsize") == len(table[(table["model"] == "xval") & (table["split"] == "ood_stepsize")])
 
 
-@pytest.mark.parametrize("edit", [
-    lambda c: c["normalizer"]["fields"]["dt"].update(scale=c["normalizer"]["fields"]["dt"]["scale"] * 2),
-    lambda c: c["vocab"]["tokens"].__setitem__(slice(-2, None), c["vocab"]["tokens"][-2:][::-1]),
-    lambda c: c["run"].update(dataset="a string"),
-    lambda c: c.pop("digest"),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda c: c["normalizer"]["fields"]["dt"].update(scale=c["normalizer"]["fields"]["dt"]["scale"] * 2),
+        lambda c: c["vocab"]["tokens"].__setitem__(slice(-2, None), c["vocab"]["tokens"][-2:][::-1]),
+        lambda c: c["run"].update(dataset="a string"),
+        lambda c: c.pop("digest"),
+    ],
+)
 def test_an_edited_config_is_refused_by_its_digest(ckpts, tmp_path, edit, capsys):
     """Issue 37 case 3: a doubled normaliser scale or two swapped vocabulary tokens loaded
     silently and changed fills; config.json had no digest. ``scinum info`` reads it too."""
@@ -392,6 +421,7 @@ def test_an_edited_config_is_refused_by_its_digest(ckpts, tmp_path, edit, capsys
         scinum.load(out)
     assert "\n" not in str(e.value)
     from scinum.cli.main import main
+
     assert main(["info", str(out)]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "damaged or edited" in err, err
@@ -422,7 +452,7 @@ def test_reexport_writes_only_its_own_files(ckpts, tmp_path, monkeypatch):
     (out / ".git").mkdir()
     (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (out / "notes.md").write_text("mine")
-    stale = out / f"{STAGING}{2 ** 23 + 1}"  # a killed export's (no such process)
+    stale = out / f"{STAGING}{2**23 + 1}"  # a killed export's (no such process)
     stale.mkdir()
     (stale / WEIGHTS).write_bytes(b"half")
     export(ckpts["fone"], out)
@@ -434,6 +464,7 @@ def test_reexport_writes_only_its_own_files(ckpts, tmp_path, monkeypatch):
     here.mkdir()
     monkeypatch.chdir(here)
     from scinum.cli.main import main
+
     assert main(["export", "--ckpt", str(ckpts["xval"]), "--out", "."]) == 0
     assert sorted(p.name for p in here.iterdir()) == sorted([WEIGHTS, CONFIG, CARD])
     (tmp_path / "afile").write_text("mine")
@@ -449,6 +480,7 @@ def test_export_onto_a_full_disk_is_one_line_and_leaves_nothing(ckpts, tmp_path,
 
     def full(*a, **k):
         raise SafetensorError("Error while serializing: IoError(No space left on device)")
+
     monkeypatch.setattr(safetensors.torch, "save_file", full)
     (tmp_path / "share").mkdir()
     with pytest.raises(CheckpointError, match=f"{WEIGHTS}: cannot write .*No space left") as e:
@@ -456,21 +488,22 @@ def test_export_onto_a_full_disk_is_one_line_and_leaves_nothing(ckpts, tmp_path,
     assert "\n" not in str(e.value) and list((tmp_path / "share").iterdir()) == []
 
 
-def test_evaluate_limit_below_one_and_results_written_all_or_nothing(ckpts, dataset, results, tmp_path,
-                                                                     capsys, monkeypatch):
+def test_evaluate_limit_below_one_and_results_written_all_or_nothing(ckpts, dataset, results, tmp_path, capsys, monkeypatch):
     """Issue 37 case 10: ``evaluate --limit 0`` / ``-1`` was ``KeyError: 'true'``; evaluate wrote
     its outputs file by file (a failure at meta.json left new tables beside an old meta)."""
     for limit in ("0", "-1"):
-        assert main(["evaluate", "--ckpt", str(ckpts["xval"]), "--data", str(dataset),
-                     "--out", str(tmp_path / "r"), "--limit", limit]) == 1
+        assert main(["evaluate", "--ckpt", str(ckpts["xval"]), "--data", str(dataset), "--out", str(tmp_path / "r"), "--limit", limit]) == 1
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and f"--limit {limit}" in err, err
     assert not (tmp_path / "r").exists()
     before = {p.name: p.read_bytes() for p in results.iterdir() if p.is_file()}
     table, pred = evaluate(ckpts["fone"], dataset, label="fone")
     real_dumps = json.dumps
-    monkeypatch.setattr(json, "dumps", lambda obj, **k: (_ for _ in ()).throw(OSError(28, "No space left on device"))
-                        if "heads" in obj else real_dumps(obj, **k))
+    monkeypatch.setattr(
+        json,
+        "dumps",
+        lambda obj, **k: (_ for _ in ()).throw(OSError(28, "No space left on device")) if "heads" in obj else real_dumps(obj, **k),
+    )
     with pytest.raises(OSError):
         write_results(results, table, pred, train_values(dataset, ["dt", "a"]), results_meta(dataset))
     monkeypatch.undo()

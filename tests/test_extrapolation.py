@@ -1,4 +1,5 @@
 """Fill flags inputs and predictions outside each field's training range (API and CLI)."""
+
 import json
 import random
 import warnings
@@ -24,10 +25,17 @@ def ckpt(tmp_path_factory, one_thread_module):
         rec["y"] = round(2 * rec["x"], 3)
     (root / "a.jsonl").write_text("".join(json.dumps(x) + "\n" for x in recs))
     build(root / "ds", train=[root / "a.jsonl"], progress=False)
-    return fit(load_config(None, {
-        "out_dir": str(root / "run"), "data": {"path": str(root / "ds"), "batch_size": 16},
-        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-        "trainer": {"max_steps": 5, "accelerator": "cpu", "devices": 1, "progress_bar": False}}))
+    return fit(
+        load_config(
+            None,
+            {
+                "out_dir": str(root / "run"),
+                "data": {"path": str(root / "ds"), "batch_size": 16},
+                "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+                "trainer": {"max_steps": 5, "accelerator": "cpu", "devices": 1, "progress_bar": False},
+            },
+        )
+    )
 
 
 def test_api_flags_an_input_far_outside_and_warns_with_a_count_per_field(ckpt):
@@ -49,9 +57,12 @@ def test_api_flags_an_input_far_outside_and_warns_with_a_count_per_field(ckpt):
 def test_predictions_outside_are_flagged_by_field():
     vocab = SimpleNamespace(fields=["a", "b"], field_index={"a": 0, "b": 1})
     ranges = TrainingRanges(vocab, {"train_ranges": {"a": {"min": 0.0, "max": 1.0}, "b": {"min": 5.0, "max": 6.0}}})
-    job = SimpleNamespace(number_slots=np.array([1, 3]), hidden=[1], paths=[("a",), ("b",)],
-                          encoded=SimpleNamespace(fields=np.array([-1, 0, -1, 1]),
-                                                  values=np.array([np.nan, 0.5, np.nan, np.nan])))
+    job = SimpleNamespace(
+        number_slots=np.array([1, 3]),
+        hidden=[1],
+        paths=[("a",), ("b",)],
+        encoded=SimpleNamespace(fields=np.array([-1, 0, -1, 1]), values=np.array([np.nan, 0.5, np.nan, np.nan])),
+    )
     assert ranges.outside(job, [SimpleNamespace(value=7.5, path="b")]) == {"predictions": ["b"]}
     assert ranges.outside(job, [SimpleNamespace(value=5.5, path="b")]) == {}
     tally = Tally(ranges)

@@ -2,6 +2,7 @@
 
 The fault corpus of the fresh-machine trial found seven causes; each has a test here that fails
 if it comes back (the issue's numbering in brackets)."""
+
 import errno
 import json
 import math
@@ -46,11 +47,22 @@ def data(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ckpt(data, tmp_path_factory):
-    cfg = load_config(overrides={
-        "data": {"path": str(data), "batch_size": 16}, "out_dir": str(tmp_path_factory.mktemp("run")),
-        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
-        "trainer": {"max_steps": 10, "accelerator": "cpu", "devices": 1, "progress_bar": False,
-                    "limit_val_batches": 0, "checkpoint_every_n_steps": 1000}})
+    cfg = load_config(
+        overrides={
+            "data": {"path": str(data), "batch_size": 16},
+            "out_dir": str(tmp_path_factory.mktemp("run")),
+            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+            "optim": {"warmup_steps": 2},
+            "trainer": {
+                "max_steps": 10,
+                "accelerator": "cpu",
+                "devices": 1,
+                "progress_bar": False,
+                "limit_val_batches": 0,
+                "checkpoint_every_n_steps": 1000,
+            },
+        }
+    )
     return fit(cfg)
 
 
@@ -77,8 +89,21 @@ def test_cli_reports_a_huge_input_and_writes_every_good_record(ckpt, tmp_path, c
     bad = json.loads(json.dumps(RECORD))
     bad["points"][1][1] = 1e30
     src = _jsonl(tmp_path / "in.jsonl", [RECORD, bad, RECORD])
-    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--on-error", "skip", "--output", str(tmp_path / "out.jsonl")])
+    code = main(
+        [
+            "fill",
+            "--ckpt",
+            str(ckpt),
+            "--mask",
+            "params.a",
+            "--input",
+            str(src),
+            "--on-error",
+            "skip",
+            "--output",
+            str(tmp_path / "out.jsonl"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 1 and "in.jsonl:2" in err and "points[1][1]" in err
     out = [json.loads(l) for l in (tmp_path / "out.jsonl").read_text().splitlines()]
@@ -89,8 +114,21 @@ def test_cli_names_the_checkpoint_whose_vocabulary_lacks_a_key(ckpt, tmp_path, c
     odd = json.loads(json.dumps(RECORD))
     odd["params"]["unseen_key"] = 1.0
     src = _jsonl(tmp_path / "in.jsonl", [RECORD, odd])
-    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--on-error", "skip", "--output", str(tmp_path / "out.jsonl")])
+    code = main(
+        [
+            "fill",
+            "--ckpt",
+            str(ckpt),
+            "--mask",
+            "params.a",
+            "--input",
+            str(src),
+            "--on-error",
+            "skip",
+            "--output",
+            str(tmp_path / "out.jsonl"),
+        ]
+    )
     err = capsys.readouterr().err
     line = next(l for l in err.splitlines() if "unseen_key" in l)
     assert code == 1 and "in.jsonl:2" in line and "not in the vocabulary" in line
@@ -130,8 +168,7 @@ def test_deep_api_record_is_a_record_error(ckpt):
 def test_cli_skip_keeps_every_good_record_around_a_deep_one(ckpt, tmp_path, capsys):
     lines = [RECORD] * 3 + ['{"a":' * 10000 + "1" + "}" * 10000] + [RECORD] * 3
     src = _jsonl(tmp_path / "in.jsonl", lines)
-    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--on-error", "skip"])
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src), "--on-error", "skip"])
     out, err = capsys.readouterr()
     assert code == 1 and "in.jsonl:4" in err and "nesting deeper than" in err
     assert len(out.splitlines()) == 6
@@ -165,10 +202,27 @@ def _as_from_a_terminal() -> None:
 def test_interrupted_output_run_leaves_no_file(ckpt, tmp_path, sig):
     src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 20000)
     out = tmp_path / "out.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "scinum.cli", "fill", "--ckpt", str(ckpt),
-                             "--mask", "params.a", "--input", str(src), "--output", str(out),
-                             "--chunk", "32"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            preexec_fn=_as_from_a_terminal)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "scinum.cli",
+            "fill",
+            "--ckpt",
+            str(ckpt),
+            "--mask",
+            "params.a",
+            "--input",
+            str(src),
+            "--output",
+            str(out),
+            "--chunk",
+            "32",
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        preexec_fn=_as_from_a_terminal,
+    )
     deadline = time.time() + 60
     tmp = tmp_path / f".out.jsonl.tmp{proc.pid}"
     while not (tmp.exists() and tmp.stat().st_size > 0):  # mid-run: records are being written
@@ -184,22 +238,21 @@ def test_interrupted_output_run_leaves_no_file(ckpt, tmp_path, sig):
 # [4] I/O errors: one line naming the path, nothing half-written --------------------------
 def test_output_into_a_missing_directory(ckpt, tmp_path, capsys):
     src = _jsonl(tmp_path / "in.jsonl", [RECORD])
-    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--output", str(tmp_path / "nope" / "o.jsonl")])
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src), "--output", str(tmp_path / "nope" / "o.jsonl")])
     err = capsys.readouterr().err
     assert code == 1 and "nope" in err and "does not exist" in err and ".tmp" not in err
 
 
 def test_full_disk_keeps_no_temp_file(ckpt, tmp_path, capsys, monkeypatch):
     import scinum.cli.fill as fill_cli
+
     src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 5)
 
     def full(*a, **k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(fill_cli, "dumps", full)
-    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--output", str(tmp_path / "o.jsonl")])
+    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src), "--output", str(tmp_path / "o.jsonl")])
     err = capsys.readouterr().err
     assert code == 1 and "o.jsonl: cannot write (No space left on device)" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
@@ -211,24 +264,21 @@ def test_output_through_links_and_to_devices(ckpt, tmp_path):
     src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 3)
     stdout = tmp_path / "stdout"  # as /dev/stdout is (a regression must not replace the real one)
     stdout.symlink_to("/proc/self/fd/1")
-    p = _run_cli(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                  "--output", str(stdout)], text=True)
+    p = _run_cli(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src), "--output", str(stdout)], text=True)
     assert p.returncode == 0 and len(p.stdout.splitlines()) == 3, p.stderr
     assert stdout.is_symlink()
     stdout.unlink()
     target, link = tmp_path / "real.jsonl", tmp_path / "link.jsonl"
     target.write_text("old\n")
     link.symlink_to(target)
-    assert main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--output", str(link)]) == 0
+    assert main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src), "--output", str(link)]) == 0
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert len(target.read_text().splitlines()) == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "link.jsonl", "real.jsonl"]
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
-    assert main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--output", str(fifo)]) == 0
+    assert main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src), "--output", str(fifo)]) == 0
     assert len(reader.communicate(timeout=30)[0].splitlines()) == 3
 
 
@@ -239,12 +289,14 @@ def _run_cli(args, **kw):
 def test_stdout_full_and_closed_pipe(ckpt, tmp_path):
     src = _jsonl(tmp_path / "in.jsonl", [RECORD] * 300)
     with open("/dev/full", "w") as full:
-        p = subprocess.run([sys.executable, "-m", "scinum.cli", "fill", "--ckpt", str(ckpt), "--mask",
-                            "params.a", "--input", str(src)], stdout=full, stderr=subprocess.PIPE)
+        p = subprocess.run(
+            [sys.executable, "-m", "scinum.cli", "fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+        )
     err = p.stderr.decode()
     assert p.returncode == 1 and "No space left on device" in err and "Traceback" not in err
-    shell = (f"{sys.executable} -m scinum.cli fill --ckpt {ckpt} --mask params.a --input {src} "
-             f"--chunk 8 | head -1")
+    shell = f"{sys.executable} -m scinum.cli fill --ckpt {ckpt} --mask params.a --input {src} --chunk 8 | head -1"
     p = subprocess.run(["bash", "-c", shell], capture_output=True)
     assert len(p.stdout.splitlines()) == 1 and b"Traceback" not in p.stderr and b"Error" not in p.stderr
 
@@ -252,8 +304,7 @@ def test_stdout_full_and_closed_pipe(ckpt, tmp_path):
 def test_build_into_an_existing_file(tmp_path, capsys):
     f = tmp_path / "taken"
     f.write_text("x")
-    assert main(["build", "planets", str(f), "--train", "2", "--val", "0", "--test", "0",
-                 "--ood", "0"]) == 1
+    assert main(["build", "planets", str(f), "--train", "2", "--val", "0", "--test", "0", "--ood", "0"]) == 1
     err = capsys.readouterr().err
     assert "taken" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
@@ -261,23 +312,27 @@ def test_build_into_an_existing_file(tmp_path, capsys):
 def test_record_longer_than_the_limit_is_reported_without_reading_it(ckpt, tmp_path, capsys):
     huge = json.dumps({**RECORD, "pad": "x" * 5000})
     src = _jsonl(tmp_path / "in.jsonl", [RECORD, huge, RECORD])
-    code = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src),
-                 "--on-error", "skip", "--max-record-bytes", "1000"])
+    code = main(
+        ["fill", "--ckpt", str(ckpt), "--mask", "params.a", "--input", str(src), "--on-error", "skip", "--max-record-bytes", "1000"]
+    )
     out, err = capsys.readouterr()
     assert code == 1 and "in.jsonl:2" in err and "--max-record-bytes 1000" in err
     assert len(out.splitlines()) == 2
 
 
 # [5] bad checkpoint metadata: a CheckpointError naming the file and the problem ------------
-@pytest.mark.parametrize("edit,match", [
-    (lambda m: m.__setitem__("version", "2"), "version '2' is not a version number"),
-    (lambda m: m.__setitem__("version", 99), "version 99 is newer"),
-    (lambda m: m.__setitem__("version", None), "version None"),
-    (lambda m: m.pop("vocab"), "'vocab' is missing"),
-    (lambda m: m.__setitem__("normalizer", [1]), "'normalizer' is a list"),
-    (lambda m: m["vocab"].pop("tokens"), "damaged metadata"),
-    (lambda m: m.__setitem__("context_length", -3), "context_length"),
-])
+@pytest.mark.parametrize(
+    "edit,match",
+    [
+        (lambda m: m.__setitem__("version", "2"), "version '2' is not a version number"),
+        (lambda m: m.__setitem__("version", 99), "version 99 is newer"),
+        (lambda m: m.__setitem__("version", None), "version None"),
+        (lambda m: m.pop("vocab"), "'vocab' is missing"),
+        (lambda m: m.__setitem__("normalizer", [1]), "'normalizer' is a list"),
+        (lambda m: m["vocab"].pop("tokens"), "damaged metadata"),
+        (lambda m: m.__setitem__("context_length", -3), "context_length"),
+    ],
+)
 def test_bad_checkpoint_metadata(ckpt, tmp_path, edit, match):
     c = torch.load(ckpt, weights_only=True)
     del c["digest"]  # an edit by something else (a digest that matches is checked below)
@@ -303,8 +358,7 @@ def test_unreadable_checkpoint_gives_no_unsafe_advice(tmp_path):
 
 # [6] empty datasets ---------------------------------------------------------------------
 def test_zero_training_samples_is_refused(tmp_path, capsys):
-    assert main(["build", "planets", str(tmp_path / "p"), "--train", "0", "--val", "0",
-                 "--test", "0", "--ood", "0"]) == 1
+    assert main(["build", "planets", str(tmp_path / "p"), "--train", "0", "--val", "0", "--test", "0", "--ood", "0"]) == 1
     assert "--train 0" in capsys.readouterr().err and not (tmp_path / "p").exists()
 
 
@@ -313,8 +367,7 @@ def test_evaluate_with_nothing_to_score_is_a_clear_error(ckpt, tmp_path, capsys)
     w.write_split("train", 4, Orbit())
     w.write_split("test", 0, Orbit())
     w.finish()
-    assert main(["evaluate", "--ckpt", str(ckpt), "--data", str(tmp_path / "d"), "--out",
-                 str(tmp_path / "r"), "--fields", "params.a"]) == 1
+    assert main(["evaluate", "--ckpt", str(ckpt), "--data", str(tmp_path / "d"), "--out", str(tmp_path / "r"), "--fields", "params.a"]) == 1
     err = capsys.readouterr().err
     assert "nothing to score" in err and "Traceback" not in err
     with pytest.raises(DatasetError, match=r"\['test'\] hold no records"):
@@ -351,16 +404,37 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_killed_builder_takes_its_workers_with_it(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "scinum.cli", "build", "planets",
-                             str(tmp_path / "p"), "--train", "4000", "--val", "0", "--test", "0",
-                             "--ood", "0", "--workers", "3", "--shard-size", "50"],  # 2 helpers
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "scinum.cli",
+            "build",
+            "planets",
+            str(tmp_path / "p"),
+            "--train",
+            "4000",
+            "--val",
+            "0",
+            "--test",
+            "0",
+            "--ood",
+            "0",
+            "--workers",
+            "3",
+            "--shard-size",
+            "50",
+        ],  # 2 helpers
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 90
     workers: set[int] = set()
     while len(workers) < 2 or not list((tmp_path / "p" / "train").glob("part-*")):
         assert proc.poll() is None and time.time() < deadline, "build ended before the kill"
-        workers = {c for c in _children(proc.pid) if "resource_tracker" not in
-                   open(f"/proc/{c}/cmdline", "rb").read().decode(errors="replace")}
+        workers = {
+            c for c in _children(proc.pid) if "resource_tracker" not in open(f"/proc/{c}/cmdline", "rb").read().decode(errors="replace")
+        }
         time.sleep(0.1)
     proc.kill()
     proc.wait()
@@ -378,9 +452,11 @@ def test_dataset_without_an_evaluation_declaration_asks_for_fields(ckpt, data):
 
 def test_inference_does_not_import_lightning(ckpt):
     """Loading a model and filling a record needs torch, not the training stack."""
-    code = ("import sys, json, scinum; m = scinum.load(sys.argv[1]); "
-            f"m.fill(json.loads({json.dumps(json.dumps(RECORD))}), ['params.a']); "
-            "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('lightning', 'pytorch_lightning'));"
-            "print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, json, scinum; m = scinum.load(sys.argv[1]); "
+        f"m.fill(json.loads({json.dumps(json.dumps(RECORD))}), ['params.a']); "
+        "bad = sorted(k for k in sys.modules if k.split('.')[0] in ('lightning', 'pytorch_lightning'));"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
     p = subprocess.run([sys.executable, "-c", code, str(ckpt)], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr[-2000:]

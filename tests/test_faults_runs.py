@@ -1,5 +1,6 @@
 """Fault corpus, second round (issue 30): checkpoints that detect damage, one writer per run,
 logs that survive a resume, NaN predictions that count, one-line fill errors."""
+
 import csv
 import json
 import math
@@ -38,16 +39,24 @@ def _jsonl(path, records):
 
 
 def _config(data, out, **trainer):
-    return load_config(None, tiny_config(data, out, trainer={
-        "devices": 1, "limit_val_batches": 0, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1,
-        **trainer}))
+    return load_config(
+        None,
+        tiny_config(
+            data, out, trainer={"devices": 1, "limit_val_batches": 0, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1, **trainer}
+        ),
+    )
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
-    build(root / "data", train=[_jsonl(root / "train.jsonl", _records(48))],
-          test=[_jsonl(root / "test.jsonl", _records(8, 500))], fields=["y"], progress=False)
+    build(
+        root / "data",
+        train=[_jsonl(root / "train.jsonl", _records(48))],
+        test=[_jsonl(root / "test.jsonl", _records(8, 500))],
+        fields=["y"],
+        progress=False,
+    )
     return root / "data"
 
 
@@ -127,18 +136,22 @@ def test_damaged_last_ckpt_is_refused_before_resuming(run, data, tmp_path):
 
 
 def _second_dataset(root):
-    build(root / "data2", train=[_jsonl(root / "t2.jsonl", [{"z": r["y"], "x": r["x"]} for r in _records(48)])],
-          fields=["z"], progress=False)
+    build(
+        root / "data2", train=[_jsonl(root / "t2.jsonl", [{"z": r["y"], "x": r["x"]} for r in _records(48)])], fields=["z"], progress=False
+    )
     return root / "data2"
 
 
-@pytest.mark.parametrize("change, says", [
-    ({"seed": 1}, "seed was 0"),
-    ({"optim": {"warmup_steps": 2, "lr": 1e-2}}, "optim.lr was"),
-    ({"model": {"d_model": 32, "n_layers": 1, "n_heads": 2}}, "model.d_model was 16"),
-    ({"encoding": {"name": "fone"}}, "encoding.name was xval"),
-    ({"data": "other"}, "data.path was"),
-])
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        ({"seed": 1}, "seed was 0"),
+        ({"optim": {"warmup_steps": 2, "lr": 1e-2}}, "optim.lr was"),
+        ({"model": {"d_model": 32, "n_layers": 1, "n_heads": 2}}, "model.d_model was 16"),
+        ({"encoding": {"name": "fone"}}, "encoding.name was xval"),
+        ({"data": "other"}, "data.path was"),
+    ],
+)
 def test_resume_refuses_another_config_before_writing(data, tmp_path, change, says):
     """Issue 37 case 2: a last.ckpt was resumed whatever the config said (another dataset's
     vocabulary in another order, another lr or seed), or ended in a size-mismatch traceback
@@ -173,13 +186,14 @@ def test_resume_refuses_a_model_file_as_last_ckpt(run, data, tmp_path, capsys):
 
 
 # one writer per run ----------------------------------------------------------------------
-_HOLD = ("import sys, time; from scinum.train.run_dir import out_dir_lock\n"
-         "with out_dir_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n")
+_HOLD = (
+    "import sys, time; from scinum.train.run_dir import out_dir_lock\n"
+    "with out_dir_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)\n"
+)
 
 
 def _holder(out, env=None):
-    p = subprocess.Popen([sys.executable, "-c", _HOLD, str(out)], stdout=subprocess.PIPE,
-                         env={**os.environ, **(env or {})}, text=True)
+    p = subprocess.Popen([sys.executable, "-c", _HOLD, str(out)], stdout=subprocess.PIPE, env={**os.environ, **(env or {})}, text=True)
     assert p.stdout.readline().strip() == "held"
     return p
 
@@ -254,18 +268,22 @@ def test_bad_utf8_in_input_file_is_a_per_record_error(run, tmp_path, capsys):
     src = tmp_path / "in.jsonl"
     good = json.dumps(_records(1)[0]).encode()
     src.write_bytes(good + b"\n" + b'{"x": [0.5, 1.0], "y": 0.2, "s": "\xff"}\n' + good + b"\n")
-    code = scinum_main(["fill", "--ckpt", str(run[0]), "--mask", "y", "--input", str(src),
-                        "--on-error", "skip"])
+    code = scinum_main(["fill", "--ckpt", str(run[0]), "--mask", "y", "--input", str(src), "--on-error", "skip"])
     out, err = capsys.readouterr()
     assert code == 1 and len(out.splitlines()) == 2
     assert "in.jsonl:2" in err and "UTF-8" in err and "0xff" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("flags,parts", [
-    (["--batch-size", "0"], ["--batch-size", "0"]), (["--batch-size", "-1"], ["--batch-size"]),
-    (["--chunk", "0"], ["--chunk"]), (["--device", "bogus"], ["'bogus'"]),
-    (["--device", "cuda"], ["'cuda'"]),
-])
+@pytest.mark.parametrize(
+    "flags,parts",
+    [
+        (["--batch-size", "0"], ["--batch-size", "0"]),
+        (["--batch-size", "-1"], ["--batch-size"]),
+        (["--chunk", "0"], ["--chunk"]),
+        (["--device", "bogus"], ["'bogus'"]),
+        (["--device", "cuda"], ["'cuda'"]),
+    ],
+)
 def test_bad_fill_flags_are_one_line_errors(run, tmp_path, capsys, flags, parts):
     if flags[-1] == "cuda" and torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
@@ -290,8 +308,7 @@ def test_api_records_with_tuples_and_ordered_dicts_fill(run):
 def test_huge_unknown_strings_and_keys_are_cut_in_messages(run, where):
     model = scinum.load(run[0])
     huge = "q" * 3_000_000
-    rec = {"x": [0.5, huge], "y": 0.2} if where == "string" else \
-        {"x": [0.5, 1.0], "y": 0.2, huge: 1}
+    rec = {"x": [0.5, huge], "y": 0.2} if where == "string" else {"x": [0.5, 1.0], "y": 0.2, huge: 1}
     with pytest.raises(VocabularyError) as e:
         model.fill(rec, ["y"])
     assert len(str(e.value)) < 1500 and re.search(r"…\(300000\d chars\)", str(e.value))
@@ -299,9 +316,12 @@ def test_huge_unknown_strings_and_keys_are_cut_in_messages(run, where):
 
 def test_checkpoint_dataset_mismatch_names_checkpoint_and_split(run, tmp_path):
     other = tmp_path / "other"
-    build(other, train=[_jsonl(tmp_path / "t.jsonl", _records(8))],
-          ood={"late": [_jsonl(tmp_path / "late.jsonl", [{"x": [0.5, 1.0], "y": 0.2, "z": 1.0}])]},
-          progress=False)
+    build(
+        other,
+        train=[_jsonl(tmp_path / "t.jsonl", _records(8))],
+        ood={"late": [_jsonl(tmp_path / "late.jsonl", [{"x": [0.5, 1.0], "y": 0.2, "z": 1.0}])]},
+        progress=False,
+    )
     with pytest.raises(VocabularyError) as e:
         evaluate(scinum.load(run[0]), other, ["z"], ["ood_late"])
     msg = str(e.value)
@@ -315,6 +335,7 @@ def test_leaving_a_worker_pool_by_an_exception_stops_its_work():
     workers: left by KeyboardInterrupt once two run, the pool ends within seconds, the queued
     ones cancelled, none started after."""
     from scinum.util.processes import worker_pool
+
     started = time.time()
     with pytest.raises(KeyboardInterrupt):
         with worker_pool(2) as pool:
@@ -344,12 +365,11 @@ def test_a_validation_split_the_dataset_lacks_is_refused(data, tmp_path):
 def test_seeds_on_a_preset_that_is_no_comparison_is_refused(tmp_path, capsys):
     """Issue 37 case 6: ``--seeds 3`` on a preset without a budget trained one seed silently."""
     from recipes.runner import main
-    assert main("planets", ["--preset", "quick", "--seeds", "3", "--work", str(tmp_path / "w"),
-                            "--out", str(tmp_path / "r")]) == 1
+
+    assert main("planets", ["--preset", "quick", "--seeds", "3", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "r")]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--seeds 3: preset 'quick'" in err, err
     assert not (tmp_path / "w").exists() and not (tmp_path / "r").exists()
-
 
 
 def test_a_device_list_on_the_cpu_is_one_line(data, tmp_path):

@@ -1,4 +1,5 @@
 """Number heads: the Gaussian-mixture head (NLL floor, init, point predictions, quantiles, samples)."""
+
 import math
 
 import pytest
@@ -55,7 +56,7 @@ def test_mixture_point_predictions_and_uncertainty():
     assert mean.dtype == torch.float64 and mean.item() == pytest.approx(2.5)
     assert mode.item() == 4.0
     u = MixtureHead(4, 2).uncertainty(out)
-    var = 0.25 * (1 + 4) + 0.75 * (0.25 + 16) - 2.5 ** 2
+    var = 0.25 * (1 + 4) + 0.75 * (0.25 + 16) - 2.5**2
     assert u["std"].item() == pytest.approx(math.sqrt(var))
     assert u["weights"].sum().item() == pytest.approx(1.0)
     assert set(u) == {"weights", "means", "stds", "mean", "std"}
@@ -126,6 +127,7 @@ def test_bit_head_mean_point_and_mantissa_mse():
     confident logits decode to the exact half-precision value either way; mse_weight adds the
     squared error of the expected mantissa fraction."""
     from scinum.tokens.bits import float_to_bits
+
     enc = encodings.get("bittokens", precision=16)
     target = torch.tensor([1.3, 1.5, 1.74, 1.25], dtype=torch.float64)
     sure = (float_to_bits(target, 16).float() * 2 - 1) * 30

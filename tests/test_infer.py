@@ -1,4 +1,5 @@
 """Masked inference: scinum.load + fill/fill_many/predict and the `scinum fill` CLI."""
+
 import json
 import math
 import random
@@ -21,8 +22,7 @@ class Orbit:
         rng = random.Random(i)
         a = rng.uniform(0.5, 2.0)
         xs = [rng.uniform(-1, 1) for _ in range(rng.randint(3, 6))]
-        return {"params": {"a": a, "n": len(xs)}, "kind": "line",
-                "points": [[x, a * x] for x in xs]}, {}
+        return {"params": {"a": a, "n": len(xs)}, "kind": "line", "points": [[x, a * x] for x in xs]}, {}
 
 
 def train(tmp_path_factory, head):
@@ -31,12 +31,23 @@ def train(tmp_path_factory, head):
     w.write_split("train", 128, Orbit())
     w.write_split("val", 16, Orbit())
     w.finish()
-    cfg = load_config(overrides={
-        "data": {"path": str(root / "data"), "batch_size": 16}, "out_dir": str(root / "run"),
-        "head": {"kind": head}, "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-        "optim": {"warmup_steps": 5, "lr": 3e-3},
-        "trainer": {"max_steps": 30, "accelerator": "cpu", "devices": 1, "progress_bar": False,
-                    "val_check_interval": 1000, "checkpoint_every_n_steps": 1000}})
+    cfg = load_config(
+        overrides={
+            "data": {"path": str(root / "data"), "batch_size": 16},
+            "out_dir": str(root / "run"),
+            "head": {"kind": head},
+            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
+            "optim": {"warmup_steps": 5, "lr": 3e-3},
+            "trainer": {
+                "max_steps": 30,
+                "accelerator": "cpu",
+                "devices": 1,
+                "progress_bar": False,
+                "val_check_interval": 1000,
+                "checkpoint_every_n_steps": 1000,
+            },
+        }
+    )
     return fit(cfg)
 
 
@@ -109,14 +120,15 @@ def test_predictions_are_the_head_output_in_record_units(ckpt, one_thread):
     on every core, a CPU whose kernels split a product among threads gave another float32 sum."""
     import torch
     from scinum.tokens.batch import hidden_positions, make_batch
+
     model = scinum.load(ckpt)
     m = model
     field = m.normalizer.to_dict()["fields"]["params.a"]
     assert field["scale"] != 1.0 and field["shift"] != 0.0  # a non-trivial map
     hide = hidden_positions(m.codec, RECORD, ["params.a"])
-    b = make_batch([m.codec.encode(RECORD)], [hide], codec=m.codec, normalizer=m.normalizer,
-                   encoding=m.encoding, structure=True)
+    b = make_batch([m.codec.encode(RECORD)], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding, structure=True)
     from scinum.model.trunk import _wanted_rows
+
     rows, valid = _wanted_rows(b["num_hidden"])
     with torch.no_grad():
         norm = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], rows, b["structure"])[valid]))[0])
@@ -133,9 +145,9 @@ def test_fill_computes_every_batch_on_one_intra_op_thread(ckpt, monkeypatch):
     with two threads, each batch still runs on one."""
     import torch
     from scinum.model.trunk import NumberMLM
+
     seen, predict = [], NumberMLM.predict
-    monkeypatch.setattr(NumberMLM, "predict", lambda self, *a, **k: seen.append(torch.get_num_threads())
-                        or predict(self, *a, **k))
+    monkeypatch.setattr(NumberMLM, "predict", lambda self, *a, **k: seen.append(torch.get_num_threads()) or predict(self, *a, **k))
     model, before = scinum.load(ckpt), torch.get_num_threads()
     torch.set_num_threads(2)
     try:
@@ -159,15 +171,18 @@ def test_mixture_uncertainty(gmm_ckpt):
     json.dumps(res.to_dict())  # JSON-able
 
 
-@pytest.mark.parametrize("record,mask,err,match", [
-    (RECORD, ["params.zzz"], RecordError, "record 0.*matches no field"),
-    (RECORD, ["kind"], RecordError, "record 0, path kind: mask 'kind' names a str"),
-    ({**RECORD, "extra": 1.0}, ["params.a"], VocabularyError, "path extra"),
-    ({**RECORD, "kind": "circle"}, ["params.a"], VocabularyError, 'string "circle"'),
-    ({"params": {"a": float("inf"), "n": 1}}, ["params.a"], MalformedJSON, "non-finite"),
-    (RECORD, ["params..a"], RecordError, "bad mask"),
-    (RECORD, [], RecordError, "nothing to fill"),
-])
+@pytest.mark.parametrize(
+    "record,mask,err,match",
+    [
+        (RECORD, ["params.zzz"], RecordError, "record 0.*matches no field"),
+        (RECORD, ["kind"], RecordError, "record 0, path kind: mask 'kind' names a str"),
+        ({**RECORD, "extra": 1.0}, ["params.a"], VocabularyError, "path extra"),
+        ({**RECORD, "kind": "circle"}, ["params.a"], VocabularyError, 'string "circle"'),
+        ({"params": {"a": float("inf"), "n": 1}}, ["params.a"], MalformedJSON, "non-finite"),
+        (RECORD, ["params..a"], RecordError, "bad mask"),
+        (RECORD, [], RecordError, "nothing to fill"),
+    ],
+)
 def test_bad_input_names_record_and_path(ckpt, record, mask, err, match):
     model = scinum.load(ckpt)
     with pytest.raises(err, match=match):
@@ -193,13 +208,13 @@ def test_load_rejects_foreign_and_truncated_files(tmp_path, ckpt):
 
 def test_cli_streams_and_reports_errors(ckpt, tmp_path, capsys):
     good = [Orbit()(2000 + i)[0] for i in range(3)]
-    lines = [json.dumps(good[0]), "{not json", json.dumps(good[1]), '{"params": {"a": NaN}}',
-             json.dumps(good[2])]
+    lines = [json.dumps(good[0]), "{not json", json.dumps(good[1]), '{"params": {"a": NaN}}', json.dumps(good[2])]
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out.jsonl"
-    rc = main(["fill", "--ckpt", str(ckpt), "--mask", "params.a", "-i", str(src), "-o", str(out),
-               "--on-error", "skip", "--with-uncertainty"])
+    rc = main(
+        ["fill", "--ckpt", str(ckpt), "--mask", "params.a", "-i", str(src), "-o", str(out), "--on-error", "skip", "--with-uncertainty"]
+    )
     err = capsys.readouterr().err
     assert rc == 1
     assert "in.jsonl:2" in err and "in.jsonl:4" in err and "2 of 5 records skipped" in err
@@ -216,6 +231,7 @@ def test_cli_streams_and_reports_errors(ckpt, tmp_path, capsys):
 def test_cli_stdout_plain_records(ckpt, tmp_path, capsys, monkeypatch):
     import io
     import sys
+
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(RECORD) + "\n"))
     assert main(["fill", "--ckpt", str(ckpt), "--mask", "points[0][1]"]) == 0
     out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
@@ -226,7 +242,8 @@ def test_cli_stdout_plain_records(ckpt, tmp_path, capsys, monkeypatch):
 def test_trained_context_length_refuses_longer_records(ckpt):
     model = scinum.load(ckpt)
     assert model.context_length == max(  # the longest training record (3-6 points)
-        len(model.codec.encode(Orbit()(i)[0])) for i in range(128))
+        len(model.codec.encode(Orbit()(i)[0])) for i in range(128)
+    )
     long = {**RECORD, "points": RECORD["points"] * 10}
     with pytest.raises(RecordError, match=r"record 0: record is \d+ tokens, longer than"):
         model.fill_many([long], mask=["params.a"])
@@ -247,13 +264,13 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     table, preds = evaluate(ckpt, tmp_path / "d", ["params.a", "points[*][0]"], ["test"])
     m = scinum.load(ckpt)
     from scinum.datasets.directory import Dataset
+
     records = list(Dataset(tmp_path / "d").records("test"))
     says = []
     for r in records:
         seq = m.codec.encode(r)
         hide = hidden_positions(m.codec, r, ["params.a"])
-        b = make_batch([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding,
-                       structure=True)
+        b = make_batch([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding, structure=True)
         with torch.no_grad():
             h = m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])
             tok = m.model.trunk.token_logits(h[b["num_hidden"]]).argmax(-1)
@@ -282,7 +299,7 @@ def test_records_of_one_shape_prepare_like_a_model_that_never_saw_the_shape(ckpt
             assert got.hidden == ref.hidden and got.paths == ref.paths and got.record == ref.record
     assert len(shared._jobs._shapes) < 20  # shapes were reused
     bad = json.loads(json.dumps(recs[1]))
-    bad["params"]["n"] = 2 ** 60
+    bad["params"]["n"] = 2**60
     with pytest.raises(ValueOutOfRange, match="params.n"):
         shared.prepare(bad, ["params.a"])
 
@@ -291,11 +308,15 @@ def test_inference_does_not_import_lightning(ckpt):
     """Loading a checkpoint and filling a record needs torch, not the training stack."""
     import subprocess
     import sys
-    code = ("import json, sys, scinum; m = scinum.load(sys.argv[1]); "
-            "r = m.fill(json.loads(sys.argv[2]), ['params.a']); "
-            "print(sorted(k for k in sys.modules if k.split('.')[0] in ('lightning', 'pytorch_lightning')))")
-    out = subprocess.run([sys.executable, "-c", code, str(ckpt), json.dumps(RECORD)],
-                         capture_output=True, text=True, check=True).stdout.strip()
+
+    code = (
+        "import json, sys, scinum; m = scinum.load(sys.argv[1]); "
+        "r = m.fill(json.loads(sys.argv[2]), ['params.a']); "
+        "print(sorted(k for k in sys.modules if k.split('.')[0] in ('lightning', 'pytorch_lightning')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ckpt), json.dumps(RECORD)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"
 
 
@@ -338,6 +359,7 @@ def test_fill_many_on_threads_equals_an_independent_reference_within_float32(ckp
     import torch
 
     from scinum.tokens.batch import hidden_positions, make_batch
+
     model = scinum.load(ckpt)
     recs = [Orbit()(2000 + i)[0] for i in range(60)]
     for r in recs[::4]:
@@ -358,15 +380,19 @@ def test_fill_many_on_threads_equals_an_independent_reference_within_float32(ckp
     for rec, filled in zip(recs, got):
         clean = json.loads(json.dumps(rec).replace("null", "0.0"))
         hide = hidden_positions(model.codec, clean, mask + (["points[0][0]"] if rec["points"][0][0] is None else []))
-        batch = make_batch([model.codec.encode(clean)], [hide], codec=model.codec,
-                           normalizer=model.normalizer, encoding=model.encoding, structure=True)
+        batch = make_batch(
+            [model.codec.encode(clean)], [hide], codec=model.codec, normalizer=model.normalizer, encoding=model.encoding, structure=True
+        )
         with torch.no_grad():
             res = model.model.predict(batch)
         ref = model.normalizer.inverse(res.values.numpy(), batch["num_field"].numpy())
         ours = np.array([p.value for p in filled.predictions])
         holes = ["points[0][0]"] if rec["points"][0][0] is None else []
         assert [p.path for p in filled.predictions] == [  # document order, as the reference's rows
-            "params.a", *holes, f"points[{len(rec['points']) - 1}][1]"]
+            "params.a",
+            *holes,
+            f"points[{len(rec['points']) - 1}][1]",
+        ]
         np.testing.assert_allclose(ours, ref, rtol=2e-6, atol=1e-6)
 
 

@@ -1,6 +1,7 @@
 """The import graph reads bottom-up: every import (function-level ones included) goes to the
 same package or to a lower layer of :data:`LAYERS`, and no modules import each other in a
 circle. Parsed with ``ast``, so nothing is imported to check it."""
+
 import ast
 import tomllib
 from pathlib import Path
@@ -11,10 +12,28 @@ TOP = {"scinum": "scinum", "simulations": "scinum_simulations", "era5": "scinum_
 
 #: bottom first; a module may import its own layer's modules and those of lower layers only.
 #: ``scinum`` alone is the package's ``__init__`` (the public API: load, Model, registries).
-LAYERS = ["scinum.errors", "scinum.util", "scinum.plugins", "scinum.records", "scinum.tokens",
-          "scinum.datasets", "scinum.heads", "scinum.encodings", "scinum.model", "scinum.fill",
-          "scinum.train", "scinum.share", "scinum.baselines", "scinum.estimator", "scinum", "scinum.analysis",
-          "scinum.cli", "scinum_simulations", "scinum_era5", "recipes"]
+LAYERS = [
+    "scinum.errors",
+    "scinum.util",
+    "scinum.plugins",
+    "scinum.records",
+    "scinum.tokens",
+    "scinum.datasets",
+    "scinum.heads",
+    "scinum.encodings",
+    "scinum.model",
+    "scinum.fill",
+    "scinum.train",
+    "scinum.share",
+    "scinum.baselines",
+    "scinum.estimator",
+    "scinum",
+    "scinum.analysis",
+    "scinum.cli",
+    "scinum_simulations",
+    "scinum_era5",
+    "recipes",
+]
 
 
 def modules() -> dict[str, Path]:
@@ -38,7 +57,7 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(parts + ([node.module] if node.module else []))
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
         else:
@@ -52,8 +71,7 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
 
 
 def layer(name: str) -> int:
-    best = max((p for p in LAYERS if name == p or (p != "scinum" and name.startswith(p + "."))),
-               key=len, default=None)
+    best = max((p for p in LAYERS if name == p or (p != "scinum" and name.startswith(p + "."))), key=len, default=None)
     assert best is not None, f"{name}: in no layer of LAYERS (declare its package there)"
     return LAYERS.index(best)
 
@@ -64,8 +82,12 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_no_import_runs_up_the_layers():
-    upward = [f"{a} (layer {LAYERS[layer(a)]}) imports {b} (layer {LAYERS[layer(b)]})"
-              for a, deps in graph().items() for b in sorted(deps) if layer(b) > layer(a)]
+    upward = [
+        f"{a} (layer {LAYERS[layer(a)]}) imports {b} (layer {LAYERS[layer(b)]})"
+        for a, deps in graph().items()
+        for b in sorted(deps)
+        if layer(b) > layer(a)
+    ]
     assert not upward, "\n".join(upward)
 
 
@@ -79,7 +101,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
         stack.append(n)
         for m in sorted(edges.get(n, ())):
             if state.get(m) == 1:
-                return stack[stack.index(m):] + [m]
+                return stack[stack.index(m) :] + [m]
             if m not in state and (c := visit(m)):
                 return c
         state[n] = 2

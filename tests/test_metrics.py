@@ -1,4 +1,5 @@
 """scinum.analysis.metrics against hand-computed values, edge cases and properties."""
+
 from __future__ import annotations
 
 import math
@@ -8,9 +9,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scinum.analysis.metrics import (SUMMARY_KEYS, adjusted_r2, exact_match, gmm_nll, gmm_nll_per_sample,
-                                     integer_exact_match, interval_coverage, log_smape, log_smape_per_sample,
-                                     median_relative_error, mse, r2, summarize, unparseable_fraction)
+from scinum.analysis.metrics import (
+    SUMMARY_KEYS,
+    adjusted_r2,
+    exact_match,
+    gmm_nll,
+    gmm_nll_per_sample,
+    integer_exact_match,
+    interval_coverage,
+    log_smape,
+    log_smape_per_sample,
+    median_relative_error,
+    mse,
+    r2,
+    summarize,
+    unparseable_fraction,
+)
 
 NAN = math.nan
 finite = st.floats(-1e12, 1e12, allow_nan=False, allow_infinity=False)
@@ -80,13 +94,11 @@ def test_gmm_nll_hand_computed():
     # standard normal at y = 0 and y = 1: 0.5 log 2pi and 0.5 log 2pi + 0.5
     half_log_2pi = 0.5 * math.log(2 * math.pi)
     w, mu, sd = [[1.0], [1.0]], [[0.0], [0.0]], [[1.0], [1.0]]
-    assert gmm_nll_per_sample([0.0, 1.0], w, mu, sd) == pytest.approx(
-        [half_log_2pi, half_log_2pi + 0.5])
+    assert gmm_nll_per_sample([0.0, 1.0], w, mu, sd) == pytest.approx([half_log_2pi, half_log_2pi + 0.5])
     assert gmm_nll([0.0, 1.0], w, mu, sd) == pytest.approx(half_log_2pi + 0.25)
     # two equal components at ±1, sd 2, y = 1: density = 0.5 (N(0; 0, 2) + N(2; 0, 2))
     dens = 0.5 * (1 / (2 * math.sqrt(2 * math.pi))) * (1 + math.exp(-0.5))
-    assert gmm_nll([1.0], [[0.3, 0.3]], [[-1.0, 1.0]], [[2.0, 2.0]]) == pytest.approx(
-        -math.log(dens))  # weights normalized per row
+    assert gmm_nll([1.0], [[0.3, 0.3]], [[-1.0, 1.0]], [[2.0, 2.0]]) == pytest.approx(-math.log(dens))  # weights normalized per row
 
 
 def test_gmm_nll_is_stable_far_in_the_tail():
@@ -115,9 +127,17 @@ def test_summarize_keys_and_values():
     assert s["exact"] == pytest.approx(2 / 3)
     for k in ("nll", "coverage68", "coverage95"):
         assert math.isnan(s[k])
-    s = summarize(y, yhat, lo68=[0.0, 0.0, 0.0, 0.0], hi68=[2.0, 2.0, 2.0, 2.0],
-                  lo95=[0.0] * 4, hi95=[9.0] * 4,
-                  weights=[[1.0]] * 4, means=[[0.0]] * 4, stds=[[1.0]] * 4)
+    s = summarize(
+        y,
+        yhat,
+        lo68=[0.0, 0.0, 0.0, 0.0],
+        hi68=[2.0, 2.0, 2.0, 2.0],
+        lo95=[0.0] * 4,
+        hi95=[9.0] * 4,
+        weights=[[1.0]] * 4,
+        means=[[0.0]] * 4,
+        stds=[[1.0]] * 4,
+    )
     # parseable rows y = 1, 2, 4: coverage68 2/3 (row 3 is not counted although 3 > 2)
     assert s["coverage68"] == pytest.approx(2 / 3) and s["coverage95"] == 1.0
     assert s["nll"] == pytest.approx(0.5 * math.log(2 * math.pi) + 0.5 * (1 + 4 + 16) / 3)

@@ -1,4 +1,5 @@
 """The trunk: architecture conventions, padding invariance, hidden values never reach the input."""
+
 import numpy as np
 import pytest
 import torch
@@ -11,9 +12,11 @@ from scinum.model.trunk import ModelConfig, NumberMLM, Transformer
 from scinum.tokens.normalize import Normalizer
 from scinum.tokens.structure import COLUMNS
 
-RECORDS = [{"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
-           {"a": -0.5, "b": [[1.0, 2.5]], "s": "y"},
-           {"a": 4.0, "b": [[0.5, 0.75], [1.25, 1], [2.5, -2], [3.0, 0.125]], "s": "x"}]
+RECORDS = [
+    {"a": 1.5, "b": [[0.25, -1.0], [2.0, 3]], "s": "x"},
+    {"a": -0.5, "b": [[1.0, 2.5]], "s": "y"},
+    {"a": 4.0, "b": [[0.5, 0.75], [1.25, 1], [2.5, -2], [3.0, 0.125]], "s": "x"},
+]
 
 
 def _setup(name: str, n_layers: int = 2, positions: str = "learned", **options):
@@ -22,9 +25,17 @@ def _setup(name: str, n_layers: int = 2, positions: str = "learned", **options):
     enc = encodings.get(name, **options)
     seqs = [codec.encode(r) for r in RECORDS]
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], enc.default_normalizer)
-    cfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
-                      n_layers=n_layers, n_heads=4, max_positions=512, positions=positions,
-                      n_fields=len(vocab.fields))
+    cfg = ModelConfig(
+        vocab_size=len(vocab),
+        num_dim=enc.dim,
+        combine=enc.combine,
+        d_model=32,
+        n_layers=n_layers,
+        n_heads=4,
+        max_positions=512,
+        positions=positions,
+        n_fields=len(vocab.fields),
+    )
     torch.manual_seed(0)
     model = NumberMLM(cfg, make_head(enc, 32)).eval()
     return vocab, seqs, norm, enc, model
@@ -62,9 +73,9 @@ def test_padding_invariance(name, positions):
     assert both["ids"].shape[1] == len(long_) > len(short)
     with torch.no_grad():
         h1 = model(alone["ids"], alone["feats"], alone["attend"], structure=alone["structure"])[0]
-        h2 = model(both["ids"], both["feats"], both["attend"], structure=both["structure"])[0, :len(short)]
+        h2 = model(both["ids"], both["feats"], both["attend"], structure=both["structure"])[0, : len(short)]
         p1 = model.head.predict(model.head(h1[alone["num_hidden"][0]]))
-        p2 = model.head.predict(model.head(h2[both["num_hidden"][0, :len(short)]]))
+        p2 = model.head.predict(model.head(h2[both["num_hidden"][0, : len(short)]]))
     assert torch.allclose(h1, h2, atol=1e-5)
     assert torch.allclose(p1, p2, atol=1e-5)
 
@@ -96,7 +107,7 @@ def test_hidden_values_never_reach_the_input(name):
         assert torch.equal(model(a["ids"], a["feats"], a["attend"]), model(b["ids"], b["feats"], b["attend"]))
         # at non-number tokens the input is the bare token embedding (+ its position vector)
         emb = model.trunk.embed(a["ids"], a["feats"])[0, non_num]
-        pos = model.trunk.pos.weight[:len(s)][non_num]
+        pos = model.trunk.pos.weight[: len(s)][non_num]
         assert torch.equal(emb, model.trunk.tok(a["ids"][0, non_num]) + pos)
 
 
@@ -118,8 +129,7 @@ def test_visible_numbers_change_the_input():
             emb = model.trunk.embed(batch["ids"], batch["feats"])[0]
             assert torch.allclose(emb[j], u * float(x) + pos, atol=1e-6)
         rest = torch.arange(len(s)) != j
-        assert torch.equal(model.trunk.embed(a["ids"], a["feats"])[0, rest],
-                           model.trunk.embed(b["ids"], b["feats"])[0, rest])
+        assert torch.equal(model.trunk.embed(a["ids"], a["feats"])[0, rest], model.trunk.embed(b["ids"], b["feats"])[0, rest])
 
 
 def test_forward_under_bf16_autocast():
@@ -142,8 +152,9 @@ def test_forward_under_bf16_autocast():
 
 def _trunk(positions: str) -> Transformer:
     torch.manual_seed(0)
-    cfg = ModelConfig(vocab_size=8, d_model=32, n_layers=1, n_heads=4, positions=positions,
-                      max_positions=None if positions == "rope" else 16)
+    cfg = ModelConfig(
+        vocab_size=8, d_model=32, n_layers=1, n_heads=4, positions=positions, max_positions=None if positions == "rope" else 16
+    )
     return Transformer(cfg).eval()
 
 
@@ -203,9 +214,9 @@ def test_wanted_rows_give_the_full_outputs_at_those_positions(positions):
     """Inference computes the last block only at the masked positions: the same hidden states
     as the full forward there (float32 sums aside), padding and uneven counts included."""
     from scinum.model.trunk import _wanted_rows
+
     torch.manual_seed(0)
-    cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions,
-                      max_positions=16)
+    cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions, max_positions=16)
     net = Transformer(cfg).eval()
     ids = torch.randint(0, 30, (3, 12))
     feats = torch.rand(3, 12, 1) + 0.5
@@ -236,7 +247,7 @@ def test_bittokens_replace_puts_the_bits_in_place_of_the_token_embedding():
     hide[num[0]] = True
     b = _batch(vocab, [s], [hide], norm, enc)
     with torch.no_grad():
-        emb = model.trunk.embed(b["ids"], b["feats"])[0] - model.trunk.pos.weight[:len(s)]
+        emb = model.trunk.embed(b["ids"], b["feats"])[0] - model.trunk.pos.weight[: len(s)]
         tok = model.trunk.tok(b["ids"][0])
     visible = torch.from_numpy(s.fields >= 0) & ~torch.from_numpy(hide)
     bits = enc.encode(torch.from_numpy(norm.forward(s.values[visible.numpy()], s.fields[visible.numpy()])))
@@ -262,22 +273,27 @@ def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
     from typing import get_type_hints
 
     from scinum.tokens.batch import Batch
+
     vocab, seqs, norm, enc, _ = _setup(name)
     hides = [np.asarray(s.fields >= 0) & (np.arange(len(s)) % 2 == 0) for s in seqs[:2]]
     b = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc)
     assert list(b) == [k for k in get_type_hints(Batch) if k in Batch.__required_keys__]
     assert Batch.__optional_keys__ == {"structure"}
-    with_structure = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc,
-                                structure=True)
+    with_structure = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc, structure=True)
     assert set(with_structure) == set(get_type_hints(Batch))
     B, T = 2, max(len(s) for s in seqs[:2])
     assert with_structure["structure"].dtype == torch.int64
     assert with_structure["structure"].shape == (B, T, 1 + COLUMNS)
     assert torch.equal(with_structure["structure"][..., 0][with_structure["num_hidden"]], b["num_field"])
     n = int(b["num_hidden"].sum())
-    expected = {"ids": (torch.int64, (B, T)), "feats": (torch.float32, (B, T, enc.dim)),
-                "attend": (torch.bool, (B, T)), "targets": (torch.int64, (B, T)),
-                "num_hidden": (torch.bool, (B, T)), "num_target": (torch.float64, (n,)),
-                "num_field": (torch.int64, (n,))}
+    expected = {
+        "ids": (torch.int64, (B, T)),
+        "feats": (torch.float32, (B, T, enc.dim)),
+        "attend": (torch.bool, (B, T)),
+        "targets": (torch.int64, (B, T)),
+        "num_hidden": (torch.bool, (B, T)),
+        "num_target": (torch.float64, (n,)),
+        "num_field": (torch.int64, (n,)),
+    }
     assert {k: (v.dtype, tuple(v.shape)) for k, v in b.items()} == expected
     assert n > 0

@@ -1,6 +1,7 @@
 """Adding a number encoding is one file and the registry: a toy encoding defined here (its own
 features, its own head) trains with ``fit``, saves, loads with ``scinum.load`` and fills records,
 with no change anywhere else in the project."""
+
 import csv
 import math
 import random
@@ -28,8 +29,9 @@ class SignLogHead(MLPHead):
 
     def loss(self, out, target):
         t = target.float()
-        return (F.binary_cross_entropy_with_logits(out[:, 0], (t < 0).float(), reduction="none")
-                + (out[:, 1] - torch.log10(1 + t.abs())) ** 2)
+        return (
+            F.binary_cross_entropy_with_logits(out[:, 0], (t < 0).float(), reduction="none") + (out[:, 1] - torch.log10(1 + t.abs())) ** 2
+        )
 
     def predict(self, out):
         sign = torch.where(out[:, 0] > 0, -1.0, 1.0).double()
@@ -83,12 +85,26 @@ def test_a_registered_toy_encoding_trains_saves_loads_and_fills(signlog, tmp_pat
     w.write_split("train", 64, Pairs())
     w.write_split("val", 8, Pairs())
     w.finish(evaluation={"fields": ["b"]})
-    path = fit(load_config(None, {
-        "data": {"path": str(data), "batch_size": 16, "mask_fields": ["b"], "mask_fields_prob": 1.0},
-        "out_dir": str(tmp_path / "run"), "encoding": {"name": "signlog_test"},
-        "model": {"d_model": 32, "n_layers": 1, "n_heads": 2}, "optim": {"lr": 3e-3, "warmup_steps": 5},
-        "trainer": {"max_steps": 80, "val_check_interval": 40, "limit_val_batches": 1,
-                    "checkpoint_every_n_steps": 100, "log_every_n_steps": 5, "progress_bar": False}}))
+    path = fit(
+        load_config(
+            None,
+            {
+                "data": {"path": str(data), "batch_size": 16, "mask_fields": ["b"], "mask_fields_prob": 1.0},
+                "out_dir": str(tmp_path / "run"),
+                "encoding": {"name": "signlog_test"},
+                "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
+                "optim": {"lr": 3e-3, "warmup_steps": 5},
+                "trainer": {
+                    "max_steps": 80,
+                    "val_check_interval": 40,
+                    "limit_val_batches": 1,
+                    "checkpoint_every_n_steps": 100,
+                    "log_every_n_steps": 5,
+                    "progress_bar": False,
+                },
+            },
+        )
+    )
     with open(tmp_path / "run" / "logs" / "metrics.csv") as f:
         number_loss = [float(r["train/number_loss"]) for r in csv.DictReader(f) if r["train/number_loss"]]
     assert number_loss[-1] < 0.5 * number_loss[0]  # it learns through its own head

@@ -1,4 +1,5 @@
 """Normalizers: fitted statistics, documented range, inverse within one ulp, JSON round trip."""
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -16,9 +17,9 @@ def test_inverse_is_exact_to_one_ulp(method, train, test):
     fid = np.zeros(len(x), int)
     back = norm.inverse(norm.forward(x, fid), fid)
     tol = np.spacing(np.maximum(np.abs(x), np.abs(norm.shift[0])))
-    underflow = norm.scale[0] * 2.0 ** -1074  # subnormal results of the division lose bits
+    underflow = norm.scale[0] * 2.0**-1074  # subnormal results of the division lose bits
     assert np.all(np.abs(back - x) <= np.maximum(tol, underflow))
-    if norm.shift[0] == 0 and np.all(np.abs(x) >= 2.0 ** -1000):
+    if norm.shift[0] == 0 and np.all(np.abs(x) >= 2.0**-1000):
         assert np.array_equal(back, x)
     assert np.log2(norm.scale[0]) == round(np.log2(norm.scale[0]))  # power of two
 

@@ -1,4 +1,5 @@
 """Your own data: `scinum build jsonl`, fill-task training (data.mask_fields), evaluate, fill."""
+
 import gzip
 import json
 import random
@@ -36,8 +37,7 @@ def _write(path, records, extra_lines=()):
 
 
 def _tree(root):
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(Path(root).rglob("*"))
-            if p.is_file() and p.name != "manifest.json"}
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(Path(root).rglob("*")) if p.is_file() and p.name != "manifest.json"}
 
 
 def test_bad_line_fails_naming_file_line_and_path_and_leaves_nothing(tmp_path):
@@ -52,8 +52,7 @@ def test_bad_line_fails_naming_file_line_and_path_and_leaves_nothing(tmp_path):
 def test_skip_counts_every_bad_line_and_names_the_first(tmp_path, capsys):
     bad = ['{"x": [1, 2, 3], "y": NaN}\n', '\xff not utf8\n', '{"y": 1, "y": 2}\n']
     src = tmp_path / "a.jsonl"
-    src.write_bytes((_write(tmp_path / "ok.jsonl", _records(20)).read_text()
-                     + "".join(bad[:1])).encode() + b"\xff\xfe\n" + bad[2].encode())
+    src.write_bytes((_write(tmp_path / "ok.jsonl", _records(20)).read_text() + "".join(bad[:1])).encode() + b"\xff\xfe\n" + bad[2].encode())
     assert scinum(["build", "jsonl", str(tmp_path / "ds"), "--train", str(src), "--on-error", "skip"]) == 0
     m = Dataset(tmp_path / "ds").manifest
     assert m["splits"]["train"]["count"] == 20
@@ -73,8 +72,7 @@ def test_split_is_deterministic_complete_and_seeded(tmp_path):
     assert _tree(tmp_path / "a") != _tree(tmp_path / "c")
     counts = {s: a["splits"][s]["count"] for s in ("train", "val", "test")}
     assert sum(counts.values()) == 500 and 360 < counts["train"] < 440 and counts["val"] > 25
-    got = sorted(json.dumps(r, sort_keys=True) for s in ("train", "val", "test")
-                 for r in Dataset(tmp_path / "a").records(s))
+    got = sorted(json.dumps(r, sort_keys=True) for s in ("train", "val", "test") for r in Dataset(tmp_path / "a").records(s))
     assert got == sorted(json.dumps(r, sort_keys=True) for r in recs)  # every record, once
     with pytest.raises(DatasetError, match="sum to 1"):
         build(tmp_path / "d", train=[src], split=[0.8, 0.1], progress=False)
@@ -88,8 +86,7 @@ def test_gz_inputs_and_an_ood_split_from_a_file(tmp_path):
     far = [{"x": [5.0, 6.0, 7.0], "y": 11.0}] * 3
     ood = _write(tmp_path / "far.jsonl", far)
     assert scinum(["build", "jsonl", str(tmp_path / "p"), "--train", str(plain)]) == 0
-    assert scinum(["build", "jsonl", str(tmp_path / "g"), "--train", str(gz), "--ood",
-                   f"far={ood}", "--fields", "y"]) == 0
+    assert scinum(["build", "jsonl", str(tmp_path / "g"), "--train", str(gz), "--ood", f"far={ood}", "--fields", "y"]) == 0
     assert _tree(tmp_path / "p")["train/part-00000.jsonl"] == _tree(tmp_path / "g")["train/part-00000.jsonl"]
     m = Dataset(tmp_path / "g").manifest
     assert m["splits"]["ood_far"]["count"] == 3 and list(Dataset(tmp_path / "g").records("ood_far")) == far
@@ -157,17 +154,29 @@ def test_mask_fields_hides_the_named_field_at_the_requested_rate(tmp_path, prob)
 def _fit_and_score(tmp_path, name, data, extra):
     out = tmp_path / name
     cfg = tmp_path / f"{name}.yaml"
-    cfg.write_text(json.dumps({
-        "seed": 0, "out_dir": str(out),
-        "data": {"path": str(data), "batch_size": 32, **extra},
-        "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-        "optim": {"lr": 3e-3, "warmup_steps": 20},
-        "trainer": {"max_steps": 120, "accelerator": "cpu", "devices": 1, "val_check_interval": 1000,
-                    "limit_val_batches": 0, "progress_bar": False}}))
+    cfg.write_text(
+        json.dumps(
+            {
+                "seed": 0,
+                "out_dir": str(out),
+                "data": {"path": str(data), "batch_size": 32, **extra},
+                "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
+                "optim": {"lr": 3e-3, "warmup_steps": 20},
+                "trainer": {
+                    "max_steps": 120,
+                    "accelerator": "cpu",
+                    "devices": 1,
+                    "val_check_interval": 1000,
+                    "limit_val_batches": 0,
+                    "progress_bar": False,
+                },
+            }
+        )
+    )
     assert scinum(["fit", "--config", str(cfg)]) == 0
-    assert scinum(["evaluate", "--ckpt", str(out / "model.ckpt"), "--data", str(data),
-                   "--out", str(tmp_path / f"{name}-res")]) == 0
+    assert scinum(["evaluate", "--ckpt", str(out / "model.ckpt"), "--data", str(data), "--out", str(tmp_path / f"{name}-res")]) == 0
     import pandas as pd
+
     table = pd.read_csv(tmp_path / f"{name}-res" / "table.csv")
     return out / "model.ckpt", float(table[table.field == "y"].mse.iloc[0])
 
@@ -177,8 +186,7 @@ def test_mask_fields_training_fills_its_field_better_than_mlm_alone_end_to_end(t
     = x[0] + x[1]: the same 120 steps with y always hidden beat random MLM masking."""
     src = _write(tmp_path / "sum.jsonl", _records(1200))
     data = tmp_path / "ds"
-    assert scinum(["build", "jsonl", str(data), "--train", str(src), "--split", "0.9,0.05,0.05",
-                   "--fields", "y"]) == 0
+    assert scinum(["build", "jsonl", str(data), "--train", str(src), "--split", "0.9,0.05,0.05", "--fields", "y"]) == 0
     _, mse_mlm = _fit_and_score(tmp_path, "mlm", data, {})
     ckpt, mse_task = _fit_and_score(tmp_path, "task", data, {"mask_fields": ["y"], "mask_fields_prob": 1.0})
     assert mse_task < 0.5 * mse_mlm, (mse_task, mse_mlm)
@@ -193,6 +201,7 @@ def test_mask_fields_training_fills_its_field_better_than_mlm_alone_end_to_end(t
 def test_co2_example_records_are_real_disjoint_windows(tmp_path):
     pytest.importorskip("statsmodels", reason="the worked example's data ships in statsmodels")
     from recipes import co2
+
     files = co2.write_records(tmp_path)
     recs = {s: [json.loads(line) for line in open(f)] for s, f in files.items()}
     assert all(len(r["co2"]) == 13 and all(300 < v < 400 for v in r["co2"]) for rs in recs.values() for r in rs)
@@ -208,8 +217,13 @@ def test_co2_example_records_are_real_disjoint_windows(tmp_path):
 def test_co2_example_runs_end_to_end(tmp_path):
     pytest.importorskip("statsmodels")
     from recipes import co2
-    assert co2.main(["--work", str(tmp_path / "w"), "--out", str(tmp_path / "r"),
-                     "--set", "trainer.max_steps=30", "trainer.val_check_interval=30"]) == 0
+
+    assert (
+        co2.main(
+            ["--work", str(tmp_path / "w"), "--out", str(tmp_path / "r"), "--set", "trainer.max_steps=30", "trainer.val_check_interval=30"]
+        )
+        == 0
+    )
     table = (tmp_path / "r" / "table.md").read_text()
     for label in ("xval, fill-task", "xval, MLM only", "linear interpolation", "training mean"):
         assert label in table
@@ -218,7 +232,7 @@ def test_co2_example_runs_end_to_end(tmp_path):
 def test_build_refuses_integers_fill_would_refuse(tmp_path, capsys):
     """Issue 37 case 6: ``build jsonl`` wrote the integer 2**64, which fill then refused."""
     src = tmp_path / "in.jsonl"
-    src.write_text(json.dumps({"x": 1.5, "n": 3}) + "\n" + json.dumps({"x": 2.5, "n": 2 ** 64}) + "\n")
+    src.write_text(json.dumps({"x": 1.5, "n": 3}) + "\n" + json.dumps({"x": 2.5, "n": 2**64}) + "\n")
     assert scinum(["build", "jsonl", str(tmp_path / "ds"), "--train", str(src)]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"{src}:2" in err and "path n" in err and "2^53" in err, err

@@ -1,4 +1,5 @@
 """Planets builder: priors, physics (Kepler), determinism, kill-and-resume, bad input, CLI."""
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,7 @@ from scinum.cli.main import main as cli_main
 from scinum.datasets.directory import Dataset
 from scinum.errors import DatasetError
 from scinum_simulations import planets
-from scinum_simulations.planets import (BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker,
-                                 build, new_simulation, simulate)
+from scinum_simulations.planets import BOUND, ECC_SCALE, MASS_SCALE, PlanetsConfig, SampleMaker, build, new_simulation, simulate
 from scinum_simulations.planets_prior import BLOCK, Draws, StepCounts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,8 +31,7 @@ def _draws(split: str, n: int, config: PlanetsConfig = PlanetsConfig()):
 
 def _shards(path: Path) -> dict[str, bytes]:
     """Contents of the shards and manifest of a dataset directory (hidden temp files aside)."""
-    return {str(f.relative_to(path)): f.read_bytes()
-            for f in sorted(path.rglob("*")) if f.is_file() and not f.name.startswith(".")}
+    return {str(f.relative_to(path)): f.read_bytes() for f in sorted(path.rglob("*")) if f.is_file() and not f.name.startswith(".")}
 
 
 def _unpack(record: dict):
@@ -46,6 +45,7 @@ def _unpack(record: dict):
 
 
 # ---------------------------------------------------------------- priors (no simulation)
+
 
 def test_training_prior():
     draws = _draws("train", 4000)
@@ -119,6 +119,7 @@ def test_same_inputs_same_draw_and_attempts_differ():
 
 # ---------------------------------------------------------------- physics
 
+
 def _angles(pos: np.ndarray) -> np.ndarray:
     return np.unwrap(np.arctan2(pos[..., 1], pos[..., 0]), axis=0)
 
@@ -131,18 +132,18 @@ def test_kepler_mean_angular_speed_and_stepsize():
         for i in range(4):
             m, a, e, dt, pos = _unpack(make(i)[0])
             assert pos.shape == (400, len(a), 2)
-            n_kepler = a ** -1.5
+            n_kepler = a**-1.5
             span = dt * (len(pos) - 1)
             theta = _angles(pos)
             n_mean = (theta[-1] - theta[0]) / span
             # |true - mean longitude| <= 2e + 1.25e^2, so the mean rate is off by <= twice that
-            allowed = 2 * (2 * e + 1.25 * e ** 2) / span / n_kepler + 0.005
+            allowed = 2 * (2 * e + 1.25 * e**2) / span / n_kepler + 0.005
             assert np.all(np.abs(n_mean / n_kepler - 1) < np.minimum(allowed, 0.03)), (split, i)
             # per step: dθ/dt = n (1 + e cos f)^2 / (1 - e^2)^1.5 bounds the advance over Δt
             # (2% slack: planet-planet perturbations slowly change e over the trajectory)
             step = np.diff(theta[:100], axis=0) / (n_kepler * dt)
-            lo = (1 - e) ** 2 / (1 - e ** 2) ** 1.5
-            hi = (1 + e) ** 2 / (1 - e ** 2) ** 1.5
+            lo = (1 - e) ** 2 / (1 - e**2) ** 1.5
+            hi = (1 + e) ** 2 / (1 - e**2) ** 1.5
             assert np.all(step > lo * 0.98) and np.all(step < hi * 1.02), (split, i)
             # the description belongs to the planet in the same column: r in [a(1-e), a(1+e)]
             r = np.hypot(pos[:100, :, 0], pos[:100, :, 1])
@@ -209,8 +210,7 @@ def test_unstable_draws_are_rejected_and_counted():
         assert record == make(i)[0]
     assert rejected > 0
     with pytest.raises(DatasetError, match="unstable"):
-        SampleMaker(PlanetsConfig(steps=2, a_final=(15.0, 16.0), planets=(2, 2),
-                                  max_attempts=3), 0, "train")(0)
+        SampleMaker(PlanetsConfig(steps=2, a_final=(15.0, 16.0), planets=(2, 2), max_attempts=3), 0, "train")(0)
 
 
 # ---------------------------------------------------------------- dataset directory
@@ -234,8 +234,8 @@ def test_determinism_one_vs_two_workers(tmp_path):
     assert set(manifest["ood"]) == {"ood_stepsize", "ood_a1"}
     # the builder declares what to evaluate; analysis reads it (nothing planets-specific there)
     from scinum.analysis.scoring import default_fields
-    assert default_fields(manifest) == ["description.stepsize", "description.planet0.a",
-                                        "description.planet0.e", "description.planet0.m"]
+
+    assert default_fields(manifest) == ["description.stepsize", "description.planet0.a", "description.planet0.e", "description.planet0.m"]
     assert manifest["evaluation"]["ood_fields"]["ood_a1"] == "description.planet0.a"
     assert "rejected" in manifest["splits"]["train"]["stats"]
     for split in ds.splits:
@@ -248,14 +248,36 @@ def test_determinism_one_vs_two_workers(tmp_path):
 def test_kill_and_resume_is_byte_identical(tmp_path, workers):
     """kill -9 mid-build (with 2 workers: this process and a helper that must die with it)
     leaves only complete shards; the same command resumes to the bytes of an unkilled build."""
-    args = ["build", "planets", "--train", "600", "--val", "0", "--test", "0", "--ood", "0",
-            "--steps", "3", "--shard-size", "8", "--workers", workers, "--seed", "4"]
+    args = [
+        "build",
+        "planets",
+        "--train",
+        "600",
+        "--val",
+        "0",
+        "--test",
+        "0",
+        "--ood",
+        "0",
+        "--steps",
+        "3",
+        "--shard-size",
+        "8",
+        "--workers",
+        workers,
+        "--seed",
+        "4",
+    ]
     cli_main(args[:2] + [str(tmp_path / "full")] + args[2:])
     out = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": str(REPO), "TQDM_DISABLE": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "scinum.cli", *args[:2], str(out), *args[2:]],
-                            cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scinum.cli", *args[:2], str(out), *args[2:]],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while len(list(out.glob("train/part-*.jsonl"))) < 3 and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -272,28 +294,31 @@ def test_kill_and_resume_is_byte_identical(tmp_path, workers):
     assert _shards(out) == _shards(tmp_path / "full")
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(train=-1), "count"),
-    (dict(ood=-3), "count"),
-    (dict(seed=-1), "seed"),
-    (dict(workers=0), "workers"),
-    (dict(config_kw=dict(stepsizes=())), "empty"),
-    (dict(config_kw=dict(stepsizes=(0.2, -0.1))), "step sizes"),
-    (dict(config_kw=dict(a_final=(0.8, 2.0))), "a_final"),
-    (dict(config_kw=dict(a_final=(1.0, 2.0))), "a_final"),
-    (dict(config_kw=dict(a_final=(2.5, 2.0))), "a_final"),
-    (dict(config_kw=dict(planets=(0, 3))), "planets"),
-    (dict(config_kw=dict(planets=(4, 2))), "planets"),
-    (dict(config_kw=dict(steps=0)), "steps"),
-    (dict(config_kw=dict(steps=(5, 3))), "steps"),
-    (dict(config_kw=dict(steps=(0, 3))), "steps"),
-    (dict(config_kw=dict(steps=(3, 4, 5))), "steps"),
-    (dict(config_kw=dict(steps=4.5)), "steps"),
-    (dict(config_kw=dict(ood_a1_range=(1.0, 1.3))), "ood_a1_range"),
-    (dict(config_kw=dict(planets=(2, 5))), "ood_a1_range"),  # gap ends at 1.125 < 1.16
-    (dict(config_kw=dict(ood_stepsize_range=(0.19, 0.21))), "empty"),
-    (dict(config_kw=dict(ood_stepsize_margin=0.0)), "margin"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(train=-1), "count"),
+        (dict(ood=-3), "count"),
+        (dict(seed=-1), "seed"),
+        (dict(workers=0), "workers"),
+        (dict(config_kw=dict(stepsizes=())), "empty"),
+        (dict(config_kw=dict(stepsizes=(0.2, -0.1))), "step sizes"),
+        (dict(config_kw=dict(a_final=(0.8, 2.0))), "a_final"),
+        (dict(config_kw=dict(a_final=(1.0, 2.0))), "a_final"),
+        (dict(config_kw=dict(a_final=(2.5, 2.0))), "a_final"),
+        (dict(config_kw=dict(planets=(0, 3))), "planets"),
+        (dict(config_kw=dict(planets=(4, 2))), "planets"),
+        (dict(config_kw=dict(steps=0)), "steps"),
+        (dict(config_kw=dict(steps=(5, 3))), "steps"),
+        (dict(config_kw=dict(steps=(0, 3))), "steps"),
+        (dict(config_kw=dict(steps=(3, 4, 5))), "steps"),
+        (dict(config_kw=dict(steps=4.5)), "steps"),
+        (dict(config_kw=dict(ood_a1_range=(1.0, 1.3))), "ood_a1_range"),
+        (dict(config_kw=dict(planets=(2, 5))), "ood_a1_range"),  # gap ends at 1.125 < 1.16
+        (dict(config_kw=dict(ood_stepsize_range=(0.19, 0.21))), "empty"),
+        (dict(config_kw=dict(ood_stepsize_margin=0.0)), "margin"),
+    ],
+)
 def test_bad_parameters_raise_clear_errors(tmp_path, kwargs, match):
     base = dict(train=1, val=1, test=1, ood=1, seed=0)
     config_kw = kwargs.pop("config_kw", None)
@@ -305,9 +330,29 @@ def test_bad_parameters_raise_clear_errors(tmp_path, kwargs, match):
 
 def test_cli_builds_and_reports_errors(tmp_path, capsys):
     out = tmp_path / "ds"
-    argv = ["build", "planets", str(out), "--train", "3", "--val", "1", "--test", "1",
-            "--ood", "1", "--steps", "4", "--planets", "2", "3", "--workers", "1",
-            "--compress", "--seed", "3"]
+    argv = [
+        "build",
+        "planets",
+        str(out),
+        "--train",
+        "3",
+        "--val",
+        "1",
+        "--test",
+        "1",
+        "--ood",
+        "1",
+        "--steps",
+        "4",
+        "--planets",
+        "2",
+        "3",
+        "--workers",
+        "1",
+        "--compress",
+        "--seed",
+        "3",
+    ]
     assert cli_main(argv) == 0
     ds = Dataset(out)
     assert ds.manifest["compressed"] and ds.files("train")[0].name.endswith(".jsonl.gz")
@@ -321,10 +366,12 @@ def test_cli_builds_and_reports_errors(tmp_path, capsys):
 
 # ---------------------------------------------------------------- steps per sample
 
+
 def _descriptions(path: Path) -> str:
     """sha256 of every sample's description and step count, all splits (draws, not REBOUND)."""
     import hashlib
     import json
+
     ds = Dataset(path)
     rows = [(r["description"], len(r["data"])) for s in ds.splits for r in ds.records(s)]
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
@@ -334,8 +381,7 @@ def test_a_fixed_step_count_builds_what_builder_version_2_built(tmp_path):
     """Recorded from the builder at 96bed8f (before step ranges existed): a fixed int must keep
     giving the same samples (the shards there and here were byte-identical)."""
     build(tmp_path / "d", train=30, val=3, test=3, ood=5, seed=5, steps=7, workers=1, shard_size=16)
-    assert _descriptions(tmp_path / "d") == \
-        "4fbffee6d2ffec7b8ac353b4c68f7327ccd135478dbd6525055c2ade8b6741fd"
+    assert _descriptions(tmp_path / "d") == "4fbffee6d2ffec7b8ac353b4c68f7327ccd135478dbd6525055c2ade8b6741fd"
 
 
 def test_a_step_range_draws_each_samples_count_deterministically(tmp_path):
@@ -355,9 +401,29 @@ def test_a_step_range_draws_each_samples_count_deterministically(tmp_path):
         assert [len(r["data"]) for r in ds.records(split)] == [want(i) for i in range(ds.count(split))]
     # the systems are those of a fixed count (the count has its own generator)
     fixed = build(tmp_path / "f", train=12, val=0, test=0, ood=0, seed=2, steps=3, workers=1)
-    assert fixed and [r["description"] for r in ds.records("train")] == \
-        [r["description"] for r in Dataset(tmp_path / "f").records("train")]
-    assert cli_main(["build", "planets", str(tmp_path / "c"), "--train", "4", "--val", "0",
-                     "--test", "0", "--ood", "0", "--steps", "3", "6", "--workers", "1"]) == 0
+    assert fixed and [r["description"] for r in ds.records("train")] == [r["description"] for r in Dataset(tmp_path / "f").records("train")]
+    assert (
+        cli_main(
+            [
+                "build",
+                "planets",
+                str(tmp_path / "c"),
+                "--train",
+                "4",
+                "--val",
+                "0",
+                "--test",
+                "0",
+                "--ood",
+                "0",
+                "--steps",
+                "3",
+                "6",
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert {len(r["data"]) for r in Dataset(tmp_path / "c").records("train")} <= {3, 4, 5, 6}
     assert cli_main(["build", "planets", str(tmp_path / "x"), "--steps", "3", "4", "5"]) == 1

@@ -1,4 +1,5 @@
 """scinum.analysis.plots on a small synthetic results directory, and `scinum plot`."""
+
 from __future__ import annotations
 
 import json
@@ -23,18 +24,31 @@ A1 = "description.planet0.a"
 TRAIN_STEPS = [0.2, 0.3, 0.5, 0.8]
 
 
-def _rows(model: str, field: str, split: str, true: np.ndarray, pred: np.ndarray,
-          mixture: bool = False) -> list[dict]:
+def _rows(model: str, field: str, split: str, true: np.ndarray, pred: np.ndarray, mixture: bool = False) -> list[dict]:
     rows = []
     for i, (t, p) in enumerate(zip(true, pred)):
-        row = {"model": model, "encoding": model.split("+")[0],
-               "head": "mixture" if mixture else "native", "field": field, "split": split,
-               "record": i, "path": field, "true": t, "pred": p}
+        row = {
+            "model": model,
+            "encoding": model.split("+")[0],
+            "head": "mixture" if mixture else "native",
+            "field": field,
+            "split": split,
+            "record": i,
+            "path": field,
+            "true": t,
+            "pred": p,
+        }
         if mixture:
             w, mu, sd = [0.7, 0.3], [p, p + 0.1], [0.02, 0.05]
-            row |= {"mean": 0.7 * mu[0] + 0.3 * mu[1], "std": 0.04,
-                    "lo68": p - 0.02, "hi68": p + 0.04, "lo95": p - 0.04, "hi95": p + 0.15,
-                    "mixture": json.dumps({"weights": w, "means": mu, "stds": sd})}
+            row |= {
+                "mean": 0.7 * mu[0] + 0.3 * mu[1],
+                "std": 0.04,
+                "lo68": p - 0.02,
+                "hi68": p + 0.04,
+                "lo95": p - 0.04,
+                "hi95": p + 0.15,
+                "mixture": json.dumps({"weights": w, "means": mu, "stds": sd}),
+            }
         rows.append(row)
     return rows
 
@@ -60,12 +74,20 @@ def write_results(d: Path, *, meta: bool = True) -> Path:
         rows += _rows(model, A1, "ood_a1", a_ood, smooth(a_ood), mix)
     d.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_csv(d / "predictions.csv", index=False)
-    (d / "train_values.json").write_text(json.dumps(
-        {STEP: TRAIN_STEPS, A1: [1.0] + sorted(np.round(rng.uniform(1.16, 3, 50), 4).tolist())}))
+    (d / "train_values.json").write_text(
+        json.dumps({STEP: TRAIN_STEPS, A1: [1.0] + sorted(np.round(rng.uniform(1.16, 3, 50), 4).tolist())})
+    )
     if meta:
-        (d / "meta.json").write_text(json.dumps({
-            "dataset": "planets-tiny", "builder": "planets", "units": {STEP: "time units"},
-            "ood_fields": {"ood_stepsize": STEP, "ood_a1": A1}}))
+        (d / "meta.json").write_text(
+            json.dumps(
+                {
+                    "dataset": "planets-tiny",
+                    "builder": "planets",
+                    "units": {STEP: "time units"},
+                    "ood_fields": {"ood_stepsize": STEP, "ood_a1": A1},
+                }
+            )
+        )
     return d
 
 
@@ -85,8 +107,7 @@ def saved(monkeypatch) -> list[Figure]:
 
 
 def _legends(figs: list[Figure]) -> list[str]:
-    return [t.get_text() for fig in figs for ax in fig.axes if ax.get_legend()
-            for t in ax.get_legend().get_texts()]
+    return [t.get_text() for fig in figs for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
 
 
 def _assert_pngs(paths: list[Path]) -> None:
@@ -100,13 +121,18 @@ def test_make_all_writes_every_plot(tmp_path):
     d = write_results(tmp_path / "res")
     written = make_all(d)
     names = sorted(p.name for p in written)
-    assert names == sorted([
-        "ood_ood_stepsize__description.stepsize.png", "ood_ood_a1__description.planet0.a.png",
-        "hist_test__description.stepsize.png", "hist_test__description.planet0.a.png",
-        "gmm_xval_gmm_test__description.stepsize.png",
-        "gmm_xval_gmm_test__description.planet0.a.png",
-        "scatter_test__description.planet0.a.png",
-        "fig7_test__description.planet0.a.png"])  # 40 distinct true a1, stepsize only 4
+    assert names == sorted(
+        [
+            "ood_ood_stepsize__description.stepsize.png",
+            "ood_ood_a1__description.planet0.a.png",
+            "hist_test__description.stepsize.png",
+            "hist_test__description.planet0.a.png",
+            "gmm_xval_gmm_test__description.stepsize.png",
+            "gmm_xval_gmm_test__description.planet0.a.png",
+            "scatter_test__description.planet0.a.png",
+            "fig7_test__description.planet0.a.png",
+        ]
+    )  # 40 distinct true a1, stepsize only 4
     assert all(p.parent == d / "plots" for p in written)
     _assert_pngs(written)
     # deterministic: drawing again gives the same bytes
@@ -131,17 +157,18 @@ def _minimal(d: Path) -> Path:
     (d / "train_values.json").unlink()
     df = pd.read_csv(d / "predictions.csv")
     df = df[(df["model"] == "xval") & df["split"].str.startswith("ood_")]
-    df.drop(columns=["mean", "std", "lo68", "hi68", "lo95", "hi95", "mixture"]).to_csv(
-        d / "predictions.csv", index=False)
+    df.drop(columns=["mean", "std", "lo68", "hi68", "lo95", "hi95", "mixture"]).to_csv(d / "predictions.csv", index=False)
     return d
 
 
 def test_without_meta_and_train_values(tmp_path):
     names = sorted(p.name for p in make_all(_minimal(tmp_path / "res")))
     # no ood_fields: every ood_* split x field present; no test split: histograms on the first
-    assert names == ["hist_ood_a1__description.planet0.a.png",
-                     "ood_ood_a1__description.planet0.a.png",
-                     "ood_ood_stepsize__description.stepsize.png"]
+    assert names == [
+        "hist_ood_a1__description.planet0.a.png",
+        "ood_ood_a1__description.planet0.a.png",
+        "ood_ood_stepsize__description.stepsize.png",
+    ]
 
 
 def test_cli_plot(tmp_path, capsys):
@@ -187,8 +214,7 @@ def test_non_finite_predictions_are_drawn_at_the_edge_and_counted(tmp_path, save
     sel = np.ones(len(p), bool) if how == "all" else (p.index % 3 == 0)
     p.loc[sel, "pred"] = wild[sel]
     mix = p["mixture"].notna() & sel
-    p.loc[mix, "mixture"] = json.dumps({"weights": [np.nan, 1.0], "means": [np.inf, -np.inf],
-                                        "stds": [1.0, np.inf]}).replace("NaN", "NaN")
+    p.loc[mix, "mixture"] = json.dumps({"weights": [np.nan, 1.0], "means": [np.inf, -np.inf], "stds": [1.0, np.inf]}).replace("NaN", "NaN")
     p.to_csv(d / "predictions.csv", index=False)
     (d / "meta.json").write_text(json.dumps({"builder": "toy", "ood_fields": {"ood_stepsize": STEP}}))
     written = make_all(d)
@@ -209,24 +235,42 @@ def test_training_curves_from_the_logs(tmp_path, saved):
     d = write_results(tmp_path / "res")
     (d / "logs").mkdir()
     steps = np.arange(9, 300, 10)
-    rows = [{"epoch": 0, "step": s, "train/loss": 3 * np.exp(-s / 100) + 0.1,
-             "train/token_ce": 2 * np.exp(-s / 100), "train/number_loss": np.exp(-s / 80),
-             "train/number_abs_err": 0.5 * np.exp(-s / 90)} for s in steps]
-    rows += [{"epoch": 0, "step": s, "val/loss": 0.5, "val/token_ce": 0.3, "val/number_loss": 0.2,
-              "val/number_abs_err": 0.1, "val/err/description.stepsize": 0.3 / s,
-              "val/err/description.planet0.a": 0.2} for s in (99, 199, 299)]
+    rows = [
+        {
+            "epoch": 0,
+            "step": s,
+            "train/loss": 3 * np.exp(-s / 100) + 0.1,
+            "train/token_ce": 2 * np.exp(-s / 100),
+            "train/number_loss": np.exp(-s / 80),
+            "train/number_abs_err": 0.5 * np.exp(-s / 90),
+        }
+        for s in steps
+    ]
+    rows += [
+        {
+            "epoch": 0,
+            "step": s,
+            "val/loss": 0.5,
+            "val/token_ce": 0.3,
+            "val/number_loss": 0.2,
+            "val/number_abs_err": 0.1,
+            "val/err/description.stepsize": 0.3 / s,
+            "val/err/description.planet0.a": 0.2,
+        }
+        for s in (99, 199, 299)
+    ]
     pd.DataFrame(rows).to_csv(d / "logs" / "xval.csv", index=False)
     written = make_all(d)
     assert (d / "plots" / "curves_xval.png") in written
     labels: list[str] = []
     for ax in saved[written.index(d / "plots" / "curves_xval.png")].axes:
-        mine = [t for t in ax.get_legend_handles_labels()[1]
-                if t.startswith(("train ", "val ", "description."))]
+        mine = [t for t in ax.get_legend_handles_labels()[1] if t.startswith(("train ", "val ", "description."))]
         if mine:
             labels.extend(mine)
             assert ax.get_yscale() == "log"  # positive losses: a log axis
-    assert {"train loss", "val loss", "train number_abs_err", "val number_abs_err",
-            "description.stepsize", "description.planet0.a"} <= set(labels)  # per-field panel
+    assert {"train loss", "val loss", "train number_abs_err", "val number_abs_err", "description.stepsize", "description.planet0.a"} <= set(
+        labels
+    )  # per-field panel
     (d / "logs" / "bad.csv").write_text("a,b\n1,2\n")
     with pytest.raises(ResultsError, match="bad.csv: not a scinum training log"):
         make_all(d)
@@ -237,6 +281,7 @@ def test_plots_draw_the_predictions_of_their_model_field_and_split(tmp_path, sav
     model's predictions on that split, its points every parseable prediction, and each scatter
     panel holds exactly its model's (true, predicted) pairs with their R² in the legend."""
     from scinum.analysis.metrics import r2
+
     d = write_results(tmp_path / "res")
     res = load_results(d)
     p = pd.read_csv(d / "predictions.csv")
@@ -269,6 +314,7 @@ def test_fig7_joint_histograms_count_every_prediction(tmp_path, saved):
     predicts the mean is a horizontal band, a text model a few stripes; every parseable
     prediction inside the range is in a cell, the others are counted in the title."""
     from scinum.analysis.histograms import plot_joint_histograms
+
     m1 = "description.planet0.m"
     rng = np.random.default_rng(1)
     true = rng.uniform(1, 5, 300)
@@ -283,8 +329,7 @@ def test_fig7_joint_histograms_count_every_prediction(tmp_path, saved):
     (d / "meta.json").write_text(json.dumps({"units": {m1: "1e-5 M_star"}}))
     out = plot_joint_histograms(load_results(d), m1, "test", tmp_path / "fig7.png")
     _assert_pngs([out])
-    titles = {ax.get_title(): float(ax.collections[0].get_array().sum())
-              for ax in saved[-1].axes if ax.collections and ax.get_title()}
+    titles = {ax.get_title(): float(ax.collections[0].get_array().sum()) for ax in saved[-1].axes if ax.collections and ax.get_title()}
     (p10_title, p10_sum), (xval_title, xval_sum) = sorted(titles.items())
     assert p10_title.startswith("p10:") and "7 unparseable" in p10_title and p10_sum == 293
     assert xval_title.startswith("xval:") and "3 outside" in xval_title and xval_sum == 297

@@ -5,6 +5,7 @@ package is not installed names the missing plug-in in one line.
 
 The package is a folder on ``PYTHONPATH`` holding ``mypkg/`` and ``mypkg-0.1.dist-info/`` (its
 ``METADATA`` and ``entry_points.txt``): what ``pip install`` leaves in site-packages."""
+
 import csv
 import json
 import os
@@ -124,8 +125,9 @@ def _scinum(args, plugin_dir=None, cwd=None):
     env["OMP_NUM_THREADS"] = "1"
     if plugin_dir is not None:
         env["PYTHONPATH"] = str(plugin_dir)
-    return subprocess.run([sys.executable, "-m", "scinum.cli", *map(str, args)], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=600, input="")
+    return subprocess.run(
+        [sys.executable, "-m", "scinum.cli", *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True, timeout=600, input=""
+    )
 
 
 @pytest.fixture(scope="module")
@@ -134,11 +136,22 @@ def trained(plugin_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp("work")
     r = _scinum(["build", "toy", work / "data", "--train", "48", "--val", "8", "--test", "8"], plugin_dir)
     assert r.returncode == 0, r.stderr
-    cfg = {"data": {"path": str(work / "data"), "batch_size": 8}, "out_dir": str(work / "run"),
-           "encoding": {"name": "halved"}, "head": {"kind": "spread", "scale": 2.0},
-           "model": {"d_model": 16, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 1},
-           "trainer": {"max_steps": 3, "val_check_interval": 3, "limit_val_batches": 1,
-                       "checkpoint_every_n_steps": 3, "log_every_n_steps": 1, "progress_bar": False}}
+    cfg = {
+        "data": {"path": str(work / "data"), "batch_size": 8},
+        "out_dir": str(work / "run"),
+        "encoding": {"name": "halved"},
+        "head": {"kind": "spread", "scale": 2.0},
+        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+        "optim": {"warmup_steps": 1},
+        "trainer": {
+            "max_steps": 3,
+            "val_check_interval": 3,
+            "limit_val_batches": 1,
+            "checkpoint_every_n_steps": 3,
+            "log_every_n_steps": 1,
+            "progress_bar": False,
+        },
+    }
     (work / "c.yaml").write_text(json.dumps(cfg))  # JSON is YAML
     r = _scinum(["fit", "--config", work / "c.yaml"], plugin_dir)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -179,8 +192,7 @@ def test_fit_load_fill_and_evaluate_use_the_plugins(plugin_dir, trained, install
     assert model.meta.encoding == {"name": "halved"} and model.meta.head["kind"] == "spread"
     filled = model.fill({"x": 0.5, "y": None}, ["y"])
     assert isinstance(filled["y"], float)
-    r = _scinum(["evaluate", "--ckpt", trained / "run" / "model.ckpt", "--data", trained / "data",
-                 "--out", tmp_path / "res"], plugin_dir)
+    r = _scinum(["evaluate", "--ckpt", trained / "run" / "model.ckpt", "--data", trained / "data", "--out", tmp_path / "res"], plugin_dir)
     assert r.returncode == 0, r.stderr[-3000:]
     with open(tmp_path / "res" / "predictions.csv") as f:
         rows = [r for r in csv.DictReader(f) if r["kind"] == "model"]  # not the references'
@@ -216,6 +228,7 @@ def test_missing_plugins_are_one_line_errors(tmp_path):
 
 def test_lookups_by_name_or_by_class():
     from scinum.encodings import XVal
+
     assert encodings.lookup("xval") is XVal and encodings.lookup(XVal) is XVal
     assert isinstance(encodings.get(XVal), XVal)
     assert encodings.REGISTRY.name_of(XVal) == "xval" and encodings.REGISTRY.name_of(XVal()) == "xval"
@@ -252,6 +265,7 @@ def test_builders_refuse_kwargs_and_name_unknown_parameters(tmp_path):
 def test_builtins_do_not_need_package_metadata(monkeypatch):
     """An editable install whose metadata predates the entry points still finds scinum's own."""
     import scinum.plugins as plugins
+
     monkeypatch.setattr(plugins, "entry_points", lambda group: [])
     reg = Registry("scinum.encodings", "number encoding")
     reg.register("xval", encodings.XVal)
@@ -269,20 +283,28 @@ def test_unusable_plugins_are_one_line_errors(tmp_path, monkeypatch):
     from importlib.metadata import EntryPoint
 
     from scinum import plugins
+
     (tmp_path / "exits_at_import.py").write_text("import sys\nsys.exit(3)\n")
     (tmp_path / "odd_plugins.py").write_text(
         "def fn_builder(out):\n    pass\n\n\nclass Loose:\n    @staticmethod\n"
-        "    def build(out, **params):\n        pass\n\n\nclass NotAHead:\n    pass\n")
+        "    def build(out, **params):\n        pass\n\n\nclass NotAHead:\n    pass\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
-    eps = {"scinum.builders": [EntryPoint("exits", "exits_at_import:x", "scinum.builders"),
-                               EntryPoint("fn", "odd_plugins:fn_builder", "scinum.builders"),
-                               EntryPoint("loose", "odd_plugins:Loose", "scinum.builders")],
-           "scinum.heads": [EntryPoint("nohead", "odd_plugins:NotAHead", "scinum.heads")]}
+    eps = {
+        "scinum.builders": [
+            EntryPoint("exits", "exits_at_import:x", "scinum.builders"),
+            EntryPoint("fn", "odd_plugins:fn_builder", "scinum.builders"),
+            EntryPoint("loose", "odd_plugins:Loose", "scinum.builders"),
+        ],
+        "scinum.heads": [EntryPoint("nohead", "odd_plugins:NotAHead", "scinum.heads")],
+    }
     monkeypatch.setattr(plugins, "entry_points", lambda group: eps.get(group, []))
-    for registry, name, says in ((builders.REGISTRY, "exits", "SystemExit: 3"),
-                                 (builders.REGISTRY, "fn", "has no build"),
-                                 (builders.REGISTRY, "loose", "takes \\*args/\\*\\*kwargs"),
-                                 (heads.REGISTRY, "nohead", "not a NumberHead subclass")):
+    for registry, name, says in (
+        (builders.REGISTRY, "exits", "SystemExit: 3"),
+        (builders.REGISTRY, "fn", "has no build"),
+        (builders.REGISTRY, "loose", "takes \\*args/\\*\\*kwargs"),
+        (heads.REGISTRY, "nohead", "not a NumberHead subclass"),
+    ):
         monkeypatch.setattr(registry, "_entry_points", None)
         with pytest.raises(PluginNotFound, match=f"{name!r}.*{says}") as e:
             registry.get(name)

@@ -3,6 +3,7 @@ recomputed from ``docs/results/**`` (issue 38): a sentence with a number nobody 
 A claim is (document(s), quoted text, how to recompute): the quote must stand in the document
 (whitespace collapsed) and the recomputed figure, formatted as the sentence writes it, in the quote.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 PLANETS = RESULTS / "planets-compare"
 ERA5 = RESULTS / "era5-compare"
-BUDGET_DIRS = {"equal samples": "equal-samples", "equal tokens": "equal-tokens",
-               "equal runtime": "equal-runtime"}
+BUDGET_DIRS = {"equal samples": "equal-samples", "equal tokens": "equal-tokens", "equal runtime": "equal-runtime"}
 DT, A1, E1, M1 = (f"description.{k}" for k in ("stepsize", "planet0.a", "planet0.e", "planet0.m"))
 TUNED, GMM = "bittokens-tuned(16bit,binade,mean,mse30)", "xval+gmm(mse1)"
 TEXT = ("p10", "p1000", "b1999", "fp15")
@@ -59,6 +59,7 @@ def pct(x: float, digits: int = 0) -> str:
 
 
 # -- planets compare -------------------------------------------------------------------------
+
 
 def p_cell(model: str, field: str, split: str, metric: str) -> pd.Series:
     t = csv(PLANETS / "table.csv")
@@ -103,8 +104,7 @@ def time_ratios(model: str) -> list[float]:
 
 def token_ratio(model: str) -> float:
     runs = meta(PLANETS / "meta.json")["runs"]
-    return (sum(runs[f"{model}/seed{s}"]["tokens"] for s in range(3))
-            / sum(runs[f"xval/seed{s}"]["tokens"] for s in range(3)))
+    return sum(runs[f"{model}/seed{s}"]["tokens"] for s in range(3)) / sum(runs[f"xval/seed{s}"]["tokens"] for s in range(3))
 
 
 def ood_a1_constant() -> tuple[float, float]:
@@ -128,6 +128,7 @@ def cov(field: str, split: str, level: int) -> float:
 
 
 # -- ERA5 compare ----------------------------------------------------------------------------
+
 
 def e_cell(budget: str, model: str, metric: str = "mse_K2") -> pd.Series:
     t = csv(ERA5 / "table.csv")
@@ -175,144 +176,275 @@ R, C, F = "README.md", "docs/comparisons.md", "docs/fidelity.md"
 
 CLAIMS = [
     # planets compare: paired ratios
-    ((R, C), "36–54×",
-     lambda: span([p_paired(m, "a₁")["ratio"] for m in ("p10", "p1000", "b1999")], lambda x: f"{x:.0f}")),
-    (R, "FoNE 16× and tuned BitTokens 8×",
-     lambda: f"FoNE {ratio('fone', 'a₁', 2)}× and tuned BitTokens {p_paired(TUNED, 'a₁')['ratio']:.0f}×"),
-    ((R, C), "1.9–2.5×",
-     lambda: span([p_paired(m, "e₁")["ratio"] for m in ("p10", "p1000", "b1999", "fone")], lambda x: f"{x:.1f}")),
+    ((R, C), "36–54×", lambda: span([p_paired(m, "a₁")["ratio"] for m in ("p10", "p1000", "b1999")], lambda x: f"{x:.0f}")),
+    (
+        R,
+        "FoNE 16× and tuned BitTokens 8×",
+        lambda: f"FoNE {ratio('fone', 'a₁', 2)}× and tuned BitTokens {p_paired(TUNED, 'a₁')['ratio']:.0f}×",
+    ),
+    ((R, C), "1.9–2.5×", lambda: span([p_paired(m, "e₁")["ratio"] for m in ("p10", "p1000", "b1999", "fone")], lambda x: f"{x:.1f}")),
     (R, "(FP15's 1.6× [0.75, 3.4] is not significant)", lambda: ratio_ci("fp15", "e₁")),
     (R, "(FP15 out of distribution, 2.7×)", lambda: ratio("fp15", "Δt (OoD)")),
     ((R, C), "Δt test 0.25× [0.024, 2.6]", lambda: ratio_ci(GMM, "Δt")),
-    (C, "P10 (3.4×), P1000 (3.6×), FP15 (2.7×), FoNE (2.1×) and paper-form BitTokens (19×)",
-     lambda: "P10 ({}×), P1000 ({}×), FP15 ({}×), FoNE ({}×) and paper-form BitTokens ({}×)".format(
-         *(ratio(m, "Δt (OoD)") for m in ("p10", "p1000", "fp15", "fone", "bittokens")))),
-    (R, "P10's Δt cells are 1.2 % (test) and 1.5 % (OoD) unparseable",
-     lambda: "{} (test) and {} (OoD)".format(*(pct(p_cell("p10", DT, s, "unparseable")["mean"], 1)
-                                              for s in ("test", "ood_stepsize")))),
+    (
+        C,
+        "P10 (3.4×), P1000 (3.6×), FP15 (2.7×), FoNE (2.1×) and paper-form BitTokens (19×)",
+        lambda: "P10 ({}×), P1000 ({}×), FP15 ({}×), FoNE ({}×) and paper-form BitTokens ({}×)".format(
+            *(ratio(m, "Δt (OoD)") for m in ("p10", "p1000", "fp15", "fone", "bittokens"))
+        ),
+    ),
+    (
+        R,
+        "P10's Δt cells are 1.2 % (test) and 1.5 % (OoD) unparseable",
+        lambda: "{} (test) and {} (OoD)".format(*(pct(p_cell("p10", DT, s, "unparseable")["mean"], 1) for s in ("test", "ood_stepsize"))),
+    ),
     # ood_a1: one constant prediction
-    (R, "P1000 and B1999 score the identical a₁ MSE 0.0090",
-     lambda: f"{p_seeds('p1000', A1, 'ood_a1')[0]:.4f}"),
-    (C, "the identical a₁ MSE 0.009003 (R² −3.16)",
-     lambda: f"{p_seeds('b1999', A1, 'ood_a1')[0]:.6f} (R² {p_seeds('b1999', A1, 'ood_a1', 'r2')[0]:.2f}"
-     .replace("-", "−")),
-    (C, "MSE/(1 − R²) = 0.0022 and the rest is a squared offset of 0.083",
-     lambda: f"{g(ood_a1_constant()[0])} and the rest is a squared offset of {g(ood_a1_constant()[1])}"),
+    (R, "P1000 and B1999 score the identical a₁ MSE 0.0090", lambda: f"{p_seeds('p1000', A1, 'ood_a1')[0]:.4f}"),
+    (
+        C,
+        "the identical a₁ MSE 0.009003 (R² −3.16)",
+        lambda: f"{p_seeds('b1999', A1, 'ood_a1')[0]:.6f} (R² {p_seeds('b1999', A1, 'ood_a1', 'r2')[0]:.2f}".replace("-", "−"),
+    ),
+    (
+        C,
+        "MSE/(1 − R²) = 0.0022 and the rest is a squared offset of 0.083",
+        lambda: f"{g(ood_a1_constant()[0])} and the rest is a squared offset of {g(ood_a1_constant()[1])}",
+    ),
     ((R, C), "P10 (0.052–0.13)", lambda: span(p_seeds("p10", A1, "ood_a1"), g)),
     (R, "about as well as xVal (0.0094)", lambda: g(p_cell("xval", A1, "ood_a1", "mse")["mean"])),
     # interpolation vs extrapolation
-    (R, "xVal's MSE is 0.0049 in both; P10's is twice as high inside the gap (0.019) as beyond it (0.010)",
-     lambda: f"{g(p_cell('xval', DT, 'ood_stepsize:interp', 'mse')['mean'])} in both; P10's is twice as "
-             f"high inside the gap ({g(p_cell('p10', DT, 'ood_stepsize:interp', 'mse')['mean'])}) as beyond "
-             f"it ({p_cell('p10', DT, 'ood_stepsize:extrap', 'mse')['mean']:.3f})"),
+    (
+        R,
+        "xVal's MSE is 0.0049 in both; P10's is twice as high inside the gap (0.019) as beyond it (0.010)",
+        lambda: (
+            f"{g(p_cell('xval', DT, 'ood_stepsize:interp', 'mse')['mean'])} in both; P10's is twice as "
+            f"high inside the gap ({g(p_cell('p10', DT, 'ood_stepsize:interp', 'mse')['mean'])}) as beyond "
+            f"it ({p_cell('p10', DT, 'ood_stepsize:extrap', 'mse')['mean']:.3f})"
+        ),
+    ),
     (C, "P10's MSE is 0.019 against 0.010 beyond", lambda: g(p_cell("p10", DT, "ood_stepsize:interp", "mse")["mean"])),
     (C, "xVal's is 0.0049 in both", lambda: g(p_cell("xval", DT, "ood_stepsize:extrap", "mse")["mean"])),
-    (R, "the truth clamped to [0.2, 0.8] scores 0.0042 on the same 54 extrapolation records",
-     lambda: f"{int(p_seeds('xval', DT, 'ood_stepsize:extrap', 'n')[0])} extrapolation"),
+    (
+        R,
+        "the truth clamped to [0.2, 0.8] scores 0.0042 on the same 54 extrapolation records",
+        lambda: f"{int(p_seeds('xval', DT, 'ood_stepsize:extrap', 'n')[0])} extrapolation",
+    ),
     # mixture head coverage
-    (R, "cover 71 %/95 % of test Δt and 72 %/93 % of a₁ (mean over seeds), but only 0.6 %/7 % of Δt",
-     lambda: f"cover {pct(cov(DT, 'test', 68))}/{pct(cov(DT, 'test', 95))} of test Δt and "
-             f"{pct(cov(A1, 'test', 68))}/{pct(cov(A1, 'test', 95))} of a₁ (mean over seeds), but only "
-             f"{pct(cov(DT, 'ood_stepsize:extrap', 68), 1)}/{pct(cov(DT, 'ood_stepsize:extrap', 95))} of Δt"),
+    (
+        R,
+        "cover 71 %/95 % of test Δt and 72 %/93 % of a₁ (mean over seeds), but only 0.6 %/7 % of Δt",
+        lambda: (
+            f"cover {pct(cov(DT, 'test', 68))}/{pct(cov(DT, 'test', 95))} of test Δt and "
+            f"{pct(cov(A1, 'test', 68))}/{pct(cov(A1, 'test', 95))} of a₁ (mean over seeds), but only "
+            f"{pct(cov(DT, 'ood_stepsize:extrap', 68), 1)}/{pct(cov(DT, 'ood_stepsize:extrap', 95))} of Δt"
+        ),
+    ),
     (C, "21 %/49 % of `ood_a1`'s a₁", lambda: f"{pct(cov(A1, 'ood_a1', 68))}/{pct(cov(A1, 'ood_a1', 95))}"),
     # paper-form BitTokens on a₁
-    (R, "test MSE 5.0e115, 2.8e267 and 330 on seeds 0–2",
-     lambda: ", ".join(f"{x:.1e}".replace("+", "") for x in p_seeds("bittokens", A1, "test")[:2])),
-    (C, "is 5.0e115, 2.8e267 and 330 on seeds 0–2",
-     lambda: f"{plain(p_seeds('bittokens', A1, 'test')[2])} on seeds 0–2"),
-    ((R, C), "lies between 5.3e133 and 7.5e134",
-     lambda: " and ".join(f"{x:.1e}".replace("+", "") for x in bittokens_a1())),
-    (C, "learns Δt on every seed (R² 0.79–0.92) and a₁ on two of three (R² 0.87, 0.09, 0.80)",
-     lambda: f"(R² {span(p_seeds(TUNED, DT, 'test', 'r2'), lambda x: f'{x:.2f}')}) and a₁ on two of three "
-             f"(R² {', '.join(f'{x:.2f}' for x in p_seeds(TUNED, A1, 'test', 'r2'))})"),
+    (
+        R,
+        "test MSE 5.0e115, 2.8e267 and 330 on seeds 0–2",
+        lambda: ", ".join(f"{x:.1e}".replace("+", "") for x in p_seeds("bittokens", A1, "test")[:2]),
+    ),
+    (C, "is 5.0e115, 2.8e267 and 330 on seeds 0–2", lambda: f"{plain(p_seeds('bittokens', A1, 'test')[2])} on seeds 0–2"),
+    ((R, C), "lies between 5.3e133 and 7.5e134", lambda: " and ".join(f"{x:.1e}".replace("+", "") for x in bittokens_a1())),
+    (
+        C,
+        "learns Δt on every seed (R² 0.79–0.92) and a₁ on two of three (R² 0.87, 0.09, 0.80)",
+        lambda: (
+            f"(R² {span(p_seeds(TUNED, DT, 'test', 'r2'), lambda x: f'{x:.2f}')}) and a₁ on two of three "
+            f"(R² {', '.join(f'{x:.2f}' for x in p_seeds(TUNED, A1, 'test', 'r2'))})"
+        ),
+    ),
     # cost
     ((R, C), "4.4–6.5×", lambda: span(time_ratios("fp15"), lambda x: f"{x:.1f}")),
     (R, "P10's 3.7–4.4×", lambda: span(time_ratios("p10"), lambda x: f"{x:.1f}")),
-    (R, "**65 core-minutes of training and evaluation",
-     lambda: f"{meta(PLANETS / 'meta.json')['core_seconds'] / 60:.0f} core-minutes"),
-    (C, "One seed of the nine is 1 270–1 330 core-seconds",
-     lambda: span([sum(v["train_seconds"] + v["eval_seconds"] for k, v in meta(PLANETS / "meta.json")["runs"].items()
-                       if k.endswith(f"seed{s}")) for s in range(3)], lambda x: thousands(round(x, -1)))),
-    (C, "Evaluation (200 records × 3 splits × 4 fields) takes 2–9 s a model",
-     lambda: span([v["eval_seconds"] for v in meta(PLANETS / "meta.json")["runs"].values()], lambda x: f"{x:.0f}")),
-    (R, "P10 3.29×, P1000 2.15×, B1999 1.57×, FP15 1.00×",
-     lambda: ", ".join(f"{m.upper()} {token_ratio(m):.2f}×" for m in ("p10", "p1000", "b1999", "fp15"))),
+    (R, "**65 core-minutes of training and evaluation", lambda: f"{meta(PLANETS / 'meta.json')['core_seconds'] / 60:.0f} core-minutes"),
+    (
+        C,
+        "One seed of the nine is 1 270–1 330 core-seconds",
+        lambda: span(
+            [
+                sum(
+                    v["train_seconds"] + v["eval_seconds"] for k, v in meta(PLANETS / "meta.json")["runs"].items() if k.endswith(f"seed{s}")
+                )
+                for s in range(3)
+            ],
+            lambda x: thousands(round(x, -1)),
+        ),
+    ),
+    (
+        C,
+        "Evaluation (200 records × 3 splits × 4 fields) takes 2–9 s a model",
+        lambda: span([v["eval_seconds"] for v in meta(PLANETS / "meta.json")["runs"].values()], lambda x: f"{x:.0f}"),
+    ),
+    (
+        R,
+        "P10 3.29×, P1000 2.15×, B1999 1.57×, FP15 1.00×",
+        lambda: ", ".join(f"{m.upper()} {token_ratio(m):.2f}×" for m in ("p10", "p1000", "b1999", "fp15")),
+    ),
     # ERA5 compare
-    (C, "at equal tokens (P10 4.9×, P1000 4.1×, B1999 31×, FP15 20×)",
-     lambda: ", ".join(f"{m.upper()} {e_ratio('equal tokens', m)}×" for m in TEXT)),
-    (C, "than P10 (6.5×), P1000 (4.3×) and B1999 (23×, on its 2 seeds that parse)",
-     lambda: f"P10 ({e_ratio('equal runtime', 'p10')}×), P1000 ({e_ratio('equal runtime', 'p1000')}×) and "
-             f"B1999 ({e_ratio('equal runtime', 'b1999')}×, on its "
-             f"{int(p_paired('b1999', '', ERA5 / 'equal-runtime' / 'paired.csv')['n_seeds'])} seeds"),
+    (
+        C,
+        "at equal tokens (P10 4.9×, P1000 4.1×, B1999 31×, FP15 20×)",
+        lambda: ", ".join(f"{m.upper()} {e_ratio('equal tokens', m)}×" for m in TEXT),
+    ),
+    (
+        C,
+        "than P10 (6.5×), P1000 (4.3×) and B1999 (23×, on its 2 seeds that parse)",
+        lambda: (
+            f"P10 ({e_ratio('equal runtime', 'p10')}×), P1000 ({e_ratio('equal runtime', 'p1000')}×) and "
+            f"B1999 ({e_ratio('equal runtime', 'b1999')}×, on its "
+            f"{int(p_paired('b1999', '', ERA5 / 'equal-runtime' / 'paired.csv')['n_seeds'])} seeds"
+        ),
+    ),
     (C, "(39× on its one seed that parses", lambda: f"({e_ratio('equal runtime', 'fp15')}×"),
-    (C, "only B1999 (15×) and FP15 (22×)",
-     lambda: f"B1999 ({e_ratio('equal samples', 'b1999')}×) and FP15 ({e_ratio('equal samples', 'fp15')}×)"),
-    (C, "P10 (2.4× [0.78, 7.3]) and P1000 (2.1× [0.9, 4.8])",
-     lambda: " and ".join(f"{m.upper()} ({ratio_ci(m, '', ERA5 / 'equal-samples' / 'paired.csv')})"
-                          for m in ("p10", "p1000"))),
-    (C, "errors 2.1–31× xVal's",   # paired ratios of the text encodings, cells with more than one seed
-     lambda: span([r for d in BUDGET_DIRS.values() for m, r, n in csv(ERA5 / d / "paired.csv")
-                   [["model", "ratio", "n_seeds"]].itertuples(index=False) if m in TEXT and n > 1], g)),
-    (C, "(627 s for the equal-tokens run against xVal's 166)",
-     lambda: f"({e_mean_train_s('equal tokens', 'fp15'):.0f} s for the equal-tokens run against xVal's "
-             f"{e_mean_train_s('equal tokens', 'xval'):.0f})"),
-    (C, "varied 1.9–2.7× between seeds",
-     lambda: span([max(e_steps("equal runtime", m)) / min(e_steps("equal runtime", m))
-                   for m in ("p10", "p1000", "b1999", "fp15", "xval", "fone", "bittokens", "xval+gmm")],
-                  lambda x: f"{x:.1f}")),
-    (C, "P10 sees 2392–2424 samples (299–303 steps of 8), P1000 3872, B1999 5576–5584 and every one-token encoding 10 032",
-     lambda: f"P10 sees {span(e_steps('equal tokens', 'p10'), lambda s: str(8 * s))} samples "
-             f"({span(e_steps('equal tokens', 'p10'), str)} steps of 8), P1000 {8 * e_steps('equal tokens', 'p1000')[0]}, "
-             f"B1999 {span(e_steps('equal tokens', 'b1999'), lambda s: str(8 * s))} and every one-token encoding "
-             f"{thousands(8 * e_steps('equal tokens', 'xval')[0])}"),
-    ((R, C), "150 core-minutes",
-     lambda: f"{meta(ERA5 / 'meta.json')['core_seconds'] / 60:.0f} core-minutes"),
-    (C, "cover 70.5 %/95.9 % (equal samples), 70.4 %/96.6 % (equal tokens) and 72.0 %/96.3 % (equal runtime)",
-     lambda: "cover {} (equal samples), {} (equal tokens) and {} (equal runtime)".format(
-         *(f"{pct(e_cell(b, 'xval+gmm', 'coverage68')['mean'], 1)}/"
-           f"{pct(e_cell(b, 'xval+gmm', 'coverage95')['mean'], 1)}" for b in BUDGET_DIRS))),
-    (C, "xVal 38 → 19 K², FoNE 440 → 83, xVal+GMM 66 → 9.3",
-     lambda: "xVal {} → {} K², FoNE {} → {}, xVal+GMM {} → {}".format(
-         *(plain(e_cell(b, m)["mean"]) for m in ("xval", "fone", "xval+gmm")
-           for b in ("equal samples", "equal tokens")))),
-    (R, "about what P10 sees at equal samples: 1.256M–1.271M",
-     lambda: span([v["tokens"] for k, v in e_runs("equal samples").items() if k.startswith("p10/")],
-                  lambda x: f"{x / 1e6:.3f}M")),
-    (C, "(1 255 754 – 1 271 494 over its seeds)",
-     lambda: " – ".join(thousands(f(v["tokens"] for k, v in e_runs("equal samples").items() if k.startswith("p10/")))
-                        for f in (min, max))),
-    (C, "it took 637 s to the 64 × 2 trunk's 688 s",
-     lambda: "{:.0f} s to the 64 × 2 trunk's {:.0f} s".format(
-         *(meta(RESULTS / "planets-e1-curve" / "19k-samples" / "meta.json")["runs"][f"{m}/seed0"]["train_seconds"]
-           for m in ("xval-128x4", "xval")))),
-    (C, "| training s, seeds 0 / 1 / 2 | 62 / 75 / 68 | 70 / 69 / 64 | 63 / 76 / 66 | 63 / 74 / 66 | 77 / 73 / 67 | "
+    (
+        C,
+        "only B1999 (15×) and FP15 (22×)",
+        lambda: f"B1999 ({e_ratio('equal samples', 'b1999')}×) and FP15 ({e_ratio('equal samples', 'fp15')}×)",
+    ),
+    (
+        C,
+        "P10 (2.4× [0.78, 7.3]) and P1000 (2.1× [0.9, 4.8])",
+        lambda: " and ".join(f"{m.upper()} ({ratio_ci(m, '', ERA5 / 'equal-samples' / 'paired.csv')})" for m in ("p10", "p1000")),
+    ),
+    (
+        C,
+        "errors 2.1–31× xVal's",  # paired ratios of the text encodings, cells with more than one seed
+        lambda: span(
+            [
+                r
+                for d in BUDGET_DIRS.values()
+                for m, r, n in csv(ERA5 / d / "paired.csv")[["model", "ratio", "n_seeds"]].itertuples(index=False)
+                if m in TEXT and n > 1
+            ],
+            g,
+        ),
+    ),
+    (
+        C,
+        "(627 s for the equal-tokens run against xVal's 166)",
+        lambda: (
+            f"({e_mean_train_s('equal tokens', 'fp15'):.0f} s for the equal-tokens run against xVal's "
+            f"{e_mean_train_s('equal tokens', 'xval'):.0f})"
+        ),
+    ),
+    (
+        C,
+        "varied 1.9–2.7× between seeds",
+        lambda: span(
+            [
+                max(e_steps("equal runtime", m)) / min(e_steps("equal runtime", m))
+                for m in ("p10", "p1000", "b1999", "fp15", "xval", "fone", "bittokens", "xval+gmm")
+            ],
+            lambda x: f"{x:.1f}",
+        ),
+    ),
+    (
+        C,
+        "P10 sees 2392–2424 samples (299–303 steps of 8), P1000 3872, B1999 5576–5584 and every one-token encoding 10 032",
+        lambda: (
+            f"P10 sees {span(e_steps('equal tokens', 'p10'), lambda s: str(8 * s))} samples "
+            f"({span(e_steps('equal tokens', 'p10'), str)} steps of 8), P1000 {8 * e_steps('equal tokens', 'p1000')[0]}, "
+            f"B1999 {span(e_steps('equal tokens', 'b1999'), lambda s: str(8 * s))} and every one-token encoding "
+            f"{thousands(8 * e_steps('equal tokens', 'xval')[0])}"
+        ),
+    ),
+    ((R, C), "150 core-minutes", lambda: f"{meta(ERA5 / 'meta.json')['core_seconds'] / 60:.0f} core-minutes"),
+    (
+        C,
+        "cover 70.5 %/95.9 % (equal samples), 70.4 %/96.6 % (equal tokens) and 72.0 %/96.3 % (equal runtime)",
+        lambda: "cover {} (equal samples), {} (equal tokens) and {} (equal runtime)".format(
+            *(
+                f"{pct(e_cell(b, 'xval+gmm', 'coverage68')['mean'], 1)}/{pct(e_cell(b, 'xval+gmm', 'coverage95')['mean'], 1)}"
+                for b in BUDGET_DIRS
+            )
+        ),
+    ),
+    (
+        C,
+        "xVal 38 → 19 K², FoNE 440 → 83, xVal+GMM 66 → 9.3",
+        lambda: "xVal {} → {} K², FoNE {} → {}, xVal+GMM {} → {}".format(
+            *(plain(e_cell(b, m)["mean"]) for m in ("xval", "fone", "xval+gmm") for b in ("equal samples", "equal tokens"))
+        ),
+    ),
+    (
+        R,
+        "about what P10 sees at equal samples: 1.256M–1.271M",
+        lambda: span([v["tokens"] for k, v in e_runs("equal samples").items() if k.startswith("p10/")], lambda x: f"{x / 1e6:.3f}M"),
+    ),
+    (
+        C,
+        "(1 255 754 – 1 271 494 over its seeds)",
+        lambda: " – ".join(
+            thousands(f(v["tokens"] for k, v in e_runs("equal samples").items() if k.startswith("p10/"))) for f in (min, max)
+        ),
+    ),
+    (
+        C,
+        "it took 637 s to the 64 × 2 trunk's 688 s",
+        lambda: "{:.0f} s to the 64 × 2 trunk's {:.0f} s".format(
+            *(
+                meta(RESULTS / "planets-e1-curve" / "19k-samples" / "meta.json")["runs"][f"{m}/seed0"]["train_seconds"]
+                for m in ("xval-128x4", "xval")
+            )
+        ),
+    ),
+    (
+        C,
+        "| training s, seeds 0 / 1 / 2 | 62 / 75 / 68 | 70 / 69 / 64 | 63 / 76 / 66 | 63 / 74 / 66 | 77 / 73 / 67 | "
         "131 / 124 / 117 | 159 / 164 / 157 | 270 / 277 / 271 | 401 / 329 / 362 |",
-     lambda: " | ".join(" / ".join(f"{train_s(m, s):.0f}" for s in range(3))
-                        for m in ("xval", GMM, TUNED, "bittokens", "fone", "b1999", "p1000", "p10", "fp15"))),
+        lambda: " | ".join(
+            " / ".join(f"{train_s(m, s):.0f}" for s in range(3))
+            for m in ("xval", GMM, TUNED, "bittokens", "fone", "b1999", "p1000", "p10", "fp15")
+        ),
+    ),
     (C, "| a₁ | 0.0031 |", lambda: f"{quick('xval', A1, 'test', 'mse'):.3g}"),
     (C, "| a₁ ood_a1 | 0.00174 |", lambda: f"{quick('xval', A1, 'ood_a1', 'mse'):.3g}"),
-    (C, "| e₁ (R²) | 0.309 (−0.01) |",
-     lambda: f"{quick('xval', E1, 'test', 'mse'):.3g} ({quick('xval', E1, 'test', 'r2'):.1g})".replace("-", "−")),
+    (
+        C,
+        "| e₁ (R²) | 0.309 (−0.01) |",
+        lambda: f"{quick('xval', E1, 'test', 'mse'):.3g} ({quick('xval', E1, 'test', 'r2'):.1g})".replace("-", "−"),
+    ),
     (C, "| Δt | 0.00053 |", lambda: g(quick("xval", DT, "test", "mse"))),
     (C, "| Δt ood_stepsize | 0.0047 |", lambda: g(quick("xval", DT, "ood_stepsize", "mse"))),
     (C, "| Δt ood_stepsize, extrapolation | 0.0047 |", lambda: g(quick("xval", DT, "ood_stepsize", "mse", "extrap"))),
     (C, "| m₁ | 1.19 |", lambda: f"{quick('xval', M1, 'test', 'mse'):.3g}"),
     (C, "(4.2× the samples)", lambda: f"{e_steps('equal tokens', 'xval')[0] / e_steps('equal samples', 'xval')[0]:.1f}×"),
-    (R, "at equal tokens 12 % do not and the rest score 380 K², 20× xVal's",
-     lambda: f"{pct(e_cell('equal tokens', 'fp15', 'unparseable')['mean'])} do not and the rest score "
-             f"{plain(e_cell('equal tokens', 'fp15')['mean'])} K², {e_ratio('equal tokens', 'fp15')}×"),
-    ((R, C), "89.5 % and 97.7 % of its predictions do not parse",
-     lambda: f"{pct(e_cell('equal samples', 'fp15', 'unparseable')['mean'], 1)} and "
-             f"{pct(e_cell('equal runtime', 'fp15', 'unparseable')['mean'], 1)}"),
+    (
+        R,
+        "at equal tokens 12 % do not and the rest score 380 K², 20× xVal's",
+        lambda: (
+            f"{pct(e_cell('equal tokens', 'fp15', 'unparseable')['mean'])} do not and the rest score "
+            f"{plain(e_cell('equal tokens', 'fp15')['mean'])} K², {e_ratio('equal tokens', 'fp15')}×"
+        ),
+    ),
+    (
+        (R, C),
+        "89.5 % and 97.7 % of its predictions do not parse",
+        lambda: (
+            f"{pct(e_cell('equal samples', 'fp15', 'unparseable')['mean'], 1)} and "
+            f"{pct(e_cell('equal runtime', 'fp15', 'unparseable')['mean'], 1)}"
+        ),
+    ),
     # e₁ curve and quick run
     (C, "| xVal 64 × 2 | 307 200 (38 400) | 2 271 | 0.31 | −0.015 |", lambda: e1_row("307k samples", "xval")),
     (C, "| xVal 64 × 2 | 76 800 (9 600) | 1 840 | 0.31 | −0.007 |", lambda: e1_row("77k samples", "xval")),
     (C, "| xVal 128 × 4 | 19 200 (2 400) | 637 | 0.31 | −0.025 |", lambda: e1_row("19k samples", "xval-128x4")),
-    (R, "15 min 1 s for build, training, evaluation",
-     lambda: "{} min {} s".format(*divmod(int(meta(RESULTS / "planets-quick" / "meta.json")["elapsed_s"]), 60))),
-    (F, "xVal 0.989/0.993, FoNE 0.984/0.979, BitTokens 0.997/0.992, xVal+GMM 0.998/0.986",
-     lambda: ", ".join(f"{n} {quick(m, DT, 'test', 'r2'):.3f}/{quick(m, A1, 'test', 'r2'):.3f}" for n, m in
-                       (("xVal", "xval"), ("FoNE", "fone"), ("BitTokens", "bittokens"), ("xVal+GMM", "xval+gmm")))),
+    (
+        R,
+        "15 min 1 s for build, training, evaluation",
+        lambda: "{} min {} s".format(*divmod(int(meta(RESULTS / "planets-quick" / "meta.json")["elapsed_s"]), 60)),
+    ),
+    (
+        F,
+        "xVal 0.989/0.993, FoNE 0.984/0.979, BitTokens 0.997/0.992, xVal+GMM 0.998/0.986",
+        lambda: ", ".join(
+            f"{n} {quick(m, DT, 'test', 'r2'):.3f}/{quick(m, A1, 'test', 'r2'):.3f}"
+            for n, m in (("xVal", "xval"), ("FoNE", "fone"), ("BitTokens", "bittokens"), ("xVal+GMM", "xval+gmm"))
+        ),
+    ),
     (F, "0.0017 in the run at 9689bb4", lambda: f"{quick('xval', A1, 'ood_a1', 'mse'):.4f}"),
 ]
 
@@ -333,14 +465,14 @@ def test_significance_claims_match_paired_csv():
     assert sig("fp15", "Δt (OoD)") and not sig(TUNED, "Δt (OoD)")
     assert [m for m in csv(PLANETS / "paired.csv").model.unique() if sig(m, "a₁ (OoD)")] == ["fone"]
     assert not any(sig(GMM, c) for c in ("a₁", "a₁ (OoD)", "e₁", "Δt", "Δt (OoD)", "m₁"))
-    assert len(csv(PLANETS / "paired.csv")) == 48          # "the 48 tests of the table"
+    assert len(csv(PLANETS / "paired.csv")) == 48  # "the 48 tests of the table"
     era5 = lambda b, m: sig(m, "", ERA5 / BUDGET_DIRS[b] / "paired.csv")
     assert all(era5("equal tokens", m) for m in TEXT)
     assert all(era5("equal runtime", m) for m in ("p10", "p1000", "b1999"))
-    assert not era5("equal runtime", "fp15")               # one seed: no test
+    assert not era5("equal runtime", "fp15")  # one seed: no test
     assert not era5("equal samples", "p10") and not era5("equal samples", "p1000")
     assert era5("equal samples", "b1999") and era5("equal samples", "fp15")
-    for budget in BUDGET_DIRS:                             # "xVal is the best of the paper's five"
+    for budget in BUDGET_DIRS:  # "xVal is the best of the paper's five"
         means = {m: e_cell(budget, m)["mean"] for m in (*TEXT, "xval")}
         assert min(means, key=means.get) == "xval"
 
@@ -350,14 +482,13 @@ def test_the_ood_a1_constant_is_shared_by_exactly_the_models_the_docs_name():
     r = s[(s.field == A1) & (s.split == "ood_a1")]
     constant = p_seeds("p1000", A1, "ood_a1")[0]
     same = sorted(zip(r[r.mse == constant].model, r[r.mse == constant].seed))
-    assert same == [("b1999", 0), ("b1999", 1), ("b1999", 2), ("bittokens", 1), ("fp15", 0),
-                    ("p1000", 0), ("p1000", 1), ("p1000", 2)]
+    assert same == [("b1999", 0), ("b1999", 1), ("b1999", 2), ("bittokens", 1), ("fp15", 0), ("p1000", 0), ("p1000", 1), ("p1000", 2)]
 
 
 def test_cells_show_their_n():
     t = csv(PLANETS / "table.csv")
     headline = t[t.metric.isin(["mse", "r2"])]
-    assert (headline.n_seeds == 3).all()                   # README: "Every cell has n = 3 seeds"
+    assert (headline.n_seeds == 3).all()  # README: "Every cell has n = 3 seeds"
     for budget, model, n in [("equal runtime", "b1999", 2), ("equal runtime", "fp15", 1)]:
         assert e_cell(budget, model)["n_seeds"] == n
     e = csv(ERA5 / "table.csv")
@@ -376,10 +507,10 @@ def test_e1_and_m1_are_not_learned_in_any_cell():
 def _readme_rows(section: str) -> dict[str, list[str]]:
     """The README table that follows ``section``, as {first cell: other cells}."""
     text = (ROOT / R).read_text(encoding="utf-8")
-    lines = text[text.index(section):].splitlines()
+    lines = text[text.index(section) :].splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("| model"))
     rows = {}
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -389,15 +520,19 @@ def _readme_rows(section: str) -> dict[str, list[str]]:
 
 def test_readme_planets_table_is_table_csv():
     rows = _readme_rows("### Every encoding at one budget, over seeds")
-    columns = [(DT, "test", "r2", None), (DT, "ood_stepsize", "mse", "Δt (OoD)"), (A1, "test", "r2", None),
-               (A1, "ood_a1", "mse", "a₁ (OoD)"), (E1, "test", "r2", None)]
+    columns = [
+        (DT, "test", "r2", None),
+        (DT, "ood_stepsize", "mse", "Δt (OoD)"),
+        (A1, "test", "r2", None),
+        (A1, "ood_a1", "mse", "a₁ (OoD)"),
+        (E1, "test", "r2", None),
+    ]
     assert len(rows) == 9
     for model, cells in rows.items():
         assert cells[0] == "3"
         for (field, split, metric, paired), cell in zip(columns, cells[1:]):
             c = p_cell(model, field, split, metric)
-            expect = (g(c["mean"]) if math.isnan(c["ci95_low"])
-                      else f"{g(c['mean'])} [{g(c['ci95_low'])}, {g(c['ci95_high'])}]")
+            expect = g(c["mean"]) if math.isnan(c["ci95_low"]) else f"{g(c['mean'])} [{g(c['ci95_low'])}, {g(c['ci95_high'])}]"
             assert cell.startswith(expect), (model, field, split, cell, expect)
             if paired and model != "xval":
                 up = p_paired(model, paired)
@@ -406,16 +541,25 @@ def test_readme_planets_table_is_table_csv():
 
 def test_readme_era5_table_is_table_csv():
     rows = _readme_rows("### Temperature: the xVal paper's Table 4 at CPU scale")
-    names = {"P10": "p10", "P1000": "p1000", "B1999": "b1999", "FP15": "fp15", "**xVal**": "xval",
-             "FoNE": "fone", "BitTokens (paper form)": "bittokens", "xVal+GMM": "xval+gmm"}
+    names = {
+        "P10": "p10",
+        "P1000": "p1000",
+        "B1999": "b1999",
+        "FP15": "fp15",
+        "**xVal**": "xval",
+        "FoNE": "fone",
+        "BitTokens (paper form)": "bittokens",
+        "xVal+GMM": "xval+gmm",
+    }
     for label, model in names.items():
         for budget, cell in zip(BUDGET_DIRS, rows[label]):
             c = e_cell(budget, model)
             if math.isinf(c["mean"]):
                 assert cell.startswith("inf"), (label, budget, cell)
                 continue
-            expect = (plain(c["mean"]) if math.isnan(c["ci95_low"])
-                      else f"{plain(c['mean'])} [{plain(c['ci95_low'])}, {plain(c['ci95_high'])}]")
+            expect = (
+                plain(c["mean"]) if math.isnan(c["ci95_low"]) else f"{plain(c['mean'])} [{plain(c['ci95_low'])}, {plain(c['ci95_high'])}]"
+            )
             assert cell.strip("*").startswith(expect), (label, budget, cell, expect)
             share = e_cell(budget, model, "unparseable")["mean"]
             written = re.search(r"\((\d+(?:\.(\d))?) %", cell)

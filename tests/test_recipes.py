@@ -1,4 +1,5 @@
 """Recipes end to end at their tiny presets (slow: builds, trains and evaluates 4 models each)."""
+
 import json
 import subprocess
 from pathlib import Path
@@ -17,8 +18,7 @@ RECIPES = Path(__file__).resolve().parent.parent / "recipes"
 @pytest.mark.parametrize("name", ["planets", "era5"])
 def test_tiny_recipe_end_to_end(tmp_path, name):
     preset = load_preset(RECIPES / f"{name}.yaml", "tiny")
-    out = run_recipe(name, preset, work=tmp_path / "work", out=tmp_path / "results", workers=1,
-                     log=lambda s: None)
+    out = run_recipe(name, preset, work=tmp_path / "work", out=tmp_path / "results", workers=1, log=lambda s: None)
     for f in ("table.md", "table.csv", "predictions.csv", "train_values.json", "meta.json"):
         assert (out / f).stat().st_size > 0
     everything = pd.read_csv(out / "table.csv")
@@ -30,8 +30,9 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     meta = json.loads((out / "meta.json").read_text())
     assert meta["preset"] == preset and set(meta["models"]) == set(models)
     assert meta["models"]["xval"]["model"]["positions"] == "learned"
-    splits = sorted(s.name for s in (tmp_path / "work" / "data").iterdir()
-                    if s.is_dir() and (s.name == "test" or s.name.startswith("ood_")))
+    splits = sorted(
+        s.name for s in (tmp_path / "work" / "data").iterdir() if s.is_dir() and (s.name == "test" or s.name.startswith("ood_"))
+    )
     sub = table[table["subset"] != "all"]  # interp/extrap rows of declared training ranges
     assert set(sub["subset"]) <= {"interp", "extrap"} and set(sub["split"]) <= {"ood_stepsize"}
     for (m, f, sp), rows in sub.groupby(["model", "field", "split"]):
@@ -57,16 +58,14 @@ def test_tiny_recipe_end_to_end(tmp_path, name):
     pngs = list((out / "plots").glob("*.png"))
     assert pngs and all(p.stat().st_size > 5000 for p in pngs)
     # re-running reuses the finished dataset and models (resumable recipe)
-    again = run_recipe(name, preset, work=tmp_path / "work", out=tmp_path / "results2", workers=1,
-                       log=lambda s: None)
+    again = run_recipe(name, preset, work=tmp_path / "work", out=tmp_path / "results2", workers=1, log=lambda s: None)
     assert pd.read_csv(again / "table.csv").equals(everything)
 
 
 def test_results_carry_the_commit_that_made_them():
     """Published numbers name the code that produced them (results/*/meta.json)."""
     p = result_provenance()
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=RECIPES.parent, capture_output=True,
-                          text=True).stdout.strip()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=RECIPES.parent, capture_output=True, text=True).stdout.strip()
     assert p["commit"] == (head or None) and isinstance(p["machine"], str) and p["finished"]
     if head:
         assert p["dirty"] in (True, False)
@@ -74,13 +73,21 @@ def test_results_carry_the_commit_that_made_them():
 
 def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     from recipes.publish import publish
+
     res = tmp_path / "res"
     (res / "plots").mkdir(parents=True)
     (res / "table.md").write_text("| a |\n|---|\n| 1 |\n")
     (res / "table.csv").write_text("a\n1\n")
     (res / "plots" / "ood_x.png").write_bytes(b"png")
-    meta = {"recipe": "planets", "commit": "0123456789abcdef", "dirty": True, "machine": "m",
-            "elapsed_s": 600.4, "preset_name": "quick", "finished": "2026-11-22T12:00:00+00:00"}
+    meta = {
+        "recipe": "planets",
+        "commit": "0123456789abcdef",
+        "dirty": True,
+        "machine": "m",
+        "elapsed_s": 600.4,
+        "preset_name": "quick",
+        "finished": "2026-11-22T12:00:00+00:00",
+    }
     (res / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(RecipeError, match="uncommitted"):
         publish(res, tmp_path / "docs")
@@ -99,15 +106,24 @@ def test_publish_brings_each_budgets_own_report(tmp_path):
     """A comparison under several budgets: the side-by-side table and its plots at the top, each
     budget's report (tables, paired differences, meta, plots) in its own subdirectory."""
     from recipes.publish import publish
+
     res = tmp_path / "res"
     (res / "plots").mkdir(parents=True)
     for name in ("table.md", "table.csv", "seeds.csv"):
         (res / name).write_text(name)
     (res / "plots" / "budgets_mse.png").write_bytes(b"png")
-    meta = {"recipe": "era5", "commit": "0123456789abcdef", "dirty": False, "machine": "m",
-            "elapsed_s": 60.0, "preset_name": "compare", "finished": "2026-11-23T12:00:00+00:00",
-            "command": "python recipes/era5.py --preset compare --seeds 3", "core_seconds": 600,
-            "per_budget": {"equal samples": "equal-samples", "equal tokens": "equal-tokens"}}
+    meta = {
+        "recipe": "era5",
+        "commit": "0123456789abcdef",
+        "dirty": False,
+        "machine": "m",
+        "elapsed_s": 60.0,
+        "preset_name": "compare",
+        "finished": "2026-11-23T12:00:00+00:00",
+        "command": "python recipes/era5.py --preset compare --seeds 3",
+        "core_seconds": 600,
+        "per_budget": {"equal samples": "equal-samples", "equal tokens": "equal-tokens"},
+    }
     (res / "meta.json").write_text(json.dumps(meta))
     for slug in meta["per_budget"].values():
         (res / slug / "plots").mkdir(parents=True)
@@ -128,6 +144,7 @@ def test_publish_brings_each_budgets_own_report(tmp_path):
 def test_era5_paper_preset_refuses_the_synthetic_field(tmp_path, capsys):
     """The paper's data is real ERA5: without --source the recipe stops, saying how to get it."""
     from recipes.runner import main
+
     preset = load_preset(RECIPES / "era5.yaml", "paper")
     assert preset["build"]["source"] is None
     assert main("era5", ["--preset", "paper", "--work", str(tmp_path / "w"), "--out", str(tmp_path / "r")]) == 1
@@ -146,11 +163,17 @@ def test_planets_paper_preset_is_the_papers_and_the_references():
     from scinum import encodings
     from scinum.model.trunk import ModelConfig
     from scinum_simulations.planets_prior import PlanetsConfig
+
     preset = load_preset(RECIPES / "planets.yaml", "paper")
     assert PlanetsConfig(steps=preset["build"]["steps"]).steps_range() == (30, 59)
     models = preset["models"]
     assert models["xval"]["normalizer"] == "none" and models["xval+gmm"]["normalizer"] == "none"
     enc = encodings.from_config(models["bittokens"]["encoding"])
     assert (enc.reciprocal, enc.combine, enc.precision) == (True, "replace", 64)
-    ModelConfig(vocab_size=8, num_dim=enc.dim, combine=enc.combine, max_positions=8, **{
-        k: preset["train"]["model"][k] for k in ("d_model", "n_layers", "n_heads")})
+    ModelConfig(
+        vocab_size=8,
+        num_dim=enc.dim,
+        combine=enc.combine,
+        max_positions=8,
+        **{k: preset["train"]["model"][k] for k in ("d_model", "n_layers", "n_heads")},
+    )

@@ -1,4 +1,5 @@
 """Strict JSON: every way Python's json would silently corrupt numbers is an error."""
+
 import gzip
 import math
 
@@ -10,15 +11,18 @@ from scinum.errors import MalformedJSON
 from scinum.records.strict import dumps, loads, read_jsonl
 
 
-@pytest.mark.parametrize("text,match", [
-    ('{"a": NaN}', "NaN"),
-    ('{"a": [1, Infinity]}', "Infinity"),
-    ('{"a": {"b": 1e400}}', r"path a\.b"),
-    ('{"a": 1, "a": 2}', "duplicate key"),
-    ('[1, 2]', "top level must be a JSON object"),
-    ('{"a": 1', "invalid JSON"),
-    ('{"a": 1} x', "extra data"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ('{"a": NaN}', "NaN"),
+        ('{"a": [1, Infinity]}', "Infinity"),
+        ('{"a": {"b": 1e400}}', r"path a\.b"),
+        ('{"a": 1, "a": 2}', "duplicate key"),
+        ('[1, 2]', "top level must be a JSON object"),
+        ('{"a": 1', "invalid JSON"),
+        ('{"a": 1} x', "extra data"),
+    ],
+)
 def test_bad_json_is_rejected(text, match):
     with pytest.raises(MalformedJSON, match=match):
         loads(text)
@@ -42,10 +46,10 @@ def test_jsonl_gz_and_exact_floats(tmp_path):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(),
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 @settings(max_examples=300)
@@ -72,11 +76,14 @@ def _leaves(node):
         yield node
 
 
-@pytest.mark.parametrize("record,path", [
-    ({"a": {"b": [1.0, math.nan]}}, r"a\.b\[1\]"),
-    ({"x": None, "y": math.inf}, "y"),
-    ({"x": [None, -math.inf]}, r"x\[1\]"),
-])
+@pytest.mark.parametrize(
+    "record,path",
+    [
+        ({"a": {"b": [1.0, math.nan]}}, r"a\.b\[1\]"),
+        ({"x": None, "y": math.inf}, "y"),
+        ({"x": [None, -math.inf]}, r"x\[1\]"),
+    ],
+)
 def test_dumps_refuses_non_finite_numbers_by_path(record, path):
     with pytest.raises(MalformedJSON, match=path):
         dumps(record)

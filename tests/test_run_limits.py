@@ -1,6 +1,7 @@
 """Runs that cannot end refuse to start, before any process is spawned or step taken: a
 non-positive batch size (the sampler would spin forever), ``max_steps: -1`` (trains until
 killed), no devices, zero intervals, and records longer than the context a run may attend over."""
+
 import random
 
 import pytest
@@ -29,23 +30,37 @@ def wide(tmp_path_factory):
 
 
 def _cfg(data, out, **over):
-    cfg = load_config(overrides={"data": {"path": str(data), "batch_size": 2}, "out_dir": str(out),
-                                 "model": {"d_model": 8, "n_layers": 1, "n_heads": 1},
-                                 "trainer": {"max_steps": 2, "accelerator": "cpu", "devices": 1,
-                                             "progress_bar": False}})
+    cfg = load_config(
+        overrides={
+            "data": {"path": str(data), "batch_size": 2},
+            "out_dir": str(out),
+            "model": {"d_model": 8, "n_layers": 1, "n_heads": 1},
+            "trainer": {"max_steps": 2, "accelerator": "cpu", "devices": 1, "progress_bar": False},
+        }
+    )
     for key, value in over.items():
         section, leaf = key.split(".")
         cfg[section][leaf] = value
     return cfg
 
 
-@pytest.mark.parametrize("key,value", [
-    ("data.batch_size", -4), ("data.batch_size", 0), ("data.batch_size", "16"),
-    ("trainer.max_steps", -1), ("trainer.max_steps", 0), ("trainer.devices", 0),
-    ("trainer.devices", []), ("trainer.val_check_interval", 0),
-    ("trainer.checkpoint_every_n_steps", 0), ("trainer.accumulate_grad_batches", 0),
-    ("trainer.collective_timeout_s", 0), ("trainer.limit_val_batches", -1),
-])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("data.batch_size", -4),
+        ("data.batch_size", 0),
+        ("data.batch_size", "16"),
+        ("trainer.max_steps", -1),
+        ("trainer.max_steps", 0),
+        ("trainer.devices", 0),
+        ("trainer.devices", []),
+        ("trainer.val_check_interval", 0),
+        ("trainer.checkpoint_every_n_steps", 0),
+        ("trainer.accumulate_grad_batches", 0),
+        ("trainer.collective_timeout_s", 0),
+        ("trainer.limit_val_batches", -1),
+    ],
+)
 def test_a_run_that_could_not_end_is_refused_naming_the_key(key, value, wide, tmp_path):
     with pytest.raises(ConfigError, match=rf"^config: {key.replace('.', '[.]')} = "):
         fit(_cfg(wide, tmp_path / "run", **{key: value}))
@@ -59,8 +74,11 @@ def test_the_sampler_itself_refuses_a_non_positive_batch_size():
 
 def test_a_record_longer_than_the_allowed_context_is_refused_before_training(wide, tmp_path):
     cfg = _cfg(wide, tmp_path / "run", **{"data.max_record_tokens": 500})
-    with pytest.raises(ConfigError, match=r"(train|val) record \d+ is \d{3} tokens long, over "
-                                          r"data.max_record_tokens 500.*M pairs"):
+    with pytest.raises(
+        ConfigError,
+        match=r"(train|val) record \d+ is \d{3} tokens long, over "
+        r"data.max_record_tokens 500.*M pairs",
+    ):
         fit(cfg)
     assert not (tmp_path / "run" / "checkpoints").exists()
     cfg["data"]["max_record_tokens"] = 1000  # raised: it trains

@@ -1,4 +1,5 @@
 """Training-speed changes keep what a run writes: scinum.speed.logs_this_step."""
+
 import csv
 
 import pytest
@@ -11,17 +12,28 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def _config(data, out, every):
-    return load_config(None, {
-        "data": {"path": str(data), "batch_size": 8}, "out_dir": str(out),
-        "model": {"d_model": 32, "n_layers": 1, "n_heads": 2}, "optim": {"warmup_steps": 2},
-        "trainer": {"max_steps": 7, "val_check_interval": 100, "limit_val_batches": 0,
-                    "checkpoint_every_n_steps": 100, "log_every_n_steps": every, "progress_bar": False}})
+    return load_config(
+        None,
+        {
+            "data": {"path": str(data), "batch_size": 8},
+            "out_dir": str(out),
+            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
+            "optim": {"warmup_steps": 2},
+            "trainer": {
+                "max_steps": 7,
+                "val_check_interval": 100,
+                "limit_val_batches": 0,
+                "checkpoint_every_n_steps": 100,
+                "log_every_n_steps": every,
+                "progress_bar": False,
+            },
+        },
+    )
 
 
 def _train_rows(out):
     with open(out / "logs" / "metrics.csv") as f:
-        return {int(r["step"]): {k: v for k, v in r.items() if k.startswith("train/")}
-                for r in csv.DictReader(f) if r.get("train/loss")}
+        return {int(r["step"]): {k: v for k, v in r.items() if k.startswith("train/")} for r in csv.DictReader(f) if r.get("train/loss")}
 
 
 def test_training_logs_only_written_steps_with_their_own_values(toy_dataset, tmp_path):
@@ -41,4 +53,5 @@ def test_training_logs_only_written_steps_with_their_own_values(toy_dataset, tmp
 def test_logs_this_step_outside_a_trainer():
     class Bare:
         pass
+
     assert logs_this_step(Bare())

@@ -1,4 +1,5 @@
 """Means, t intervals and paired differences over seeds, against hand computations."""
+
 import math
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 from scinum.analysis.stats import mean_ci, paired_difference, paired_table, summarize_seeds
 
-T2 = 4.302652729911275   # t_{0.975, 2 df}, from a table
+T2 = 4.302652729911275  # t_{0.975, 2 df}, from a table
 T4 = 2.7764451051977987  # t_{0.975, 4 df}
 
 
@@ -63,15 +64,13 @@ def _per_seed():
     for model, base in (("xval", 1e-3), ("p10", 1e-2)):
         for seed in range(3):
             for split in ("test", "ood"):
-                rows.append({"model": model, "seed": seed, "field": "x", "split": split,
-                             "mse": base * (seed + 1), "r2": 0.9 - 0.1 * seed})
+                rows.append({"model": model, "seed": seed, "field": "x", "split": split, "mse": base * (seed + 1), "r2": 0.9 - 0.1 * seed})
     return pd.DataFrame(rows)
 
 
 def test_summarize_seeds_gives_one_row_per_cell_and_metric():
     long = summarize_seeds(_per_seed(), ["mse", "r2"])
-    assert list(long.columns) == ["model", "field", "split", "metric", "mean", "ci95_low",
-                                  "ci95_high", "n_seeds"]
+    assert list(long.columns) == ["model", "field", "split", "metric", "mean", "ci95_low", "ci95_high", "n_seeds"]
     assert len(long) == 2 * 2 * 2 and (long["n_seeds"] == 3).all()
     r = long[(long.model == "xval") & (long.split == "test") & (long.metric == "mse")].iloc[0]
     assert r["mean"] == pytest.approx(2e-3)

@@ -1,4 +1,5 @@
 """JSON-structure positions: every token's list indices, and the trunk that embeds them."""
+
 import numpy as np
 import pytest
 import torch
@@ -15,9 +16,10 @@ from scinum.tokens.structure import COLUMNS, DEPTH, list_indices
 
 
 def _planets_like(n_planets: int, steps: int, offset: float = 0.0) -> dict:
-    return {"description": {f"planet{j}": {"m": 1.0 + j, "a": 1.0 + j / 2} for j in range(n_planets)}
-            | {"stepsize": 0.2},
-            "data": [[[offset + k + j / 10, -k - j / 10] for j in range(n_planets)] for k in range(steps)]}
+    return {
+        "description": {f"planet{j}": {"m": 1.0 + j, "a": 1.0 + j / 2} for j in range(n_planets)} | {"stepsize": 0.2},
+        "data": [[[offset + k + j / 10, -k - j / 10] for j in range(n_planets)] for k in range(steps)],
+    }
 
 
 def _indices_of_path(path: tuple) -> list[int]:
@@ -34,11 +36,16 @@ def _lengths_along(record, path: tuple) -> list[int]:
     return out
 
 
-_leaf = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False) | st.integers(-1000, 1000) \
-    | st.sampled_from(["u", "v"]) | st.booleans() | st.none()
-_json = st.recursive(_leaf, lambda inner: st.lists(inner, max_size=4)
-                     | st.dictionaries(st.sampled_from(["k", "x", "y"]), inner, max_size=3),
-                     max_leaves=25)
+_leaf = (
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+    | st.integers(-1000, 1000)
+    | st.sampled_from(["u", "v"])
+    | st.booleans()
+    | st.none()
+)
+_json = st.recursive(
+    _leaf, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["k", "x", "y"]), inner, max_size=3), max_leaves=25
+)
 
 
 @given(st.dictionaries(st.sampled_from(["a", "b", "c"]), _json, min_size=1, max_size=3))
@@ -87,7 +94,7 @@ def test_text_spellings_give_every_token_of_a_number_its_row():
     k = codec.tokens_per_number
     for s, want in zip(starts, ([0, 2], [1, 1], [2, 0])):
         assert all(rows[t, 0] == want[0] and rows[t, DEPTH] == want[1] for t in range(s, s + k))
-        assert rows[s:s + k, -1].tolist() == list(range(k))  # the place of each digit
+        assert rows[s : s + k, -1].tolist() == list(range(k))  # the place of each digit
     assert rows[starts[2], 1] == 0  # 3.0 is element 0 of the inner list
 
 
@@ -97,8 +104,17 @@ def _structure_model(records, seed=0):
     enc = encodings.get("xval")
     seqs = [codec.encode(r) for r in records]
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], enc.default_normalizer)
-    cfg = ModelConfig(vocab_size=len(vocab), num_dim=1, combine="multiply", d_model=32, n_layers=2,
-                      n_heads=4, positions="structure", max_positions=64, n_fields=len(vocab.fields))
+    cfg = ModelConfig(
+        vocab_size=len(vocab),
+        num_dim=1,
+        combine="multiply",
+        d_model=32,
+        n_layers=2,
+        n_heads=4,
+        positions="structure",
+        max_positions=64,
+        n_fields=len(vocab.fields),
+    )
     torch.manual_seed(seed)
     return codec, seqs, norm, enc, NumberMLM(cfg, make_head(enc, 32)).eval()
 
@@ -110,8 +126,7 @@ def test_trunk_input_of_a_number_does_not_depend_on_its_flat_position():
     large = {"description": {**small["description"], "note": 7.0, "extra": 2.5}, "data": small["data"]}
     codec, seqs, norm, enc, model = _structure_model([small, large])
     assert model.trunk.pos is None
-    batches = [make_batch([s], [np.zeros(len(s), bool)], codec=codec, normalizer=norm, encoding=enc,
-                          structure=True) for s in seqs]
+    batches = [make_batch([s], [np.zeros(len(s), bool)], codec=codec, normalizer=norm, encoding=enc, structure=True) for s in seqs]
     got = []
     for rec, s, b in zip((small, large), seqs, batches):
         at = dict(zip(codec.number_paths(rec), codec.number_starts(s.ids)))[("data", 3, 1, 0)]

@@ -1,4 +1,5 @@
 """Text number encodings P10/P1000/B1999/FP15: round trip, token counts, vocabulary, codec."""
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -7,10 +8,12 @@ from scinum import encodings
 from scinum.tokens.codec import Codec, Vocabulary
 from scinum.errors import ValueOutOfRange
 
-SCHEMES = {"p10": (5, ["-", "6", "0", "2", "E-1"], 29),
-           "p1000": (3, ["-", "602", "E-1"], 920),
-           "b1999": (2, ["-602", "E-1"], 1818),
-           "fp15": (1, ["-602E-1"], 30601)}
+SCHEMES = {
+    "p10": (5, ["-", "6", "0", "2", "E-1"], 29),
+    "p1000": (3, ["-", "602", "E-1"], 920),
+    "b1999": (2, ["-602", "E-1"], 1818),
+    "fp15": (1, ["-602E-1"], 30601),
+}
 
 
 @pytest.mark.parametrize("name", SCHEMES)
@@ -50,14 +53,18 @@ def test_out_of_range_and_unparseable():
         enc.tokens(1e12)
     assert enc.tokens(6e-7) == ["+", "1", "0", "0", "E-8"]  # nearer the smallest (1e-6)
     assert enc.tokens(4e-7) == ["+", "0", "0", "0", "E+0"]  # below half the smallest: zero
-    for bad in (["+", "6", "0", "E-1", "2"], ["6", "+", "0", "2", "E-1"], ["+", "0", "5", "0", "E+0"],
-                ["-", "0", "0", "0", "E+0"], ["+", "6", "0", "2"]):
+    for bad in (
+        ["+", "6", "0", "E-1", "2"],
+        ["6", "+", "0", "2", "E-1"],
+        ["+", "0", "5", "0", "E+0"],
+        ["-", "0", "0", "0", "E+0"],
+        ["+", "6", "0", "2"],
+    ):
         assert enc.parse(bad) is None
 
 
 def planets(n_planets, n_steps, rng):
-    d = {f"planet{i}": {"m": rng.uniform(1, 5), "a": rng.uniform(1, 3), "e": rng.uniform(0, 2)}
-         for i in range(n_planets)}
+    d = {f"planet{i}": {"m": rng.uniform(1, 5), "a": rng.uniform(1, 3), "e": rng.uniform(0, 2)} for i in range(n_planets)}
     d["stepsize"] = 0.2
     return {"description": d, "data": rng.normal(size=(n_steps, n_planets, 2)).tolist()}
 

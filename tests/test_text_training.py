@@ -1,4 +1,5 @@
 """Text encodings (P10/P1000/B1999/FP15) on the shared training, fill and evaluation paths."""
+
 import json
 import math
 import random
@@ -23,8 +24,7 @@ from scinum.train.module import MLMModule
 from scinum.train.fit import fit
 
 SCHEMES = ["p10", "p1000", "b1999", "fp15"]
-RECORDS = [{"name": f"r{i}", "x": x, "y": [round(0.1 * i, 2), 2.5]}
-           for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
+RECORDS = [{"name": f"r{i}", "x": x, "y": [round(0.1 * i, 2), 2.5]} for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
 
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
@@ -35,8 +35,9 @@ def _text_setup(name, records):
     vocab = Vocabulary.build(records, number_tokens=enc.vocabulary())
     codec = Codec(vocab, enc)
     seqs = [codec.encode(r) for r in records]
-    norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs],
-                          resolve_normalizer({"head": {"kind": "native"}, "normalizer": None}, enc))
+    norm = Normalizer.fit(
+        vocab.fields, [(s.fields, s.values) for s in seqs], resolve_normalizer({"head": {"kind": "native"}, "normalizer": None}, enc)
+    )
     return enc, vocab, codec, seqs, norm
 
 
@@ -68,7 +69,7 @@ def test_a_masked_number_masks_all_its_tokens(name):
     a = codec.number_starts(seqs[0].ids)[0]
     hide[0][a + k - 1] = True
     b = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc, structure=True)
-    assert (b["ids"][0, a:a + k] == vocab.mask_id).all() and int(b["num_hidden"].sum()) == k
+    assert (b["ids"][0, a : a + k] == vocab.mask_id).all() and int(b["num_hidden"].sum()) == k
     assert hidden_positions(codec, RECORDS[0], ["x"]).sum() == k
 
 
@@ -78,11 +79,26 @@ def test_text_model_trains(name):
     enc, vocab, codec, seqs, norm = _text_setup(name, RECORDS)
     head = make_head(enc, 16, vocab=vocab)
     assert isinstance(head, TokenHead) and not list(head.parameters())
-    mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=32,
-                       n_layers=1, n_heads=2, max_positions=512, n_fields=len(vocab.fields))
+    mcfg = ModelConfig(
+        vocab_size=len(vocab),
+        num_dim=enc.dim,
+        combine=enc.combine,
+        d_model=32,
+        n_layers=1,
+        n_heads=2,
+        max_positions=512,
+        n_fields=len(vocab.fields),
+    )
     meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm)
-    optim = {"lr": 3e-3, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 5,
-             "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
+    optim = {
+        "lr": 3e-3,
+        "weight_decay": 0.0,
+        "betas": [0.9, 0.99],
+        "warmup_steps": 5,
+        "min_lr_ratio": 0.1,
+        "grad_clip": 1.0,
+        "number_loss_weight": 1.0,
+    }
     module = MLMModule(meta, optim, max_steps=1000)
     col = MLMCollator(vocab, norm, enc, mask_prob=0.3, seed=0, structure=True)
     batch = col([(s, 0) for s in seqs])
@@ -97,8 +113,7 @@ def test_text_model_trains(name):
         opt.step()
     assert losses[-1] < 0.3 * losses[0]
     # a batch that hides nothing gives finite (zero) losses, not NaN
-    empty = make_batch(seqs, [np.zeros(len(s), bool) for s in seqs], codec=codec, normalizer=norm,
-                       encoding=enc, structure=True)
+    empty = make_batch(seqs, [np.zeros(len(s), bool) for s in seqs], codec=codec, normalizer=norm, encoding=enc, structure=True)
     assert all(math.isfinite(v.item()) for v in module.losses(empty).values())
 
 
@@ -115,9 +130,10 @@ def test_text_config_resolution():
 class Toy:
     def __call__(self, i):
         r = random.Random(i)
-        return {"m": round(r.uniform(1, 5), 2),
-                "data": [[round(r.uniform(-2, 2), 2), round(r.uniform(-2, 2), 2)]
-                         for _ in range(r.randint(2, 5))]}, {}
+        return {
+            "m": round(r.uniform(1, 5), 2),
+            "data": [[round(r.uniform(-2, 2), 2), round(r.uniform(-2, 2), 2)] for _ in range(r.randint(2, 5))],
+        }, {}
 
 
 @pytest.fixture(scope="module")
@@ -128,12 +144,24 @@ def dataset(tmp_path_factory, toy_dataset):
 @pytest.fixture(scope="module")
 def text_model(dataset, tmp_path_factory, one_thread_module):
     out = tmp_path_factory.mktemp("p1000") / "run"
-    cfg = load_config(None, {
-        "data": {"path": str(dataset), "batch_size": 8}, "out_dir": str(out),
-        "encoding": {"name": "p1000"}, "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-        "optim": {"warmup_steps": 2, "lr": 3e-3},
-        "trainer": {"max_steps": 12, "val_check_interval": 6, "limit_val_batches": 1,
-                    "checkpoint_every_n_steps": 100, "log_every_n_steps": 1, "progress_bar": False}})
+    cfg = load_config(
+        None,
+        {
+            "data": {"path": str(dataset), "batch_size": 8},
+            "out_dir": str(out),
+            "encoding": {"name": "p1000"},
+            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
+            "optim": {"warmup_steps": 2, "lr": 3e-3},
+            "trainer": {
+                "max_steps": 12,
+                "val_check_interval": 6,
+                "limit_val_batches": 1,
+                "checkpoint_every_n_steps": 100,
+                "log_every_n_steps": 1,
+                "progress_bar": False,
+            },
+        },
+    )
     model = load(fit(cfg))
     model.path = out / "model.ckpt"
     return model
@@ -176,6 +204,7 @@ def _force(model, monkeypatch, tokens):
         out = torch.zeros(h.shape[0], len(model.vocab))
         out[torch.arange(h.shape[0]), ids[torch.arange(h.shape[0]) % k]] = 30.0
         return out
+
     monkeypatch.setattr(model.model.trunk, "token_logits", logits)
 
 
@@ -197,14 +226,12 @@ def test_fill_gives_parsed_numbers_or_null(text_model, monkeypatch):
         res = text_model.predict(rec, ["m", "data[-1][*]"], mode=mode)
         assert res.record["m"] == 1.0 and res.record["data"][-1] == [1.0, 1.0]
         assert res.record["data"][0] == rec["data"][0]
-        assert all(p.value == 1.0 and p.uncertainty["p_number"] > 0.99 and
-                   not p.uncertainty["unparseable"] for p in res.predictions)
+        assert all(p.value == 1.0 and p.uncertainty["p_number"] > 0.99 and not p.uncertainty["unparseable"] for p in res.predictions)
     # garbage tokens (sign, exponent, mantissa in the wrong slots) -> null + unparseable
     _force(text_model, monkeypatch, ["E+1", "+", "100"])
     res = text_model.predict(rec, ["m", "data[-1][*]"], mode="sequential")
     assert res.record["m"] is None and res.record["data"][-1] == [None, None]
-    assert all(p.value is None and p.uncertainty["unparseable"] and
-               p.uncertainty["tokens"] == ["E+1", "+", "100"] for p in res.predictions)
+    assert all(p.value is None and p.uncertainty["unparseable"] and p.uncertainty["tokens"] == ["E+1", "+", "100"] for p in res.predictions)
     text = json.dumps(res.to_dict(), allow_nan=False)
     assert "NaN" not in text and '"unparseable": true' in text
     # null placeholders are filled too
@@ -216,8 +243,7 @@ def test_evaluate_text_checkpoint(dataset, text_model, monkeypatch):
     table, preds = evaluate(text_model, dataset, ["m", "data[*][0]"], ["val"])
     assert "unparseable" in table and len(table) == 2 and (table["n"] > 0).all()
     assert table["unparseable"].between(0, 1).all()
-    assert preds["pred"].isna().mean() == pytest.approx(
-        (table["unparseable"] * table["n"]).sum() / table["n"].sum())
+    assert preds["pred"].isna().mean() == pytest.approx((table["unparseable"] * table["n"]).sum() / table["n"].sum())
     _force(text_model, monkeypatch, ["+", "100", "E-2"])
     table, preds = evaluate(text_model, dataset, ["m", "data[*][0]"], ["val"])
     assert (table["unparseable"] == 0).all() and np.isfinite(table["mse"]).all()
@@ -232,6 +258,7 @@ def test_planets_sequence_length_per_encoding():
     """Tokens per planets sample, text vs single-token (xVal paper: P10 ~3.5x, P1000 ~2.3x,
     B1999 ~1.6x; FP15 is one token per number, 1x)."""
     from scinum_simulations.planets import PlanetsConfig, SampleMaker
+
     make = SampleMaker(PlanetsConfig(), seed=0, split="train")
     recs = [make(i)[0] for i in range(10)]
     single = sum(len(Codec(Vocabulary.build(recs)).encode(r)) for r in recs)
@@ -242,5 +269,4 @@ def test_planets_sequence_length_per_encoding():
         codec = Codec(Vocabulary.build(recs, number_tokens=enc.vocabulary()), enc)
         ratios[name] = sum(len(codec.encode(r)) for r in recs) / single
         assert ratios[name] == pytest.approx(ref, rel=0.06), name
-    print("tokens per planets sample vs single-token:",
-          ", ".join(f"{n.upper()} {r:.2f}x" for n, r in ratios.items()))
+    print("tokens per planets sample vs single-token:", ", ".join(f"{n.upper()} {r:.2f}x" for n, r in ratios.items()))

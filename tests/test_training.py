@@ -1,4 +1,5 @@
 """Training: overfitting per encoding/head, seeded loss curves, kill + resume, checkpoints, CLI."""
+
 import csv
 import random
 
@@ -22,8 +23,7 @@ from scinum.train.module import MLMModule
 from scinum.train.fit import fit
 
 # a name token per record: the test is about the heads fitting, not the trunk telling records apart
-OVERFIT = [{"name": f"r{i}", "k": i, "x": x, "y": [round(0.1 * i, 2), 2.5]}
-           for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
+OVERFIT = [{"name": f"r{i}", "k": i, "x": x, "y": [round(0.1 * i, 2), 2.5]} for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
 
 
 def _module(records, enc_name, head, lr=3e-3, positions="learned", max_steps=10_000):
@@ -33,12 +33,27 @@ def _module(records, enc_name, head, lr=3e-3, positions="learned", max_steps=10_
     seqs = [codec.encode(r) for r in records]
     cfg = {"head": head, "normalizer": None}
     norm = Normalizer.fit(vocab.fields, [(s.fields, s.values) for s in seqs], resolve_normalizer(cfg, enc))
-    mcfg = ModelConfig(vocab_size=len(vocab), num_dim=enc.dim, combine=enc.combine, d_model=48,
-                       n_layers=2, n_heads=4, positions=positions, n_fields=len(vocab.fields),
-                       max_positions=None if positions == "rope" else 512)
+    mcfg = ModelConfig(
+        vocab_size=len(vocab),
+        num_dim=enc.dim,
+        combine=enc.combine,
+        d_model=48,
+        n_layers=2,
+        n_heads=4,
+        positions=positions,
+        n_fields=len(vocab.fields),
+        max_positions=None if positions == "rope" else 512,
+    )
     meta = CheckpointMeta(model=mcfg, encoding=enc.config(), vocab=vocab, normalizer=norm, head=head)
-    optim = {"lr": lr, "weight_decay": 0.0, "betas": [0.9, 0.99], "warmup_steps": 10,
-             "min_lr_ratio": 0.1, "grad_clip": 1.0, "number_loss_weight": 1.0}
+    optim = {
+        "lr": lr,
+        "weight_decay": 0.0,
+        "betas": [0.9, 0.99],
+        "warmup_steps": 10,
+        "min_lr_ratio": 0.1,
+        "grad_clip": 1.0,
+        "number_loss_weight": 1.0,
+    }
     hide = [hidden_positions(codec, r, ["x"]) for r in records]
     batch = make_batch(seqs, hide, codec=codec, normalizer=norm, encoding=enc, structure=True)
     return MLMModule(meta, optim, max_steps=max_steps), batch, norm
@@ -65,8 +80,9 @@ def _seeded(cases, seeds, marks=()):
     return [pytest.param(*c, s, marks=marks) for s in seeds for c in cases]
 
 
-@pytest.mark.parametrize("enc_name,head,tol,positions,seed",
-                         _seeded(OVERFIT_CASES, SEEDS) + _seeded(OVERFIT_CASES, MORE_SEEDS, pytest.mark.slow))
+@pytest.mark.parametrize(
+    "enc_name,head,tol,positions,seed", _seeded(OVERFIT_CASES, SEEDS) + _seeded(OVERFIT_CASES, MORE_SEEDS, pytest.mark.slow)
+)
 def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol, positions, seed):
     torch.manual_seed(seed)
     module, batch, norm = _module(OVERFIT, enc_name, head, positions=positions, max_steps=300)
@@ -98,22 +114,32 @@ def test_tiny_model_overfits_a_handful_of_records(enc_name, head, tol, positions
 class Toy:
     def __call__(self, i):
         r = random.Random(i)
-        return {"m": round(r.uniform(1, 5), 3),
-                "data": [[round(r.uniform(-2, 2), 4), round(r.uniform(-2, 2), 4)] for _ in range(r.randint(2, 8))]}, {}
+        return {
+            "m": round(r.uniform(1, 5), 3),
+            "data": [[round(r.uniform(-2, 2), 4), round(r.uniform(-2, 2), 4)] for _ in range(r.randint(2, 8))],
+        }, {}
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory, toy_dataset):
-    return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 48, 8, ["m", "data[-1][*]"],
-                       shard_size=32, sample=Toy())
+    return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 48, 8, ["m", "data[-1][*]"], shard_size=32, sample=Toy())
 
 
 def _config(dataset, out, **over):
-    cfg = {"data": {"path": str(dataset), "batch_size": 8}, "out_dir": str(out),
-           "model": {"d_model": 32, "n_layers": 2, "n_heads": 2},
-           "optim": {"warmup_steps": 2},
-           "trainer": {"max_steps": 6, "val_check_interval": 3, "limit_val_batches": 1,
-                       "checkpoint_every_n_steps": 3, "log_every_n_steps": 1, "progress_bar": False}}
+    cfg = {
+        "data": {"path": str(dataset), "batch_size": 8},
+        "out_dir": str(out),
+        "model": {"d_model": 32, "n_layers": 2, "n_heads": 2},
+        "optim": {"warmup_steps": 2},
+        "trainer": {
+            "max_steps": 6,
+            "val_check_interval": 3,
+            "limit_val_batches": 1,
+            "checkpoint_every_n_steps": 3,
+            "log_every_n_steps": 1,
+            "progress_bar": False,
+        },
+    }
     for k, v in over.items():
         cfg.setdefault(k, {}).update(v) if isinstance(v, dict) else cfg.__setitem__(k, v)
     return load_config(None, cfg)
@@ -202,8 +228,7 @@ def test_save_load_identical_predictions(dataset, reference_run):
 
 def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
     out = tmp_path / "gmm"
-    path = fit(_config(dataset, out, head={"kind": "mixture", "n_components": 3},
-                       trainer={"max_steps": 2, "limit_val_batches": 0}))
+    path = fit(_config(dataset, out, head={"kind": "mixture", "n_components": 3}, trainer={"max_steps": 2, "limit_val_batches": 0}))
     m = load(path)
     rec = Toy()(0)[0]
     seq = m.codec.encode(rec)
@@ -218,6 +243,7 @@ def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
     # the normalized spread times the field's scale
     with torch.no_grad():
         from scinum.tokens.batch import make_batch as mb
+
         b = mb([seq], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding, structure=True)
         out_ = m.model.head(m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])[b["num_hidden"]])
     assert np.allclose(p.uncertainty["std"], m.model.head.uncertainty(out_)["std"].numpy() * scale)
@@ -225,7 +251,7 @@ def test_mixture_predictions_come_back_in_record_units(dataset, tmp_path):
 
 def test_bad_checkpoints_raise_checkpoint_error(reference_run, tmp_path):
     good = (reference_run / "model.ckpt").read_bytes()
-    (tmp_path / "trunc.ckpt").write_bytes(good[:len(good) // 2])
+    (tmp_path / "trunc.ckpt").write_bytes(good[: len(good) // 2])
     torch.save({"state_dict": {}}, tmp_path / "foreign.ckpt")
     (tmp_path / "text.ckpt").write_text("hello")
     for name in ("trunc.ckpt", "foreign.ckpt", "text.ckpt", "missing.ckpt"):
@@ -234,8 +260,7 @@ def test_bad_checkpoints_raise_checkpoint_error(reference_run, tmp_path):
 
 
 def test_config_overrides_and_errors(tmp_path):
-    cfg = load_config(None, ["--data.path", "x", "optim.lr=1e-2", "--encoding.name=fone",
-                             "encoding.frac_digits=3", "head.kind=mixture"])
+    cfg = load_config(None, ["--data.path", "x", "optim.lr=1e-2", "--encoding.name=fone", "encoding.frac_digits=3", "head.kind=mixture"])
     assert cfg["optim"]["lr"] == 0.01 and cfg["encoding"] == {"name": "fone", "frac_digits": 3}
     assert resolve_normalizer(cfg, encodings.get("fone")) == "standard"
     with pytest.raises(KeyError):
@@ -255,8 +280,7 @@ def test_checkpoints_keep_the_position_options(dataset, reference_run, tmp_path)
     assert mcfg.positions == "structure" and mcfg.max_positions == default.meta.context_length
     assert default.model.trunk.pos is None
     assert mcfg.n_fields == len(default.vocab.fields) == default.model.trunk.field_pos.weight.shape[0] - 1
-    rope_path = fit(_config(dataset, tmp_path / "rope", model={"positions": "rope"},
-                            trainer={"max_steps": 2, "limit_val_batches": 0}))
+    rope_path = fit(_config(dataset, tmp_path / "rope", model={"positions": "rope"}, trainer={"max_steps": 2, "limit_val_batches": 0}))
     rope = load(rope_path)
     assert rope.meta.model.positions == "rope" and rope.model.trunk.pos is None
     old = torch.load(rope_path, weights_only=True)
@@ -277,6 +301,7 @@ def test_mixture_checkpoints_name_their_variance_floor():
     """New checkpoints write the mixture head's sigma_min; one without it (written when the
     default floor was 1e-3) loads with 1e-3, so its intervals do not change."""
     from scinum.heads import LEGACY_SIGMA_MIN, SIGMA_MIN
+
     module, _, _ = _module(OVERFIT, "xval", {"kind": "mixture", "n_components": 2})
     saved = module.meta.to_dict()
     assert saved["head"] == {"kind": "mixture", "n_components": 2, "sigma_min": SIGMA_MIN}

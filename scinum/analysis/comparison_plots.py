@@ -2,6 +2,7 @@
 seeds per table column, beside the paper's value and the baselines' lines, and the same against
 training seconds across budgets; plus the lookups both the tables and the plots read (a
 summarized cell, a model's mean training seconds)."""
+
 from __future__ import annotations
 
 import math
@@ -21,29 +22,31 @@ OFF_SCALE = 1e6
 
 
 def cell(long: pd.DataFrame, model: str, field: str, split: str, metric: str) -> pd.Series | None:
-    r = long[(long["model"] == model) & (long["field"] == field) & (long["split"] == split)
-             & (long["metric"] == metric)]
+    r = long[(long["model"] == model) & (long["field"] == field) & (long["split"] == split) & (long["metric"] == metric)]
     return None if r.empty else r.iloc[0]
 
 
 def train_seconds(meta: dict, model: str) -> float:
     """Mean training seconds (one thread) over a model's finished seeds in a comparison's meta."""
-    v = [r["train_seconds"] for k, r in meta.get("runs", {}).items()
-         if k.rsplit("/seed", 1)[0] == model and r.get("train_seconds") is not None]
+    v = [
+        r["train_seconds"]
+        for k, r in meta.get("runs", {}).items()
+        if k.rsplit("/seed", 1)[0] == model and r.get("train_seconds") is not None
+    ]
     return float(np.mean(v)) if v else math.nan
 
 
-def comparison_plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, out: Path,
-          log: bool, baselines: pd.DataFrame | None = None) -> Path:
+def comparison_plot(
+    long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str, out: Path, log: bool, baselines: pd.DataFrame | None = None
+) -> Path:
     """One panel per spec column: each model's mean and interval as a horizontal error bar (the
     models' names read across, however long), the paper's value as ×, baselines dashed."""
     from matplotlib.transforms import blended_transform_factory
+
     cols = spec["columns"]
-    names = [] if baselines is None or baselines.empty else list(dict.fromkeys(
-        baselines.loc[baselines["metric"] == metric, "model"]))
+    names = [] if baselines is None or baselines.empty else list(dict.fromkeys(baselines.loc[baselines["metric"] == metric, "model"]))
     below = 0.22 * -(-len(names) // 3)  # inches of the baselines' legend under the panels
-    fig, axes = figure((2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3 + below), 1, len(cols),
-                       sharey=True)
+    fig, axes = figure((2.2 * len(cols) + 2.6, 0.32 * len(models) + 1.3 + below), 1, len(cols), sharey=True)
     y = np.arange(len(models))[::-1]  # the first model on top
     for ax, c in zip(axes[0], cols):
         edge = blended_transform_factory(ax.transAxes, ax.transData)
@@ -74,6 +77,7 @@ def comparison_plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metri
             lo, hi = ax.get_xlim()
             if 0 < lo and hi < 10 * lo:  # within a decade: matplotlib labels every minor tick
                 from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
+
                 ax.xaxis.set_minor_formatter(NullFormatter())
                 ax.xaxis.set_major_locator(FixedLocator([lo * (hi / lo) ** 0.1, lo * (hi / lo) ** 0.9]))
                 ax.xaxis.set_major_formatter(FormatStrFormatter("%.3g"))
@@ -81,26 +85,22 @@ def comparison_plot(long: pd.DataFrame, spec: dict, models: Sequence[str], metri
         ax.set_title(c["name"], fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(alpha=0.3)
-    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8,
-                  y=below / fig.get_figheight(), va="bottom")
+    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8, y=below / fig.get_figheight(), va="bottom")
     drawn = {lb: h for ax in axes[0] for h, lb in zip(*ax.get_legend_handles_labels())}
     if drawn:  # one legend for every panel, under them
-        fig.legend(list(drawn.values()), list(drawn), loc="lower center", ncol=3, fontsize=6,
-                   frameon=False)
+        fig.legend(list(drawn.values()), list(drawn), loc="lower center", ncol=3, fontsize=6, frameon=False)
     fig.tight_layout(rect=(0, below / fig.get_figheight(), 1, 1))
     return save(fig, out)
 
 
-def draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str,
-                    vertical: bool = False, legend: bool = True) -> None:
+def draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str, vertical: bool = False, legend: bool = True) -> None:
     """Each baseline's ``metric`` in ``column`` as a labelled line, its style by its kind
     (dashed: regressor, dotted: reference, dash-dotted: oracle), its grey the same in every
     panel (``vertical``: the metric is the x axis; ``legend``: one per panel)."""
     if baselines is None or baselines.empty:
         return
     order = list(dict.fromkeys(baselines["model"]))
-    sel = baselines[(baselines["field"] == column["field"]) & (baselines["split"] == column["split"])
-                    & (baselines["metric"] == metric)]
+    sel = baselines[(baselines["field"] == column["field"]) & (baselines["split"] == column["split"]) & (baselines["metric"] == metric)]
     styles = {"regressor": "--", "oracle": "-.", "reference": ":"}
     for r in sel.itertuples():
         k = order.index(r.model)
@@ -109,18 +109,29 @@ def draw_baselines(ax, baselines: pd.DataFrame | None, column: dict, metric: str
         kind = getattr(r, "kind", None)
         kind = kind if isinstance(kind, str) else "reference"
         (ax.axvline if vertical else ax.axhline)(
-            r.mean, ls=styles.get(kind, "--"), lw=1.2, color=("0.1", "0.35", "0.55", "0.7")[k % 4],
-            label=r.model if r.model.startswith("oracle") else f"{r.model} ({kind})")
+            r.mean,
+            ls=styles.get(kind, "--"),
+            lw=1.2,
+            color=("0.1", "0.35", "0.55", "0.7")[k % 4],
+            label=r.model if r.model.startswith("oracle") else f"{r.model} ({kind})",
+        )
     if legend and not sel.empty:
         ax.legend(fontsize=6, loc="best")
 
 
-def budgets_plot(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: dict,
-                  models: Sequence[str], metric: str, out: Path,
-                  baselines: pd.DataFrame | None) -> Path:
+def budgets_plot(
+    longs: dict[str, pd.DataFrame],
+    metas: dict[str, dict],
+    spec: dict,
+    models: Sequence[str],
+    metric: str,
+    out: Path,
+    baselines: pd.DataFrame | None,
+) -> Path:
     """Per spec column: ``metric`` (mean, 95 % t interval) against mean training seconds, one
     line per model through its budgets; baselines dashed."""
     from matplotlib.ticker import NullFormatter
+
     cols = spec["columns"]
     fig, axes = figure((4.2 * len(cols), 3.6), 1, len(cols))
     for ax, c in zip(axes[0], cols):

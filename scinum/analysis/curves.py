@@ -10,6 +10,7 @@ losses, the number error and (when logged) the validation error per evaluation f
 training values as a rolling mean over 10 logged steps with the raw values faint behind,
 validation as points.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,8 +23,10 @@ from .drawing import figure, save
 
 __all__ = ["read_log", "plot_curves"]
 
-_PANELS = (("loss", ("loss", "token_ce", "number_loss"), "loss"),
-           ("number error", ("number_abs_err",), "mean |prediction − target| (normalized units)"))
+_PANELS = (
+    ("loss", ("loss", "token_ce", "number_loss"), "loss"),
+    ("number error", ("number_abs_err",), "mean |prediction − target| (normalized units)"),
+)
 
 
 def read_log(path: str | Path) -> pd.DataFrame:
@@ -50,9 +53,8 @@ def plot_curves(log_path: str | Path, out: str | Path, title: str | None = None)
         ax = axes[0][2]
         for k, col in enumerate(per_field):
             val = log[["step", col]].dropna()
-            ax.plot(val["step"], val[col], "o-", color=f"C{k}", ms=4, lw=1.2, label=col[len("val/err/"):])
-        ax.set(xlabel="step", ylabel="validation mean |prediction − target| (normalized)",
-               title=f"{title}: error per evaluation field")
+            ax.plot(val["step"], val[col], "o-", color=f"C{k}", ms=4, lw=1.2, label=col[len("val/err/") :])
+        ax.set(xlabel="step", ylabel="validation mean |prediction − target| (normalized)", title=f"{title}: error per evaluation field")
         if (log[per_field].to_numpy(dtype=np.float64) > 0).any():
             ax.set_yscale("log")
         ax.grid(alpha=0.2)
@@ -68,8 +70,7 @@ def plot_curves(log_path: str | Path, out: str | Path, title: str | None = None)
                 ax.plot(train["step"], smooth, color=color, lw=1.6, label=f"train {key}")
             val = log[["step", f"val/{key}"]].dropna() if f"val/{key}" in log else None
             if val is not None and len(val):
-                ax.plot(val["step"], val[f"val/{key}"], "o--", color=color, ms=5, lw=1,
-                        label=f"val {key}")
+                ax.plot(val["step"], val[f"val/{key}"], "o--", color=color, ms=5, lw=1, label=f"val {key}")
         values = log[[c for c in log.columns if c.split("/")[-1] in keys]].to_numpy(dtype=np.float64)
         if np.isfinite(values).any() and (values[np.isfinite(values)] > 0).all():
             ax.set_yscale("log")  # losses that can go negative (mixture NLL) stay linear

@@ -1,5 +1,6 @@
 """What every plot of a results directory shares: pyplot-free Agg figures, one colour per model,
 axis ranges set by the true values, off-scale predictions drawn at the edge, deterministic PNGs."""
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["MANY_VALUES", "slug", "colors", "figure", "label", "save", "axis_range",
-           "draw_at_edge"]
+__all__ = ["MANY_VALUES", "slug", "colors", "figure", "label", "save", "axis_range", "draw_at_edge"]
 
 #: A (field, split) with at least this many distinct true values is drawn as continuous.
 MANY_VALUES = 20
@@ -30,8 +30,7 @@ def colors(models) -> dict[str, tuple]:
     return {m: cycle[i % len(cycle)] for i, m in enumerate(sorted(models))}
 
 
-def figure(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1,
-           **subplots_kw) -> tuple[Figure, np.ndarray]:
+def figure(figsize: tuple[float, float], nrows: int = 1, ncols: int = 1, **subplots_kw) -> tuple[Figure, np.ndarray]:
     """A pyplot-free Agg figure (no global state, nothing to close) and its axes ``[r, c]``."""
     fig = Figure(figsize=figsize)
     FigureCanvasAgg(fig)
@@ -65,6 +64,5 @@ def draw_at_edge(ax, x, pred, lo: float, hi: float, color, ms: float) -> int:
     pred = np.asarray(pred, dtype=np.float64)
     off = ~np.isnan(pred) & ((pred < lo) | (pred > hi))
     if off.any():
-        ax.plot(np.asarray(x)[off], np.where(pred[off] > hi, hi, lo), "^", ms=ms, alpha=0.6,
-                color=color, clip_on=False)
+        ax.plot(np.asarray(x)[off], np.where(pred[off] > hi, hi, lo), "^", ms=ms, alpha=0.6, color=color, clip_on=False)
     return int(off.sum())

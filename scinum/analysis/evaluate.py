@@ -24,6 +24,7 @@ A results directory (what ``scinum plot`` reads) holds:
   each model's head declaration (:meth:`scinum.heads.HeadOutputs.to_dict`), which
   :mod:`scinum.analysis.plots` reads.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,14 +44,14 @@ from ..heads import model_label
 from .metrics import summarize
 from .scoring import default_fields, physical_mse, subsets
 
-__all__ = ["evaluate", "train_values", "write_results", "results_meta",
-           "head_declarations"]
+__all__ = ["evaluate", "train_values", "write_results", "results_meta", "head_declarations"]
 
 
 def head_declarations(predictions: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """``{model: HeadOutputs dict}`` for the models of a ``predictions.csv`` frame whose head
     kind is registered here (what ``meta.json`` records as ``heads``)."""
     from ..heads import lookup
+
     out: dict[str, dict[str, Any]] = {}
     if predictions.empty or "head" not in predictions:
         return out
@@ -61,19 +62,27 @@ def head_declarations(predictions: pd.DataFrame) -> dict[str, dict[str, Any]]:
             continue
     return out
 
-def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
-             splits: Sequence[str] | None = None, *, label: str | None = None,
-             batch_size: int = 256, limit: int | None = None,
-             progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+
+def evaluate(
+    model: Any,
+    data: str | Path,
+    fields: Sequence[str] | None = None,
+    splits: Sequence[str] | None = None,
+    *,
+    label: str | None = None,
+    batch_size: int = 256,
+    limit: int | None = None,
+    progress: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Score ``model`` (a :class:`scinum.fill.model.Model` or a checkpoint path) on ``data``.
 
     Returns ``(table, predictions)`` as described in the module docstring. ``limit`` caps the
     records per split (the first ones, so runs are comparable); it must be >= 1.
     """
     from ..fill.model import Model, load
+
     if limit is not None and (type(limit) is not int or limit < 1):
-        raise ScinumError(f"--limit {limit!r}: at most how many records per split to score, "
-                          "an integer >= 1")
+        raise ScinumError(f"--limit {limit!r}: at most how many records per split to score, an integer >= 1")
     if not isinstance(model, Model):
         model = load(model)
     ds = Dataset(data)
@@ -82,14 +91,18 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
         missing = [s for s in splits if s not in ds.splits]
         empty = [s for s in splits if s in ds.splits and ds.count(s) == 0]
         if missing or empty:
-            raise DatasetError(f"{data}: split(s) {missing + empty} " + ("not in the dataset"
-                               if missing else "hold no records") + f" (splits: {ds.splits})")
+            raise DatasetError(
+                f"{data}: split(s) {missing + empty} "
+                + ("not in the dataset" if missing else "hold no records")
+                + f" (splits: {ds.splits})"
+            )
         splits = list(splits)
     else:  # test and every ood_* split that holds records
         splits = [s for s in ds.splits if (s == "test" or s.startswith("ood_")) and ds.count(s)]
         if not splits:
-            raise DatasetError(f"{data}: no test or ood_* split holds records, nothing to score "
-                               f"(counts: { {s: ds.count(s) for s in ds.splits} })")
+            raise DatasetError(
+                f"{data}: no test or ood_* split holds records, nothing to score (counts: { {s: ds.count(s) for s in ds.splits} })"
+            )
     ranges = ds.manifest.get("evaluation", {}).get("train_ranges", {})
     encoding = model.meta.encoding["name"]
     head = model.meta.head.get("kind", "native")
@@ -109,36 +122,62 @@ def evaluate(model: Any, data: str | Path, fields: Sequence[str] | None = None,
             except RecordError as e:  # the checkpoint does not fit the data: say which and where
                 file, line = where[e.record] if e.record is not None else (None, None)
                 ckpt = getattr(model, "source", None) or f"the {encoding} model"
-                raise type(e)(f"{e.reason} (checkpoint {ckpt}, split {split!r}, field {field})",
-                              file=str(file) if file else None, line=line, record=e.record,
-                              path=e.path) from None
-            filled = model.run_jobs(jobs, batch_size=batch_size, progress=progress,
-                                    keep_nonfinite=True)  # scored (MSE inf), not dropped
+                raise type(e)(
+                    f"{e.reason} (checkpoint {ckpt}, split {split!r}, field {field})",
+                    file=str(file) if file else None,
+                    line=line,
+                    record=e.record,
+                    path=e.path,
+                ) from None
+            filled = model.run_jobs(jobs, batch_size=batch_size, progress=progress, keep_nonfinite=True)  # scored (MSE inf), not dropped
             part = []
             for i, (rec, f) in enumerate(zip(records, filled)):
                 for p in f.predictions:
-                    row = {"model": label, "kind": "model", "encoding": encoding, "head": head,
-                           "field": field, "split": split, "record": i, "path": p.path,
-                           "true": float(get(rec, p.path)), "pred": _pred_value(p.value),
-                           "unparseable": p.value is None, "says_number": p.says_number}
+                    row = {
+                        "model": label,
+                        "kind": "model",
+                        "encoding": encoding,
+                        "head": head,
+                        "field": field,
+                        "split": split,
+                        "record": i,
+                        "path": p.path,
+                        "true": float(get(rec, p.path)),
+                        "pred": _pred_value(p.value),
+                        "unparseable": p.value is None,
+                        "says_number": p.says_number,
+                    }
                     row.update(declared.evaluation_columns(p.uncertainty))
                     part.append(row)
             frame = pd.DataFrame(part)
             rows.append(frame)
             for subset, sel in subsets(frame, ranges.get(field)):
-                tables.append({"model": label, "kind": "model", "field": field, "split": split,
-                               "subset": subset, **_score(frame[sel] if sel is not None
-                                                          else frame, ds.manifest, declared)})
+                tables.append(
+                    {
+                        "model": label,
+                        "kind": "model",
+                        "field": field,
+                        "split": split,
+                        "subset": subset,
+                        **_score(frame[sel] if sel is not None else frame, ds.manifest, declared),
+                    }
+                )
     return pd.DataFrame(tables), pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
 def _score(frame: pd.DataFrame, manifest: dict, head: Any) -> dict[str, Any]:
     """The metrics of one table row; ``head``: the model's head class, whose declaration says
     which of its columns the summary reads (:meth:`scinum.heads.HeadOutputs`)."""
-    return {**summarize(frame["true"].to_numpy(), frame["pred"].to_numpy(),
-                        unparseable=frame["unparseable"].to_numpy(dtype=bool),
-                        **head.summary_inputs(frame)),
-            **_token_gate(frame), **physical_mse(manifest, frame)}
+    return {
+        **summarize(
+            frame["true"].to_numpy(),
+            frame["pred"].to_numpy(),
+            unparseable=frame["unparseable"].to_numpy(dtype=bool),
+            **head.summary_inputs(frame),
+        ),
+        **_token_gate(frame),
+        **physical_mse(manifest, frame),
+    }
 
 
 def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
@@ -148,8 +187,10 @@ def _token_gate(frame: pd.DataFrame) -> dict[str, float]:
     diverged model, or overflowing inputs: ±inf ones make the MSE inf)."""
     pred = frame["pred"].to_numpy(dtype=np.float64)
     unparseable = frame["unparseable"].to_numpy(dtype=bool) if "unparseable" in frame else False
-    return {"not_number": float(1.0 - frame["says_number"].astype(bool).mean()),
-            "non_finite": float(np.mean(~np.isfinite(pred) & ~unparseable))}
+    return {
+        "not_number": float(1.0 - frame["says_number"].astype(bool).mean()),
+        "non_finite": float(np.mean(~np.isfinite(pred) & ~unparseable)),
+    }
 
 
 def _pred_value(value: float | None) -> float:
@@ -158,8 +199,9 @@ def _pred_value(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def train_values(data: str | Path, fields: Sequence[str], cap: int = 200,
-                 split: str = "train", max_records: int = 20000) -> dict[str, list[float]]:
+def train_values(
+    data: str | Path, fields: Sequence[str], cap: int = 200, split: str = "train", max_records: int = 20000
+) -> dict[str, list[float]]:
     """Distinct training values of each field (evenly subsampled to ``cap``), for plots."""
     ds = Dataset(data)
     seen: dict[str, set] = {f: set() for f in fields}
@@ -185,11 +227,13 @@ def results_meta(data: str | Path) -> dict[str, Any]:
     the field each OOD split is about)."""
     manifest = Dataset(data).manifest
     declared = manifest.get("evaluation", {})
-    return {"dataset": str(data), "builder": manifest.get("builder"),
-            "synthetic": bool(manifest.get("synthetic", False)),
-            "ood_fields": {s: f for s, f in declared.get("ood_fields", {}).items()
-                           if s in manifest.get("splits", {})},
-            "units": dict(declared.get("units", {}))}
+    return {
+        "dataset": str(data),
+        "builder": manifest.get("builder"),
+        "synthetic": bool(manifest.get("synthetic", False)),
+        "ood_fields": {s: f for s, f in declared.get("ood_fields", {}).items() if s in manifest.get("splits", {})},
+        "units": dict(declared.get("units", {})),
+    }
 
 
 def _markdown(table: pd.DataFrame) -> str:
@@ -201,8 +245,9 @@ def _markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_results(out: str | Path, table: pd.DataFrame, predictions: pd.DataFrame,
-                  train: dict[str, list[float]], meta: dict[str, Any]) -> Path:
+def write_results(
+    out: str | Path, table: pd.DataFrame, predictions: pd.DataFrame, train: dict[str, list[float]], meta: dict[str, Any]
+) -> Path:
     """Write a results directory (module docstring): every file is written into a staging
     directory first and renamed into place only when all are (:func:`scinum.util.atomic.atomic_files`),
     so a failure leaves the old results whole, never new tables beside an old meta.json; the
@@ -222,15 +267,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ckpt", required=True, nargs="+", help="checkpoint(s) to evaluate")
     parser.add_argument("--data", required=True, help="dataset directory")
     parser.add_argument("--out", required=True, help="results directory to write")
-    parser.add_argument("--fields", nargs="+", help="fields to evaluate, one at a time (default: those the dataset's manifest "
-                             "declares: its builder's, or `scinum build jsonl --fields`)")
+    parser.add_argument(
+        "--fields",
+        nargs="+",
+        help="fields to evaluate, one at a time (default: those the dataset's manifest "
+        "declares: its builder's, or `scinum build jsonl --fields`)",
+    )
     parser.add_argument("--splits", nargs="+", help="splits (default: test and every ood_*)")
     parser.add_argument("--labels", nargs="+", help="a model label per checkpoint")
     parser.add_argument("--limit", type=int, help="at most this many records per split")
     parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--no-baselines", action="store_true",
-                        help="leave out the standard references (train mean, ridge, boosted trees, "
-                             "persistence, oracles: scinum.baselines), fitted on the train split")
+    parser.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="leave out the standard references (train mean, ridge, boosted trees, "
+        "persistence, oracles: scinum.baselines), fitted on the train split",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the baselines' seed [0]")
 
 
@@ -241,21 +293,29 @@ def run(args: argparse.Namespace) -> int:
     fields = args.fields or default_fields(manifest)
     tables, preds = [], []
     for k, ckpt in enumerate(args.ckpt):
-        t, p = evaluate(ckpt, args.data, fields, args.splits, label=args.labels[k] if args.labels else None,
-                        batch_size=args.batch_size, limit=args.limit, progress=True)
+        t, p = evaluate(
+            ckpt,
+            args.data,
+            fields,
+            args.splits,
+            label=args.labels[k] if args.labels else None,
+            batch_size=args.batch_size,
+            limit=args.limit,
+            progress=True,
+        )
         tables.append(t)
         preds.append(p)
     meta = results_meta(args.data)
     if not args.no_baselines:
         from .baselines import baseline_results
-        t, p, meta["baselines"] = baseline_results(args.data, fields,
-                                                   list(dict.fromkeys(tables[0]["split"])),
-                                                   limit=args.limit, seed=args.seed)
+
+        t, p, meta["baselines"] = baseline_results(
+            args.data, fields, list(dict.fromkeys(tables[0]["split"])), limit=args.limit, seed=args.seed
+        )
         tables.append(t)
         preds.append(p)
     table = pd.concat(tables, ignore_index=True)
-    out = write_results(args.out, table, pd.concat(preds, ignore_index=True),
-                        train_values(args.data, fields), meta)
+    out = write_results(args.out, table, pd.concat(preds, ignore_index=True), train_values(args.data, fields), meta)
     print(_markdown(table))
     print(f"results written to {out}")
     return 0

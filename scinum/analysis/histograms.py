@@ -15,6 +15,7 @@ diagonal (a model that learned the field).
 least ``MANY_VALUES`` distinct true values) on the reference split:
 ``fig7_<split>__<field>.png``; on planets that includes m₁ (``description.planet0.m``).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -49,8 +50,13 @@ def plot_histograms(res: Results, field: str, split: str, out: Path, bins: int =
         pred = g["pred"].dropna().to_numpy()
         outside = int(((pred < lo) | (pred > hi)).sum())  # ±inf included
         ax.hist(g["true"], bins=edges, histtype="step", color="black", lw=1.2, label="true")
-        ax.hist(pred[(pred >= lo) & (pred <= hi)], bins=edges, alpha=0.6, color=palette[model],
-                label=model + (f" ({outside} outside range)" if outside else ""))
+        ax.hist(
+            pred[(pred >= lo) & (pred <= hi)],
+            bins=edges,
+            alpha=0.6,
+            color=palette[model],
+            label=model + (f" ({outside} outside range)" if outside else ""),
+        )
         ax.set_ylabel("count")
         ax.legend(fontsize=8, loc="upper right")
     axes[-1, 0].set_xlabel(label("", field, unit).strip())
@@ -89,20 +95,24 @@ def plot_joint_histograms(res: Results, field: str, split: str, out: Path, bins:
             bar.locator = MaxNLocator(integer=True)
             bar.update_ticks()
         else:
-            ax.text(0.5, 0.5, "no prediction in range", ha="center", va="center",
-                    transform=ax.transAxes, color="0.4")
+            ax.text(0.5, 0.5, "no prediction in range", ha="center", va="center", transform=ax.transAxes, color="0.4")
         ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1)
         notes = [f"R² = {r2(true, pred):.4g}"]
         if (~inside & ~nan).any():
             notes.append(f"{int((~inside & ~nan).sum())} outside")
         if nan.any():
             notes.append(f"{int(nan.sum())} unparseable")
-        ax.set(xlim=(lo, hi), ylim=(lo, hi), title=f"{model}: " + ", ".join(notes),
-               xlabel=label("true", field, unit), ylabel=label("predicted", field, unit))
+        ax.set(
+            xlim=(lo, hi),
+            ylim=(lo, hi),
+            title=f"{model}: " + ", ".join(notes),
+            xlabel=label("true", field, unit),
+            ylabel=label("predicted", field, unit),
+        )
         ax.title.set_fontsize(9)
         ax.ticklabel_format(style="sci", scilimits=(-3, 4))  # 6-digit values: 1e6 on the axis
         ax.xaxis.set_major_locator(MaxNLocator(5))
-    for ax in axes.ravel()[len(groups):]:
+    for ax in axes.ravel()[len(groups) :]:
         ax.set_visible(False)
     fig.suptitle(f"{field} on {split}: predicted vs true, counts per cell (Fig. 7 view)")
     fig.tight_layout()

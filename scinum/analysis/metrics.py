@@ -31,6 +31,7 @@ Formulas (``P`` = indices of parseable predictions, ``n = |P|``):
 * GMM NLL = mean_P −log Σ_k w_k N(y; μ_k, σ_k) (natural log, nats per number)
 * interval coverage = mean [lo ≤ y ≤ hi] over the rows with a finite interval.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,18 +39,31 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["LOG_SMAPE_EPS", "LOG_SMAPE_DIGITS", "SUMMARY_KEYS", "mse", "r2", "adjusted_r2",
-           "log_smape", "log_smape_per_sample", "exact_match", "integer_exact_match",
-           "median_relative_error", "unparseable_fraction", "gmm_nll",
-           "gmm_nll_per_sample", "interval_coverage", "summarize"]
+__all__ = [
+    "LOG_SMAPE_EPS",
+    "LOG_SMAPE_DIGITS",
+    "SUMMARY_KEYS",
+    "mse",
+    "r2",
+    "adjusted_r2",
+    "log_smape",
+    "log_smape_per_sample",
+    "exact_match",
+    "integer_exact_match",
+    "median_relative_error",
+    "unparseable_fraction",
+    "gmm_nll",
+    "gmm_nll_per_sample",
+    "interval_coverage",
+    "summarize",
+]
 
 #: ε of log-sMAPE (seed 004).
 LOG_SMAPE_EPS = 1e-100
 #: M of log-sMAPE: the number of significant decimal digits a score of 1 stands for (seed 004).
 LOG_SMAPE_DIGITS = 15
 #: Keys of :func:`summarize`'s dict, in table-column order.
-SUMMARY_KEYS = ("n", "mse", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68",
-                "coverage95")
+SUMMARY_KEYS = ("n", "mse", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68", "coverage95")
 
 
 def _vec(a) -> np.ndarray:
@@ -186,8 +200,7 @@ def unparseable_fraction(yhat) -> float:
 def _mixture(y: np.ndarray, weights, means, stds) -> tuple[np.ndarray, ...]:
     w, mu, sd = (np.asarray(a, dtype=np.float64) for a in (weights, means, stds))
     if w.ndim != 2 or w.shape != mu.shape or w.shape != sd.shape or w.shape[0] != y.size:
-        raise ValueError(f"weights/means/stds must all be [N={y.size}, K]; got "
-                         f"{w.shape}, {mu.shape}, {sd.shape}")
+        raise ValueError(f"weights/means/stds must all be [N={y.size}, K]; got {w.shape}, {mu.shape}, {sd.shape}")
     return w, mu, sd
 
 
@@ -227,9 +240,21 @@ def interval_coverage(y, lo, hi) -> float:
     return _mean(((lo[ok] <= y[ok]) & (y[ok] <= hi[ok])).astype(np.float64))
 
 
-def summarize(y, yhat, *, lo68=None, hi68=None, lo95=None, hi95=None, weights=None, means=None,
-              stds=None, rtol: float = 1e-6, atol: float = 1e-12,
-              unparseable=None) -> dict[str, float | int]:
+def summarize(
+    y,
+    yhat,
+    *,
+    lo68=None,
+    hi68=None,
+    lo95=None,
+    hi95=None,
+    weights=None,
+    means=None,
+    stds=None,
+    rtol: float = 1e-6,
+    atol: float = 1e-12,
+    unparseable=None,
+) -> dict[str, float | int]:
     """All metrics of one (model, field, split): a dict with the keys :data:`SUMMARY_KEYS`.
 
     ``n`` is the number of predictions including unparseable ones; ``unparseable`` is their
@@ -248,19 +273,30 @@ def summarize(y, yhat, *, lo68=None, hi68=None, lo95=None, hi95=None, weights=No
         nan_number = np.isnan(yhat) & ~unp
         if nan_number.any():
             out = summarize(y[~unp], np.where(nan_number, math.inf, yhat)[~unp], rtol=rtol, atol=atol)
-            return {**out, "n": int(y.size), "mse": math.nan, "r2": math.nan, "log_smape": math.nan,
-                    "unparseable": _mean(unp.astype(np.float64)), "nll": math.nan,
-                    "coverage68": math.nan, "coverage95": math.nan}
+            return {
+                **out,
+                "n": int(y.size),
+                "mse": math.nan,
+                "r2": math.nan,
+                "log_smape": math.nan,
+                "unparseable": _mean(unp.astype(np.float64)),
+                "nll": math.nan,
+                "coverage68": math.nan,
+                "coverage95": math.nan,
+            }
     ok = ~np.isnan(yhat)
     out: dict[str, float | int] = {
-        "n": int(y.size), "mse": mse(y, yhat), "r2": r2(y, yhat), "log_smape": log_smape(y, yhat),
+        "n": int(y.size),
+        "mse": mse(y, yhat),
+        "r2": r2(y, yhat),
+        "log_smape": log_smape(y, yhat),
         "exact": exact_match(y, yhat, rtol=rtol, atol=atol),
-        "unparseable": unparseable_fraction(yhat), "nll": math.nan,
+        "unparseable": unparseable_fraction(yhat),
+        "nll": math.nan,
     }
     if weights is not None and means is not None and stds is not None:
         w, mu, sd = _mixture(y, weights, means, stds)
         out["nll"] = gmm_nll(y[ok], w[ok], mu[ok], sd[ok])
     for name, lo, hi in (("coverage68", lo68, hi68), ("coverage95", lo95, hi95)):
-        out[name] = (interval_coverage(y, np.where(ok, _vec(lo), math.nan), _vec(hi))
-                     if lo is not None and hi is not None else math.nan)
+        out[name] = interval_coverage(y, np.where(ok, _vec(lo), math.nan), _vec(hi)) if lo is not None and hi is not None else math.nan
     return out

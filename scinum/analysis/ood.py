@@ -1,5 +1,6 @@
 """Predicted vs true on an out-of-distribution split, with the training values (Fig. 5 of seed
 002): does a model interpolate between the values it trained on, or snap to them?"""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -32,26 +33,42 @@ def plot_ood(res: Results, field: str, split: str, out: Path, bins: int = 30) ->
     lo, hi = axis_range(rows["true"], 0.5)
     for model, g in sorted(rows.groupby("model"), key=lambda kv: kv[0]):
         g = g[g["pred"].notna()]
-        key = (g["true"] if rows["true"].nunique() <= MANY_VALUES
-               else np.digitize(g["true"], edges[1:-1]))
+        key = g["true"] if rows["true"].nunique() <= MANY_VALUES else np.digitize(g["true"], edges[1:-1])
         line = g.groupby(key, sort=True)[["true", "pred"]].mean()
         inside = (g["pred"] >= lo) & (g["pred"] <= hi)
         ax.plot(g["true"][inside], g["pred"][inside], "o", ms=ms, alpha=alpha, color=palette[model])
         off = draw_at_edge(ax, g["true"], g["pred"], lo, hi, palette[model], ms + 2)
-        ax.plot(line["true"], line["pred"].clip(lo, hi), "-", lw=1.6, color=palette[model],
-                label=model + (f" ({off} off-scale)" if off else ""),
-                zorder=3)  # above every model's points
+        ax.plot(
+            line["true"],
+            line["pred"].clip(lo, hi),
+            "-",
+            lw=1.6,
+            color=palette[model],
+            label=model + (f" ({off} off-scale)" if off else ""),
+            zorder=3,
+        )  # above every model's points
     ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1, label="y = x")
     seen = [v for v in res.train_values.get(field, []) if lo <= v <= hi]
     if len(seen) > MANY_VALUES:  # a continuum: a rug along the x axis, not a grid of lines
-        ax.plot(seen, np.full(len(seen), 0.01), "|", ms=8, color="0.45",
-                transform=ax.get_xaxis_transform(), label=f"training values ({len(seen)})")
+        ax.plot(
+            seen,
+            np.full(len(seen), 0.01),
+            "|",
+            ms=8,
+            color="0.45",
+            transform=ax.get_xaxis_transform(),
+            label=f"training values ({len(seen)})",
+        )
     for i, v in enumerate(seen if len(seen) <= MANY_VALUES else []):
         ax.axvline(v, ls="--", lw=0.8, color="0.55", label="training values" if i == 0 else None)
         ax.axhline(v, ls="--", lw=0.8, color="0.55")
-    ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=label("true", field, unit),
-           ylabel=label("predicted", field, unit),
-           title=f"{field} on {split}: predicted vs true")
+    ax.set(
+        xlim=(lo, hi),
+        ylim=(lo, hi),
+        xlabel=label("true", field, unit),
+        ylabel=label("predicted", field, unit),
+        title=f"{field} on {split}: predicted vs true",
+    )
     ax.legend(fontsize=8, loc="upper left")  # not "best": slow with many points
     ax.grid(alpha=0.2)
     fig.tight_layout()

@@ -11,6 +11,7 @@ The directory's files: :mod:`.results`. The plot kinds, one module each:
 * :func:`plot_scatter` (:mod:`.scatter`) — predicted vs true per model with R² (ERA5, §3.2);
 * training curves (:mod:`.curves`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,7 @@ def make_all(results_dir: str | Path) -> list[Path]:
         p = p[kind.isin(["model", "regressor"])].copy()
         p["model"] = p["model"].where(kind[p.index] == "model", p["model"] + " [regressor]")
     res = Results(p, res.train_values, res.meta)
-    written = [plot_ood(res, f, s, outdir / f"ood_{slug(s)}__{slug(f)}.png")
-               for s, f in ood_pairs(res)]
+    written = [plot_ood(res, f, s, outdir / f"ood_{slug(s)}__{slug(f)}.png") for s, f in ood_pairs(res)]
     splits = sorted(p["split"].unique())
     if splits:
         ref = "test" if "test" in splits else splits[0]
@@ -77,8 +77,7 @@ def make_all(results_dir: str | Path) -> list[Path]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results_dir", type=Path,
-                        help="directory written by `scinum evaluate` (predictions.csv, ...)")
+    parser.add_argument("results_dir", type=Path, help="directory written by `scinum evaluate` (predictions.csv, ...)")
 
 
 def run(args: argparse.Namespace) -> int:

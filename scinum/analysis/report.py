@@ -17,6 +17,7 @@ interval is over the evaluated records (they have no seed), and ``interval`` say
 A t interval of a positive metric (MSE) can reach
 below 0 with few seeds: it is printed as computed, not clipped.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,7 @@ from .stats import LOG_METRICS, paired_table, summarize_seeds
 __all__ = ["METRICS", "write_comparison", "write_budgets", "fmt_ci"]
 
 #: per-seed metrics summarized (when present)
-METRICS = ("mse", "mse_K2", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68", "coverage95",
-           "not_number", "non_finite")
+METRICS = ("mse", "mse_K2", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68", "coverage95", "not_number", "non_finite")
 
 
 def _g(x: float, digits: int = 2) -> str:
@@ -79,18 +79,29 @@ def _baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric:
         for c in cols:
             r = g[(g["field"] == c["field"]) & (g["split"] == c["split"])]
             n = r.iloc[0].get("n") if not r.empty else None
-            cells.append("–" if r.empty else fmt_ci(*(float(r.iloc[0][k]) for k in (
-                "mean", "ci95_low", "ci95_high"))) + (f" (n {int(n)})" if pd.notna(n) else ""))
+            cells.append(
+                "–"
+                if r.empty
+                else fmt_ci(*(float(r.iloc[0][k]) for k in ("mean", "ci95_low", "ci95_high"))) + (f" (n {int(n)})" if pd.notna(n) else "")
+            )
         kind = g["kind"].iloc[0] if "kind" in g and pd.notna(g["kind"].iloc[0]) else None
-        what = {"regressor": "standard regressor, fitted on the train split"
-                             + (f", seed {g['seeds'].iloc[0]}" if "seeds" in g else ""),
-                "oracle": "ORACLE: reads the truth"}.get(kind, "no training")
+        what = {
+            "regressor": "standard regressor, fitted on the train split" + (f", seed {g['seeds'].iloc[0]}" if "seeds" in g else ""),
+            "oracle": "ORACLE: reads the truth",
+        }.get(kind, "no training")
         rows.append([f"*{name}* ({what}; {g['interval'].iloc[0]})", *cells])
     return rows
 
 
-def _layout(long: pd.DataFrame, spec: dict, models: Sequence[str], metric: str,
-            with_paper: bool, seeds: dict[str, int], baselines: pd.DataFrame | None = None) -> str:
+def _layout(
+    long: pd.DataFrame,
+    spec: dict,
+    models: Sequence[str],
+    metric: str,
+    with_paper: bool,
+    seeds: dict[str, int],
+    baselines: pd.DataFrame | None = None,
+) -> str:
     """Rows per model (ours, then the paper's where it has one) x the spec's columns; ``seeds``:
     model -> seeds evaluated (a cell's interval counts only the seeds where the metric is
     defined: not where every prediction was unparseable)."""
@@ -123,21 +134,26 @@ def _runs_md(meta: dict, models: Sequence[str]) -> str:
         if not runs:
             rows.append([m, "–", "–", "–", "–", "–"])
             continue
+
         def span(key: str, digits: int = 0) -> str:
             v = [r[key] for r in runs if r.get(key) is not None]
             if not v:
                 return "–"
             lo, hi = min(v), max(v)
             return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}–{hi:.{digits}f}"
-        rows.append([m, span("steps"), span("samples"), span("tokens"), span("train_seconds"),
-                     span("eval_seconds")])
-    return _md(["model", "steps", "samples seen", "real tokens seen", "training s (1 thread)",
-                "evaluation s"], rows)
+
+        rows.append([m, span("steps"), span("samples"), span("tokens"), span("train_seconds"), span("eval_seconds")])
+    return _md(["model", "steps", "samples seen", "real tokens seen", "training s (1 thread)", "evaluation s"], rows)
 
 
-def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, Any],
-                     spec: dict | None = None, models: Sequence[str] | None = None,
-                     baselines: pd.DataFrame | None = None) -> Path:
+def write_comparison(
+    out: str | Path,
+    per_seed: pd.DataFrame,
+    meta: dict[str, Any],
+    spec: dict | None = None,
+    models: Sequence[str] | None = None,
+    baselines: pd.DataFrame | None = None,
+) -> Path:
     """Write ``table.md``, ``table.csv``, ``seeds.csv``, ``paired.csv``, ``meta.json`` and
     ``plots/compare_<metric>.png`` into ``out`` (module docstring); returns ``out``."""
     out = Path(out)
@@ -148,8 +164,7 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
     long.insert(1, "kind", "model")
     table = long
     if baselines is not None and not baselines.empty:  # their rows too, with n and seeds
-        table = pd.concat([long, baselines if "kind" in baselines else
-                           baselines.assign(kind="reference")], ignore_index=True)
+        table = pd.concat([long, baselines if "kind" in baselines else baselines.assign(kind="reference")], ignore_index=True)
     write_text_atomic(out / "table.csv", table.to_csv(index=False))
     if spec is None:  # every (field, split) of the evaluation as a column
         pairs = per_seed[["field", "split"]].drop_duplicates().itertuples(index=False)
@@ -164,14 +179,18 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
     budget = meta.get("budget", {})
     seeds = per_seed.groupby("model")["seed"].nunique().to_dict()
     n_seeds = len(meta.get("seeds", [])) or int(per_seed["seed"].nunique())
-    parts = [f"Budget {json.dumps(budget)} for every model; seeds {meta.get('seeds')} "
-             f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean "
-             f"[95 % Student t interval] over the seeds each row names (of {n_seeds}; one seed: no "
-             "interval); units as the dataset writes them.\n"]
+    parts = [
+        f"Budget {json.dumps(budget)} for every model; seeds {meta.get('seeds')} "
+        f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean "
+        f"[95 % Student t interval] over the seeds each row names (of {n_seeds}; one seed: no "
+        "interval); units as the dataset writes them.\n"
+    ]
     if meta.get("core_seconds"):
-        parts.append(f"Training and evaluation of the {len(meta.get('runs', {}))} runs: "
-                     f"{meta['core_seconds'] / 60:.0f} core-minutes (one thread each; sum of the "
-                     "runs' own clocks; the table below has each model's share).\n")
+        parts.append(
+            f"Training and evaluation of the {len(meta.get('runs', {}))} runs: "
+            f"{meta['core_seconds'] / 60:.0f} core-minutes (one thread each; sum of the "
+            "runs' own clocks; the table below has each model's share).\n"
+        )
     if meta.get("missing"):
         grouped: dict[str, list[str]] = {}
         for run in meta["missing"]:  # "label seed s (why)"
@@ -180,34 +199,50 @@ def write_comparison(out: str | Path, per_seed: pd.DataFrame, meta: dict[str, An
         text = "; ".join(f"{lb} seed {', '.join(v)}" for lb, v in grouped.items())
         parts.append(f"**Missing (not finished, not in these figures): {text}.**\n")
     src = spec.get("source", "")
-    parts += [f"## {metric.upper()} — {src}\n", _layout(long, spec, models, metric, True, seeds, baselines),
-              "\n## R² (same cells)\n", _layout(long, spec, models, "r2", False, seeds, baselines)]
+    parts += [
+        f"## {metric.upper()} — {src}\n",
+        _layout(long, spec, models, metric, True, seeds, baselines),
+        "\n## R² (same cells)\n",
+        _layout(long, spec, models, "r2", False, seeds, baselines),
+    ]
     if not paired.empty:
-        parts += [f"\n## Paired differences against {ref} (MSE ratio per seed, t interval of the "
-                  "log10 ratios; significant: the interval excludes 1)\n", _paired_md(paired)]
+        parts += [
+            f"\n## Paired differences against {ref} (MSE ratio per seed, t interval of the "
+            "log10 ratios; significant: the interval excludes 1)\n",
+            _paired_md(paired),
+        ]
     cov = long[long["metric"].isin(["coverage68", "coverage95"]) & long["mean"].notna()]
     if not cov.empty:
-        rows = [[r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3)]
-                for r in cov.itertuples()]
-        parts += ["\n## Interval coverage (recalibrated on validation)\n",
-                  _md(["model", "field", "split", "nominal", "coverage [95 % CI]"], rows)]
+        rows = [[r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3)] for r in cov.itertuples()]
+        parts += [
+            "\n## Interval coverage (recalibrated on validation)\n",
+            _md(["model", "field", "split", "nominal", "coverage [95 % CI]"], rows),
+        ]
     parts += ["\n## Budget actually spent per model (range over seeds)\n", _runs_md(meta, models)]
     full = long[long["metric"].isin(["mse", "r2"])]
-    rows = [[r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3),
-             str(int(r.n_seeds))] for r in full.itertuples()]
-    parts += ["\n## Every cell (MSE, R²; seeds: those where the metric is defined)\n",
-              _md(["model", "field", "split", "metric", "mean [95 % CI]", "seeds"], rows)]
+    rows = [
+        [r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3), str(int(r.n_seeds))] for r in full.itertuples()
+    ]
+    parts += [
+        "\n## Every cell (MSE, R²; seeds: those where the metric is defined)\n",
+        _md(["model", "field", "split", "metric", "mean [95 % CI]", "seeds"], rows),
+    ]
     write_text_atomic(out / "table.md", "\n".join(parts))
     write_text_atomic(out / "meta.json", json.dumps(meta, indent=1, default=str))
-    comparison_plot(long, spec, models, metric, out / "plots" / f"compare_{metric}.png", log=metric in LOG_METRICS,
-          baselines=baselines)
+    comparison_plot(long, spec, models, metric, out / "plots" / f"compare_{metric}.png", log=metric in LOG_METRICS, baselines=baselines)
     comparison_plot(long, spec, models, "r2", out / "plots" / "compare_r2.png", log=False, baselines=baselines)
     return out
 
 
-def _budgets_layout(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec: dict,
-                    models: Sequence[str], metric: str, with_paper: bool,
-                    baselines: pd.DataFrame | None) -> str:
+def _budgets_layout(
+    longs: dict[str, pd.DataFrame],
+    metas: dict[str, dict],
+    spec: dict,
+    models: Sequence[str],
+    metric: str,
+    with_paper: bool,
+    baselines: pd.DataFrame | None,
+) -> str:
     """Table 4 layout: per budget, each spec column's ``metric`` and the mean training seconds."""
     cols = spec["columns"]
     header = ["model"]
@@ -228,9 +263,14 @@ def _budgets_layout(longs: dict[str, pd.DataFrame], metas: dict[str, dict], spec
     return _md(header, rows)
 
 
-def write_budgets(out: str | Path, per_seed: dict[str, pd.DataFrame], metas: dict[str, dict],
-                  meta: dict[str, Any], spec: dict | None = None,
-                  baselines: pd.DataFrame | None = None) -> Path:
+def write_budgets(
+    out: str | Path,
+    per_seed: dict[str, pd.DataFrame],
+    metas: dict[str, dict],
+    meta: dict[str, Any],
+    spec: dict | None = None,
+    baselines: pd.DataFrame | None = None,
+) -> Path:
     """Several budgets' comparisons side by side (``per_seed`` and ``metas``: budget name -> that
     budget's per-seed frame and meta, as :func:`write_comparison` got them): ``table.md`` (Table 4
     layout: each column's metric and the training seconds per budget), ``table.csv`` and
@@ -239,31 +279,37 @@ def write_budgets(out: str | Path, per_seed: dict[str, pd.DataFrame], metas: dic
     out.mkdir(parents=True, exist_ok=True)
     models = list(dict.fromkeys(m for f in per_seed.values() for m in f["model"]))
     longs = {b: summarize_seeds(f, [m for m in METRICS if m in f]) for b, f in per_seed.items()}
-    write_text_atomic(out / "seeds.csv", pd.concat(
-        [f.assign(budget=b)[["budget", *f.columns]] for b, f in per_seed.items()]).to_csv(index=False))
-    write_text_atomic(out / "table.csv", pd.concat(
-        [f.assign(budget=b)[["budget", *f.columns]] for b, f in longs.items()]).to_csv(index=False))
+    write_text_atomic(
+        out / "seeds.csv", pd.concat([f.assign(budget=b)[["budget", *f.columns]] for b, f in per_seed.items()]).to_csv(index=False)
+    )
+    write_text_atomic(
+        out / "table.csv", pd.concat([f.assign(budget=b)[["budget", *f.columns]] for b, f in longs.items()]).to_csv(index=False)
+    )
     if spec is None:
         first = next(iter(per_seed.values()))
         pairs = first[["field", "split"]].drop_duplicates().itertuples(index=False)
         spec = {"metric": "mse", "columns": [{"name": f"{f} {s}", "field": f, "split": s} for f, s in pairs]}
     metric = spec.get("metric", "mse")
-    names = "; ".join(f"**{b}** {json.dumps(metas[b].get('budget'))} ([{meta['per_budget'][b]}/]"
-                      f"({meta['per_budget'][b]}/table.md))" for b in per_seed)
-    parts = [f"Budgets, each a whole comparison of every model: {names}. Seeds {meta.get('seeds')} "
-             f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean [95 % Student "
-             "t interval] over seeds; baselines: their own interval, as named. Training s: mean "
-             "over seeds of the runs' own clocks, one thread each.\n"]
+    names = "; ".join(
+        f"**{b}** {json.dumps(metas[b].get('budget'))} ([{meta['per_budget'][b]}/]({meta['per_budget'][b]}/table.md))" for b in per_seed
+    )
+    parts = [
+        f"Budgets, each a whole comparison of every model: {names}. Seeds {meta.get('seeds')} "
+        f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean [95 % Student "
+        "t interval] over seeds; baselines: their own interval, as named. Training s: mean "
+        "over seeds of the runs' own clocks, one thread each.\n"
+    ]
     if meta.get("core_seconds"):
-        parts.append(f"Training and evaluation of every run: {meta['core_seconds'] / 60:.0f} "
-                     "core-minutes.\n")
+        parts.append(f"Training and evaluation of every run: {meta['core_seconds'] / 60:.0f} core-minutes.\n")
     if meta.get("missing"):
         parts.append(f"**Missing (not finished, not in these figures): {'; '.join(meta['missing'])}.**\n")
-    parts += [f"## {metric.upper()} — {spec.get('source', '')}\n",
-              _budgets_layout(longs, metas, spec, models, metric, True, baselines),
-              "\n## R² (same cells)\n", _budgets_layout(longs, metas, spec, models, "r2", False, baselines),
-              "\nPaired differences, interval coverage and the budget each run spent: each budget's own "
-              "table (linked above).\n"]
+    parts += [
+        f"## {metric.upper()} — {spec.get('source', '')}\n",
+        _budgets_layout(longs, metas, spec, models, metric, True, baselines),
+        "\n## R² (same cells)\n",
+        _budgets_layout(longs, metas, spec, models, "r2", False, baselines),
+        "\nPaired differences, interval coverage and the budget each run spent: each budget's own table (linked above).\n",
+    ]
     write_text_atomic(out / "table.md", "\n".join(parts))
     write_text_atomic(out / "meta.json", json.dumps(meta, indent=1, default=str))
     for m in dict.fromkeys((metric, "r2")):

@@ -9,6 +9,7 @@
 * ``meta.json`` (optional): ``{"dataset", "builder", "units": {field: unit},
   "ood_fields": {split: field}, "heads": {model: head declaration}}``; any key may be missing.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Predicted vs true per model with R² (ERA5 temperature style, seed 002 §3.2): the view of a
 continuous field, where a line through the mean per true value would say nothing."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,14 +29,21 @@ def plot_scatter(res: Results, field: str, split: str, out: Path) -> Path:
         inside = (g["pred"] >= lo) & (g["pred"] <= hi)
         ax.plot([lo, hi], [lo, hi], ":", color="black", lw=1)
         off = draw_at_edge(ax, g["true"], g["pred"], lo, hi, palette[model], 5)
-        ax.scatter(g["true"][inside], g["pred"][inside], s=size, alpha=alpha, color=palette[model],
-                   lw=0, label=f"{model}  R² = {r2(g['true'], g['pred']):.3f}"
-                   + (f"\n{bad} unparseable" if bad else "") + (f"\n{off} off-scale" if off else ""))
-        ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=label("true", field, unit),
-               ylabel=label("predicted", field, unit))
+        ax.scatter(
+            g["true"][inside],
+            g["pred"][inside],
+            s=size,
+            alpha=alpha,
+            color=palette[model],
+            lw=0,
+            label=f"{model}  R² = {r2(g['true'], g['pred']):.3f}"
+            + (f"\n{bad} unparseable" if bad else "")
+            + (f"\n{off} off-scale" if off else ""),
+        )
+        ax.set(xlim=(lo, hi), ylim=(lo, hi), xlabel=label("true", field, unit), ylabel=label("predicted", field, unit))
         ax.legend(fontsize=8, loc="upper left", markerscale=3)
         ax.grid(alpha=0.2)
-    for ax in axes.ravel()[len(groups):]:
+    for ax in axes.ravel()[len(groups) :]:
         ax.set_visible(False)
     fig.suptitle(f"{field} on {split}: predicted vs true")
     fig.tight_layout()

@@ -1,6 +1,7 @@
 """What every evaluation row is scored on, shared by scinum's models (:mod:`.evaluate`) and the
 standard references (:mod:`.baselines`): the fields a dataset declares, the interp/extrap subsets
 of a split, the MSE in physical units."""
+
 from __future__ import annotations
 
 import math
@@ -19,9 +20,11 @@ def default_fields(manifest: dict) -> list[str]:
     """The fields a dataset's builder declares for evaluation (``manifest["evaluation"]``)."""
     fields = manifest.get("evaluation", {}).get("fields")
     if not fields:
-        raise DatasetError(f"dataset (builder {manifest.get('builder')!r}) declares no evaluation "
-                           "fields: pass --fields PATH ... (a dataset built by an older scinum: "
-                           "or delete it and build it again)")
+        raise DatasetError(
+            f"dataset (builder {manifest.get('builder')!r}) declares no evaluation "
+            "fields: pass --fields PATH ... (a dataset built by an older scinum: "
+            "or delete it and build it again)"
+        )
     return list(fields)
 
 

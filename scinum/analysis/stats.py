@@ -14,6 +14,7 @@ gives one number per seed. Over the ``n`` seeds of a model:
   differ by orders of magnitude), reported back as a ratio A/B with its interval. ``significant``:
   the interval excludes 0 (ratio 1) — a two-sided paired t test at 5 %.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,20 +38,17 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> dict[str, float]:
     v = v[~np.isnan(v)]
     n = int(v.size)
     if n == 0:
-        return {"mean": math.nan, "ci95_low": math.nan, "ci95_high": math.nan, "n_seeds": 0,
-                "sd": math.nan}
+        return {"mean": math.nan, "ci95_low": math.nan, "ci95_high": math.nan, "n_seeds": 0, "sd": math.nan}
     with np.errstate(over="ignore", invalid="ignore"):  # inf/1e300 (diverged runs) stay inf
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if n > 1 else math.nan
     if n == 1 or not math.isfinite(sd) or not np.isfinite(v).all():
-        return {"mean": mean, "ci95_low": math.nan, "ci95_high": math.nan, "n_seeds": n,
-                "sd": math.nan}
+        return {"mean": mean, "ci95_low": math.nan, "ci95_high": math.nan, "n_seeds": n, "sd": math.nan}
     half = float(_st.t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
     return {"mean": mean, "ci95_low": mean - half, "ci95_high": mean + half, "n_seeds": n, "sd": sd}
 
 
-def paired_difference(a: Sequence[float], b: Sequence[float], *, log: bool = False,
-                      level: float = 0.95) -> dict[str, float]:
+def paired_difference(a: Sequence[float], b: Sequence[float], *, log: bool = False, level: float = 0.95) -> dict[str, float]:
     """Paired difference A − B over seeds (``a[i]`` and ``b[i]`` from the same seed).
 
     ``log=False``: ``{diff, ci95_low, ci95_high, n_seeds, significant}`` of a_i − b_i.
@@ -67,13 +65,18 @@ def paired_difference(a: Sequence[float], b: Sequence[float], *, log: bool = Fal
     else:
         d = a[ok] - b[ok]
     r = mean_ci(d, level)
-    out = {"diff": r["mean"], "ci95_low": r["ci95_low"], "ci95_high": r["ci95_high"],
-           "n_seeds": r["n_seeds"],
-           "significant": bool(r["ci95_low"] > 0 or r["ci95_high"] < 0)}
+    out = {
+        "diff": r["mean"],
+        "ci95_low": r["ci95_low"],
+        "ci95_high": r["ci95_high"],
+        "n_seeds": r["n_seeds"],
+        "significant": bool(r["ci95_low"] > 0 or r["ci95_high"] < 0),
+    }
     if log:
         with np.errstate(over="ignore"):  # a diverged model's ratio is inf, not an error
-            out.update({k: float(np.power(10.0, r[src])) for k, src in
-                        (("ratio", "mean"), ("ratio_low", "ci95_low"), ("ratio_high", "ci95_high"))})
+            out.update(
+                {k: float(np.power(10.0, r[src])) for k, src in (("ratio", "mean"), ("ratio_low", "ci95_low"), ("ratio_high", "ci95_high"))}
+            )
     return out
 
 
@@ -88,13 +91,19 @@ def summarize_seeds(per_seed: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFr
             if m not in g:
                 continue
             r = mean_ci(g[m].astype(float))
-            rows.append({"model": model, "field": field, "split": split, "metric": m,
-                         **{k: r[k] for k in ("mean", "ci95_low", "ci95_high", "n_seeds")}})
+            rows.append(
+                {
+                    "model": model,
+                    "field": field,
+                    "split": split,
+                    "metric": m,
+                    **{k: r[k] for k in ("mean", "ci95_low", "ci95_high", "n_seeds")},
+                }
+            )
     return pd.DataFrame(rows, columns=[*keys, "metric", "mean", "ci95_low", "ci95_high", "n_seeds"])
 
 
-def paired_table(per_seed: pd.DataFrame, reference: str, cells: Sequence[tuple[str, str]],
-                 metric: str = "mse") -> pd.DataFrame:
+def paired_table(per_seed: pd.DataFrame, reference: str, cells: Sequence[tuple[str, str]], metric: str = "mse") -> pd.DataFrame:
     """Every model against ``reference`` on each (field, split) of ``cells``: one row per (model,
     field, split) with :func:`paired_difference` of ``metric`` (as ratio for
     :data:`LOG_METRICS`), paired by the ``seed`` column."""
@@ -107,8 +116,6 @@ def paired_table(per_seed: pd.DataFrame, reference: str, cells: Sequence[tuple[s
                 continue
             other = cell[cell["model"] == model].set_index("seed")[metric]
             seeds = sorted(set(ref.index) & set(other.index))
-            r = paired_difference(other.loc[seeds].to_numpy(), ref.loc[seeds].to_numpy(),
-                                  log=metric in LOG_METRICS)
-            rows.append({"model": model, "reference": reference, "field": field, "split": split,
-                         "metric": metric, **r})
+            r = paired_difference(other.loc[seeds].to_numpy(), ref.loc[seeds].to_numpy(), log=metric in LOG_METRICS)
+            rows.append({"model": model, "reference": reference, "field": field, "split": split, "metric": metric, **r})
     return pd.DataFrame(rows)

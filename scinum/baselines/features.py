@@ -15,6 +15,7 @@ A lag or index that does not exist (a number not in a list, the first element of
 earlier element that is itself masked) is NaN. Features are float32 ``[rows, S + 2·INDEX_DEPTH
 + LAGS]``; targets float64 ``[rows]``.
 """
+
 from __future__ import annotations
 
 import math
@@ -123,8 +124,7 @@ def _own_features(record: dict, path: JsonPath, masked: set[JsonPath]) -> list[f
     return idx + lags
 
 
-def rows_of(records: Sequence[dict], pattern: str, slots: Slots,
-            keep: np.ndarray | None = None) -> Rows:
+def rows_of(records: Sequence[dict], pattern: str, slots: Slots, keep: np.ndarray | None = None) -> Rows:
     """One row per (record, number ``pattern`` names in it), records in order; ``keep`` (bool
     ``[total rows]``): build only those rows (a subsample) — memory is ``keep.sum()`` rows."""
     width = len(slots.paths) + 2 * INDEX_DEPTH + LAGS
@@ -154,5 +154,4 @@ def rows_of(records: Sequence[dict], pattern: str, slots: Slots,
             recs.append(r)
             paths.append(format_path(t))
     x = np.stack(xs) if xs else np.zeros((0, width), np.float32)
-    return Rows(x, np.asarray(ys, np.float64), np.asarray(recs, np.int64), paths,
-                np.asarray(lag1, np.float64))
+    return Rows(x, np.asarray(ys, np.float64), np.asarray(recs, np.int64), paths, np.asarray(lag1, np.float64))

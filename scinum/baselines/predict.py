@@ -16,6 +16,7 @@ names, by (label, kind):
 Training rows are subsampled to ``max_rows`` with the seed; at most ``max_train_records``
 training records are read (the first ones).
 """
+
 from __future__ import annotations
 
 from contextlib import nullcontext
@@ -28,8 +29,7 @@ import pandas as pd
 from ..datasets import Dataset
 from ..records.paths import get
 from .features import LAGS, INDEX_DEPTH, MAX_SLOTS, Rows, Slots, fit_slots, rows_of, targets_of
-from .regressors import (INSTALL_HINT, Ridge, boosted_trees, clamp_oracle, nearest_oracle,
-                         one_thread, sklearn_missing)
+from .regressors import INSTALL_HINT, Ridge, boosted_trees, clamp_oracle, nearest_oracle, one_thread, sklearn_missing
 
 __all__ = ["MAX_ROWS", "MAX_TRAIN_RECORDS", "KINDS", "predict_baselines"]
 
@@ -38,9 +38,14 @@ MAX_ROWS = 20000
 #: training records read at most (the first ones; held in memory as parsed JSON)
 MAX_TRAIN_RECORDS = 20000
 #: label -> kind of every baseline (the ``kind`` column of tables: model / regressor / reference / oracle)
-KINDS = {"train mean": "reference", "persistence": "reference", "ridge": "regressor",
-         "boosted trees": "regressor", "oracle: truth clamped to training range": "oracle",
-         "oracle: nearest training value": "oracle"}
+KINDS = {
+    "train mean": "reference",
+    "persistence": "reference",
+    "ridge": "regressor",
+    "boosted trees": "regressor",
+    "oracle: truth clamped to training range": "oracle",
+    "oracle: nearest training value": "oracle",
+}
 
 
 def _subsample(counts: Sequence[int], cap: int, seed: int) -> np.ndarray | None:
@@ -58,10 +63,18 @@ def _columns(rows: Rows) -> np.ndarray:
     return ~np.isnan(rows.x).all(axis=0)
 
 
-def predict_baselines(data: Any, fields: Sequence[str], splits: Sequence[str], *,
-                      limit: int | None = None, seed: int = 0, max_rows: int = MAX_ROWS,
-                      max_slots: int = MAX_SLOTS, max_train_records: int = MAX_TRAIN_RECORDS,
-                      log: Callable[[str], None] = print) -> tuple[pd.DataFrame, dict[str, Any]]:
+def predict_baselines(
+    data: Any,
+    fields: Sequence[str],
+    splits: Sequence[str],
+    *,
+    limit: int | None = None,
+    seed: int = 0,
+    max_rows: int = MAX_ROWS,
+    max_slots: int = MAX_SLOTS,
+    max_train_records: int = MAX_TRAIN_RECORDS,
+    log: Callable[[str], None] = print,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Predictions of every baseline: a frame ``model, kind, field, split, record, path, true,
     pred`` (one row per predicted number), and what was done (``info``: slots kept and seen,
     training rows per field, the seed, ridge's alpha per field, what was skipped)."""
@@ -77,24 +90,38 @@ def predict_baselines(data: Any, fields: Sequence[str], splits: Sequence[str], *
     no_sklearn = sklearn_missing()
     if no_sklearn:
         log(INSTALL_HINT)
-    info: dict[str, Any] = {"seed": seed, "slots": len(slots.paths), "numeric_paths": slots.seen,
-                            "max_slots": max_slots, "train_records": len(train),
-                            "max_rows": max_rows, "lags": LAGS, "index_depth": INDEX_DEPTH,
-                            "skipped": [INSTALL_HINT] if no_sklearn else [], "fields": {}}
+    info: dict[str, Any] = {
+        "seed": seed,
+        "slots": len(slots.paths),
+        "numeric_paths": slots.seen,
+        "max_slots": max_slots,
+        "train_records": len(train),
+        "max_rows": max_rows,
+        "lags": LAGS,
+        "index_depth": INDEX_DEPTH,
+        "skipped": [INSTALL_HINT] if no_sklearn else [],
+        "fields": {},
+    }
     if slots.dropped:
-        log(f"baselines: {slots.dropped} of {slots.seen} numeric paths left out "
-            f"(the {max_slots} most frequent are features)")
+        log(f"baselines: {slots.dropped} of {slots.seen} numeric paths left out (the {max_slots} most frequent are features)")
     frames = []
     with nullcontext() if no_sklearn else one_thread():
         for field in fields:
-            frames += _field(field, train, evaluated, slots, ranges.get(field), seed, max_rows,
-                             no_sklearn, info)
+            frames += _field(field, train, evaluated, slots, ranges.get(field), seed, max_rows, no_sklearn, info)
     return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cols)), info
 
 
-def _field(field: str, train: list[dict], evaluated: dict[str, list[dict]], slots: Slots,
-           declared: Sequence[float] | None, seed: int, max_rows: int, no_sklearn: bool,
-           info: dict[str, Any]) -> list[pd.DataFrame]:
+def _field(
+    field: str,
+    train: list[dict],
+    evaluated: dict[str, list[dict]],
+    slots: Slots,
+    declared: Sequence[float] | None,
+    seed: int,
+    max_rows: int,
+    no_sklearn: bool,
+    info: dict[str, Any],
+) -> list[pd.DataFrame]:
     """Every baseline's predictions of one field on every evaluated split."""
     per_record = [[float(get(r, p)) for p in targets_of(r, field)] for r in train]
     # every training number (not only the subsampled rows'): the mean and the oracles' values
@@ -110,9 +137,12 @@ def _field(field: str, train: list[dict], evaluated: dict[str, list[dict]], slot
         ridge = Ridge().fit(rows.x[:, cols], rows.y)
         fitted["ridge"] = ridge
         fitted["boosted trees"] = boosted_trees(seed).fit(rows.x[:, cols], rows.y)
-    info["fields"][field] = {"train_numbers": int(every.size), "train_rows": len(rows.y),
-                             "features": int(cols.sum()),
-                             **({"ridge_alpha": fitted["ridge"].alpha} if fitted else {})}
+    info["fields"][field] = {
+        "train_numbers": int(every.size),
+        "train_rows": len(rows.y),
+        "features": int(cols.sum()),
+        **({"ridge_alpha": fitted["ridge"].alpha} if fitted else {}),
+    }
     out = []
     for split, records in evaluated.items():
         ev = rows_of(records, field, slots)
@@ -128,8 +158,18 @@ def _field(field: str, train: list[dict], evaluated: dict[str, list[dict]], slot
             preds["oracle: truth clamped to training range"] = clamp_oracle(ev.y, lo, hi)
             preds["oracle: nearest training value"] = nearest_oracle(ev.y, values)
         for label, p in preds.items():
-            out.append(pd.DataFrame({"model": label, "kind": KINDS[label], "field": field,
-                                     "split": split, "record": ev.record, "path": ev.path,
-                                     "true": ev.y, "pred": p}))
+            out.append(
+                pd.DataFrame(
+                    {
+                        "model": label,
+                        "kind": KINDS[label],
+                        "field": field,
+                        "split": split,
+                        "record": ev.record,
+                        "path": ev.path,
+                        "true": ev.y,
+                        "pred": p,
+                    }
+                )
+            )
     return out
-

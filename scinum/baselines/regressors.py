@@ -17,6 +17,7 @@ References: ``train mean``; ``persistence`` (a target's lag -1); and two *oracle
 truth — clamped into the training range, or the nearest training value: the best any model can
 do that never leaves the training range / only outputs values it saw.
 """
+
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -24,15 +25,13 @@ from typing import Any, Iterator
 
 import numpy as np
 
-__all__ = ["ALPHAS", "INSTALL_HINT", "sklearn_missing", "one_thread", "Ridge", "boosted_trees",
-           "clamp_oracle", "nearest_oracle"]
+__all__ = ["ALPHAS", "INSTALL_HINT", "sklearn_missing", "one_thread", "Ridge", "boosted_trees", "clamp_oracle", "nearest_oracle"]
 
 #: RidgeCV's alpha grid (standardized features): 1e-8 ... 1e6, 4 per decade (planets e₁ picks
 #: 3e-8: a grid ending at 1e-4 left its test MSE at 0.057 instead of 0.049)
 ALPHAS = np.logspace(-8, 6, 57)
 #: the one line printed when scikit-learn cannot be imported
-INSTALL_HINT = ('ridge and boosted-trees rows skipped: scikit-learn is not installed '
-                '(pip install "scinum[baselines]")')
+INSTALL_HINT = 'ridge and boosted-trees rows skipped: scikit-learn is not installed (pip install "scinum[baselines]")'
 
 
 def sklearn_missing() -> bool:
@@ -48,6 +47,7 @@ def sklearn_missing() -> bool:
 def one_thread() -> Iterator[None]:
     """BLAS and OpenMP (scikit-learn's) on one thread inside the block."""
     from threadpoolctl import threadpool_limits
+
     with threadpool_limits(1):
         yield
 
@@ -57,6 +57,7 @@ class Ridge:
 
     def fit(self, x: np.ndarray, y: np.ndarray) -> "Ridge":
         from sklearn.linear_model import RidgeCV
+
         self.mean = np.nanmean(x, axis=0)
         sd = np.nanstd(x, axis=0)
         self.std = np.where(np.isfinite(sd) & (sd > 0), sd, 1.0).astype(np.float32)
@@ -81,6 +82,7 @@ class Ridge:
 def boosted_trees(seed: int) -> Any:
     """An unfitted HistGradientBoostingRegressor (defaults, ``random_state=seed``)."""
     from sklearn.ensemble import HistGradientBoostingRegressor
+
     return HistGradientBoostingRegressor(random_state=seed)
 
 

@@ -1,4 +1,5 @@
 """``python -m scinum.cli``: the ``scinum`` command."""
+
 import sys
 
 from .main import main

@@ -17,6 +17,7 @@ disk) leaves no output file and no temporary file; a link is written through (it
 replaced, the link stays), and a device or pipe (``-o /dev/stdout``) is streamed to. A line longer than ``--max-record-bytes`` is
 a bad record, found without reading it whole.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,29 +36,35 @@ from ..records.strict import dumps, loads
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ckpt", required=True, help="checkpoint written by `scinum fit`")
-    parser.add_argument("--mask", action="append", default=[], metavar="PATH",
-                        help="field path to fill (wildcards .* and [*]); repeatable. Without it, "
-                             "null placeholders at numeric fields are filled")
+    parser.add_argument(
+        "--mask",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="field path to fill (wildcards .* and [*]); repeatable. Without it, null placeholders at numeric fields are filled",
+    )
     parser.add_argument("--input", "-i", help="JSONL input (default: stdin)")
     parser.add_argument("--output", "-o", help="JSONL output (default: stdout)")
-    parser.add_argument("--with-uncertainty", action="store_true",
-                        help="write {record, uncertainty_kind, predictions} objects")
+    parser.add_argument("--with-uncertainty", action="store_true", help="write {record, uncertainty_kind, predictions} objects")
     parser.add_argument("--on-error", choices=("fail", "skip"), default="fail")
-    parser.add_argument("--sequential", action="store_true",
-                        help="fill masked numbers one at a time instead of jointly")
+    parser.add_argument("--sequential", action="store_true", help="fill masked numbers one at a time instead of jointly")
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--chunk", type=int, default=4096, help="records read per chunk")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--max-record-bytes", type=int, default=16 << 20, metavar="N",
-                        help="longest input line accepted, in characters (default 16 Mi); a "
-                             "longer record is reported like any bad record")
+    parser.add_argument(
+        "--max-record-bytes",
+        type=int,
+        default=16 << 20,
+        metavar="N",
+        help="longest input line accepted, in characters (default 16 Mi); a longer record is reported like any bad record",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from ..fill.model import load
+
     if args.output and not Path(args.output).resolve().parent.is_dir():
-        raise ScinumError(f"--output {args.output}: directory {Path(args.output).resolve().parent} "
-                          "does not exist")
+        raise ScinumError(f"--output {args.output}: directory {Path(args.output).resolve().parent} does not exist")
     for flag in ("max_record_bytes", "batch_size", "chunk"):
         if getattr(args, flag) <= 0:
             raise ScinumError(f"--{flag.replace('_', '-')} must be > 0, got {getattr(args, flag)}")
@@ -163,8 +170,7 @@ def _explained(e: RecordError, args: argparse.Namespace, name: str, line_no: int
     return text
 
 
-def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Namespace, dst,
-             tally: Tally) -> tuple[int, bool]:
+def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Namespace, dst, tally: Tally) -> tuple[int, bool]:
     """Fill one chunk; returns (failed records, whether to stop)."""
     jobs, lines, failures = [], [], 0
     for line_no, text in chunk:
@@ -183,8 +189,7 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
                 break
     stop = failures > 0 and args.on_error == "fail"
     if jobs:
-        filled = model.run_jobs(jobs, batch_size=args.batch_size,
-                                mode="sequential" if args.sequential else "joint")
+        filled = model.run_jobs(jobs, batch_size=args.batch_size, mode="sequential" if args.sequential else "joint")
         for f, line_no in zip(filled, lines):
             if f.error is not None:
                 failures += 1

@@ -1,6 +1,7 @@
 """``scinum fit --config CONFIG.yaml [overrides] [--print-config]``: train a model from a YAML
 config (:mod:`scinum.train.config`), as LightningCLI does; ``--print-config`` prints the full resolved
 config (defaults <- file <- overrides) as YAML and exits without training."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,6 +19,7 @@ __all__ = ["TAKES_OVERRIDES", "add_arguments", "run", "is_global_zero"]
 def is_global_zero() -> bool:
     """Whether this process is the one that speaks for a (possibly distributed) run."""
     from lightning.pytorch.utilities import rank_zero_only
+
     return getattr(rank_zero_only, "rank", 0) == 0
 
 
@@ -30,13 +32,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     (``--trainer.max_steps 100``, ``optim.lr=1e-3``, see :func:`scinum.train.config.parse_overrides`),
     in ``args.overrides``."""
     parser.allow_abbrev = False  # ``--c.x`` is an override, not an abbreviation of --config
-    parser.add_argument("--config", required=True, help="YAML config: for your own records see recipes/co2.yaml and the README's "
-                        "'Your own data' (planets: configs/planets-tiny.yaml); every key and its default: "
-                        "scinum fit --print-config")
-    parser.add_argument("--print-config", action="store_true",
-                        help="print the full resolved config as YAML and exit without training")
-    parser.epilog = ("overrides: --section.key VALUE or section.key=VALUE, e.g. "
-                     "--trainer.max_steps 100 encoding.name=fone head.kind=mixture")
+    parser.add_argument(
+        "--config",
+        required=True,
+        help="YAML config: for your own records see recipes/co2.yaml and the README's "
+        "'Your own data' (planets: configs/planets-tiny.yaml); every key and its default: "
+        "scinum fit --print-config",
+    )
+    parser.add_argument("--print-config", action="store_true", help="print the full resolved config as YAML and exit without training")
+    parser.epilog = "overrides: --section.key VALUE or section.key=VALUE, e.g. --trainer.max_steps 100 encoding.name=fone head.kind=mixture"
 
 
 def run(args: argparse.Namespace) -> int:

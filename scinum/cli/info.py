@@ -1,6 +1,7 @@
 """``scinum info MODEL``: what a model (a ``model.ckpt`` or an export directory) holds and
 expects, in a few lines: the fields it can fill and their training ranges, encoding, head,
 context length and where it came from (:func:`scinum.share.card.describe`)."""
+
 from __future__ import annotations
 
 import argparse
@@ -17,6 +18,7 @@ def run(args: argparse.Namespace) -> int:
     from ..share.card import describe
     from ..model.checkpoint import load_checkpoint
     from ..model.exported import load_dir, read_config
+
     path = Path(args.model)
     if path.is_dir():  # the config alone: no weights need reading (load checks them)
         config = read_config(path)

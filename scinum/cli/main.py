@@ -6,6 +6,7 @@ imported when its subcommand is used, so ``scinum --help`` stays instant. A modu
 ``args.overrides`` (``--trainer.max_steps 100``, ``optim.lr=1e-3``); any other subcommand
 refuses them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,6 +43,7 @@ def _load(module: str, what: str):
 def _load_builder(name: str):
     """The builder ``name``; a built-in whose dependencies are missing says so in one line."""
     from ..datasets import builders
+
     try:
         return builders.get(name)
     except ModuleNotFoundError as e:
@@ -60,6 +62,7 @@ class _BuildCommand:
 
     def run(self, args: argparse.Namespace) -> int:
         from ..datasets import builders
+
         return builders.run(self.builder, args, self.name)
 
 
@@ -69,6 +72,7 @@ class _ListBuilders:
     @staticmethod
     def run(args: argparse.Namespace) -> int:
         from ..datasets import builders
+
         print("builders (scinum build NAME OUT --help):")
         for name in builders.names():
             try:
@@ -81,15 +85,14 @@ class _ListBuilders:
 
 def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | None]:
     """The parser for ``argv``; imports only the module of the subcommand named in ``argv``."""
-    parser = argparse.ArgumentParser(prog="scinum", description=__import__("scinum").__doc__
-                                     .splitlines()[0])
-    parser.add_argument("--version", action="version",
-                        version=f"scinum {__import__('scinum').__version__}")
+    parser = argparse.ArgumentParser(prog="scinum", description=__import__("scinum").__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"scinum {__import__('scinum').__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = None
     build = sub.add_parser("build", help="build a dataset directory")
     bsub = build.add_subparsers(dest="builder", metavar="BUILDER")
     from ..datasets import builders  # the registry: scinum's builders and the installed plug-ins'
+
     for name in builders.names() if argv[:1] == ["build"] else builders._BUILT_IN:
         help_ = builders.describe(name, load=False)
         p = bsub.add_parser(name, help=help_, description=help_)

@@ -5,6 +5,7 @@ of them (:mod:`.shard_values`, :mod:`.shard_targets`). Imports :mod:`scinum.toke
 never the model, never torch.
 
 A builder (a plug-in too) writes its dataset with ``scinum.datasets.DatasetWriter``."""
+
 from .directory import Dataset, DatasetWriter
 
 __all__ = ["Dataset", "DatasetWriter"]

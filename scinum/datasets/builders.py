@@ -21,6 +21,7 @@ from each builder's signature.
 ``scinum.builders`` entry-point group. ``scinum build`` with no name lists them;
 :func:`build` calls one by name from Python (what the recipes do).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,10 @@ def _check(builder: Any, name: str) -> None:
     if not kinds or kinds[0] not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
         raise TypeError(f"builder {name!r}: build must take the output directory first: build(out, *, ...)")
     if inspect.Parameter.VAR_KEYWORD in kinds or inspect.Parameter.VAR_POSITIONAL in kinds:
-        raise TypeError(f"builder {name!r}: build takes *args/**kwargs; declare every parameter as "
-                        f"an explicit keyword (its command line is derived from them)")
+        raise TypeError(
+            f"builder {name!r}: build takes *args/**kwargs; declare every parameter as "
+            f"an explicit keyword (its command line is derived from them)"
+        )
 
 
 #: builder name -> builder (a module or object); reads ``scinum.builders`` entry points on a miss
@@ -85,8 +88,7 @@ def describe(name: str, load: bool = True) -> str:
     if not load:
         return f"from {REGISTRY.origin(name)}"
     builder = get(name)
-    text = getattr(builder, "DESCRIPTION", None) or inspect.getdoc(builder) or \
-        inspect.getdoc(builder.build) or ""
+    text = getattr(builder, "DESCRIPTION", None) or inspect.getdoc(builder) or inspect.getdoc(builder.build) or ""
     return (text.strip().splitlines() or [""])[0]
 
 
@@ -119,8 +121,7 @@ def _nothing_left_if_nothing_built(out: str | os.PathLike) -> Iterator[None]:
         yield
     except BaseException:
         build_dir = out / ".build"
-        if not had_build and build_dir.is_dir() and \
-                {p.name for p in build_dir.iterdir()} <= {"parameters.json"}:
+        if not had_build and build_dir.is_dir() and {p.name for p in build_dir.iterdir()} <= {"parameters.json"}:
             shutil.rmtree(build_dir, ignore_errors=True)
             if not existed and out.is_dir() and not any(out.iterdir()):
                 out.rmdir()
@@ -141,8 +142,11 @@ def _item_type(hint: Any, default: Any) -> tuple[bool, Callable[[str], Any]]:
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1:
             return _item_type(rest[0], default)
-    seq = isinstance(default, (list, tuple)) or origin in (list, tuple, typing.Sequence) or \
-        (origin is not None and getattr(origin, "__name__", "") in ("Sequence", "list", "tuple"))
+    seq = (
+        isinstance(default, (list, tuple))
+        or origin in (list, tuple, typing.Sequence)
+        or (origin is not None and getattr(origin, "__name__", "") in ("Sequence", "list", "tuple"))
+    )
     if seq:
         inner = [a for a in args if a is not Ellipsis]
         if inner and inner[0] in (int, float, str):
@@ -167,14 +171,19 @@ def add_arguments(builder: Any, parser: argparse.ArgumentParser) -> None:
         required = default is inspect.Parameter.empty
         hint = hints.get(name, p.annotation if not isinstance(p.annotation, str) else None)
         if (hint is bool or type(default) is bool) and not required:
-            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction,
-                                default=default, help=f"[{default}]")
+            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=default, help=f"[{default}]")
             continue
         seq, kind = _item_type(hint, None if required else default)
-        parser.add_argument(flag, dest=name, type=kind, nargs="+" if seq else None,
-                            required=required, metavar=name.upper(),
-                            default=None if required else default,
-                            help="(required)" if required else f"[{default}]")
+        parser.add_argument(
+            flag,
+            dest=name,
+            type=kind,
+            nargs="+" if seq else None,
+            required=required,
+            metavar=name.upper(),
+            default=None if required else default,
+            help="(required)" if required else f"[{default}]",
+        )
 
 
 def run(builder: Any, args: argparse.Namespace, name: str = "build") -> int:

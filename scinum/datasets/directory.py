@@ -16,6 +16,7 @@ Builders (planets, ERA5, yours) produce one through :class:`DatasetWriter`, whic
 
 Readers use :class:`Dataset` (``Dataset(path).records("train")``).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -41,11 +42,12 @@ FORMAT_VERSION = 1
 SPLIT_NAMES = ("train", "val", "test")
 
 
-
 #: help text of the builders' ``--part`` flag
-PART_HELP = ("build only part I of N (0 <= I < N) of the shards, for N machines sharing OUT (e.g. "
-             "a SLURM array job: --part $SLURM_ARRAY_TASK_ID/N); then one run with --part finish "
-             "verifies every shard and writes the manifest")
+PART_HELP = (
+    "build only part I of N (0 <= I < N) of the shards, for N machines sharing OUT (e.g. "
+    "a SLURM array job: --part $SLURM_ARRAY_TASK_ID/N); then one run with --part finish "
+    "verifies every shard and writes the manifest"
+)
 
 
 def parse_part(text: str | None) -> tuple[int, int] | str | None:
@@ -64,10 +66,13 @@ def parse_part(text: str | None) -> tuple[int, int] | str | None:
 
 def _check_split_name(split: str) -> None:
     """A split is a directory of OUT: a name, never a path (``ood_../x`` would write outside)."""
-    if split not in SPLIT_NAMES and not (isinstance(split, str) and split.startswith("ood_")
-                                         and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", split[4:])):
-        raise DatasetError(f"split name {str(split)[:80]!r} must be one of {SPLIT_NAMES} or "
-                           "'ood_<name>' (<name>: letters, digits, '_', '-', '.', not a path)")
+    if split not in SPLIT_NAMES and not (
+        isinstance(split, str) and split.startswith("ood_") and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", split[4:])
+    ):
+        raise DatasetError(
+            f"split name {str(split)[:80]!r} must be one of {SPLIT_NAMES} or "
+            "'ood_<name>' (<name>: letters, digits, '_', '-', '.', not a path)"
+        )
 
 
 class DatasetWriter:
@@ -82,12 +87,21 @@ class DatasetWriter:
     with the same ones resumes, with different ones raises :class:`DatasetError`.
     """
 
-    def __init__(self, out_dir: str | os.PathLike, *, builder: str, version: str,
-                 parameters: Mapping[str, Any], seed: int, shard_size: int = 1000,
-                 compress: bool = False, part: tuple[int, int] | str | None = None):
+    def __init__(
+        self,
+        out_dir: str | os.PathLike,
+        *,
+        builder: str,
+        version: str,
+        parameters: Mapping[str, Any],
+        seed: int,
+        shard_size: int = 1000,
+        compress: bool = False,
+        part: tuple[int, int] | str | None = None,
+    ):
         if shard_size < 1:
             raise DatasetError(f"shard_size must be >= 1, got {shard_size}")
-        if type(seed) is not int or not 0 <= seed < 2 ** 63:  # numpy's generators take no other
+        if type(seed) is not int or not 0 <= seed < 2**63:  # numpy's generators take no other
             raise DatasetError(f"{out_dir}: seed must be an integer in [0, 2^63), got {seed!r}")
         if part is not None and part != "finish":
             i, n = part
@@ -97,39 +111,44 @@ class DatasetWriter:
         self.out = Path(out_dir)
         self.build_dir = self.out / ".build"
         self.shard_size, self.compress = shard_size, compress
-        self.header = {"format": FORMAT, "format_version": FORMAT_VERSION, "builder": builder,
-                       "builder_version": version, "seed": seed,
-                       "parameters": json.loads(json.dumps(parameters)),
-                       "shard_size": shard_size, "compressed": compress}
+        self.header = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "builder": builder,
+            "builder_version": version,
+            "seed": seed,
+            "parameters": json.loads(json.dumps(parameters)),
+            "shard_size": shard_size,
+            "compressed": compress,
+        }
         self.splits: dict[str, dict] = {}
         manifest = self.out / "manifest.json"
         params_file = self.build_dir / "parameters.json"
         if manifest.exists():
             old = json.loads(manifest.read_text())
             if {k: old.get(k) for k in self.header} != self.header:
-                raise DatasetError(f"{self.out} already holds a dataset built with other "
-                                   "parameters; choose another directory or delete it")
+                raise DatasetError(f"{self.out} already holds a dataset built with other parameters; choose another directory or delete it")
             self.complete = True
             return
         self.complete = False
         if part == "finish" and not params_file.exists():  # create nothing: there is no build
-            raise DatasetError(f"{self.out}: no build in progress to finish (no "
-                               f"{params_file.relative_to(self.out)}): run the parts first, "
-                               "into this directory")
-        if self.out.exists() and any(p.name != ".build" for p in self.out.iterdir()) \
-                and not params_file.exists():
-            raise DatasetError(f"{self.out} exists, is not empty and is not a scinum build "
-                               "in progress; refusing to write into it")
+            raise DatasetError(
+                f"{self.out}: no build in progress to finish (no "
+                f"{params_file.relative_to(self.out)}): run the parts first, "
+                "into this directory"
+            )
+        if self.out.exists() and any(p.name != ".build" for p in self.out.iterdir()) and not params_file.exists():
+            raise DatasetError(f"{self.out} exists, is not empty and is not a scinum build in progress; refusing to write into it")
         if params_file.exists():
             if json.loads(params_file.read_text()) != self.header:
-                raise DatasetError(f"{self.out} holds an unfinished build with other parameters; "
-                                   "re-run with the same parameters to resume, or delete it")
+                raise DatasetError(
+                    f"{self.out} holds an unfinished build with other parameters; re-run with the same parameters to resume, or delete it"
+                )
         else:
             self.build_dir.mkdir(parents=True, exist_ok=True)
             write_text_atomic(params_file, json.dumps(self.header, indent=1))
 
-    def write_split(self, split: str, n: int, make_sample: SampleFn, *,
-                    workers: "int | ShardWorkers" = 1, desc: str | None = None) -> dict:
+    def write_split(self, split: str, n: int, make_sample: SampleFn, *, workers: "int | ShardWorkers" = 1, desc: str | None = None) -> dict:
         """Write ``n`` samples of ``split``, skipping shards a previous run finished.
 
         ``workers``: processes building shards (this one included), or a :class:`ShardWorkers`
@@ -159,12 +178,13 @@ class DatasetWriter:
             elif self._mine(k):
                 todo.append((str(split_dir), k, start, stop, make_sample, self.compress))
         if missing:
-            raise DatasetError(f"{self.out}: cannot finish, split {split!r} lacks shard(s) "
-                               f"{missing[:20]}{' ...' if len(missing) > 20 else ''} of {n_shards}: "
-                               "run the parts that build them (or run without a part to build "
-                               "them here)")
-        with tqdm(total=n, initial=done, desc=desc or split, unit="sample", dynamic_ncols=True,
-                  disable=None) as bar:
+            raise DatasetError(
+                f"{self.out}: cannot finish, split {split!r} lacks shard(s) "
+                f"{missing[:20]}{' ...' if len(missing) > 20 else ''} of {n_shards}: "
+                "run the parts that build them (or run without a part to build "
+                "them here)"
+            )
+        with tqdm(total=n, initial=done, desc=desc or split, unit="sample", dynamic_ncols=True, disable=None) as bar:
             if isinstance(workers, ShardWorkers):
                 workers.run(todo, stats, bar)
             elif workers == 1 or len(todo) <= 1:
@@ -184,14 +204,13 @@ class DatasetWriter:
         """Raise :class:`DatasetError` unless shard ``shard`` holds ``count`` complete records."""
         path = self.out / split / _shard_name(shard, self.compress)
         try:
-            with (gzip.open(path, "rb") if self.compress else open(path, "rb")) as f:
+            with gzip.open(path, "rb") if self.compress else open(path, "rb") as f:
                 data = f.read()
         except (OSError, EOFError) as e:
             raise DatasetError(f"{path}: unreadable shard ({e}); delete it and run its part again") from None
         lines = data.count(b"\n")
         if sidecar.get("count") != count or lines != count or not data.endswith(b"\n"):
-            raise DatasetError(f"{path}: holds {lines} records, expected {count}; delete it and "
-                               "run its part again")
+            raise DatasetError(f"{path}: holds {lines} records, expected {count}; delete it and run its part again")
 
     # Streaming builders (records arrive in order, e.g. read from a file) write shard by shard:
     # open_split, then finished_shard / write_shard for k = 0, 1, ..., then close_split.
@@ -215,16 +234,13 @@ class DatasetWriter:
             return json.loads(sidecar.read_text())
         return None
 
-    def write_shard(self, split: str, shard: int, records: list[dict],
-                    stats: Mapping[str, int] | None = None) -> None:
+    def write_shard(self, split: str, shard: int, records: list[dict], stats: Mapping[str, int] | None = None) -> None:
         """Write shard ``shard`` of ``split`` (atomically) from ``records``."""
         _store_shard(self.out / split, shard, records, stats or {}, self.compress)
 
-    def close_split(self, split: str, count: int, n_shards: int, stats: Mapping[str, int],
-                    **extra: Any) -> dict:
+    def close_split(self, split: str, count: int, n_shards: int, stats: Mapping[str, int], **extra: Any) -> dict:
         """Record a written split for the manifest: ``{"count", "shards", "stats", **extra}``."""
-        entry = {"count": count, "shards": n_shards, "stats": dict(sorted(stats.items())),
-                 **json.loads(json.dumps(extra))}
+        entry = {"count": count, "shards": n_shards, "stats": dict(sorted(stats.items())), **json.loads(json.dumps(extra))}
         self.splits[split] = entry
         return entry
 
@@ -249,8 +265,7 @@ class Dataset:
         self.path = Path(path)
         mf = self.path / "manifest.json"
         if not mf.exists():
-            hint = " (its build did not finish: re-run it to resume)" if (
-                self.path / ".build").exists() else ""
+            hint = " (its build did not finish: re-run it to resume)" if (self.path / ".build").exists() else ""
             raise DatasetError(f"{self.path}: no manifest.json, not a complete dataset{hint}")
         try:
             self.manifest = json.loads(mf.read_text())

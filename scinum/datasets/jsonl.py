@@ -22,6 +22,7 @@ late=L.jsonl``) or from one deterministic split of the train files (``--split 0.
   byte-identical to an uninterrupted build. Changed input files are refused (their sha256 is
   part of the build's parameters).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,6 +57,7 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
     JSON lines (:func:`_table_lines`)."""
     import gzip
     import zlib
+
     if path.name.lower().endswith(TABLES):
         yield from _table_lines(path)
         return
@@ -79,6 +81,7 @@ def _table_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     import json
 
     from .tables import frame_to_records, read_table
+
     try:
         records = frame_to_records(read_table(path))
     except RecordError as e:
@@ -88,8 +91,7 @@ def _table_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         yield i + first, json.dumps(record).encode()
 
 
-def _sources(train: Sequence, val: Sequence, test: Sequence,
-             ood: Mapping[str, Sequence] | None) -> dict[str, list[Path]]:
+def _sources(train: Sequence, val: Sequence, test: Sequence, ood: Mapping[str, Sequence] | None) -> dict[str, list[Path]]:
     """Split name -> input files, refusing what would drop or duplicate records without a word:
     two OOD names for one split (``x`` and ``ood_x``), a name that is not a plain name (``../x``
     would write outside OUT), a file given twice (a symlink or hard link to it included)."""
@@ -101,12 +103,12 @@ def _sources(train: Sequence, val: Sequence, test: Sequence,
     given: dict[str, str] = {}
     for name, files in (ood or {}).items():
         if not isinstance(name, str) or not _NAME.fullmatch(name.removeprefix("ood_")):
-            raise DatasetError(f"OOD split name {str(name)[:80]!r} is not a plain name (letters, "
-                               "digits, '_', '-', '.', not starting with '.' or '-')")
+            raise DatasetError(
+                f"OOD split name {str(name)[:80]!r} is not a plain name (letters, digits, '_', '-', '.', not starting with '.' or '-')"
+            )
         key = name if name.startswith("ood_") else f"ood_{name}"
         if key in sources:
-            raise DatasetError(f"OOD split names {given[key]!r} and {name!r} both make split "
-                               f"{key!r}: give each split one name")
+            raise DatasetError(f"OOD split names {given[key]!r} and {name!r} both make split {key!r}: give each split one name")
         if not files:
             raise DatasetError(f"OOD split {name!r} has no file")
         given[key] = name
@@ -119,8 +121,9 @@ def _sources(train: Sequence, val: Sequence, test: Sequence,
             st = f.stat()  # follows symlinks: a link and its target are one file
             if (st.st_dev, st.st_ino) in seen:
                 other, first = seen[(st.st_dev, st.st_ino)]
-                raise DatasetError(f"{first} ({other}) and {f} ({split_name}) are the same file: "
-                                   "its records would be read twice; give each file once")
+                raise DatasetError(
+                    f"{first} ({other}) and {f} ({split_name}) are the same file: its records would be read twice; give each file once"
+                )
             seen[(st.st_dev, st.st_ino)] = (split_name, f)
     return sources
 
@@ -151,8 +154,7 @@ class _FieldRanges:
                 self.lo[name] = self.hi[name] = v
 
     def to_dict(self) -> dict[str, dict[str, float]]:
-        return {f: {"count": self.count[f], "min": self.lo[f], "max": self.hi[f]}
-                for f in sorted(self.count)}
+        return {f: {"count": self.count[f], "min": self.lo[f], "max": self.hi[f]} for f in sorted(self.count)}
 
 
 class _SplitOut:
@@ -181,23 +183,30 @@ class _SplitOut:
 
     def close(self) -> dict:
         self._flush()
-        return self.writer.close_split(self.name, self.count, self.shards, {},
-                                       fields=self.fields.to_dict())
+        return self.writer.close_split(self.name, self.count, self.shards, {}, fields=self.fields.to_dict())
 
 
 def _check_fractions(split: Sequence[float]) -> tuple[float, float, float]:
     if len(split) != 3 or any(not (f >= 0) for f in split) or abs(sum(split) - 1) > 1e-9:
-        raise DatasetError(f"--split needs three fractions >= 0 for train, val, test that sum to 1, "
-                           f"got {list(split)}")
+        raise DatasetError(f"--split needs three fractions >= 0 for train, val, test that sum to 1, got {list(split)}")
     return tuple(float(f) for f in split)  # type: ignore[return-value]
 
 
-def build(out: str | os.PathLike, *, train: Sequence[str | os.PathLike],
-          val: Sequence[str | os.PathLike] = (), test: Sequence[str | os.PathLike] = (),
-          ood: Mapping[str, Sequence[str | os.PathLike]] | None = None,
-          split: Sequence[float] | None = None, seed: int = 0, on_error: str = "fail",
-          fields: Sequence[str] | None = None, shard_size: int = 1000, compress: bool = False,
-          progress: bool = True) -> dict:
+def build(
+    out: str | os.PathLike,
+    *,
+    train: Sequence[str | os.PathLike],
+    val: Sequence[str | os.PathLike] = (),
+    test: Sequence[str | os.PathLike] = (),
+    ood: Mapping[str, Sequence[str | os.PathLike]] | None = None,
+    split: Sequence[float] | None = None,
+    seed: int = 0,
+    on_error: str = "fail",
+    fields: Sequence[str] | None = None,
+    shard_size: int = 1000,
+    compress: bool = False,
+    progress: bool = True,
+) -> dict:
     """Build a dataset directory from JSONL(.gz) files; returns its manifest.
 
     ``ood``: split name (``late`` or ``ood_late``) -> files. ``split``: fractions for train, val,
@@ -212,36 +221,40 @@ def build(out: str | os.PathLike, *, train: Sequence[str | os.PathLike],
     if split is not None:
         fractions = _check_fractions(split)
         if val or test:
-            raise DatasetError("--split draws val and test from the train files: give either "
-                               "--split or --val/--test files, not both")
+            raise DatasetError("--split draws val and test from the train files: give either --split or --val/--test files, not both")
     sources = _sources(train, val, test, ood)
     for p in fields or ():
         parse_path(p)  # a typo is an error now, not at evaluation time
-    inputs = {split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": file_sha256(f)}
-                           for f in files] for split_name, files in sources.items()}
-    params = {"inputs": inputs, "split": list(fractions) if split is not None else None,
-              "on_error": on_error}
+    inputs = {
+        split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": file_sha256(f)} for f in files]
+        for split_name, files in sources.items()
+    }
+    params = {"inputs": inputs, "split": list(fractions) if split is not None else None, "on_error": on_error}
     fresh = not Path(out).exists() or not any(Path(out).iterdir())
-    writer = DatasetWriter(out, builder="jsonl", version="1", parameters=params, seed=seed,
-                           shard_size=shard_size, compress=compress)
+    writer = DatasetWriter(out, builder="jsonl", version="1", parameters=params, seed=seed, shard_size=shard_size, compress=compress)
     if writer.complete:
         return writer.finish()
     try:
-        return _stream(writer, sources, split is not None and fractions, seed, on_error, fields,
-                       progress)
+        return _stream(writer, sources, split is not None and fractions, seed, on_error, fields, progress)
     except (MalformedJSON, DatasetError):
         if fresh:  # a bad input, not an interruption: leave nothing behind (an interrupted
             shutil.rmtree(out, ignore_errors=True)  # build stays, to resume)
         raise
 
 
-def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: Any, seed: int,
-            on_error: str, fields: Sequence[str] | None, progress: bool) -> dict:
+def _stream(
+    writer: DatasetWriter,
+    sources: dict[str, list[Path]],
+    fractions: Any,
+    seed: int,
+    on_error: str,
+    fields: Sequence[str] | None,
+    progress: bool,
+) -> dict:
     """Read every input line once, route each record to its split's shards; finish."""
     skipped, where = 0, []
     outs: dict[str, _SplitOut] = {}
-    names = list(sources) if not fractions else ["train", "val", "test"] + \
-        [s for s in sources if s != "train"]
+    names = list(sources) if not fractions else ["train", "val", "test"] + [s for s in sources if s != "train"]
     for name in names:
         outs[name] = _SplitOut(writer, name)
     rng = np.random.default_rng(seed)
@@ -259,8 +272,7 @@ def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: An
                         check_exact(record)
                     except (MalformedJSON, ValueOutOfRange, UnicodeDecodeError) as e:
                         if isinstance(e, UnicodeDecodeError):
-                            e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})",
-                                              file=str(f), line=line)
+                            e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})", file=str(f), line=line)
                         e = e.located(file=str(f), line=line)
                         if on_error == "fail":
                             raise e from None
@@ -279,8 +291,9 @@ def _stream(writer: DatasetWriter, sources: dict[str, list[Path]], fractions: An
     for name, o in outs.items():
         o.close()
     if outs["train"].count == 0:
-        raise DatasetError(f"no training record: the train files {[str(f) for f in sources['train']]} "
-                           f"hold {'only bad lines' if skipped else 'no records'}")
+        raise DatasetError(
+            f"no training record: the train files {[str(f) for f in sources['train']]} hold {'only bad lines' if skipped else 'no records'}"
+        )
     extra: dict[str, Any] = {"skipped": {"count": skipped, "first": where}}
     if fields:
         extra["evaluation"] = {"fields": list(fields)}
@@ -291,23 +304,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``scinum build jsonl``."""
     parser.add_argument("out", type=Path, help="output dataset directory")
     # repeatable flags: `--train A --train B` is `--train A B` (action="append" keeps both)
-    parser.add_argument("--train", nargs="+", action="append", required=True, metavar="FILE",
-                        help="training records (.jsonl or .jsonl.gz, one JSON object per line; or a "
-                             ".csv/.csv.gz/.parquet table, a column per key) (repeatable)")
-    parser.add_argument("--val", nargs="+", action="append", default=None, metavar="FILE",
-                        help="validation records (repeatable)")
-    parser.add_argument("--test", nargs="+", action="append", default=None, metavar="FILE",
-                        help="test records (repeatable)")
-    parser.add_argument("--ood", nargs="+", action="append", default=None, metavar="NAME=FILE",
-                        help="an out-of-distribution split ood_NAME from FILE (repeatable)")
-    parser.add_argument("--split", metavar="TRAIN,VAL,TEST",
-                        help="split the --train files into train/val/test with these fractions "
-                             "(e.g. 0.9,0.05,0.05), deterministically for a given --seed")
+    parser.add_argument(
+        "--train",
+        nargs="+",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="training records (.jsonl or .jsonl.gz, one JSON object per line; or a "
+        ".csv/.csv.gz/.parquet table, a column per key) (repeatable)",
+    )
+    parser.add_argument("--val", nargs="+", action="append", default=None, metavar="FILE", help="validation records (repeatable)")
+    parser.add_argument("--test", nargs="+", action="append", default=None, metavar="FILE", help="test records (repeatable)")
+    parser.add_argument(
+        "--ood",
+        nargs="+",
+        action="append",
+        default=None,
+        metavar="NAME=FILE",
+        help="an out-of-distribution split ood_NAME from FILE (repeatable)",
+    )
+    parser.add_argument(
+        "--split",
+        metavar="TRAIN,VAL,TEST",
+        help="split the --train files into train/val/test with these fractions (e.g. 0.9,0.05,0.05), deterministically for a given --seed",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of --split [0]")
-    parser.add_argument("--on-error", choices=("fail", "skip"), default="fail",
-                        help="a bad line: stop naming file:line:path [fail], or skip and count it")
-    parser.add_argument("--fields", nargs="+", action="append", metavar="PATH",
-                        help="the fields `scinum evaluate` scores by default (JSON paths)")
+    parser.add_argument(
+        "--on-error", choices=("fail", "skip"), default="fail", help="a bad line: stop naming file:line:path [fail], or skip and count it"
+    )
+    parser.add_argument(
+        "--fields", nargs="+", action="append", metavar="PATH", help="the fields `scinum evaluate` scores by default (JSON paths)"
+    )
     parser.add_argument("--shard-size", type=int, default=1000, help="records per shard [1000]")
     parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
 
@@ -332,14 +359,24 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise DatasetError(f"--split takes three fractions like 0.9,0.05,0.05, got {args.split!r}") from None
     fields = _flat(args.fields) or None
-    manifest = build(args.out, train=_flat(args.train), val=_flat(args.val), test=_flat(args.test),
-                     ood=ood, split=split, seed=args.seed, on_error=args.on_error, fields=fields,
-                     shard_size=args.shard_size, compress=args.compress)
+    manifest = build(
+        args.out,
+        train=_flat(args.train),
+        val=_flat(args.val),
+        test=_flat(args.test),
+        ood=ood,
+        split=split,
+        seed=args.seed,
+        on_error=args.on_error,
+        fields=fields,
+        shard_size=args.shard_size,
+        compress=args.compress,
+    )
     counts = {s: v["count"] for s, v in manifest["splits"].items()}
     skipped = manifest["skipped"]
-    print(f"jsonl: wrote {args.out} ({counts} records; {len(manifest['splits']['train']['fields'])} "
-          f"numeric fields in train)", file=sys.stderr)
+    print(
+        f"jsonl: wrote {args.out} ({counts} records; {len(manifest['splits']['train']['fields'])} numeric fields in train)", file=sys.stderr
+    )
     if skipped["count"]:
-        print(f"jsonl: skipped {skipped['count']} bad line(s) (listed in the manifest); first: "
-              f"{skipped['first'][0]}", file=sys.stderr)
+        print(f"jsonl: skipped {skipped['count']} bad line(s) (listed in the manifest); first: {skipped['first'][0]}", file=sys.stderr)
     return 0

@@ -1,5 +1,6 @@
 """The numbers a fill task names: which tokens of a split ``data.mask_fields`` patterns
 mark, computed once and cached next to the shards."""
+
 from __future__ import annotations
 
 import hashlib

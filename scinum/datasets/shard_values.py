@@ -1,5 +1,6 @@
 """Scans of a tokenized split's numbers, chunk by chunk: the normalizer fitted on them, and the
 check that the encoding can represent every one after normalization."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,9 +36,14 @@ def check_representable(shards: TokenShards, normalizer: Normalizer, encoding: A
         rec = int(np.searchsorted(shards.offsets, tok, side="right") - 1)
         file, line = shards.location(rec)
         record = next(r for n, r in read_jsonl(file) if n == line)
-        k = int((shards.fields[shards.offsets[rec]:tok] >= 0).sum())
+        k = int((shards.fields[shards.offsets[rec] : tok] >= 0).sum())
         path = format_path(codec.number_paths(record)[k])
-        raise ValueOutOfRange(f"value {float(shards.values[tok])!r} (normalized "
-                              f"{float(normalizer.forward(shards.values[tok:tok + 1], shards.fields[tok:tok + 1])[0])!r}) "
-                              f"is outside the exact range of encoding {encoding.config()} "
-                              f"({encoding.range_text()})", file=file, line=line, path=path)
+        raise ValueOutOfRange(
+            f"value {float(shards.values[tok])!r} (normalized "
+            f"{float(normalizer.forward(shards.values[tok : tok + 1], shards.fields[tok : tok + 1])[0])!r}) "
+            f"is outside the exact range of encoding {encoding.config()} "
+            f"({encoding.range_text()})",
+            file=file,
+            line=line,
+            path=path,
+        )

@@ -8,6 +8,7 @@ number (float, or int for integer columns), a string or a boolean; a missing cel
 Infinite or unsupported cells (complex numbers, dates...) are a one-line
 :class:`~scinum.errors.RecordError` naming the row and the column.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,7 @@ from ..errors import DatasetError, RecordError
 from ..records.paths import format_path, parse_path
 from ..records.strict import read_jsonl
 
-__all__ = ["MISSING", "column_path", "cell", "rows_to_records", "frame_to_records", "read_records",
-           "read_table", "check_target"]
+__all__ = ["MISSING", "column_path", "cell", "rows_to_records", "frame_to_records", "read_records", "read_table", "check_target"]
 
 
 class _Missing:
@@ -54,19 +54,20 @@ def cell(value: Any, row: int, column: str) -> Any:
         if math.isnan(v):
             return MISSING
         if math.isinf(v):
-            raise RecordError(f"row {row}, column {column!r}: value {v} is not finite (Input "
-                              "contains infinity); use NaN for a missing value")
+            raise RecordError(
+                f"row {row}, column {column!r}: value {v} is not finite (Input contains infinity); use NaN for a missing value"
+            )
         return v
     if isinstance(value, str):
         return value
     try:
         import pandas as pd
+
         if value is pd.NA or value is pd.NaT:
             return MISSING
     except ImportError:  # pragma: no cover - pandas is a dependency
         pass
-    raise RecordError(f"row {row}, column {column!r}: a {type(value).__name__} value ({value!r}) "
-                      "is not a number, string or boolean")
+    raise RecordError(f"row {row}, column {column!r}: a {type(value).__name__} value ({value!r}) is not a number, string or boolean")
 
 
 def rows_to_records(columns: Sequence[str], cols: Sequence[Sequence[Any]]) -> list[dict]:
@@ -101,6 +102,7 @@ def read_records(path: str | os.PathLike) -> list[dict]:
 def read_table(path: str | os.PathLike):
     """A CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, needs pyarrow) file as a DataFrame."""
     import pandas as pd
+
     p = Path(path)
     name = p.name.lower()
     if not p.is_file():

@@ -9,6 +9,7 @@
 * :class:`TokenShards` reads one split: concatenated ``ids`` int32, ``values`` float64,
   ``fields`` int32, ``offsets`` int64[n+1], and the ``(file, line)`` of every record.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,7 @@ CACHE_FORMAT = 1
 _CHUNK = 1 << 20  # tokens per chunk when scanning shards
 
 
-def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int,
-                spelling: Spelling) -> Path:
+def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int, spelling: Spelling) -> Path:
     key = {"manifest": dataset.manifest, "max_run": max_run, "format": CACHE_FORMAT}
     if spelling.value_in_tokens or spelling.tokens_per_number != 1 or spelling.vocabulary():
         key["text"] = spelling.config()  # one-token keys stay as they were (caches remain valid)
@@ -42,10 +42,14 @@ def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: 
     return Path(cache_dir) / digest if cache_dir else dataset.path / ".tokens" / digest
 
 
-def tokenize_dataset(path: str | os.PathLike, splits: Sequence[str] = ("train", "val"), *,
-                     cache_dir: str | os.PathLike | None = None,
-                     max_run: int = MAX_RUN, encoding: Spelling | None = None
-                     ) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
+def tokenize_dataset(
+    path: str | os.PathLike,
+    splits: Sequence[str] = ("train", "val"),
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    max_run: int = MAX_RUN,
+    encoding: Spelling | None = None,
+) -> tuple[Vocabulary, dict[str, "TokenShards"]]:
     """Tokenize ``splits`` of a dataset directory once (later calls reuse the shards).
 
     Returns the vocabulary (built from ``train``) and a :class:`TokenShards` per split. A record
@@ -59,8 +63,7 @@ def tokenize_dataset(path: str | os.PathLike, splits: Sequence[str] = ("train", 
     root.mkdir(parents=True, exist_ok=True)
     vocab_file = root / "vocab.json"
     if not vocab_file.exists():
-        Vocabulary.build(dataset.records("train"), max_run=max_run,
-                         number_tokens=spelling.vocabulary()).save(vocab_file)
+        Vocabulary.build(dataset.records("train"), max_run=max_run, number_tokens=spelling.vocabulary()).save(vocab_file)
     vocab = Vocabulary.load(vocab_file)
     codec = Codec(vocab, spelling)
     out = {}
@@ -94,9 +97,13 @@ def _write_split(dataset: Dataset, split: str, codec: Codec, root: Path) -> None
 def _write_arrays(dataset: Dataset, split: str, codec: Codec, tmp: Path, files: list[str]) -> None:
     """The binary arrays and ``meta.json`` of ``split`` in ``tmp``."""
     n = n_tok = 0
-    with open(tmp / "ids.bin", "wb") as fi, open(tmp / "values.bin", "wb") as fv, \
-            open(tmp / "fields.bin", "wb") as ff, open(tmp / "offsets.bin", "wb") as fo, \
-            open(tmp / "source.bin", "wb") as fs:
+    with (
+        open(tmp / "ids.bin", "wb") as fi,
+        open(tmp / "values.bin", "wb") as fv,
+        open(tmp / "fields.bin", "wb") as ff,
+        open(tmp / "offsets.bin", "wb") as fo,
+        open(tmp / "source.bin", "wb") as fs,
+    ):
         fo.write(np.zeros(1, np.int64).tobytes())
         for k, rel in enumerate(files):
             for line, record in read_jsonl(dataset.path / rel):
@@ -128,8 +135,11 @@ class TokenShards:
                 return np.zeros(shape, dtype)
             return np.memmap(self.path / name, dtype=dtype, mode="r", shape=shape)
 
-        self.ids, self.values, self.fields = mm("ids.bin", np.int32, (t,)), mm("values.bin", np.float64, (t,)), \
-            mm("fields.bin", np.int32, (t,))
+        self.ids, self.values, self.fields = (
+            mm("ids.bin", np.int32, (t,)),
+            mm("values.bin", np.float64, (t,)),
+            mm("fields.bin", np.int32, (t,)),
+        )
         self.offsets = np.fromfile(self.path / "offsets.bin", dtype=np.int64)
         self.source = mm("source.bin", np.int32, (n, 2))
         self.lengths = np.diff(self.offsets)
@@ -139,8 +149,7 @@ class TokenShards:
 
     def __getitem__(self, i: int) -> Encoded:
         a, b = self.offsets[i], self.offsets[i + 1]
-        return Encoded(self.ids[a:b].astype(np.int64), np.array(self.values[a:b]),
-                       np.array(self.fields[a:b]))
+        return Encoded(self.ids[a:b].astype(np.int64), np.array(self.values[a:b]), np.array(self.fields[a:b]))
 
     def location(self, i: int) -> tuple[str, int]:
         """``(file, line)`` of record ``i``."""
@@ -151,4 +160,4 @@ class TokenShards:
     def chunks(self) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         """``(start token, fields, values)`` in chunks of about a million tokens."""
         for a in range(0, len(self.ids), _CHUNK):
-            yield a, np.asarray(self.fields[a:a + _CHUNK]), np.asarray(self.values[a:a + _CHUNK])
+            yield a, np.asarray(self.fields[a : a + _CHUNK]), np.asarray(self.values[a : a + _CHUNK])

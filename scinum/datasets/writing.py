@@ -5,6 +5,7 @@ this process already builds, so start-up is off the critical path); work goes ou
 whichever process is free and each shard is assembled in sample order and written by the build's
 own process (:class:`scinum.datasets.directory.DatasetWriter` drives it).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -33,15 +34,12 @@ def _shard_name(shard: int, compress: bool) -> str:
     return f"part-{shard:05d}.jsonl" + (".gz" if compress else "")
 
 
-def _store_shard(split_dir: Path, shard: int, records: list[dict], stats: Mapping[str, int],
-                 compress: bool) -> None:
+def _store_shard(split_dir: Path, shard: int, records: list[dict], stats: Mapping[str, int], compress: bool) -> None:
     """Write one shard atomically: its stats sidecar, then the shard (its presence = done)."""
-    _store_text(split_dir, shard, "".join(dumps(r) + "\n" for r in records), len(records), stats,
-                compress)
+    _store_text(split_dir, shard, "".join(dumps(r) + "\n" for r in records), len(records), stats, compress)
 
 
-def _store_text(split_dir: Path, shard: int, text: str, count: int, stats: Mapping[str, int],
-                compress: bool) -> None:
+def _store_text(split_dir: Path, shard: int, text: str, count: int, stats: Mapping[str, int], compress: bool) -> None:
     """:func:`_store_shard` of a shard's ``count`` records already serialized (one per line)."""
     data = text.encode("utf-8")
     if compress:
@@ -50,8 +48,7 @@ def _store_text(split_dir: Path, shard: int, text: str, count: int, stats: Mappi
             gz.write(data)
         data = buf.getvalue()
     build_dir = split_dir.parent / ".build"
-    write_text_atomic(build_dir / f"{split_dir.name}.{shard:05d}.stats.json",
-                      json.dumps({"count": count, "stats": dict(stats)}))
+    write_text_atomic(build_dir / f"{split_dir.name}.{shard:05d}.stats.json", json.dumps({"count": count, "stats": dict(stats)}))
     write_bytes_atomic(split_dir / _shard_name(shard, compress), data)
 
 
@@ -207,9 +204,11 @@ class ShardWorkers:
 
 def _in_thread(fn: Callable[[], None], errors: list) -> Callable[[], None]:
     """``fn`` for a thread: what it raises goes to ``errors`` (re-raised by the caller)."""
+
     def run() -> None:
         try:
             fn()
         except BaseException as e:  # noqa: BLE001 - handed to the main thread
             errors.append(e)
+
     return run

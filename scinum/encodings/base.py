@@ -19,6 +19,7 @@ a ``@register``-ed subclass: nothing else in the project needs to change. An enc
 package is found through the ``scinum.encodings`` entry-point group (:mod:`scinum.plugins`):
 ``get("mine")`` loads it on first use.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -98,8 +99,7 @@ class NumberEncoding(Spelling, ABC):
         if not bool(ok.all()):
             bad = (~ok).nonzero()[0].tolist()
             v = values[tuple(bad)].item()
-            raise ValueOutOfRange(f"value {v!r} is outside the exact range of encoding "
-                                  f"{self.config()} ({self.range_text()})")
+            raise ValueOutOfRange(f"value {v!r} is outside the exact range of encoding {self.config()} ({self.range_text()})")
 
     def range_text(self) -> str:
         """Human-readable description of the exact range, for error messages."""

@@ -20,6 +20,7 @@ loss (docs/fidelity.md, *Learning at CPU budgets*). Narrower formats round to ne
 our addition: the reference's ``precision_type`` keeps the low bits of the float64 instead, and no
 reference configuration sets it (docs/fidelity.md).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,6 +30,7 @@ import torch
 from ..tokens.bits import WIDTHS, bits_to_float, float_to_bits
 from .base import NumberEncoding, register
 
+
 @register
 class BitTokens(NumberEncoding):
     name = "bittokens"
@@ -37,12 +39,13 @@ class BitTokens(NumberEncoding):
 
     def __init__(self, reciprocal: bool = False, precision: int = 64, combine: str = "add"):
         if precision not in WIDTHS:
-            raise ValueError(f"bittokens precision must be one of {sorted(WIDTHS)} (bits of the "
-                             f"float format), got {precision!r}")
+            raise ValueError(f"bittokens precision must be one of {sorted(WIDTHS)} (bits of the float format), got {precision!r}")
         if combine not in self.COMBINES:
-            raise ValueError(f"bittokens combine must be one of {self.COMBINES} (add: a learned "
-                             f"linear map of the bits is added; replace: the reference's zero_pad), "
-                             f"got {combine!r}")
+            raise ValueError(
+                f"bittokens combine must be one of {self.COMBINES} (add: a learned "
+                f"linear map of the bits is added; replace: the reference's zero_pad), "
+                f"got {combine!r}"
+            )
         self.reciprocal = bool(reciprocal)
         self.precision = int(precision)
         self.combine = combine
@@ -60,7 +63,7 @@ class BitTokens(NumberEncoding):
         return feats.to(torch.float32) * 2 - 1
 
     def decode(self, features: torch.Tensor) -> torch.Tensor:
-        return bits_to_float(features[..., :self.precision] > 0, self.precision)
+        return bits_to_float(features[..., : self.precision] > 0, self.precision)
 
     def representable(self, values: torch.Tensor) -> torch.Tensor:
         """Every value whose rounding to the format stays finite (or was not finite)."""
@@ -75,9 +78,9 @@ class BitTokens(NumberEncoding):
         largest = torch.finfo(WIDTHS[self.precision][0]).max
         return f"|x| <= {largest:.6g}, rounded to float{self.precision}"
 
-    def make_head(self, d_model: int, vocab: Any = None, point: str = "threshold",
-                  mse_weight: float = 0.0):
+    def make_head(self, d_model: int, vocab: Any = None, point: str = "threshold", mse_weight: float = 0.0):
         from ..heads import BitHead
+
         return BitHead(d_model, self.precision, point=point, mse_weight=mse_weight)
 
     def options(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ so ``x mod 10^i`` carries no floating-point error, and decoding reads digits fro
 significant up, subtracting the known lower digits before rounding.
 Layout: ``features[..., 0:2]`` sign pair, then pairs for digit places ``10^{m-1}`` … ``10^{-n}``.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,7 @@ class FoNE(NumberEncoding):
 
     def __init__(self, int_digits: int = 4, frac_digits: int = 6, strict: bool = False):
         if int_digits < 0 or frac_digits < 0 or int_digits + frac_digits < 1:
-            raise ValueError(f"fone: need int_digits, frac_digits >= 0 and at least one digit, "
-                             f"got {int_digits}, {frac_digits}")
+            raise ValueError(f"fone: need int_digits, frac_digits >= 0 and at least one digit, got {int_digits}, {frac_digits}")
         if int_digits + frac_digits > 15:
             raise ValueError("fone: int_digits + frac_digits must be <= 15 (exact float64 digits)")
         self.m, self.n, self.strict = int(int_digits), int(frac_digits), bool(strict)
@@ -53,9 +53,9 @@ class FoNE(NumberEncoding):
     def to_integer(self, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """float64[...] -> (negative bool[...], N int64[...]) with ``|x| ≈ N·10^-n``."""
         values = torch.as_tensor(values, dtype=torch.float64)
-        scaled = torch.round(values.abs() * 10.0 ** self.n)
+        scaled = torch.round(values.abs() * 10.0**self.n)
         scaled = torch.where(torch.isfinite(scaled), scaled, torch.zeros_like(scaled))
-        limit = 10.0 ** self.n_digits
+        limit = 10.0**self.n_digits
         return torch.signbit(values), scaled.clamp(max=limit).to(torch.int64)
 
     def digits(self, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -66,7 +66,7 @@ class FoNE(NumberEncoding):
     def from_digits(self, sign: torch.Tensor, digits: torch.Tensor) -> torch.Tensor:
         """Inverse of :meth:`digits`: -> float64[...] (correctly rounded ``±N / 10^n``)."""
         N = (digits.to(torch.int64) * self._units(digits.device)).sum(-1)
-        x = N.to(torch.float64) / 10.0 ** self.n
+        x = N.to(torch.float64) / 10.0**self.n
         return torch.where(sign.bool(), -x, x)
 
     def encode(self, values: torch.Tensor) -> torch.Tensor:
@@ -74,8 +74,7 @@ class FoNE(NumberEncoding):
         periods = self._units(N.device) * 10  # in units of 10^-n, MSB first
         angle = (2 * math.pi) * (N.unsqueeze(-1) % periods).to(torch.float64) / periods.to(torch.float64)
         pairs = torch.stack([torch.cos(angle), torch.sin(angle)], dim=-1).flatten(-2)
-        sign = torch.stack([torch.where(neg, -1.0, 1.0).to(torch.float64),
-                            torch.zeros_like(N, dtype=torch.float64)], dim=-1)
+        sign = torch.stack([torch.where(neg, -1.0, 1.0).to(torch.float64), torch.zeros_like(N, dtype=torch.float64)], dim=-1)
         return torch.cat([sign, pairs], dim=-1).to(torch.float32)
 
     def decode(self, features: torch.Tensor) -> torch.Tensor:
@@ -94,10 +93,10 @@ class FoNE(NumberEncoding):
 
     def representable(self, values: torch.Tensor) -> torch.Tensor:
         values = torch.as_tensor(values, dtype=torch.float64)
-        ok = torch.isfinite(values) & (torch.round(values.abs() * 10.0 ** self.n) < 10.0 ** self.n_digits)
+        ok = torch.isfinite(values) & (torch.round(values.abs() * 10.0**self.n) < 10.0**self.n_digits)
         if self.strict:
             _, N = self.to_integer(values)
-            ok &= (N.to(torch.float64) / 10.0 ** self.n) == values.abs()
+            ok &= (N.to(torch.float64) / 10.0**self.n) == values.abs()
         return ok
 
     def range_text(self) -> str:
@@ -106,6 +105,7 @@ class FoNE(NumberEncoding):
 
     def make_head(self, d_model: int, vocab: Any = None):
         from ..heads import DigitHead
+
         return DigitHead(d_model, self)
 
     def options(self) -> dict[str, Any]:

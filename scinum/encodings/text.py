@@ -20,6 +20,7 @@ trained by the token cross-entropy. Values are never normalized (the tokens writ
 A predicted token sequence that does not parse is *unparseable* (:meth:`parse` returns None),
 never silently replaced.
 """
+
 from __future__ import annotations
 
 import math
@@ -79,8 +80,7 @@ class TextEncoding(NumberEncoding):
         m_text, e_text = f"{abs(x):.{self.digits - 1}e}".split("e")
         mant, k = m_text.replace(".", ""), int(e_text) - (self.digits - 1)
         if k > self.emax:
-            raise ValueOutOfRange(f"{self.name}: |{x!r}| exceeds the largest representable "
-                                  f"magnitude {'9' * self.digits}E{self.emax:+d}")
+            raise ValueOutOfRange(f"{self.name}: |{x!r}| exceeds the largest representable magnitude {'9' * self.digits}E{self.emax:+d}")
         if k < self.emin:
             smallest = 10.0 ** (self.digits - 1 + self.emin)
             if abs(x) < smallest / 2:
@@ -104,8 +104,7 @@ class TextEncoding(NumberEncoding):
         signed = ["+" + mants[0]] + [s + m for s in signs for m in mants[1:]]
         if self.name == "b1999":
             return [signed, exps]
-        return [["+" + mants[0] + self._exp(0)] +
-                [sm + e for sm in signed[1:] for e in exps]]
+        return [["+" + mants[0] + self._exp(0)] + [sm + e for sm in signed[1:] for e in exps]]
 
     @property
     def tokens_per_number(self) -> int:
@@ -168,13 +167,14 @@ class TextEncoding(NumberEncoding):
     def representable(self, values: torch.Tensor) -> torch.Tensor:
         """Finite values up to the largest writable magnitude (smaller ones round, see above)."""
         values = torch.as_tensor(values, dtype=torch.float64)
-        return values.isfinite() & (values.abs() < (10 ** self.digits - 0.5) * 10.0 ** self.emax)
+        return values.isfinite() & (values.abs() < (10**self.digits - 0.5) * 10.0**self.emax)
 
     def range_text(self) -> str:
         return f"finite, |x| <= {'9' * self.digits}E{self.emax:+d}"
 
     def make_head(self, d_model: int, vocab: Any = None):
         from ..heads import TokenHead
+
         return TokenHead(self, vocab)
 
     def options(self) -> dict[str, Any]:

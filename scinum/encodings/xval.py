@@ -4,6 +4,7 @@ The feature is the value itself as float32, so ``decode(encode(x))`` is ``x`` ro
 The paper normalizes values into [-5, 5] (``default_normalizer = "minmax"``); values beyond
 ``max_abs`` (default: the float32 range) are rejected rather than silently clipped.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -45,6 +46,7 @@ class XVal(NumberEncoding):
 
     def make_head(self, d_model: int, vocab: Any = None):
         from ..heads import ScalarHead
+
         return ScalarHead(d_model)
 
     def options(self) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """How :class:`scinum.fill.model.Model` spreads prediction over the CPU: sequences cut into batches
 of similar length (:func:`length_batches`), whole batches run on one intra-op thread each
 (:func:`batch_threads`)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -23,8 +24,7 @@ def length_batches(order: list[int], lengths: list[int], size: int) -> list[list
     groups, cur, tokens = [], [], 0
     for i in order:
         n = lengths[i]
-        if cur and (len(cur) >= size or (len(cur) >= _MIN_CUT
-                                         and n * (len(cur) + 1) > (1 + _PAD_SHARE) * (tokens + n))):
+        if cur and (len(cur) >= size or (len(cur) >= _MIN_CUT and n * (len(cur) + 1) > (1 + _PAD_SHARE) * (tokens + n))):
             groups.append(cur)
             cur, tokens = [], 0
         cur.append(i)
@@ -46,8 +46,7 @@ def batch_threads(device: torch.device) -> Iterator[tuple[ThreadPoolExecutor | N
         return
     torch.set_num_threads(1)
     try:
-        with ThreadPoolExecutor(n, thread_name_prefix="scinum-fill", initializer=torch.set_num_threads,
-                                initargs=(1,)) as pool:
+        with ThreadPoolExecutor(n, thread_name_prefix="scinum-fill", initializer=torch.set_num_threads, initargs=(1,)) as pool:
             yield pool, n
     finally:
         torch.set_num_threads(n)

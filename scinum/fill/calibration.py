@@ -16,6 +16,7 @@ quantiles and intervals fill reports do.
 ``scinum fit`` fits it after training when ``calibrate: true`` (the default) and the head has
 a distribution (:attr:`scinum.heads.NumberHead.has_distribution`).
 """
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,10 @@ MIN_VALUES = 30
 
 __all__ = ["fit_recalibration", "recalibrate_checkpoint"]
 
-def fit_recalibration(model, data: str | os.PathLike, fields: Sequence[str], split: str = "val",
-                      batch_size: int = 256) -> dict[str, dict[str, Any]]:
+
+def fit_recalibration(
+    model, data: str | os.PathLike, fields: Sequence[str], split: str = "val", batch_size: int = 256
+) -> dict[str, dict[str, Any]]:
     """Per field of ``fields`` (masks, e.g. ``data[-1][*]``), the recalibration table fitted on
     ``split`` of ``data`` for ``model`` (a :class:`scinum.fill.model.Model` whose head has a
     distribution), from the model's own levels (any table it holds is ignored) ->
@@ -64,8 +67,12 @@ def fit_recalibration(model, data: str | os.PathLike, fields: Sequence[str], spl
         params = tuple(torch.tensor(np.array(c), dtype=torch.float64) for c in zip(*mix))
         pit = head.cdf(params, torch.tensor(truth, dtype=torch.float64)).numpy()
         before = [float(np.mean((pit >= (1 - c) / 2) & (pit <= (1 + c) / 2))) for c in (0.68, 0.95)]
-        out[field_of(mask)] = {"table": np.quantile(pit, GRID).tolist(), "coverage68_before": before[0],
-                               "coverage95_before": before[1], "n": len(truth)}
+        out[field_of(mask)] = {
+            "table": np.quantile(pit, GRID).tolist(),
+            "coverage68_before": before[0],
+            "coverage95_before": before[1],
+            "n": len(truth),
+        }
     return out
 
 
@@ -76,25 +83,36 @@ def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, spl
     field with fewer than :data:`MIN_VALUES` numbers in ``split`` keeps its model's levels, and
     the user is told; the count per field is stored as ``run["calibration"]``."""
     from .model import Model
+
     fields = Dataset(data).manifest.get("evaluation", {}).get("fields", [])
     if not fields:
-        print("scinum fit: intervals not recalibrated (the dataset declares no evaluation fields)",
-              file=sys.stderr)
+        print("scinum fit: intervals not recalibrated (the dataset declares no evaluation fields)", file=sys.stderr)
         return
     meta, net = load_checkpoint(ckpt)
     found = fit_recalibration(Model(meta, net), data, fields, split)
     meta.calibration = {field: r["table"] for field, r in found.items() if r["n"] >= MIN_VALUES}
-    meta.run["calibration"] = {"split": split, "min_values": MIN_VALUES, "fields": {
-        field: {"n": found.get(field, {}).get("n", 0), "fitted": field in meta.calibration}
-        for field in dict.fromkeys(field_of(f) for f in fields)}}
+    meta.run["calibration"] = {
+        "split": split,
+        "min_values": MIN_VALUES,
+        "fields": {
+            field: {"n": found.get(field, {}).get("n", 0), "fitted": field in meta.calibration}
+            for field in dict.fromkeys(field_of(f) for f in fields)
+        },
+    }
     save_checkpoint(ckpt, net, meta)
     for field, r in meta.run["calibration"]["fields"].items():
         if r["fitted"]:
             c = found[field]
-            print(f"scinum fit: recalibrated the intervals of {field} on {r['n']} {split} "
-                  f"numbers (68/95 % intervals covered {c['coverage68_before']:.0%}/"
-                  f"{c['coverage95_before']:.0%})", file=sys.stderr)
+            print(
+                f"scinum fit: recalibrated the intervals of {field} on {r['n']} {split} "
+                f"numbers (68/95 % intervals covered {c['coverage68_before']:.0%}/"
+                f"{c['coverage95_before']:.0%})",
+                file=sys.stderr,
+            )
         else:
-            print(f"scinum fit: intervals of {field} not recalibrated: {r['n']} {split} numbers, "
-                  f"fewer than the {MIN_VALUES} a calibration table needs (its intervals are the "
-                  "model's own)", file=sys.stderr)
+            print(
+                f"scinum fit: intervals of {field} not recalibrated: {r['n']} {split} numbers, "
+                f"fewer than the {MIN_VALUES} a calibration table needs (its intervals are the "
+                "model's own)",
+                file=sys.stderr,
+            )

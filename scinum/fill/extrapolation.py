@@ -10,6 +10,7 @@ field for one line on stderr (``scinum fill``) or one :class:`ExtrapolationWarni
 range: an input outside it is the warning that matters, a prediction outside it is rarer still.
 A checkpoint without training ranges (written before they were recorded) flags nothing.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -33,8 +34,7 @@ class TrainingRanges:
         ranges = run.get("train_ranges") or {}
         n = len(vocab.fields)
         self.lo, self.hi = np.full(n, -np.inf), np.full(n, np.inf)
-        self.ranges = {f: (float(r["min"]), float(r["max"])) for f, r in ranges.items()
-                       if f in vocab.field_index}
+        self.ranges = {f: (float(r["min"]), float(r["max"])) for f, r in ranges.items() if f in vocab.field_index}
         for f, (lo, hi) in self.ranges.items():
             self.lo[vocab.field_index[f]], self.hi[vocab.field_index[f]] = lo, hi
 
@@ -87,9 +87,9 @@ class Tally:
         fields = sorted(set(self.counts["inputs"]) | set(self.counts["predictions"]))
         parts = []
         for f in fields:
-            what = [f"{self.counts[k][f]} {k if self.counts[k][f] != 1 else k[:-1]}"
-                    for k in ("inputs", "predictions") if self.counts[k][f]]
+            what = [
+                f"{self.counts[k][f]} {k if self.counts[k][f] != 1 else k[:-1]}" for k in ("inputs", "predictions") if self.counts[k][f]
+            ]
             lo, hi = self.ranges.ranges[f]
             parts.append(f"{f}: {', '.join(what)} (trained on [{lo:.6g}, {hi:.6g}])")
-        return (f"{self.records} record(s) reach outside the training range, where the model "
-                f"extrapolates: {'; '.join(parts)}")
+        return f"{self.records} record(s) reach outside the training range, where the model extrapolates: {'; '.join(parts)}"

@@ -5,6 +5,7 @@ predicts. Records of one *shape* (the same keys, strings, list lengths and int/f
 with the same mask share everything but their values: the structural work is done for the first
 one and remembered (up to 4096 shapes).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,8 +42,7 @@ class JobMaker:
     """Prepares records for a model with this ``codec``, ``normalizer`` and ``encoding``;
     ``context_length``: the longest record (tokens) the model takes (None: any)."""
 
-    def __init__(self, codec: Codec, normalizer: Normalizer, encoding: Any,
-                 context_length: int | None = None):
+    def __init__(self, codec: Codec, normalizer: Normalizer, encoding: Any, context_length: int | None = None):
         self.codec, self.normalizer, self.encoding = codec, normalizer, encoding
         self.context_length = context_length
         self._known_fields = set(codec.vocab.fields)
@@ -70,9 +70,12 @@ class JobMaker:
             if known is None:
                 enc, paths, hidden, filled_nulls = self._resolve(rec, mask, NULL in shape)
                 if self.context_length is not None and len(enc) > self.context_length:
-                    raise RecordError(f"record is {len(enc)} tokens, longer than the model's "
-                                      f"context ({self.context_length} tokens, the longest "
-                                      "training record)", record=index)
+                    raise RecordError(
+                        f"record is {len(enc)} tokens, longer than the model's "
+                        f"context ({self.context_length} tokens, the longest "
+                        "training record)",
+                        record=index,
+                    )
                 remember = not self.codec.spelling.value_in_tokens and len(self._shapes) < _SHAPE_LIMIT
                 known = _Shape(self, rec if remember else None, enc, paths, hidden, filled_nulls)
                 if remember:
@@ -84,16 +87,15 @@ class JobMaker:
                 set_value(rec, p, 0.0)
             values = known.values.copy()
             values[known.number_pos] = np.array(
-                [0.0 if v is None else v for v in leaves] if known.filled_nulls or NULL in shape
-                else leaves, np.float64)[known.leaf_of_number]
+                [0.0 if v is None else v for v in leaves] if known.filled_nulls or NULL in shape else leaves, np.float64
+            )[known.leaf_of_number]
             enc = Encoded(known.ids, values, known.fields)
         except RecordError as e:
             raise e.located(record=index) from None
         known.check(self, values, index)
         return Job(rec, enc, known.slots, known.hidden, known.paths, index)
 
-    def _check_representable(self, enc: Encoded, slots: np.ndarray, hidden: list[int],
-                             paths: list[tuple], index: int | None) -> None:
+    def _check_representable(self, enc: Encoded, slots: np.ndarray, hidden: list[int], paths: list[tuple], index: int | None) -> None:
         """Values the encoding cannot take (after normalization): an error naming the path."""
         visible = np.ones(len(paths), bool)
         visible[hidden] = False
@@ -102,10 +104,13 @@ class JobMaker:
         ok = self.encoding.representable(torch.from_numpy(norm)).numpy()
         if not ok.all():
             k = int(np.flatnonzero(visible)[np.flatnonzero(~ok)[0]])
-            raise ValueOutOfRange(f"value {enc.values[slots[k]]!r} is {norm[~ok][0]!r} after "
-                                  f"normalization, outside the range of encoding "
-                                  f"{self.encoding.config()} ({self.encoding.range_text()})",
-                                  record=index, path=format_path(paths[k]))
+            raise ValueOutOfRange(
+                f"value {enc.values[slots[k]]!r} is {norm[~ok][0]!r} after "
+                f"normalization, outside the range of encoding "
+                f"{self.encoding.config()} ({self.encoding.range_text()})",
+                record=index,
+                path=format_path(paths[k]),
+            )
 
     def _resolve(self, rec: dict, mask: Sequence[str], has_nulls: bool):
         """The structural part of :meth:`make` (the same for every record of one shape):
@@ -119,8 +124,7 @@ class JobMaker:
             if field_of(p) in self._known_fields:
                 hidden_paths.setdefault(p, None)
         if not hidden_paths:
-            raise RecordError("nothing to fill: give --mask paths or put null placeholders "
-                              "at numeric fields")
+            raise RecordError("nothing to fill: give --mask paths or put null placeholders at numeric fields")
         filled_nulls = [p for p in hidden_paths if get(rec, p) is None]
         for p in filled_nulls:
             set_value(rec, p, 0.0)
@@ -135,11 +139,22 @@ class _Shape:
     with 0.0, where each number sits among the record's leaves and the normalization of its
     visible numbers (to check that the encoding can take them)."""
 
-    __slots__ = ("ids", "fields", "values", "paths", "hidden", "filled_nulls", "slots",
-                 "number_pos", "leaf_of_number", "visible_pos", "shift", "scale")
+    __slots__ = (
+        "ids",
+        "fields",
+        "values",
+        "paths",
+        "hidden",
+        "filled_nulls",
+        "slots",
+        "number_pos",
+        "leaf_of_number",
+        "visible_pos",
+        "shift",
+        "scale",
+    )
 
-    def __init__(self, maker: JobMaker, rec: dict | None, enc: Encoded, paths: list[tuple],
-                 hidden: list[int], filled_nulls: list[tuple]):
+    def __init__(self, maker: JobMaker, rec: dict | None, enc: Encoded, paths: list[tuple], hidden: list[int], filled_nulls: list[tuple]):
         """``rec``: the record (placeholders filled) whose leaves give ``leaf_of_number``;
         None for a shape that is not remembered (its records are encoded one by one)."""
         self.ids, self.fields, self.values = enc.ids, enc.fields, enc.values
@@ -162,5 +177,4 @@ class _Shape:
         :meth:`~scinum.tokens.normalize.Normalizer.forward`)."""
         norm = (values[self.visible_pos] - self.shift) / self.scale
         if not maker.encoding.representable(torch.from_numpy(norm)).numpy().all():
-            maker._check_representable(Encoded(self.ids, values, self.fields), self.slots,
-                                       self.hidden, self.paths, index)
+            maker._check_representable(Encoded(self.ids, values, self.fields), self.slots, self.hidden, self.paths, index)

@@ -33,6 +33,7 @@ them, and the prediction is the argmax token at each, parsed by the encoding. To
 and its uncertainty says ``"unparseable": true``. In ``mode="sequential"`` a parsed number's
 tokens are what later predictions are conditioned on; an unparseable one stays masked.
 """
+
 from __future__ import annotations
 
 import math
@@ -93,8 +94,11 @@ class Filled:
     def to_dict(self) -> dict[str, Any]:
         """``{"record": ..., "uncertainty_kind": ..., "predictions": {path: {value, ...}}}`` and,
         when some are, ``"outside_training_range": {"inputs": [paths], "predictions": [paths]}``."""
-        out = {"record": self.record, "uncertainty_kind": self.kind,
-               "predictions": {p.path: {"value": p.value, **p.uncertainty} for p in self.predictions}}
+        out = {
+            "record": self.record,
+            "uncertainty_kind": self.kind,
+            "predictions": {p.path: {"value": p.value, **p.uncertainty} for p in self.predictions},
+        }
         return {**out, "outside_training_range": self.outside} if self.outside else out
 
 
@@ -128,8 +132,9 @@ def check_device(device: str | torch.device) -> torch.device:
         torch.empty(0, device=dev)
     except Exception as e:  # RuntimeError (a bad name), AssertionError (not compiled with CUDA)...
         first = (str(e).splitlines() or [""])[0][:200]
-        raise ScinumError(f"device {shorten(str(device))!r} is not usable here ({type(e).__name__}: "
-                          f"{first}); use cpu, or a device this machine has") from None
+        raise ScinumError(
+            f"device {shorten(str(device))!r} is not usable here ({type(e).__name__}: {first}); use cpu, or a device this machine has"
+        ) from None
     return dev
 
 
@@ -150,8 +155,9 @@ class Model:
         self.kind = model.head.uncertainty_kind
         self.context_length = meta.context_length
         #: field id -> the checkpoint's recalibration of its quantile levels (scinum.calibration)
-        self.recalibration = {self.vocab.field_index[f]: np.asarray(t, np.float64)
-                              for f, t in meta.calibration.items() if f in self.vocab.field_index}
+        self.recalibration = {
+            self.vocab.field_index[f]: np.asarray(t, np.float64) for f, t in meta.calibration.items() if f in self.vocab.field_index
+        }
         self._jobs = JobMaker(self.codec, self.normalizer, self.encoding, self.context_length)
         self.ranges = TrainingRanges(self.vocab, meta.run)
 
@@ -160,20 +166,26 @@ class Model:
         """``record`` with the numbers named by ``mask`` (and ``null`` placeholders) predicted."""
         return self.predict(record, mask, mode=mode).record
 
-    def fill_many(self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256,
-                  mode: str = "joint", progress: bool = False) -> list[dict]:
+    def fill_many(
+        self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256, mode: str = "joint", progress: bool = False
+    ) -> list[dict]:
         """:meth:`fill` for many records, batched by length."""
-        return [f.record for f in self.predict_many(records, mask, batch_size=batch_size, mode=mode,
-                                                    progress=progress)]
+        return [f.record for f in self.predict_many(records, mask, batch_size=batch_size, mode=mode, progress=progress)]
 
-    def predict(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint",
-                intervals: Sequence[float] = _INTERVALS) -> Filled:
+    def predict(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint", intervals: Sequence[float] = _INTERVALS) -> Filled:
         """Like :meth:`fill`, returning the :class:`Filled` record with per-field uncertainty."""
         return self.predict_many([record], mask, mode=mode, intervals=intervals)[0]
 
-    def predict_many(self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256,
-                     mode: str = "joint", intervals: Sequence[float] = _INTERVALS,
-                     progress: bool = False) -> list[Filled]:
+    def predict_many(
+        self,
+        records: Iterable[dict],
+        mask: Sequence[str] = (),
+        *,
+        batch_size: int = 256,
+        mode: str = "joint",
+        intervals: Sequence[float] = _INTERVALS,
+        progress: bool = False,
+    ) -> list[Filled]:
         """:meth:`predict` for many records. An error names the record (0-based) and JSON path.
 
         With several torch threads, records are prepared in slices of ``batch_size / threads``
@@ -182,11 +194,11 @@ class Model:
         with batch_threads(self.device) as (pool, threads):
             if pool is None:
                 jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
-                filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals,
-                                       progress=progress)
+                filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals, progress=progress)
             else:
-                filled = self._pipelined(records, mask, pool, max(1, -(-batch_size // threads)),
-                                         mode=mode, intervals=intervals, progress=progress)
+                filled = self._pipelined(
+                    records, mask, pool, max(1, -(-batch_size // threads)), mode=mode, intervals=intervals, progress=progress
+                )
         tally = Tally(self.ranges)
         for f in filled:
             if f.error is not None:
@@ -196,8 +208,17 @@ class Model:
             warnings.warn(tally.summary(), ExtrapolationWarning, stacklevel=2)
         return filled
 
-    def _pipelined(self, records: Iterable[dict], mask: Sequence[str], pool: ThreadPoolExecutor,
-                   size: int, *, mode: str, intervals: Sequence[float], progress: bool) -> list[Filled]:
+    def _pipelined(
+        self,
+        records: Iterable[dict],
+        mask: Sequence[str],
+        pool: ThreadPoolExecutor,
+        size: int,
+        *,
+        mode: str,
+        intervals: Sequence[float],
+        progress: bool,
+    ) -> list[Filled]:
         """:meth:`run_jobs` of slices of ``size`` records on ``pool``'s threads, submitted as
         this thread prepares them. A record that fails to prepare raises (as when every record
         is prepared first), whatever the slices before it predicted."""
@@ -208,12 +229,10 @@ class Model:
             for i, r in enumerate(records):
                 chunk.append(self.prepare(r, mask, index=i))
                 if len(chunk) == size:
-                    futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode,
-                                               intervals=intervals))
+                    futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode, intervals=intervals))
                     chunk = []
             if chunk:
-                futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode,
-                                           intervals=intervals))
+                futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode, intervals=intervals))
             filled: list[Filled] = []
             for fut in futures:
                 part = fut.result()
@@ -233,9 +252,16 @@ class Model:
         (:meth:`scinum.fill.jobs.JobMaker.make`: errors name ``index`` and the path)."""
         return self._jobs.make(record, mask, index=index)
 
-    def run_jobs(self, jobs: Sequence[Job], *, batch_size: int = 256, mode: str = "joint",
-                 intervals: Sequence[float] = _INTERVALS, progress: bool = False,
-                 keep_nonfinite: bool = False) -> list[Filled]:
+    def run_jobs(
+        self,
+        jobs: Sequence[Job],
+        *,
+        batch_size: int = 256,
+        mode: str = "joint",
+        intervals: Sequence[float] = _INTERVALS,
+        progress: bool = False,
+        keep_nonfinite: bool = False,
+    ) -> list[Filled]:
         """Predict prepared jobs; returns one :class:`Filled` per job, in order.
 
         A prediction that is not a finite number (a diverged model, or inputs so far outside the
@@ -256,12 +282,10 @@ class Model:
         ids = [j.encoded.ids.copy() for j in jobs]
         k_tok = self.codec.tokens_per_number
         rounds = 1 if mode == "joint" else max((len(j.hidden) for j in jobs), default=0)
-        bar = tqdm(total=len(jobs), desc="fill", unit="record", disable=not progress or None,
-                   dynamic_ncols=True)
+        bar = tqdm(total=len(jobs), desc="fill", unit="record", disable=not progress or None, dynamic_ncols=True)
         unknown: list[list[int]] = [[] for _ in jobs]  # unparseable slots stay hidden
         for r in range(rounds):
-            active = [i for i, j in enumerate(jobs) if r < len(j.hidden)] if mode == "sequential" \
-                else list(range(len(jobs)))
+            active = [i for i, j in enumerate(jobs) if r < len(j.hidden)] if mode == "sequential" else list(range(len(jobs)))
             seqs, hides, targets = [], [], []
             for i in active:
                 job = jobs[i]
@@ -284,13 +308,12 @@ class Model:
                         value = None
                         unknown[i].append(slot)
                     else:  # later rounds see the filled number
-                        values[i][pos:pos + k_tok] = value
+                        values[i][pos : pos + k_tok] = value
                         self.codec.respell(ids[i], pos, value)
-                    done[i].append(FieldPrediction(format_path(job.paths[slot]), value,
-                                                   self._uncertainty(unc, intervals),
-                                                   bool(pred.says_number[k])))
-            bar.update(sum(1 for i in active if len(jobs[i].hidden) == r + 1) if mode == "sequential"
-                       else len(active))
+                    done[i].append(
+                        FieldPrediction(format_path(job.paths[slot]), value, self._uncertainty(unc, intervals), bool(pred.says_number[k]))
+                    )
+            bar.update(sum(1 for i in active if len(jobs[i].hidden) == r + 1) if mode == "sequential" else len(active))
         bar.close()
         out = []
         for job, fps in zip(jobs, done):
@@ -306,8 +329,9 @@ class Model:
         return out
 
     @torch.no_grad()
-    def predict_hidden(self, seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *,
-                       batch_size: int = 64, quantiles: Sequence[float] = ()) -> list[Prediction]:
+    def predict_hidden(
+        self, seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, batch_size: int = 64, quantiles: Sequence[float] = ()
+    ) -> list[Prediction]:
         """Predict the numbers at the hidden positions of encoded sequences, in record units.
 
         ``seqs``: ``self.codec.encode(record)`` of each record (values at hidden positions are
@@ -324,8 +348,7 @@ class Model:
         masks = [np.asarray(h, bool) for h in hide]
         for k, (s, h) in enumerate(zip(seqs, masks)):
             if h.shape != s.ids.shape or (h & (s.fields < 0)).any():
-                raise ValueError(f"sequence {k}: hide mask must be bool[{len(s)}] and True only at "
-                                 "number tokens")
+                raise ValueError(f"sequence {k}: hide mask must be bool[{len(s)}] and True only at number tokens")
         masks = [expand_numbers(h, s.ids, self.codec) for s, h in zip(seqs, masks)]
         lengths = [len(s) for s in seqs]
         order = np.argsort(lengths, kind="stable").tolist()
@@ -341,16 +364,20 @@ class Model:
                     out[i] = pred
         return out  # type: ignore[return-value]
 
-    def _predict_batch(self, seqs: list[Encoded], masks: list[np.ndarray],
-                       quantiles: Sequence[float]) -> list[Prediction]:
+    def _predict_batch(self, seqs: list[Encoded], masks: list[np.ndarray], quantiles: Sequence[float]) -> list[Prediction]:
         """:meth:`predict_hidden` of one batch (``masks`` already widened to whole numbers);
         runs in a worker thread of :func:`~scinum.fill.batching.batch_threads`."""
         k_tok = self.codec.tokens_per_number
         seqs = [Encoded(s.ids, np.where(h, 0.0, s.values), s.fields) for s, h in zip(seqs, masks)]
         with torch.inference_mode():
-            batch = make_batch(seqs, masks, codec=self.codec, normalizer=self.normalizer,
-                               encoding=self.encoding,
-                               structure=self.model.trunk.cfg.positions == "structure")
+            batch = make_batch(
+                seqs,
+                masks,
+                codec=self.codec,
+                normalizer=self.normalizer,
+                encoding=self.encoding,
+                structure=self.model.trunk.cfg.positions == "structure",
+            )
             batch = {k: v.to(self.device) for k, v in batch.items()}
             levels = recalibrated(quantiles, batch["num_field"].cpu().numpy(), self.recalibration)
             res = self.model.predict(batch, torch.from_numpy(levels).to(self.device))
@@ -358,8 +385,7 @@ class Model:
         fids = batch["num_field"].cpu().numpy()[first]
         values = self.normalizer.inverse(res.values.cpu().numpy()[first], fids)
         says = np.isin(res.token.cpu().numpy()[first], self.codec.start_token_ids)
-        unc = {k: (v.double().cpu().numpy() if torch.is_tensor(v) else np.asarray(v))[first]
-               for k, v in res.uncertainty.items()}
+        unc = {k: (v.double().cpu().numpy() if torch.is_tensor(v) else np.asarray(v))[first] for k, v in res.uncertainty.items()}
         for k in unc:
             shape = (-1,) + (1,) * (unc[k].ndim - 1)
             if k in _LOCATIONS:
@@ -367,8 +393,10 @@ class Model:
             elif k in _SPREADS:
                 unc[k] = unc[k] * self.normalizer.scale[fids].reshape(shape)
         starts = np.concatenate([[0], np.cumsum(res.counts.cpu().numpy() // k_tok)]).tolist()
-        return [Prediction(np.flatnonzero(h)[::k_tok], values[a:b], {k: v[a:b] for k, v in unc.items()},
-                           says[a:b]) for h, a, b in zip(masks, starts, starts[1:])]
+        return [
+            Prediction(np.flatnonzero(h)[::k_tok], values[a:b], {k: v[a:b] for k, v in unc.items()}, says[a:b])
+            for h, a, b in zip(masks, starts, starts[1:])
+        ]
 
     def _nonfinite_error(self, job: Job, fp: FieldPrediction) -> RecordError:
         """The error for a non-finite prediction, naming the visible input that stands out most
@@ -382,9 +410,11 @@ class Model:
             k = int(np.argmax(norm))
             if norm[k] > 1e3:
                 where = format_path(job.paths[int(np.flatnonzero(visible)[k])])
-                msg += (f": input {where} = {job.encoded.values[pos[k]]!r} is {norm[k]:.3g} after "
-                        f"normalization, far outside the training range (the model's activations "
-                        f"overflow)")
+                msg += (
+                    f": input {where} = {job.encoded.values[pos[k]]!r} is {norm[k]:.3g} after "
+                    f"normalization, far outside the training range (the model's activations "
+                    f"overflow)"
+                )
         return RecordError(msg, record=job.index, path=fp.path)
 
     # -- helpers --------------------------------------------------------------------------------

@@ -34,6 +34,22 @@ from .mixture import LEGACY_SIGMA_MIN, SIGMA_MIN, MixtureHead
 from .native import BitHead, DigitHead, ScalarHead, TokenHead
 from .registry import REGISTRY, NativeHead, check_options, declared, lookup, make_head, model_label
 
-__all__ = ["NumberHead", "HeadOutputs", "MLPHead", "ScalarHead", "DigitHead", "BitHead",
-           "MixtureHead", "TokenHead", "NativeHead", "make_head", "check_options", "lookup", "declared", "model_label", "REGISTRY",
-           "SIGMA_MIN", "LEGACY_SIGMA_MIN"]
+__all__ = [
+    "NumberHead",
+    "HeadOutputs",
+    "MLPHead",
+    "ScalarHead",
+    "DigitHead",
+    "BitHead",
+    "MixtureHead",
+    "TokenHead",
+    "NativeHead",
+    "make_head",
+    "check_options",
+    "lookup",
+    "declared",
+    "model_label",
+    "REGISTRY",
+    "SIGMA_MIN",
+    "LEGACY_SIGMA_MIN",
+]

@@ -1,5 +1,6 @@
 """The head interface (:class:`NumberHead`), its declaration of outputs (:class:`HeadOutputs`)
 and :class:`MLPHead`, the base of the heads that read the hidden state through an MLP."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,6 +9,7 @@ from typing import Any, ClassVar, Sequence
 import torch
 import torch.nn.functional as F
 from torch import nn
+
 
 @dataclass(frozen=True)
 class HeadOutputs:
@@ -32,8 +34,14 @@ class HeadOutputs:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data (what ``meta.json`` of a results directory records)."""
-        return {"point": self.point, "uncertainty": self.uncertainty, "columns": list(self.columns),
-                "label": self.label, "normalizer": self.normalizer, "density": self.density}
+        return {
+            "point": self.point,
+            "uncertainty": self.uncertainty,
+            "columns": list(self.columns),
+            "label": self.label,
+            "normalizer": self.normalizer,
+            "density": self.density,
+        }
 
 
 class NumberHead(nn.Module):

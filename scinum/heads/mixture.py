@@ -1,5 +1,6 @@
 """The Gaussian-mixture head: a distribution over the normalized value, for any encoding that
 writes a number as one token."""
+
 from __future__ import annotations
 
 import json
@@ -50,43 +51,66 @@ class MixtureHead(MLPHead):
 
     uncertainty_kind = "mixture"
     has_distribution = True
-    outputs = HeadOutputs(point="mean (or mode) of the mixture", uncertainty="quantiles",
-                          columns=("mean", "std", "lo68", "hi68", "lo95", "hi95", "mixture"),
-                          label="gmm", normalizer="standard", density="mixture")
+    outputs = HeadOutputs(
+        point="mean (or mode) of the mixture",
+        uncertainty="quantiles",
+        columns=("mean", "std", "lo68", "hi68", "lo95", "hi95", "mixture"),
+        label="gmm",
+        normalizer="standard",
+        density="mixture",
+    )
 
     @classmethod
     def check_encoding(cls, encoding: Any) -> None:
         if encoding.tokens_per_number != 1:
-            raise ValueError(f"encoding {encoding.name} writes a number as "
-                             f"{encoding.tokens_per_number} tokens: its head must be "
-                             f"{{kind: native}} (the mixture head reads one token per number)")
+            raise ValueError(
+                f"encoding {encoding.name} writes a number as "
+                f"{encoding.tokens_per_number} tokens: its head must be "
+                f"{{kind: native}} (the mixture head reads one token per number)"
+            )
 
     @classmethod
     def evaluation_columns(cls, u: dict[str, Any]) -> dict[str, Any]:
         if "means" not in u:
             return {}
         nan2 = [math.nan] * 2
-        return {"mean": u["mean"], "std": u["std"],
-                "lo68": u.get("interval_68", nan2)[0], "hi68": u.get("interval_68", nan2)[1],
-                "lo95": u.get("interval_95", nan2)[0], "hi95": u.get("interval_95", nan2)[1],
-                "mixture": json.dumps({"weights": u["weights"], "means": u["means"], "stds": u["stds"]})}
+        return {
+            "mean": u["mean"],
+            "std": u["std"],
+            "lo68": u.get("interval_68", nan2)[0],
+            "hi68": u.get("interval_68", nan2)[1],
+            "lo95": u.get("interval_95", nan2)[0],
+            "hi95": u.get("interval_95", nan2)[1],
+            "mixture": json.dumps({"weights": u["weights"], "means": u["means"], "stds": u["stds"]}),
+        }
 
     @classmethod
     def summary_inputs(cls, frame: Any) -> dict[str, Any]:
         if "mixture" not in frame:
             return {}
         mix = [json.loads(m) for m in frame["mixture"]]
-        return {"lo68": frame["lo68"].to_numpy(), "hi68": frame["hi68"].to_numpy(),
-                "lo95": frame["lo95"].to_numpy(), "hi95": frame["hi95"].to_numpy(),
-                "weights": np.array([m["weights"] for m in mix]),
-                "means": np.array([m["means"] for m in mix]), "stds": np.array([m["stds"] for m in mix])}
+        return {
+            "lo68": frame["lo68"].to_numpy(),
+            "hi68": frame["hi68"].to_numpy(),
+            "lo95": frame["lo95"].to_numpy(),
+            "hi95": frame["hi95"].to_numpy(),
+            "weights": np.array([m["weights"] for m in mix]),
+            "means": np.array([m["means"] for m in mix]),
+            "stds": np.array([m["stds"] for m in mix]),
+        }
 
-    def __init__(self, d_model: int, n_components: int = 8, sigma_min: float = SIGMA_MIN,
-                 point: str = "mean", init_range: Sequence[float] = (-BOUND, BOUND),
-                 mse_weight: float = 0.0, precondition: bool = True):
+    def __init__(
+        self,
+        d_model: int,
+        n_components: int = 8,
+        sigma_min: float = SIGMA_MIN,
+        point: str = "mean",
+        init_range: Sequence[float] = (-BOUND, BOUND),
+        mse_weight: float = 0.0,
+        precondition: bool = True,
+    ):
         if n_components < 1 or not sigma_min > 0:
-            raise ValueError(f"mixture head: need n_components >= 1 and sigma_min > 0, "
-                             f"got {n_components}, {sigma_min}")
+            raise ValueError(f"mixture head: need n_components >= 1 and sigma_min > 0, got {n_components}, {sigma_min}")
         if point not in ("mean", "mode"):
             raise ValueError(f"mixture head: point must be 'mean' or 'mode', got {point!r}")
         super().__init__(d_model, 3 * n_components)
@@ -96,14 +120,13 @@ class MixtureHead(MLPHead):
         lo, hi = self.init_range
         with torch.no_grad():
             k = self.k
-            self.out.weight[k:2 * k].mul_(0.1)  # means start near their spread-out biases
+            self.out.weight[k : 2 * k].mul_(0.1)  # means start near their spread-out biases
             self.out.bias.zero_()
-            self.out.bias[k:2 * k] = torch.linspace(lo, hi, k) if k > 1 else (lo + hi) / 2
+            self.out.bias[k : 2 * k] = torch.linspace(lo, hi, k) if k > 1 else (lo + hi) / 2
             half_gap = (hi - lo) / (2 * k)  # neighbouring components overlap at about 1 sigma
-            self.out.bias[2 * k:] = math.log(math.expm1(max(half_gap, 2 * self.sigma_min)))
+            self.out.bias[2 * k :] = math.log(math.expm1(max(half_gap, 2 * self.sigma_min)))
 
-    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         z = self.features(h).float()
         logits, mu, s = z.split(self.k, dim=-1)
         return logits.log_softmax(-1), mu, F.softplus(s) + self.sigma_min
@@ -124,7 +147,7 @@ class MixtureHead(MLPHead):
         log_w, mu, sigma = (o.double() for o in out)
         w = log_w.exp()
         mean = (w * mu).sum(-1)
-        var = (w * (sigma ** 2 + mu ** 2)).sum(-1) - mean ** 2
+        var = (w * (sigma**2 + mu**2)).sum(-1) - mean**2
         return mean, var.clamp(min=0).sqrt()
 
     def predict(self, out) -> torch.Tensor:
@@ -139,8 +162,7 @@ class MixtureHead(MLPHead):
         (float64)."""
         log_w, mu, sigma = out
         mean, std = self._moments(out)
-        res = {"weights": log_w.double().exp(), "means": mu.double(), "stds": sigma.double(),
-               "mean": mean, "std": std}
+        res = {"weights": log_w.double().exp(), "means": mu.double(), "stds": sigma.double(), "mean": mean, "std": std}
         if torch.as_tensor(quantiles).numel():
             res["quantiles"] = self.quantile(out, quantiles)
         return res

@@ -1,5 +1,6 @@
 """The encodings' native heads: scalar (xVal, MSE), digits (FoNE, CE), bits (BitTokens, BCE) and
 the text encodings' token head (no parameters)."""
+
 from __future__ import annotations
 
 import math
@@ -11,6 +12,7 @@ import torch.nn.functional as F
 
 from ..tokens.bits import EXPONENT_BITS, bits_to_float, float_to_bits
 from .base import MLPHead, NumberHead
+
 
 class ScalarHead(MLPHead):
     """xVal's head: one number, trained with MSE. Gives no uncertainty."""
@@ -44,8 +46,7 @@ class DigitHead(MLPHead):
         k = torch.arange(10, dtype=torch.float64) * (2 * torch.pi / 10)
         self.register_buffer("circle", torch.stack([k.cos(), k.sin()], -1).float(), persistent=False)
 
-    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         z = self.features(h).float()
         slices = z[..., 2:].unflatten(-1, (self.encoding.n_digits, 2))
         return slices @ self.circle.T, z[..., :2]
@@ -85,8 +86,7 @@ class BitHead(MLPHead):
 
     uncertainty_kind = "bits"
 
-    def __init__(self, d_model: int, precision: int = 64, point: str = "threshold",
-                 mse_weight: float = 0.0):
+    def __init__(self, d_model: int, precision: int = 64, point: str = "threshold", mse_weight: float = 0.0):
         super().__init__(d_model, precision)
         if point not in ("threshold", "mean"):
             raise ValueError(f"bit head point must be 'threshold' or 'mean', got {point!r}")
@@ -95,8 +95,7 @@ class BitHead(MLPHead):
         self.precision, self.point, self.mse_weight = precision, point, float(mse_weight)
         n_exp = EXPONENT_BITS[precision]
         self.mantissa = slice(1 + n_exp, precision)
-        self.register_buffer("place", 2.0 ** -torch.arange(1, precision - n_exp, dtype=torch.float64),
-                             persistent=False)
+        self.register_buffer("place", 2.0 ** -torch.arange(1, precision - n_exp, dtype=torch.float64), persistent=False)
 
     def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> torch.Tensor:
         return self.features(h).float()
@@ -118,7 +117,7 @@ class BitHead(MLPHead):
         hard = bits_to_float(bits, self.precision)
         if self.point == "threshold":
             return hard
-        exponent = bits[..., 1:self.mantissa.start]
+        exponent = bits[..., 1 : self.mantissa.start]
         normal = exponent.any(-1) & ~exponent.all(-1)
         base = bits.clone()
         base[..., self.mantissa] = False  # ±2^e
@@ -128,7 +127,6 @@ class BitHead(MLPHead):
     def uncertainty(self, out: torch.Tensor, quantiles: Sequence[float] = ()) -> dict[str, torch.Tensor]:
         """Per-bit probabilities of a 1 (MSB first)."""
         return {"bit_probs": torch.sigmoid(out)}
-
 
 
 class TokenHead(NumberHead):
@@ -161,8 +159,7 @@ class TokenHead(NumberHead):
         """(tokens str[n, k], values float64[n] (NaN: unparseable), p_number float64[n])."""
         p, tok = out.softmax(-1).max(-1)
         names = self.vocab_tokens[tok.cpu().numpy().reshape(-1, self.k)]
-        values = np.array([math.nan if (v := self.encoding.parse(list(t))) is None else v
-                           for t in names], np.float64)
+        values = np.array([math.nan if (v := self.encoding.parse(list(t))) is None else v for t in names], np.float64)
         return names.astype(str), values, p.double().cpu().numpy().reshape(-1, self.k).prod(1)
 
     def predict(self, out: torch.Tensor) -> torch.Tensor:
@@ -170,5 +167,4 @@ class TokenHead(NumberHead):
 
     def uncertainty(self, out: torch.Tensor, quantiles: Sequence[float] = ()) -> dict[str, Any]:
         names, values, p = self._numbers(out)
-        return {"tokens": names.repeat(self.k, 0), "p_number": p.repeat(self.k),
-                "unparseable": np.isnan(values).repeat(self.k)}
+        return {"tokens": names.repeat(self.k, 0), "p_number": p.repeat(self.k), "unparseable": np.isnan(values).repeat(self.k)}

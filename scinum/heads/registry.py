@@ -2,6 +2,7 @@
 :class:`~scinum.heads.NumberHead` subclass whose ``build`` makes the head. Built in: ``"native"``
 and ``"mixture"``; other packages add kinds through the ``scinum.heads`` entry-point group
 (:mod:`scinum.plugins`)."""
+
 from __future__ import annotations
 
 import inspect
@@ -10,6 +11,7 @@ from typing import Any
 from ..plugins import Registry
 from .base import HeadOutputs, NumberHead
 from .mixture import MixtureHead
+
 
 class NativeHead(NumberHead):
     """The kind ``"native"``: :meth:`build` makes the encoding's own head
@@ -45,8 +47,7 @@ def declared(config: dict[str, Any] | None) -> HeadOutputs:
     return lookup((config or {}).get("kind", "native")).outputs
 
 
-def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None,
-              vocab: Any = None) -> NumberHead:
+def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None, vocab: Any = None) -> NumberHead:
     """The number head a config names: ``{"kind": KIND, **options}``, KIND a name in the head
     registry — ``"native"`` (the encoding's own head; BitTokens' takes ``point`` and
     ``mse_weight``), ``"mixture"`` (``n_components, sigma_min, point, init_range, mse_weight``;

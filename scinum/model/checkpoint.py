@@ -12,6 +12,7 @@ entry (their ``state_dict`` keys have a ``model.`` prefix), so :func:`load_check
 either. Older versions load: 1 had no ``model.positions`` (a RoPE trunk), 2 built the text
 encodings' trunk as ``combine="multiply"`` with features of 1 (the same function as ``"none"``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -65,11 +66,18 @@ class CheckpointMeta:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data (what the file stores)."""
-        return {"format": FORMAT, "version": VERSION, "model": self.model.to_dict(),
-                "encoding": dict(self.encoding), "head": _head(self.head, SIGMA_MIN),
-                "vocab": self.vocab.to_dict(),
-                "normalizer": self.normalizer.to_dict(), "context_length": self.context_length,
-                "calibration": dict(self.calibration), "run": dict(self.run)}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "model": self.model.to_dict(),
+            "encoding": dict(self.encoding),
+            "head": _head(self.head, SIGMA_MIN),
+            "vocab": self.vocab.to_dict(),
+            "normalizer": self.normalizer.to_dict(),
+            "context_length": self.context_length,
+            "calibration": dict(self.calibration),
+            "run": dict(self.run),
+        }
 
     @classmethod
     def from_dict(cls, meta: Any, path: str | os.PathLike = "checkpoint") -> "CheckpointMeta":
@@ -80,11 +88,9 @@ class CheckpointMeta:
             raise CheckpointError(f"{path}: not a scinum checkpoint (no scinum metadata)")
         version = meta.get("version")
         if type(version) is not int or not 1 <= version:
-            raise CheckpointError(f"{path}: checkpoint format version {version!r} is not a version "
-                                  f"number (this scinum reads 1..{VERSION})")
+            raise CheckpointError(f"{path}: checkpoint format version {version!r} is not a version number (this scinum reads 1..{VERSION})")
         if version > VERSION:
-            raise CheckpointError(f"{path}: checkpoint version {version} is newer than this scinum "
-                                  f"reads ({VERSION})")
+            raise CheckpointError(f"{path}: checkpoint version {version} is newer than this scinum reads ({VERSION})")
         for key in ("model", "encoding", "head", "vocab", "normalizer"):
             if not isinstance(meta.get(key), dict):
                 what = "missing" if key not in meta else f"a {type(meta[key]).__name__}, not a dict"
@@ -97,24 +103,28 @@ class CheckpointMeta:
             raise CheckpointError(f"{path}: metadata entry 'context_length' is {ctx!r}, not a length")
         cal = meta.get("calibration") or {}
         if not isinstance(cal, dict) or not all(check_table(t) for t in cal.values()):
-            raise CheckpointError(f"{path}: metadata entry 'calibration' is not field -> a table of "
-                                  f"{len(GRID)} non-decreasing levels in [0, 1]")
+            raise CheckpointError(
+                f"{path}: metadata entry 'calibration' is not field -> a table of {len(GRID)} non-decreasing levels in [0, 1]"
+            )
         run = meta.get("run") or {}
         for key in ("run", "run.dataset", "run.train_ranges", "run.training"):
             value = run if key == "run" else run.get(key[4:])
             if not isinstance(value, dict) and (key == "run" or value is not None):
-                raise CheckpointError(f"{path}: metadata entry {key!r} is "
-                                      f"{str(value)[:80]!r}, not a dict")
+                raise CheckpointError(f"{path}: metadata entry {key!r} is {str(value)[:80]!r}, not a dict")
         try:
             model = dict(meta["model"])
             if version < 3 and encodings.from_config(meta["encoding"]).dim == 0:
                 model.update(combine="none", num_dim=0)  # x·1 == x: the same trunk
-            return cls(model=ModelConfig.from_dict(model), encoding=dict(meta["encoding"]),
-                       vocab=Vocabulary.from_dict(meta["vocab"]),
-                       normalizer=Normalizer.from_dict(meta["normalizer"]),
-                       head=_head(meta["head"], LEGACY_SIGMA_MIN),
-                       context_length=ctx, calibration={str(k): list(map(float, v)) for k, v in cal.items()},
-                       run=dict(meta.get("run") or {}))
+            return cls(
+                model=ModelConfig.from_dict(model),
+                encoding=dict(meta["encoding"]),
+                vocab=Vocabulary.from_dict(meta["vocab"]),
+                normalizer=Normalizer.from_dict(meta["normalizer"]),
+                head=_head(meta["head"], LEGACY_SIGMA_MIN),
+                context_length=ctx,
+                calibration={str(k): list(map(float, v)) for k, v in cal.items()},
+                run=dict(meta.get("run") or {}),
+            )
         except (KeyError, ValueError, TypeError, AttributeError) as e:
             raise CheckpointError(f"{path}: damaged metadata ({type(e).__name__}: {str(e)[:300]})") from None
 
@@ -125,6 +135,7 @@ def _require_plugins(meta: dict[str, Any], path: Any) -> None:
     (so a missing plug-in is not reported as weights that do not fit)."""
     from ..heads import lookup as head_kind
     from ..plugins import PluginNotFound
+
     try:
         encodings.lookup(meta["encoding"]["name"])
         head_kind(meta["head"].get("kind", "native"))
@@ -189,18 +200,20 @@ def load_checkpoint(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]
     except Exception as e:  # the unpickler raises many kinds on a truncated or foreign file
         first = (str(e).splitlines() or [""])[0][:200]
         detail = "" if "weights_only" in str(e) else f": {type(e).__name__}: {first}"
-        raise CheckpointError(f"{path}: not a readable checkpoint (truncated, not a torch file, or "
-                              f"holding objects that a safe load refuses{detail})") from None
+        raise CheckpointError(
+            f"{path}: not a readable checkpoint (truncated, not a torch file, or holding objects that a safe load refuses{detail})"
+        ) from None
     if isinstance(ckpt, dict) and "digest" in ckpt:  # older checkpoints have none: not checked
         if ckpt["digest"] != digest(ckpt.get("scinum"), ckpt.get("state_dict")):
-            raise CheckpointError(f"{path}: damaged: its weights or metadata differ from what was "
-                                  "saved (sha256 digest mismatch); use an intact copy")
+            raise CheckpointError(
+                f"{path}: damaged: its weights or metadata differ from what was saved (sha256 digest mismatch); use an intact copy"
+            )
     meta = CheckpointMeta.from_dict(ckpt.get("scinum") if isinstance(ckpt, dict) else None, path)
     state = ckpt.get("state_dict", {})
     if not isinstance(state, dict):
         raise CheckpointError(f"{path}: its state_dict is a {type(state).__name__}, not a dict")
     if any(k.startswith("model.") for k in state):
-        state = {k[len("model."):]: v for k, v in state.items() if k.startswith("model.")}
+        state = {k[len("model.") :]: v for k, v in state.items() if k.startswith("model.")}
     try:
         model = meta.build_model()
         model.load_state_dict(state)

@@ -3,6 +3,7 @@
 it with the weights of ``model.safetensors`` (:func:`load_dir`). Reads JSON and safetensors
 only; a damaged or foreign directory raises a one-line :class:`~scinum.errors.CheckpointError`
 naming the file."""
+
 from __future__ import annotations
 
 import hashlib
@@ -19,8 +20,19 @@ from .checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
 from .checkpoint import CheckpointMeta, load_checkpoint
 from .trunk import NumberMLM
 
-__all__ = ["FORMAT", "VERSION", "WEIGHTS", "CONFIG", "CARD", "META_KEYS", "read_config", "config_digest",
-           "load_dir", "load_model", "one_line"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "WEIGHTS",
+    "CONFIG",
+    "CARD",
+    "META_KEYS",
+    "read_config",
+    "config_digest",
+    "load_dir",
+    "load_model",
+    "one_line",
+]
 
 FORMAT, VERSION = "scinum-model", 2  # 2: config.json carries its digest, weights' sha256 required
 WEIGHTS, CONFIG, CARD = "model.safetensors", "config.json", "README.md"
@@ -40,20 +52,24 @@ def read_config(path: str | os.PathLike) -> dict[str, Any]:
     except RecursionError:
         raise CheckpointError(f"{cfg_path}: nested too deep to be a model config") from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise CheckpointError(f"{cfg_path}: not readable JSON ({type(e).__name__}: "
-                              f"{str(e).splitlines()[0][:200] if str(e) else ''})") from None
+        raise CheckpointError(
+            f"{cfg_path}: not readable JSON ({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''})"
+        ) from None
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise CheckpointError(f"{cfg_path}: not a scinum model config (format is not {FORMAT!r})")
     version = config.get("version")
     if type(version) is not int or version != VERSION:
         older = type(version) is int and 1 <= version < VERSION
-        raise CheckpointError(f"{cfg_path}: model config version {version!r} is not one this scinum "
-                              f"reads ({VERSION})" + ("; written without digests: export the "
-                                                       "checkpoint again" if older else ""))
+        raise CheckpointError(
+            f"{cfg_path}: model config version {version!r} is not one this scinum "
+            f"reads ({VERSION})" + ("; written without digests: export the checkpoint again" if older else "")
+        )
     if config.get("digest") != config_digest(config):
-        raise CheckpointError(f"{cfg_path}: damaged or edited: its digest is "
-                              f"{str(config.get('digest'))[:80]!r}, its content's "
-                              f"{config_digest(config)!r}; export the checkpoint again")
+        raise CheckpointError(
+            f"{cfg_path}: damaged or edited: its digest is "
+            f"{str(config.get('digest'))[:80]!r}, its content's "
+            f"{config_digest(config)!r}; export the checkpoint again"
+        )
     return config
 
 
@@ -81,39 +97,35 @@ def load_dir(path: str | os.PathLike) -> tuple[CheckpointMeta, NumberMLM]:
     if missing:
         raise CheckpointError(f"{cfg_path}: missing key(s) {missing}")
     ckpt_version = config.get("checkpoint_version", CKPT_VERSION)
-    meta = CheckpointMeta.from_dict({**{k: config.get(k) for k in META_KEYS},
-                                     "format": CKPT_FORMAT, "version": ckpt_version}, cfg_path)
+    meta = CheckpointMeta.from_dict({**{k: config.get(k) for k in META_KEYS}, "format": CKPT_FORMAT, "version": ckpt_version}, cfg_path)
     if len(meta.vocab) != meta.model.vocab_size:
-        raise CheckpointError(f"{cfg_path}: its vocabulary has {len(meta.vocab)} tokens but its "
-                              f"model {meta.model.vocab_size}")
+        raise CheckpointError(f"{cfg_path}: its vocabulary has {len(meta.vocab)} tokens but its model {meta.model.vocab_size}")
     if meta.normalizer.method != "none" and meta.normalizer.fields != meta.vocab.fields:
-        raise CheckpointError(f"{cfg_path}: its normalizer's fields are not its vocabulary's "
-                              f"numeric fields")
+        raise CheckpointError(f"{cfg_path}: its normalizer's fields are not its vocabulary's numeric fields")
     try:
         meta.make_encoding()
     except (ValueError, TypeError) as e:
-        raise CheckpointError(f"{cfg_path}: encoding {meta.encoding} cannot be made "
-                              f"({one_line(e)})") from None
+        raise CheckpointError(f"{cfg_path}: encoding {meta.encoding} cannot be made ({one_line(e)})") from None
     weights = config["weights"]
     if not isinstance(weights, dict) or not isinstance(weights.get("tied", {}), dict):
         raise CheckpointError(f"{cfg_path}: entry 'weights' is not {{file, sha256, tied}}")
     if not w_path.is_file():
         raise CheckpointError(f"{w_path}: missing (the weights of {path})")
     if weights.get("file") != WEIGHTS or not isinstance(weights.get("sha256"), str):
-        raise CheckpointError(f"{cfg_path}: entry 'weights' names no {WEIGHTS} with its sha256 "
-                              f"(file {str(weights.get('file'))[:80]!r}, sha256 "
-                              f"{str(weights.get('sha256'))[:80]!r})")
+        raise CheckpointError(
+            f"{cfg_path}: entry 'weights' names no {WEIGHTS} with its sha256 "
+            f"(file {str(weights.get('file'))[:80]!r}, sha256 "
+            f"{str(weights.get('sha256'))[:80]!r})"
+        )
     if file_sha256(w_path) != weights["sha256"]:
-        raise CheckpointError(f"{w_path}: sha256 differs from the one {CONFIG} records (a damaged "
-                              "or replaced weights file)")
+        raise CheckpointError(f"{w_path}: sha256 differs from the one {CONFIG} records (a damaged or replaced weights file)")
     try:
         state = load_file(str(w_path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{w_path}: not a readable safetensors file ({one_line(e)})") from None
     for name, source in weights.get("tied", {}).items():
         if source not in state:
-            raise CheckpointError(f"{cfg_path}: tied weight {name!r} names {source!r}, which "
-                                  f"{WEIGHTS} does not hold")
+            raise CheckpointError(f"{cfg_path}: tied weight {name!r} names {source!r}, which {WEIGHTS} does not hold")
         state[name] = state[source]
     try:
         model = meta.build_model()
@@ -130,15 +142,18 @@ def _check_fits(model: NumberMLM, state: dict[str, torch.Tensor], cfg_path: Path
     want = model.state_dict()
     extra, lacking = sorted(set(state) - set(want)), sorted(set(want) - set(state))
     if lacking:
-        raise CheckpointError(f"{cfg_path}: the model it describes needs tensor {lacking[0]!r}, "
-                              f"which {WEIGHTS} does not hold ({len(lacking)} missing)")
+        raise CheckpointError(
+            f"{cfg_path}: the model it describes needs tensor {lacking[0]!r}, which {WEIGHTS} does not hold ({len(lacking)} missing)"
+        )
     if extra:
-        raise CheckpointError(f"{cfg_path}: {WEIGHTS} holds tensor {extra[0]!r}, which the model "
-                              f"it describes has no place for ({len(extra)} such)")
+        raise CheckpointError(
+            f"{cfg_path}: {WEIGHTS} holds tensor {extra[0]!r}, which the model it describes has no place for ({len(extra)} such)"
+        )
     for name, t in want.items():
         if tuple(state[name].shape) != tuple(t.shape):
-            raise CheckpointError(f"{cfg_path}: tensor {name!r} is {list(state[name].shape)} in "
-                                  f"{WEIGHTS} but {list(t.shape)} in the model it describes")
+            raise CheckpointError(
+                f"{cfg_path}: tensor {name!r} is {list(state[name].shape)} in {WEIGHTS} but {list(t.shape)} in the model it describes"
+            )
 
 
 def one_line(e: BaseException) -> str:

@@ -1,6 +1,7 @@
 """The recalibration tables a checkpoint stores (:mod:`scinum.fill.calibration` fits them):
 field -> the head's quantile level at each of the :data:`GRID` levels, and the levels a table
 maps requested quantile levels to."""
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -17,8 +18,7 @@ _EPS = 1e-9  # levels stay inside (0, 1): quantiles at 0 and 1 are infinite
 def check_table(table: Any) -> bool:
     """Whether ``table`` is a recalibration table: len(GRID) non-decreasing levels in [0, 1]."""
     t = np.asarray(table, dtype=np.float64) if isinstance(table, (list, tuple)) else None
-    return (t is not None and t.shape == GRID.shape and bool(np.all(np.diff(t) >= 0))
-            and bool(np.all((t >= 0) & (t <= 1))))
+    return t is not None and t.shape == GRID.shape and bool(np.all(np.diff(t) >= 0)) and bool(np.all((t >= 0) & (t <= 1)))
 
 
 def recalibrated(levels: Sequence[float], fields: np.ndarray, tables: dict[int, np.ndarray]) -> np.ndarray:

@@ -42,6 +42,7 @@ reach the trunk: its token is ``[MASK]`` and its features are neutral.
 :class:`NumberMLM` (trunk + number head) owns its loss (:meth:`NumberMLM.losses`) and its
 prediction (:meth:`NumberMLM.predict`), both in normalized units.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
@@ -113,22 +114,30 @@ class ModelConfig:
         if self.combine not in COMBINES:
             raise ValueError(f"combine must be one of {COMBINES}, got {self.combine!r}")
         if (self.combine == "none") != (self.num_dim == 0):
-            raise ValueError(f"combine {self.combine!r} with num_dim {self.num_dim}: features enter "
-                             "the trunk exactly when there are some (combine 'none' iff num_dim 0)")
+            raise ValueError(
+                f"combine {self.combine!r} with num_dim {self.num_dim}: features enter "
+                "the trunk exactly when there are some (combine 'none' iff num_dim 0)"
+            )
         if self.combine == "replace" and self.num_dim > self.d_model:
-            raise ValueError(f"combine 'replace' puts {self.num_dim} features in place of the token "
-                             f"embedding: model.d_model {self.d_model} must be >= {self.num_dim}")
-        trunk = self.n_layers * (4 + 2 * self.mlp_ratio) * self.d_model ** 2  # weights, without tables
+            raise ValueError(
+                f"combine 'replace' puts {self.num_dim} features in place of the token "
+                f"embedding: model.d_model {self.d_model} must be >= {self.num_dim}"
+            )
+        trunk = self.n_layers * (4 + 2 * self.mlp_ratio) * self.d_model**2  # weights, without tables
         if trunk > MAX_TRUNK_PARAMETERS:
-            raise ValueError(f"d_model {self.d_model} x n_layers {self.n_layers} (mlp_ratio "
-                             f"{self.mlp_ratio}) is a trunk of {trunk:.3g} weights, over the "
-                             f"{MAX_TRUNK_PARAMETERS:.0e} this scinum builds")
+            raise ValueError(
+                f"d_model {self.d_model} x n_layers {self.n_layers} (mlp_ratio "
+                f"{self.mlp_ratio}) is a trunk of {trunk:.3g} weights, over the "
+                f"{MAX_TRUNK_PARAMETERS:.0e} this scinum builds"
+            )
         if self.positions not in POSITIONS:
             raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
         if self.positions != "rope" and not (isinstance(self.max_positions, int) and self.max_positions > 0):
-            raise ValueError(f"positions={self.positions!r} needs max_positions (the length of the "
-                             f"learned table) > 0, got {self.max_positions!r} (a run config's null "
-                             f"is set to the longest training record)")
+            raise ValueError(
+                f"positions={self.positions!r} needs max_positions (the length of the "
+                f"learned table) > 0, got {self.max_positions!r} (a run config's null "
+                f"is set to the longest training record)"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,8 +179,13 @@ class Block(nn.Module):
         self.fc_out = nn.Linear(cfg.mlp_ratio * d, d, bias=False)
         self.drop = nn.Dropout(cfg.dropout)
 
-    def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None,
-                attn_mask: torch.Tensor | None, rows: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor] | None,
+        attn_mask: torch.Tensor | None,
+        rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """``rope``: (cos, sin) [L, hd/2] to rotate queries and keys, or None (no RoPE).
 
         ``rows`` int64[B, M]: compute the output only at these positions of each sequence (keys
@@ -186,8 +200,7 @@ class Block(nn.Module):
         if rows is not None:  # only the queries of the wanted positions
             q = q.gather(2, rows[:, None, :, None].expand(-1, q.shape[1], -1, q.shape[3]))
             x = x.gather(1, rows[:, :, None].expand(-1, -1, d))
-        a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask,
-                                           dropout_p=self.dropout if self.training else 0.0)
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=self.dropout if self.training else 0.0)
         x = x + self.drop(self.proj(a.transpose(1, 2).reshape(B, x.shape[1], d)))
         return x + self.drop(self.fc_out(F.gelu(self.fc(self.ln2(x)))))
 
@@ -205,15 +218,13 @@ class Transformer(nn.Module):
         if cfg.positions == "structure":  # index rows per depth (row 0: not in that list) + fields
             self.list_pos = nn.Embedding(COLUMNS * (cfg.max_positions + 1), cfg.d_model)
             self.field_pos = nn.Embedding(cfg.n_fields + 1, cfg.d_model)
-            self.register_buffer("depth_offsets", torch.arange(COLUMNS) * (cfg.max_positions + 1),
-                                 persistent=False)
+            self.register_buffer("depth_offsets", torch.arange(COLUMNS) * (cfg.max_positions + 1), persistent=False)
         else:
             self.list_pos = self.field_pos = None
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_f = nn.LayerNorm(cfg.d_model, bias=False)
         hd = cfg.d_model // cfg.n_heads
-        self.register_buffer("inv_freq", cfg.rope_base ** (-torch.arange(0, hd, 2, dtype=torch.float32) / hd),
-                             persistent=False)
+        self.register_buffer("inv_freq", cfg.rope_base ** (-torch.arange(0, hd, 2, dtype=torch.float32) / hd), persistent=False)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -226,13 +237,12 @@ class Transformer(nn.Module):
                 nn.init.normal_(m.weight, std=(2 * m.in_features * n) ** -0.5)
         for emb in (self.tok, self.pos):
             if emb is not None:
-                nn.init.normal_(emb.weight, std=self.cfg.d_model ** -0.5)
+                nn.init.normal_(emb.weight, std=self.cfg.d_model**-0.5)
         for emb in (self.list_pos, self.field_pos):  # their sum of COLUMNS + 1 rows: unit RMS
             if emb is not None:
                 nn.init.normal_(emb.weight, std=(self.cfg.d_model * (COLUMNS + 1)) ** -0.5)
 
-    def embed(self, ids: torch.Tensor, feats: torch.Tensor,
-              structure: torch.Tensor | None = None) -> torch.Tensor:
+    def embed(self, ids: torch.Tensor, feats: torch.Tensor, structure: torch.Tensor | None = None) -> torch.Tensor:
         """The first block's input: ids int64[B, L], feats float32[B, L, num_dim] (neutral off
         visible numbers) -> [B, L, d]; number features combined with the token embedding, plus
         the learned position vector where the trunk has one. ``structure`` int64[B, L,
@@ -250,23 +260,28 @@ class Transformer(nn.Module):
         if self.pos is not None:
             L = ids.shape[1]
             if L > self.cfg.max_positions:
-                raise ValueError(f"sequence of {L} tokens is longer than the learned position "
-                                 f"table ({self.cfg.max_positions})")
+                raise ValueError(f"sequence of {L} tokens is longer than the learned position table ({self.cfg.max_positions})")
             x = x + self.pos.weight[:L]
         if self.list_pos is not None:
             if structure is None:
-                raise ValueError("positions 'structure' needs the batch's structure "
-                                 "(scinum.tokens.batch.make_batch(..., structure=True))")
+                raise ValueError("positions 'structure' needs the batch's structure (scinum.tokens.batch.make_batch(..., structure=True))")
             if int(structure[..., 0].max()) >= self.cfg.n_fields:
-                raise ValueError(f"a number of field id {int(structure[..., 0].max())} in a trunk of "
-                                 f"n_fields {self.cfg.n_fields} (the vocabulary's numeric fields)")
+                raise ValueError(
+                    f"a number of field id {int(structure[..., 0].max())} in a trunk of "
+                    f"n_fields {self.cfg.n_fields} (the vocabulary's numeric fields)"
+                )
             idx = (structure[..., 1:] + 1).clamp(max=self.cfg.max_positions) + self.depth_offsets
             x = x + self.list_pos(idx).sum(-2) + self.field_pos(structure[..., 0] + 1)
         return x
 
-    def forward(self, ids: torch.Tensor, feats: torch.Tensor,
-                attend: torch.Tensor | None = None, rows: torch.Tensor | None = None,
-                structure: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        ids: torch.Tensor,
+        feats: torch.Tensor,
+        attend: torch.Tensor | None = None,
+        rows: torch.Tensor | None = None,
+        structure: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Hidden states float[B, L, d].
 
         ``attend`` bool[B, L]: True at real tokens, False at padding (None: no padding). Rows of
@@ -278,8 +293,7 @@ class Transformer(nn.Module):
         x = self.embed(ids, feats, structure)
         rope = None
         if self.cfg.positions in ("rope", "both"):
-            ang = torch.outer(torch.arange(ids.shape[1], device=ids.device, dtype=torch.float32),
-                              self.inv_freq)
+            ang = torch.outer(torch.arange(ids.shape[1], device=ids.device, dtype=torch.float32), self.inv_freq)
             rope = (ang.cos().to(x.dtype), ang.sin().to(x.dtype))
         mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
         for n, block in enumerate(self.blocks):
@@ -313,25 +327,35 @@ class NumberMLM(nn.Module):
         self.trunk = Transformer(cfg)
         self.head = head
 
-    def forward(self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None,
-                rows: torch.Tensor | None = None, structure: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        ids: torch.Tensor,
+        feats: torch.Tensor,
+        attend: torch.Tensor | None = None,
+        rows: torch.Tensor | None = None,
+        structure: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         return self.trunk(ids, feats, attend, rows, structure)
 
-    def configure_optimizers(self, lr: float, weight_decay: float,
-                             betas: tuple[float, float]) -> torch.optim.AdamW:
+    def configure_optimizers(self, lr: float, weight_decay: float, betas: tuple[float, float]) -> torch.optim.AdamW:
         """AdamW with weight decay on the matrices and embeddings (parameters of >= 2 dims) and
         none on gains and biases (as nanoGPT's ``GPT.configure_optimizers``)."""
         params = list(self.parameters())
         # not fused=True: Lightning refuses gradient clipping with a fused optimizer under mixed
         # precision, and at the quick shapes it saved 2-3 % of a bare CPU step, lost in the noise
         # of a Lightning step (benchmarks/train_step_overhead.py)
-        return torch.optim.AdamW([
-            {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
-            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}],
-            lr=lr, betas=tuple(betas))
+        return torch.optim.AdamW(
+            [
+                {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+                {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+            ],
+            lr=lr,
+            betas=tuple(betas),
+        )
 
-    def losses(self, batch: Batch, number_loss_weight: float = 1.0,
-               fields: dict[int, str] | None = None, mean_over: str = "numbers") -> dict[str, Any]:
+    def losses(
+        self, batch: Batch, number_loss_weight: float = 1.0, fields: dict[int, str] | None = None, mean_over: str = "numbers"
+    ) -> dict[str, Any]:
         """Training losses of a :func:`~scinum.tokens.batch.make_batch` batch.
 
         ``loss`` = ``token_ce`` (mean over hidden tokens) + ``number_loss_weight`` ·
@@ -356,8 +380,7 @@ class NumberMLM(nn.Module):
             err = (self.head.predict(out) - batch["num_target"]).abs()
             finite = err.isfinite()
             abs_err = torch.where(finite, err, 0).sum() / finite.sum().clamp(min=1)
-        res: dict[str, Any] = dict(zip(LOSS_NAMES, (token_ce + number_loss_weight * number_loss,
-                                                    token_ce, number_loss, abs_err.float())))
+        res: dict[str, Any] = dict(zip(LOSS_NAMES, (token_ce + number_loss_weight * number_loss, token_ce, number_loss, abs_err.float())))
         for fid, name in (fields or {}).items():
             on = (batch["num_field"] == fid) & finite
             if bool(on.any()):
@@ -374,8 +397,7 @@ class NumberMLM(nn.Module):
         h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
         logits = self.trunk.token_logits(h)
         out = self.head(h, logits)
-        return NumberOutputs(self.head.predict(out), self.head.uncertainty(out, quantiles),
-                             logits.argmax(-1), num.sum(1))
+        return NumberOutputs(self.head.predict(out), self.head.uncertainty(out, quantiles), logits.argmax(-1), num.sum(1))
 
 
 def _wanted_rows(num_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -10,6 +10,7 @@ Keys that are not plain identifiers are written quoted in brackets: ``["odd.key"
 A *field* is a path with every list index replaced by ``[*]`` (``data[*][*][0]``): the unit of
 normalization and of per-field metrics.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,21 @@ from typing import Any, Iterable, Iterator, Union
 
 from ..errors import PathSyntaxError, RecordError
 
-__all__ = ["ANY_KEY", "ANY_INDEX", "JsonPath", "numbers_named", "parse_path", "format_path", "field_of", "matches", "select",
-           "flatten", "unflatten", "get", "set_value"]
+__all__ = [
+    "ANY_KEY",
+    "ANY_INDEX",
+    "JsonPath",
+    "numbers_named",
+    "parse_path",
+    "format_path",
+    "field_of",
+    "matches",
+    "select",
+    "flatten",
+    "unflatten",
+    "get",
+    "set_value",
+]
 
 
 class Wildcard:
@@ -90,8 +104,7 @@ def parse_path(text: str) -> JsonPath:
             else:
                 m = IDENTIFIER.match(text, i)
                 if not m:
-                    raise PathSyntaxError(f"bad key at column {i + 1} in {text!r} "
-                                          "(quote unusual keys as [\"key\"])")
+                    raise PathSyntaxError(f"bad key at column {i + 1} in {text!r} (quote unusual keys as [\"key\"])")
                 segs.append(m.group(0))
                 i = m.end()
             expect_key = False
@@ -207,12 +220,10 @@ def numbers_named(record: Any, pattern: JsonPath | str) -> list[JsonPath]:
         elif isinstance(value, (dict, list)):
             leaves = [node + p for p, v in flatten(value) if _is_number_or_null(v)]
             if not leaves:
-                raise RecordError(f"mask {text!r} names a {type(value).__name__} that holds "
-                                  "no number", path=format_path(node))
+                raise RecordError(f"mask {text!r} names a {type(value).__name__} that holds no number", path=format_path(node))
             out.extend(leaves)
         else:
-            raise RecordError(f"mask {text!r} names a {type(value).__name__}, not a number",
-                              path=format_path(node))
+            raise RecordError(f"mask {text!r} names a {type(value).__name__}, not a number", path=format_path(node))
     return out
 
 

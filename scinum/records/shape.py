@@ -5,6 +5,7 @@ its shape (keys, strings, list bounds, leaf kinds: all but the numbers' values) 
 and nulls in document order. Records of one shape tokenize alike except for those values, so
 :class:`scinum.fill.model.Model` resolves masks and encodes once per shape.
 """
+
 from __future__ import annotations
 
 import marshal

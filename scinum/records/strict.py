@@ -4,6 +4,7 @@ Python's ``json`` is permissive in ways that silently corrupt numeric data: it a
 and ``Infinity``, turns ``1e400`` into ``inf`` and keeps only the last of duplicated keys.
 Here each of those is an error that names the file, line and JSON path.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -24,7 +25,7 @@ __all__ = ["loads", "dumps", "read_jsonl", "open_text", "check_record", "MAX_DEP
 #: (scientific records are a few levels deep; the limit keeps every recursive walk safe)
 MAX_DEPTH = 256
 #: integers beyond +-2**53 are not all exactly float64 (the codec refuses them as numbers)
-MAX_SAFE_INT = 2 ** 53
+MAX_SAFE_INT = 2**53
 
 
 def _reject_constant(name: str) -> Any:
@@ -57,8 +58,7 @@ def check_record(record: Any) -> None:
     while stack:
         path, node = stack.pop()
         if len(path) > MAX_DEPTH:
-            raise MalformedJSON(f"nesting deeper than {MAX_DEPTH} levels",
-                                path=format_path(path[:4]) + "…")
+            raise MalformedJSON(f"nesting deeper than {MAX_DEPTH} levels", path=format_path(path[:4]) + "…")
         if isinstance(node, dict):
             for k, v in node.items():
                 if not isinstance(k, str):
@@ -67,19 +67,18 @@ def check_record(record: Any) -> None:
         elif isinstance(node, (list, tuple)):
             stack.extend((path + (i,), v) for i, v in enumerate(node))
         elif isinstance(node, float) and not math.isfinite(node):
-            raise MalformedJSON(f"non-finite number {node!r} (overflow or NaN/Infinity)",
-                                path=format_path(path))
+            raise MalformedJSON(f"non-finite number {node!r} (overflow or NaN/Infinity)", path=format_path(path))
         elif not (node is None or type(node) in (str, bool, int, float)):
             kind = type(node)
-            raise MalformedJSON(f"{kind.__module__}.{kind.__name__} is not a JSON value "
-                                "(convert it to a Python int/float/str)", path=format_path(path))
+            raise MalformedJSON(
+                f"{kind.__module__}.{kind.__name__} is not a JSON value (convert it to a Python int/float/str)", path=format_path(path)
+            )
 
 
 def loads(text: str, *, file: str | None = None, line: int | None = None) -> dict:
     """Parse one JSON object strictly (see module docstring); errors carry ``file``/``line``."""
     if text.startswith("\ufeff"):
-        raise MalformedJSON("the line starts with a byte-order mark (U+FEFF): save the file as "
-                            "UTF-8 without BOM", file=file, line=line)
+        raise MalformedJSON("the line starts with a byte-order mark (U+FEFF): save the file as UTF-8 without BOM", file=file, line=line)
     try:
         record, end = _DECODER.raw_decode(text.strip())
         if end != len(text.strip()):
@@ -135,5 +134,4 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     except UnicodeDecodeError as e:
         raise MalformedJSON(f"not UTF-8 text ({e.reason})", file=str(path), line=n + 1) from None
     except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-        raise MalformedJSON(f"damaged or truncated file, unreadable after line {n} ({e})",
-                            file=str(path)) from None
+        raise MalformedJSON(f"damaged or truncated file, unreadable after line {n} ({e})", file=str(path)) from None

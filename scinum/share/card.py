@@ -6,6 +6,7 @@ directory; :func:`render` writes the card from an export's ``config.json`` conte
 rows; :func:`describe` is the few lines of ``scinum info``.
 Values in the card are in the record's units (the dataset's declared units where it has them).
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,15 @@ from ..records.paths import field_of
 
 __all__ = ["render", "describe", "model_label"]
 
-_METRICS = (("mse", "MSE"), ("r2", "R²"), ("log_smape", "log-sMAPE"), ("exact", "exact"),
-            ("unparseable", "unparseable"), ("coverage68", "68 % covers"), ("coverage95", "95 % covers"))
+_METRICS = (
+    ("mse", "MSE"),
+    ("r2", "R²"),
+    ("log_smape", "log-sMAPE"),
+    ("exact", "exact"),
+    ("unparseable", "unparseable"),
+    ("coverage68", "68 % covers"),
+    ("coverage95", "95 % covers"),
+)
 
 
 def model_label(meta: Any) -> str:
@@ -28,6 +36,7 @@ def model_label(meta: Any) -> str:
     kind declares, gmm for a mixture head: :func:`scinum.heads.model_label`). ``meta``: a
     :class:`~scinum.model.checkpoint.CheckpointMeta` or its dict."""
     from ..heads import model_label as label
+
     enc, head = (meta["encoding"], meta["head"]) if isinstance(meta, dict) else (meta.encoding, meta.head)
     return label(enc["name"], head)
 
@@ -35,6 +44,7 @@ def model_label(meta: Any) -> str:
 def _head(config: dict) -> tuple[str, Any]:
     """The head's kind and :class:`~scinum.heads.HeadOutputs` (not installed here: the default)."""
     from ..heads import HeadOutputs, declared
+
     kind = config["head"].get("kind", "native")
     try:
         return kind, declared(config["head"])
@@ -99,8 +109,7 @@ def _evaluated(config: dict, evaluation: dict | None) -> tuple[list[str], dict[s
     """Evaluated field paths, their units, and split -> the field it is about."""
     declared = ((config.get("run") or {}).get("dataset") or {}).get("evaluation") or {}
     info = (evaluation or {}).get("meta") or {}
-    fields = list(dict.fromkeys([*(r["field"] for r in (evaluation or {}).get("rows", [])),
-                                 *declared.get("fields", [])]))
+    fields = list(dict.fromkeys([*(r["field"] for r in (evaluation or {}).get("rows", [])), *declared.get("fields", [])]))
     units = {**declared.get("units", {}), **info.get("units", {})}
     return fields, units, {**declared.get("ood_fields", {}), **info.get("ood_fields", {})}
 
@@ -108,8 +117,7 @@ def _evaluated(config: dict, evaluation: dict | None) -> tuple[list[str], dict[s
 def _front_matter(config: dict, evaluation: dict | None, label: str) -> str:
     ds = (config.get("run") or {}).get("dataset") or {}
     builder = ds.get("builder") or ((evaluation or {}).get("meta") or {}).get("builder")
-    tags = ["scinum", "number-encoding", config["encoding"]["name"], "masked-language-model",
-            "json", "scientific-data"]
+    tags = ["scinum", "number-encoding", config["encoding"]["name"], "masked-language-model", "json", "scientific-data"]
     kind, outputs = _head(config)
     if kind != "native":
         tags.append(outputs.label or kind)
@@ -124,11 +132,13 @@ def _front_matter(config: dict, evaluation: dict | None, label: str) -> str:
         for r in evaluation["rows"]:
             if r.get("subset", "all") != "all":
                 continue
-            results.append({"task": {"type": "fill-mask", "name": f"fill {r['field']}"},
-                            "dataset": {"name": f"{builder or 'dataset'} {r['split']}",
-                                        "type": str(builder or "dataset"), "split": r["split"]},
-                            "metrics": [{"type": k, "name": f"{k} {r['field']}", "value": r[k]}
-                                        for k in ("mse", "r2") if r.get(k) is not None]})
+            results.append(
+                {
+                    "task": {"type": "fill-mask", "name": f"fill {r['field']}"},
+                    "dataset": {"name": f"{builder or 'dataset'} {r['split']}", "type": str(builder or "dataset"), "split": r["split"]},
+                    "metrics": [{"type": k, "name": f"{k} {r['field']}", "value": r[k]} for k in ("mse", "r2") if r.get(k) is not None],
+                }
+            )
         fm["model-index"] = [{"name": label, "results": results}]
     return "---\n" + yaml.safe_dump(fm, sort_keys=False, allow_unicode=True) + "---\n"
 
@@ -145,37 +155,42 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
     rows = (evaluation or {}).get("rows", [])
     test = {r["field"]: r for r in rows if r["split"] == "test"}
     builder = ds.get("builder") or ((evaluation or {}).get("meta") or {}).get("builder") or "JSON"
-    out = [_front_matter(config, evaluation, label), f"# {label}: a scinum filler for {builder} records\n",
-           f"A masked-language transformer that fills numeric fields of JSON records, every number one "
-           f"token through the **{enc['name']}** number encoding (`{json.dumps(enc)}`) and "
-           f"{_head_text(config)}. {_layers(model)} × {model['d_model']} "
-           f"({model['n_heads']} heads), {model.get('positions', 'learned')} positions, "
-           f"{_g((config.get('weights') or {}).get('parameters'), 6)} parameters.\n",
-           "## Use\n", "```python\nimport scinum\nmodel = scinum.load(\"THIS_DIRECTORY\")  # "
-           "safetensors + JSON: loading runs no code\n"
-           f"model.fill(record, mask=[{json.dumps(fields[0] if fields else 'a.field')}])\n```\n",
-           "`scinum fill --ckpt THIS_DIRECTORY --mask FIELD < in.jsonl > out.jsonl`; "
-           "`scinum info THIS_DIRECTORY` prints what it expects.\n",
-           "## What it fills\n"]
+    out = [
+        _front_matter(config, evaluation, label),
+        f"# {label}: a scinum filler for {builder} records\n",
+        f"A masked-language transformer that fills numeric fields of JSON records, every number one "
+        f"token through the **{enc['name']}** number encoding (`{json.dumps(enc)}`) and "
+        f"{_head_text(config)}. {_layers(model)} × {model['d_model']} "
+        f"({model['n_heads']} heads), {model.get('positions', 'learned')} positions, "
+        f"{_g((config.get('weights') or {}).get('parameters'), 6)} parameters.\n",
+        "## Use\n",
+        "```python\nimport scinum\nmodel = scinum.load(\"THIS_DIRECTORY\")  # "
+        "safetensors + JSON: loading runs no code\n"
+        f"model.fill(record, mask=[{json.dumps(fields[0] if fields else 'a.field')}])\n```\n",
+        "`scinum fill --ckpt THIS_DIRECTORY --mask FIELD < in.jsonl > out.jsonl`; `scinum info THIS_DIRECTORY` prints what it expects.\n",
+        "## What it fills\n",
+    ]
     if fields:
         out.append("| field | unit | training range | test R² | test MSE |\n|---|---|---|---|---|")
         for f in fields:
             t = test.get(f, {})
-            out.append(f"| `{f}` | {units.get(f, '–')} | {_range_text(ranges.get(field_of(f)))} | "
-                       f"{_g(t.get('r2'), 3)} | {_g(t.get('mse'))} |")
+            out.append(
+                f"| `{f}` | {units.get(f, '–')} | {_range_text(ranges.get(field_of(f)))} | {_g(t.get('r2'), 3)} | {_g(t.get('mse'))} |"
+            )
         out.append("")
     known = config["vocab"].get("fields", [])
-    out.append(f"It knows {len(known)} numeric fields (any of them can be masked and filled); "
-               "their training ranges:\n")
+    out.append(f"It knows {len(known)} numeric fields (any of them can be masked and filled); their training ranges:\n")
     out.append("| field | numbers in training | min | max |\n|---|---|---|---|")
     for f in known[:40]:
         r = ranges.get(f) or {}
         out.append(f"| `{f}` | {_g(r.get('count'), 9)} | {_g(r.get('min'))} | {_g(r.get('max'))} |")
     if len(known) > 40:
         out.append(f"\n… and {len(known) - 40} more (all in `config.json`, `run.train_ranges`).")
-    out.append(f"\nRecords up to {config.get('context_length') or 'an unrecorded number of'} tokens "
-               f"(the longest it trained on); keys and strings must be in its vocabulary of "
-               f"{len(config['vocab'].get('tokens', []))} tokens (`config.json`, `vocab`).\n")
+    out.append(
+        f"\nRecords up to {config.get('context_length') or 'an unrecorded number of'} tokens "
+        f"(the longest it trained on); keys and strings must be in its vocabulary of "
+        f"{len(config['vocab'].get('tokens', []))} tokens (`config.json`, `vocab`).\n"
+    )
     out += _training_section(config, ds, training, run)
     out += _evaluation_section(evaluation, test, units, ood_fields, ranges)
     out += _calibration_section(config, rows)
@@ -187,17 +202,21 @@ def _training_section(config: dict, ds: dict, training: dict, run: dict) -> list
     out = ["## How it was trained\n"]
     if ds:
         counts = ", ".join(f"{s} {n}" for s, n in (ds.get("counts") or {}).items())
-        out.append(f"* data: `{ds.get('builder')}` builder version {ds.get('builder_version')}, seed "
-                   f"{ds.get('seed')} ({counts} records; manifest sha256 "
-                   f"`{str(ds.get('manifest_sha256', ''))[:16]}`)")
+        out.append(
+            f"* data: `{ds.get('builder')}` builder version {ds.get('builder_version')}, seed "
+            f"{ds.get('seed')} ({counts} records; manifest sha256 "
+            f"`{str(ds.get('manifest_sha256', ''))[:16]}`)"
+        )
     elif run.get("data"):
         out.append(f"* data: `{run['data']}` (identity not recorded)")
     if training:
         steps, bs = training.get("max_steps"), training.get("batch_size")
         seen = f" = {steps * bs:,} samples seen" if isinstance(steps, int) and isinstance(bs, int) else ""
-        out.append(f"* budget: {steps} steps × batch {bs}{seen}; learning rate {training.get('lr')}, "
-                   f"masking probability {training.get('mask_prob')}"
-                   + (f", trained to fill {training['mask_fields']}" if training.get("mask_fields") else ""))
+        out.append(
+            f"* budget: {steps} steps × batch {bs}{seen}; learning rate {training.get('lr')}, "
+            f"masking probability {training.get('mask_prob')}"
+            + (f", trained to fill {training['mask_fields']}" if training.get("mask_fields") else "")
+        )
     n = config["normalizer"]
     out.append(f"* normalizer: `{n.get('method')}` per field (power-of-two scales, fitted on the train split)")
     out.append(f"* seed {run.get('seed', '–')}, commit `{run.get('commit') or 'not recorded'}`")
@@ -206,26 +225,25 @@ def _training_section(config: dict, ds: dict, training: dict, run: dict) -> list
     return out + [""]
 
 
-def _evaluation_section(evaluation: dict | None, test: dict, units: dict, ood_fields: dict,
-                        ranges: dict) -> list[str]:
+def _evaluation_section(evaluation: dict | None, test: dict, units: dict, ood_fields: dict, ranges: dict) -> list[str]:
     out = ["## Evaluation: in distribution (test) vs out of distribution\n"]
     if not evaluation:
         return out + ["No evaluation was attached to this export (`scinum export --results DIR`).\n"]
     rows, info = evaluation["rows"], evaluation["meta"]
-    where = f"`{Path(evaluation['source']).name}`" + (f" at commit `{str(info['commit'])[:10]}`"
-                                                      if info.get("commit") else "")
-    out.append(f"From the results {where}: every record of each split with one field masked, "
-               "all its numbers predicted at once.\n")
+    where = f"`{Path(evaluation['source']).name}`" + (f" at commit `{str(info['commit'])[:10]}`" if info.get("commit") else "")
+    out.append(f"From the results {where}: every record of each split with one field masked, all its numbers predicted at once.\n")
     cols = [(k, n) for k, n in _METRICS if any(r.get(k) not in (None, 0, 0.0) for r in rows) or k in ("mse", "r2")]
     out.append("| field | split | n | " + " | ".join(n for _, n in cols) + " | MSE ÷ test MSE |")
     out.append("|---|---|---|" + "---|" * len(cols) + "---|")
     for r in rows:
         base = test.get(r["field"], {}).get("mse")
         ratio = f"×{r['mse'] / base:.3g}" if r["split"] != "test" and base and r.get("mse") is not None else "–"
-        split = r["split"] if r.get("subset", "all") == "all" else (
-            f"{r['split']}, {'inside' if r.get('subset') == 'interp' else 'outside'} the training range")
-        out.append(f"| `{r['field']}` | {split} | {_g(r.get('n'), 9)} | "
-                   + " | ".join(_g(r.get(k)) for k, _ in cols) + f" | {ratio} |")
+        split = (
+            r["split"]
+            if r.get("subset", "all") == "all"
+            else (f"{r['split']}, {'inside' if r.get('subset') == 'interp' else 'outside'} the training range")
+        )
+        out.append(f"| `{r['field']}` | {split} | {_g(r.get('n'), 9)} | " + " | ".join(_g(r.get(k)) for k, _ in cols) + f" | {ratio} |")
     out += _baselines_table(evaluation.get("baselines") or [], rows)
     out += ["", "### What this means for you\n"]
     for s in dict.fromkeys(r["split"] for r in rows if r["split"] != "test"):
@@ -233,8 +251,7 @@ def _evaluation_section(evaluation: dict | None, test: dict, units: dict, ood_fi
         whole = [r for r in rows if r["split"] == s and r.get("subset", "all") == "all"]
         about = [r for r in whole if r["field"] == declared] or whole  # no declaration: every field
         for r in about:
-            out.append(_meaning(s, r, test.get(r["field"], {}), units, ranges,
-                                (evaluation.get("ood_values") or {}).get((s, r["field"]))))
+            out.append(_meaning(s, r, test.get(r["field"], {}), units, ranges, (evaluation.get("ood_values") or {}).get((s, r["field"]))))
     return out + [""]
 
 
@@ -245,12 +262,15 @@ def _baselines_table(refs: list[dict], rows: list[dict]) -> list[str]:
         return []
     names = list(dict.fromkeys((r["model"], r.get("kind")) for r in refs))
     mse = {(r["model"], r["field"], r["split"], r.get("subset") or "all"): r.get("mse") for r in refs}
-    out = ["", "### Beside standard references (same records, same metric: MSE)\n",
-           "Fitted on the training split from the records' structure alone (`scinum.baselines`); "
-           "**oracles read the true value**: they show the best a model can do that never leaves "
-           "the training range / only outputs training values.\n",
-           "| field | split | this model | " + " | ".join(f"{m} ({k})" for m, k in names) + " |",
-           "|---|---|---|" + "---|" * len(names)]
+    out = [
+        "",
+        "### Beside standard references (same records, same metric: MSE)\n",
+        "Fitted on the training split from the records' structure alone (`scinum.baselines`); "
+        "**oracles read the true value**: they show the best a model can do that never leaves "
+        "the training range / only outputs training values.\n",
+        "| field | split | this model | " + " | ".join(f"{m} ({k})" for m, k in names) + " |",
+        "|---|---|---|" + "---|" * len(names),
+    ]
     for r in rows:
         sub = r.get("subset", "all")
         split = r["split"] if sub == "all" else f"{r['split']} ({sub})"
@@ -278,13 +298,18 @@ def _meaning(split: str, r: dict, base: dict, units: dict, ranges: dict, values:
             here += f", {outside} of {len(values)} ({outside / len(values):.0%}) outside that range"
     if base.get("mse") and r.get("mse") is not None:
         factor = f"error ×{r['mse'] / base['mse']:.3g} vs test"
-        verdict = ("Expect fills there about as good as in distribution." if r["mse"] <= 1.5 * base["mse"]
-                   else "Fills there are extrapolation: check them, or train on that range.")
+        verdict = (
+            "Expect fills there about as good as in distribution."
+            if r["mse"] <= 1.5 * base["mse"]
+            else "Fills there are extrapolation: check them, or train on that range."
+        )
     else:
         factor, verdict = "no test error to compare", ""
-    return (f"* **{split}** — `{fld}` ({units.get(fld, 'record units')}), {trained}{here}: {factor} "
-            f"(MSE {_g(r.get('mse'))} vs {_g(base.get('mse'))}; R² {_g(r.get('r2'), 3)} vs "
-            f"{_g(base.get('r2'), 3)}). {verdict}").rstrip()
+    return (
+        f"* **{split}** — `{fld}` ({units.get(fld, 'record units')}), {trained}{here}: {factor} "
+        f"(MSE {_g(r.get('mse'))} vs {_g(base.get('mse'))}; R² {_g(r.get('r2'), 3)} vs "
+        f"{_g(base.get('r2'), 3)}). {verdict}"
+    ).rstrip()
 
 
 def _calibration_section(config: dict, rows: list[dict]) -> list[str]:
@@ -294,14 +319,21 @@ def _calibration_section(config: dict, rows: list[dict]) -> list[str]:
     if not outputs.uncertainty and not cal:
         return []
     columns = ", ".join(f"`{c}`" for c in outputs.columns)
-    recal = (f" Its intervals were recalibrated on the validation split for {', '.join(f'`{f}`' for f in cal)}."
-             if cal else " Its intervals were not recalibrated." if outputs.uncertainty == "quantiles" else "")
-    out = ["## Uncertainty\n", f"The `{kind}` head gives {_uncertainty_text(outputs) or 'intervals'} "
-           f"(`model.predict(...)`{f'; evaluation columns {columns}' if columns else ''}).{recal}"]
+    recal = (
+        f" Its intervals were recalibrated on the validation split for {', '.join(f'`{f}`' for f in cal)}."
+        if cal
+        else " Its intervals were not recalibrated."
+        if outputs.uncertainty == "quantiles"
+        else ""
+    )
+    out = [
+        "## Uncertainty\n",
+        f"The `{kind}` head gives {_uncertainty_text(outputs) or 'intervals'} "
+        f"(`model.predict(...)`{f'; evaluation columns {columns}' if columns else ''}).{recal}",
+    ]
     if covered:
         out += ["", "| field | split | 68 % interval covers | 95 % interval covers |", "|---|---|---|---|"]
-        out += [f"| `{r['field']}` | {r['split']} | {_pct(r['coverage68'])} | {_pct(r.get('coverage95'))} |"
-                for r in covered]
+        out += [f"| `{r['field']}` | {r['split']} | {_pct(r['coverage68'])} | {_pct(r.get('coverage95'))} |" for r in covered]
     return out + [""]
 
 
@@ -310,27 +342,31 @@ def _limits_section(config: dict, test: dict, ranges: dict, fields: list[str]) -
     out = ["## Known limits\n"]
     weak = [f for f in fields if test.get(f, {}).get("r2") is not None and test[f]["r2"] < 0.5]
     if weak:
-        out.append(f"* not learned at this budget (test R² < 0.5): {', '.join(f'`{f}`' for f in weak)} — "
-                   "do not rely on their fills.")
-    out.append("* outside the training ranges above a fill is extrapolation; the evaluation shows how "
-               "much its error grows there.")
+        out.append(f"* not learned at this budget (test R² < 0.5): {', '.join(f'`{f}`' for f in weak)} — do not rely on their fills.")
+    out.append("* outside the training ranges above a fill is extrapolation; the evaluation shows how much its error grows there.")
     name = enc["name"]
     if name == "xval":
-        out.append("* xVal multiplies an embedding by the normalized value: values far outside the "
-                   "training range leave the range it saw."
-                   + ("" if _head(config)[1].uncertainty else " Its head gives no uncertainty."))
+        out.append(
+            "* xVal multiplies an embedding by the normalized value: values far outside the "
+            "training range leave the range it saw." + ("" if _head(config)[1].uncertainty else " Its head gives no uncertainty.")
+        )
     elif name == "fone":
-        out.append(f"* FoNE represents numbers with {enc.get('int_digits')} integer and "
-                   f"{enc.get('frac_digits')} fractional digits; per-digit argmax tends to snap fills "
-                   "to values seen in training.")
+        out.append(
+            f"* FoNE represents numbers with {enc.get('int_digits')} integer and "
+            f"{enc.get('frac_digits')} fractional digits; per-digit argmax tends to snap fills "
+            "to values seen in training."
+        )
     elif name == "bittokens":
-        out.append(f"* BitTokens at {enc.get('precision', 64)}-bit precision: fills carry that "
-                   "format's resolution.")
+        out.append(f"* BitTokens at {enc.get('precision', 64)}-bit precision: fills carry that format's resolution.")
     elif enc.get("name") in ("p10", "p1000", "b1999", "fp15") or config["model"].get("combine") == "none":
-        out.append("* a text encoding: 3 significant digits, and it tends to predict only values it "
-                   "saw; tokens that do not form a number give `null`.")
-    out.append(f"* records longer than {config.get('context_length')} tokens are refused; an unknown "
-               "key, string or numeric field is an error that names its path.")
+        out.append(
+            "* a text encoding: 3 significant digits, and it tends to predict only values it "
+            "saw; tokens that do not form a number give `null`."
+        )
+    out.append(
+        f"* records longer than {config.get('context_length')} tokens are refused; an unknown "
+        "key, string or numeric field is an error that names its path."
+    )
     return out + [""]
 
 
@@ -340,17 +376,17 @@ def describe(config: dict, source: str = "") -> list[str]:
     run = config.get("run") or {}
     ds, tr, m = run.get("dataset") or {}, run.get("training") or {}, config["model"]
     ranges = _ranges(config, None)
-    declared = (ds.get("evaluation") or {})
+    declared = ds.get("evaluation") or {}
     units = declared.get("units", {})
-    lines = [f"{source or 'model'}: {model_label(config)} — encoding {json.dumps(config['encoding'])}, "
-             f"head {json.dumps(config['head'])}",
-             f"  trunk: {_layers(m)} × {m['d_model']} ({m['n_heads']} heads), "
-             f"{m.get('positions', 'learned')} positions, "
-             f"{_g((config.get('weights') or {}).get('parameters'), 9)} parameters; context "
-             f"{config.get('context_length')} tokens; normalizer {config['normalizer'].get('method')}"]
+    lines = [
+        f"{source or 'model'}: {model_label(config)} — encoding {json.dumps(config['encoding'])}, head {json.dumps(config['head'])}",
+        f"  trunk: {_layers(m)} × {m['d_model']} ({m['n_heads']} heads), "
+        f"{m.get('positions', 'learned')} positions, "
+        f"{_g((config.get('weights') or {}).get('parameters'), 9)} parameters; context "
+        f"{config.get('context_length')} tokens; normalizer {config['normalizer'].get('method')}",
+    ]
     known = config["vocab"].get("fields", [])
-    lines.append(f"  fills {len(known)} numeric fields; evaluated: "
-                 + (", ".join(declared.get("fields", [])) or "none declared"))
+    lines.append(f"  fills {len(known)} numeric fields; evaluated: " + (", ".join(declared.get("fields", [])) or "none declared"))
     for f in (declared.get("fields") or known)[:12]:
         unit = f" [{units[f]}]" if f in units else ""
         lines.append(f"    {f}{unit}: trained on {_range_text(ranges.get(field_of(f)))}")

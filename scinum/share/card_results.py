@@ -1,6 +1,7 @@
 """One model's evaluation read out of a results directory for its model card (:mod:`.card`):
 ``table.csv`` as ``scinum evaluate`` and the recipes write it, with ``meta.json``,
 ``train_values.json`` and ``predictions.csv`` when present."""
+
 from __future__ import annotations
 
 import json
@@ -23,6 +24,7 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
     :class:`ResultsError` naming the file when ``table.csv`` is missing or holds no row of the
     model."""
     import pandas as pd
+
     root = Path(results)
     table_file = root / "table.csv"
     if not table_file.is_file():
@@ -46,9 +48,15 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
         r["subset"] = r.get("subset") if r.get("subset") in ("interp", "extrap") else "all"
     info = _json(root / "meta.json")
     train = _json(root / "train_values.json")
-    return {"source": str(root), "label": label, "rows": rows, "meta": info, "train_values": train,
-            "ood_values": _ood_values(root / "predictions.csv", label),
-            "baselines": [{k: _plain(v) for k, v in r.items()} for r in refs.to_dict("records")]}
+    return {
+        "source": str(root),
+        "label": label,
+        "rows": rows,
+        "meta": info,
+        "train_values": train,
+        "ood_values": _ood_values(root / "predictions.csv", label),
+        "baselines": [{k: _plain(v) for k, v in r.items()} for r in refs.to_dict("records")],
+    }
 
 
 def _json(path: Path) -> dict:
@@ -68,6 +76,7 @@ def _plain(v: Any) -> Any:
 def _ood_values(path: Path, label: str) -> dict[tuple[str, str], Any]:
     """(split, field) -> the true values (float64[n]) of that field on every non-test split."""
     import pandas as pd
+
     if not path.is_file():
         return {}
     try:

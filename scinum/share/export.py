@@ -26,6 +26,7 @@ reads one back with ``json`` and
 ``safetensors`` only; a damaged or foreign directory raises a one-line
 :class:`~scinum.errors.CheckpointError` naming the file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,8 +61,9 @@ def _split_tied(state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor]
     return out, tied
 
 
-def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | os.PathLike | None = None,
-           *, label: str | None = None) -> Path:
+def export(
+    ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | os.PathLike | None = None, *, label: str | None = None
+) -> Path:
     """Write ``out_dir`` (module docstring) from a checkpoint file (or another export
     directory). ``results``: a results directory of ``scinum evaluate`` / a recipe whose rows of
     model ``label`` (default: the only model there, or the label ``scinum evaluate`` gives this
@@ -75,26 +77,36 @@ def export(ckpt: str | os.PathLike, out_dir: str | os.PathLike, results: str | o
 
     from . import card
     from .card_results import read_results
+
     ckpt, out = Path(ckpt), Path(out_dir)
     meta, net = load_model(ckpt)
     if out.exists() and not (out.is_dir() and (_is_ours(out) or not any(out.iterdir()))):
-        raise CheckpointError(f"{out}: exists and is not a scinum model export (nor an empty "
-                              "directory); refusing to write into it")
+        raise CheckpointError(f"{out}: exists and is not a scinum model export (nor an empty directory); refusing to write into it")
     evaluation = read_results(results, meta, label) if results is not None else None
     tensors, tied = _split_tied(net.state_dict())
     with atomic_files(out) as tmp:
         try:  # one metadata key: safetensors writes a map's keys in no fixed order
             save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt"})
         except SafetensorError as e:  # a full disk, among others: not an OSError
-            raise CheckpointError(f"{out / WEIGHTS}: cannot write ({one_line(e)}); nothing "
-                                  "was published") from None
-        config = {"format": FORMAT, "version": VERSION, "library_name": "scinum",
-                  "checkpoint_version": CKPT_VERSION,
-                  **{k: v for k, v in meta.to_dict().items() if k in META_KEYS},
-                  "weights": {"file": WEIGHTS, "sha256": file_sha256(tmp / WEIGHTS), "tied": tied,
-                              "parameters": int(sum(t.numel() for t in tensors.values()))},
-                  "exported": {"from": ckpt.name, "scinum": __version__,
-                               "results": None if evaluation is None else Path(evaluation["source"]).name}}
+            raise CheckpointError(f"{out / WEIGHTS}: cannot write ({one_line(e)}); nothing was published") from None
+        config = {
+            "format": FORMAT,
+            "version": VERSION,
+            "library_name": "scinum",
+            "checkpoint_version": CKPT_VERSION,
+            **{k: v for k, v in meta.to_dict().items() if k in META_KEYS},
+            "weights": {
+                "file": WEIGHTS,
+                "sha256": file_sha256(tmp / WEIGHTS),
+                "tied": tied,
+                "parameters": int(sum(t.numel() for t in tensors.values())),
+            },
+            "exported": {
+                "from": ckpt.name,
+                "scinum": __version__,
+                "results": None if evaluation is None else Path(evaluation["source"]).name,
+            },
+        }
         config["digest"] = config_digest(config)
         (tmp / CONFIG).write_text(json.dumps(config, indent=1, allow_nan=False) + "\n")
         (tmp / CARD).write_text(card.render(config, evaluation))
@@ -115,11 +127,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ckpt", required=True, help="checkpoint (model.ckpt) or export directory")
     parser.add_argument("--out", required=True, help="directory to write (model.safetensors, config.json, README.md)")
     parser.add_argument("--results", help="results directory of `scinum evaluate` or a recipe: the card's ID/OOD table")
-    parser.add_argument("--label", help="this model's name in the results table (default: the only one, "
-                                        "or the name `scinum evaluate` gives it)")
-    parser.add_argument("--push-to-hub", metavar="REPO_ID",
-                        help="then upload the directory to this Hugging Face Hub repository "
-                             "(needs `pip install scinum[hub]` and a token)")
+    parser.add_argument(
+        "--label", help="this model's name in the results table (default: the only one, or the name `scinum evaluate` gives it)"
+    )
+    parser.add_argument(
+        "--push-to-hub",
+        metavar="REPO_ID",
+        help="then upload the directory to this Hugging Face Hub repository (needs `pip install scinum[hub]` and a token)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"scinum export: {out}/ ({WEIGHTS}, {CONFIG}, {CARD})")
     if args.push_to_hub:
         from .hub import push_to_hub
+
         url = push_to_hub(out, args.push_to_hub)
         print(f"scinum export: uploaded to {url}")
     return 0

@@ -7,6 +7,7 @@ imports Lightning, so inference stays light.
 An encoding that spells a number in several tokens (the text baselines): a hidden token of a
 number hides the whole number (:func:`expand_numbers`).
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence, TypedDict
@@ -37,13 +38,14 @@ class Batch(_Structure):
     """What the model reads and learns from (B sequences, T positions, N hidden number tokens);
     :func:`make_batch` builds it, for training (:class:`scinum.train.masking.MLMCollator`) and
     inference alike."""
-    ids: torch.Tensor         # int64[B, T]: hidden tokens -> [MASK], padding [PAD]
-    feats: torch.Tensor       # float32[B, T, dim]: encoding features of visible numbers
-    attend: torch.Tensor      # bool[B, T]: real (non-padding) tokens
-    targets: torch.Tensor     # int64[B, T]: true token id where hidden, -100 elsewhere
+
+    ids: torch.Tensor  # int64[B, T]: hidden tokens -> [MASK], padding [PAD]
+    feats: torch.Tensor  # float32[B, T, dim]: encoding features of visible numbers
+    attend: torch.Tensor  # bool[B, T]: real (non-padding) tokens
+    targets: torch.Tensor  # int64[B, T]: true token id where hidden, -100 elsewhere
     num_hidden: torch.Tensor  # bool[B, T]: hidden number tokens
     num_target: torch.Tensor  # float64[N]: their normalized values, row-major over num_hidden
-    num_field: torch.Tensor   # int64[N]: their field ids
+    num_field: torch.Tensor  # int64[N]: their field ids
 
 
 def hidden_positions(codec: Codec, record: dict, patterns: Sequence[str]) -> np.ndarray:
@@ -81,8 +83,16 @@ def expand_numbers(hide: np.ndarray, ids: np.ndarray, codec: Codec) -> np.ndarra
     return out
 
 
-def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Codec,
-               normalizer: Normalizer, encoding: Any, pad_to: int = 1, structure: bool = False) -> Batch:
+def make_batch(
+    seqs: Sequence[Encoded],
+    hide: Sequence[np.ndarray],
+    *,
+    codec: Codec,
+    normalizer: Normalizer,
+    encoding: Any,
+    pad_to: int = 1,
+    structure: bool = False,
+) -> Batch:
     """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
 
     ``codec``: the model's (its vocabulary and the encoding's spelling); a hidden token of a
@@ -122,14 +132,19 @@ def make_batch(seqs: Sequence[Encoded], hide: Sequence[np.ndarray], *, codec: Co
         feats[torch.from_numpy(visible)] = encoding.encode(torch.from_numpy(norm[visible]))
     targets = np.where(hid, ids, -100)
     num_hidden = hid & is_num
-    batch = Batch(ids=torch.from_numpy(np.where(hid, vocab.mask_id, ids)), feats=feats,
-                  attend=torch.from_numpy(attend), targets=torch.from_numpy(targets),
-                  num_hidden=torch.from_numpy(num_hidden), num_target=torch.from_numpy(norm[num_hidden]),
-                  num_field=torch.from_numpy(fld[num_hidden]))
+    batch = Batch(
+        ids=torch.from_numpy(np.where(hid, vocab.mask_id, ids)),
+        feats=feats,
+        attend=torch.from_numpy(attend),
+        targets=torch.from_numpy(targets),
+        num_hidden=torch.from_numpy(num_hidden),
+        num_target=torch.from_numpy(norm[num_hidden]),
+        num_field=torch.from_numpy(fld[num_hidden]),
+    )
     if structure:
         where = np.full((B, T, 1 + COLUMNS), -1, np.int64)
         where[..., 0] = fld
         for b, s in enumerate(seqs):
-            where[b, :len(s), 1:] = list_indices(s.ids, codec)
+            where[b, : len(s), 1:] = list_indices(s.ids, codec)
         batch["structure"] = torch.from_numpy(where)
     return batch

@@ -5,6 +5,7 @@
 bits are read; decoding gives the float64 of the format's value. Shared by the BitTokens
 encoding (features) and the bit head (targets, decoding), so neither imports the other.
 """
+
 from __future__ import annotations
 
 import torch
@@ -12,8 +13,7 @@ import torch
 __all__ = ["WIDTHS", "EXPONENT_BITS", "float_to_bits", "bits_to_float"]
 
 #: bit width -> (float dtype, integer dtype of the same width)
-WIDTHS = {64: (torch.float64, torch.int64), 32: (torch.float32, torch.int32),
-          16: (torch.float16, torch.int16)}
+WIDTHS = {64: (torch.float64, torch.int64), 32: (torch.float32, torch.int32), 16: (torch.float16, torch.int16)}
 #: bit width -> exponent bits (the sign bit comes first, the mantissa bits last)
 EXPONENT_BITS = {64: 11, 32: 8, 16: 5}
 
@@ -37,4 +37,3 @@ def bits_to_float(bits: torch.Tensor, width: int = 64) -> torch.Tensor:
     if width < 64:  # the top bit is the sign of the two's-complement word
         words = torch.where(words >= 1 << (width - 1), words - (1 << width), words)
     return words.to(idtype).view(fdtype).to(torch.float64)
-

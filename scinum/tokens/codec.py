@@ -24,6 +24,7 @@ paper's) write each number as ``tokens_per_number`` tokens, its exact value and 
 every one of them, and decoding parses the tokens (so numbers come back rounded to the scheme's
 precision, as floats).
 """
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,7 @@ from .pieces import KEY, NUMBER, RUN, STR, checked_pieces
 from .pieces import pieces as record_pieces
 from ..records.strict import MAX_SAFE_INT as _MAX_SAFE_INT, loads
 
-__all__ = ["Vocabulary", "Codec", "Encoded", "Spelling", "SPECIALS", "PAD", "MASK", "NUM", "INT",
-           "check_exact"]
+__all__ = ["Vocabulary", "Codec", "Encoded", "Spelling", "SPECIALS", "PAD", "MASK", "NUM", "INT", "check_exact"]
 
 PAD, MASK, NUM, INT = "[PAD]", "[MASK]", "[NUM]", "[INT]"
 SPECIALS = (PAD, MASK, NUM, INT)
@@ -60,8 +60,9 @@ def check_exact(record: Any) -> None:
     kinds, items, _, paths = record_pieces(record, with_paths=True)
     for kind, item, path in zip(kinds, items, paths or ()):
         if kind == NUMBER and type(item) is int and abs(item) > _MAX_SAFE_INT:
-            raise ValueOutOfRange(f"integer {shorten(str(item))} is not exactly representable as "
-                                  "float64 (|n| > 2^53)", path=format_path(path))
+            raise ValueOutOfRange(
+                f"integer {shorten(str(item))} is not exactly representable as float64 (|n| > 2^53)", path=format_path(path)
+            )
 
 
 class Spelling:
@@ -118,7 +119,7 @@ class Vocabulary:
 
     def __init__(self, tokens: Iterable[str], fields: Iterable[str] = ()):
         self.tokens = list(tokens)
-        if tuple(self.tokens[:len(SPECIALS)]) != SPECIALS:
+        if tuple(self.tokens[: len(SPECIALS)]) != SPECIALS:
             raise ValueError(f"vocabulary must start with {SPECIALS}")
         self.index = {t: i for i, t in enumerate(self.tokens)}
         if len(self.index) != len(self.tokens):
@@ -137,8 +138,9 @@ class Vocabulary:
         return isinstance(other, Vocabulary) and (self.tokens, self.fields) == (other.tokens, other.fields)
 
     @classmethod
-    def build(cls, records: Iterable[dict], *, max_run: int = MAX_RUN, min_run_count: int = 1,
-              number_tokens: Iterable[str] = ()) -> "Vocabulary":
+    def build(
+        cls, records: Iterable[dict], *, max_run: int = MAX_RUN, min_run_count: int = 1, number_tokens: Iterable[str] = ()
+    ) -> "Vocabulary":
         """Collect keys, strings, bracket runs (length 2..``max_run``) and numeric fields.
 
         ``records`` is typically ``Dataset(path).records("train")``; order of first appearance
@@ -153,7 +155,7 @@ class Vocabulary:
             for kind, text, fld in zip(kinds, items, flds):
                 if kind == RUN:
                     for k in range(0, len(text), max_run):
-                        chunk = text[k:k + max_run]
+                        chunk = text[k : k + max_run]
                         if len(chunk) > 1:
                             runs[chunk] += 1
                 elif kind == NUMBER:
@@ -197,8 +199,9 @@ class Codec:
         self._shapes: dict[tuple, tuple] = {}  # record shape -> ids, fields, number slots, paths
         missing = [t for t in self.spelling.vocabulary() if t not in vocab.index]
         if missing:
-            raise ValueError(f"vocabulary lacks {len(missing)} {self.spelling.name} number tokens "
-                             "(build it with number_tokens=encoding.vocabulary())")
+            raise ValueError(
+                f"vocabulary lacks {len(missing)} {self.spelling.name} number tokens (build it with number_tokens=encoding.vocabulary())"
+            )
         self.start_token_ids = np.array(sorted(vocab.index[t] for t in self.spelling.starts()))
         self.tokens_per_number = self.spelling.tokens_per_number
 
@@ -226,7 +229,7 @@ class Codec:
         """Write the tokens of ``value`` into ``ids`` at the number that starts at ``pos``, for
         spellings whose tokens carry the value (one-token spellings keep their token)."""
         if self.spelling.value_in_tokens:
-            ids[pos:pos + self.tokens_per_number] = self.number_ids(value)
+            ids[pos : pos + self.tokens_per_number] = self.number_ids(value)
 
     def _number_ids(self, value: int | float, piece: int, record: dict) -> list[int]:
         try:
@@ -239,7 +242,7 @@ class Codec:
         ids, i, index = [], 0, self.vocab.index
         while i < len(text):
             for n in range(min(self.vocab.max_run, len(text) - i), 0, -1):
-                tid = index.get(text[i:i + n])
+                tid = index.get(text[i : i + n])
                 if tid is not None:
                     ids.append(tid)
                     i += n
@@ -273,8 +276,7 @@ class Codec:
         if cached is None:
             enc = self._encode_pieces(record, kinds, items, flds)
             pieces = [j for j, k in enumerate(kinds) if k == NUMBER]
-            cached = (enc.ids, enc.fields, np.flatnonzero(enc.fields >= 0), pieces,
-                      self.number_paths(record))
+            cached = (enc.ids, enc.fields, np.flatnonzero(enc.fields >= 0), pieces, self.number_paths(record))
             if len(self._shapes) < _SHAPE_LIMIT:
                 self._shapes[shape] = cached
             return enc, list(cached[4])
@@ -282,8 +284,7 @@ class Codec:
         nums = [items[j] for j in pieces]
         for j, v in zip(pieces, nums):
             if type(v) is int and abs(v) > _MAX_SAFE_INT:
-                raise ValueOutOfRange(f"integer {v} is not exactly representable as "
-                                      "float64 (|n| > 2^53)", path=self._path_at(record, j))
+                raise ValueOutOfRange(f"integer {v} is not exactly representable as float64 (|n| > 2^53)", path=self._path_at(record, j))
         values = np.full(len(ids), np.nan)
         values[num_pos] = nums
         return Encoded(ids.copy(), values, fields.copy()), list(paths)
@@ -299,12 +300,12 @@ class Codec:
                 ids.extend(self._run_ids(item))
             elif kind == NUMBER:
                 if type(item) is int and abs(item) > _MAX_SAFE_INT:
-                    raise ValueOutOfRange(f"integer {item} is not exactly representable as "
-                                          "float64 (|n| > 2^53)", path=self._path_at(record, j))
+                    raise ValueOutOfRange(
+                        f"integer {item} is not exactly representable as float64 (|n| > 2^53)", path=self._path_at(record, j)
+                    )
                 fid = field_index.get(fld)
                 if fid is None:
-                    raise VocabularyError(f"numeric field {fld} never seen in training",
-                                          path=self._path_at(record, j))
+                    raise VocabularyError(f"numeric field {fld} never seen in training", path=self._path_at(record, j))
                 new = self._number_ids(item, j, record)
                 num_pos.extend(range(len(ids), len(ids) + len(new)))
                 ids.extend(new)
@@ -314,8 +315,7 @@ class Codec:
                 tid = index.get(item)
                 if tid is None:
                     what = {KEY: "key", STR: "string"}.get(kind, "token")
-                    raise VocabularyError(f"{what} {shorten(item.rstrip(':'))} not in the vocabulary",
-                                          path=self._path_at(record, j))
+                    raise VocabularyError(f"{what} {shorten(item.rstrip(':'))} not in the vocabulary", path=self._path_at(record, j))
                 ids.append(tid)
         values = np.full(len(ids), np.nan)
         fields = np.full(len(ids), -1, dtype=np.int32)
@@ -349,7 +349,7 @@ class Codec:
             if tok in (PAD, MASK):
                 raise MalformedJSON(f"cannot decode a {tok} token")
             if tid in starts:
-                spelled = [tokens[t] for t in ids[k - 1:k - 1 + span]]
+                spelled = [tokens[t] for t in ids[k - 1 : k - 1 + span]]
                 number = self.spelling.parse(spelled, v)
                 if number is None:
                     raise MalformedJSON(f"tokens {spelled} do not form a {self.spelling.name} number")

@@ -28,6 +28,7 @@ record's units, so the method also decides how much each field counts in trainin
 ``minmax`` a narrow field (planets Δt, width 0.6) is scaled up and weighs more than with
 ``scale``, where ``scale`` depends on the largest magnitude rather than on the width.
 """
+
 from __future__ import annotations
 
 import math
@@ -56,8 +57,7 @@ def _pow2_at_least(x: float) -> float:
 class Normalizer:
     """Affine map per field id. ``shift``, ``scale``: float64[n_fields]."""
 
-    def __init__(self, fields: list[str], shift: np.ndarray, scale: np.ndarray,
-                 method: str = "none", bound: float | None = None):
+    def __init__(self, fields: list[str], shift: np.ndarray, scale: np.ndarray, method: str = "none", bound: float | None = None):
         if method not in METHODS:
             raise ValueError(f"unknown normalizer method {method!r}; choose from {METHODS}")
         self.fields = list(fields)
@@ -65,13 +65,14 @@ class Normalizer:
         self.scale = np.asarray(scale, dtype=np.float64)
         self.method, self.bound = method, bound
         if self.shift.shape != (len(self.fields),) or self.scale.shape != (len(self.fields),):
-            raise ValueError(f"normalizer: {len(self.fields)} fields but shift/scale of shapes "
-                             f"{self.shift.shape}/{self.scale.shape}")
+            raise ValueError(f"normalizer: {len(self.fields)} fields but shift/scale of shapes {self.shift.shape}/{self.scale.shape}")
         bad = ~(np.isfinite(self.shift) & np.isfinite(self.scale) & (self.scale > 0))
         if bad.any():
             i = int(np.argmax(bad))
-            raise ValueError(f"normalizer: field {self.fields[i]!r} has shift {self.shift[i]!r} and "
-                             f"scale {self.scale[i]!r} (finite, and a positive scale, expected)")
+            raise ValueError(
+                f"normalizer: field {self.fields[i]!r} has shift {self.shift[i]!r} and "
+                f"scale {self.scale[i]!r} (finite, and a positive scale, expected)"
+            )
 
     @classmethod
     def identity(cls, fields: list[str]) -> "Normalizer":
@@ -79,8 +80,9 @@ class Normalizer:
         return cls(fields, np.zeros(n), np.ones(n), "none")
 
     @classmethod
-    def fit(cls, fields: list[str], batches: Iterable[tuple[np.ndarray, np.ndarray]],
-            method: str = "minmax", bound: float = BOUND) -> "Normalizer":
+    def fit(
+        cls, fields: list[str], batches: Iterable[tuple[np.ndarray, np.ndarray]], method: str = "minmax", bound: float = BOUND
+    ) -> "Normalizer":
         """Fit on ``(field_ids int[K], values float64[K])`` batches (e.g. one per encoded record).
 
         Statistics accumulate in float64 (shifted sums for a stable variance); memory is
@@ -125,7 +127,7 @@ class Normalizer:
         else:
             mean_d = np.where(seen, s1 / np.maximum(count, 1), 0.0)
             shift[seen] = ref[seen] + mean_d[seen]
-            var = np.where(seen, s2 / np.maximum(count, 1) - mean_d ** 2, 0.0)
+            var = np.where(seen, s2 / np.maximum(count, 1) - mean_d**2, 0.0)
             scale[seen] = [_pow2_at_least(math.sqrt(max(v, 0.0))) for v in var[seen]]
         return cls(fields, shift, scale, method, bound if method in ("minmax", "scale") else None)
 
@@ -146,13 +148,19 @@ class Normalizer:
         return np.where(fids >= 0, out, values)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "bound": self.bound,
-                "fields": {name: {"shift": float(s), "scale": float(c)}
-                           for name, s, c in zip(self.fields, self.shift, self.scale)}}
+        return {
+            "method": self.method,
+            "bound": self.bound,
+            "fields": {name: {"shift": float(s), "scale": float(c)} for name, s, c in zip(self.fields, self.shift, self.scale)},
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Normalizer":
         names = list(d["fields"])
-        return cls(names, np.array([d["fields"][k]["shift"] for k in names], dtype=np.float64),
-                   np.array([d["fields"][k]["scale"] for k in names], dtype=np.float64),
-                   d.get("method", "none"), d.get("bound"))
+        return cls(
+            names,
+            np.array([d["fields"][k]["shift"] for k in names], dtype=np.float64),
+            np.array([d["fields"][k]["scale"] for k in names], dtype=np.float64),
+            d.get("method", "none"),
+            d.get("bound"),
+        )

@@ -5,6 +5,7 @@ number; :func:`pieces` lists them with the field of each number (the text
 :func:`scinum.records.paths.field_of` gives, by the same identifier rule). :mod:`scinum.tokens.codec` turns
 pieces into tokens.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,7 @@ from ..errors import MalformedJSON
 from ..records.paths import IDENTIFIER
 from ..records.strict import check_record
 
-__all__ = ["RUN", "KEY", "STR", "LIT", "NUMBER", "Invalid", "pieces", "checked_pieces", "key_text",
-           "field_child"]
+__all__ = ["RUN", "KEY", "STR", "LIT", "NUMBER", "Invalid", "pieces", "checked_pieces", "key_text", "field_child"]
 
 RUN, KEY, STR, LIT, NUMBER = range(5)
 _KEY_TEXT: dict[str, str] = {}

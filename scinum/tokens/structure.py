@@ -22,6 +22,7 @@ tokens, one token per string/literal/number or several per number for text spell
   indices and, in a last column, the token's place in the number (0, 1, ...), which a flat
   position would otherwise have told apart (P10's digits are the same tokens in every place).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

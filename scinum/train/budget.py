@@ -23,6 +23,7 @@ steps, as before) and takes one of three forms — the xVal paper's Table 4 colu
 The same budget for every model of a comparison makes the models comparable whatever their batch
 size; ``trainer.max_steps`` is then ignored (the resolved steps are written to ``config.json``).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,6 +37,7 @@ from .config import DataConfig, RunConfig, check_budget
 from ..errors import ConfigError
 
 __all__ = ["steps_for_samples", "steps_for_tokens", "steps_in_stream", "TimeBudget"]
+
 
 def steps_for_samples(samples: int, batch_size: int) -> int:
     """Steps that see ``samples`` training records in batches of ``batch_size``: ceil(N / B)
@@ -59,27 +61,36 @@ def token_stream(lengths: np.ndarray, batch_size: int, seed: int, pool: int, sta
     """Per-step record lengths of the training stream of a single-device run (the same
     :class:`~scinum.train.sampler.BucketBatchSampler` the data module uses), from step ``start``."""
     from .sampler import BucketBatchSampler
+
     for batch in BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool, start=start):
         yield [int(lengths[i]) for i, _ in batch]
 
 
-def steps_in_stream(amount: int, lengths: np.ndarray, batch_size: int, seed: int, pool: int,
-                    kind: str = "tokens") -> int:
+def steps_in_stream(amount: int, lengths: np.ndarray, batch_size: int, seed: int, pool: int, kind: str = "tokens") -> int:
     """:func:`steps_for_tokens` of the training stream, in time independent of ``amount``: a pass
     of the sampler holds every record once (``len(lengths)`` samples, ``sum(lengths)`` tokens),
     so the whole passes before ``amount`` is reached are counted, and only the last one walked."""
     from .sampler import BucketBatchSampler
+
     per_pass = int(len(lengths)) if kind == "samples" else int(np.sum(lengths, dtype=np.int64))
     steps_per_pass = BucketBatchSampler(lengths, batch_size, seed=seed, pool=pool).per_pass
     passes = max(0, (amount - 1) // per_pass) if per_pass > 0 else 0
     rest = amount - passes * per_pass
     return passes * steps_per_pass + steps_for_tokens(
-        rest, token_stream(lengths, batch_size, seed, pool, start=passes * steps_per_pass), kind)
+        rest, token_stream(lengths, batch_size, seed, pool, start=passes * steps_per_pass), kind
+    )
 
 
-def resolve_steps(budget: dict[str, Any] | None, *, batch_size: int, max_steps: int,
-                  lengths: np.ndarray | None = None, seed: int = RunConfig.seed,
-                  pool: int = DataConfig.pool, accumulate: int = 1) -> int:
+def resolve_steps(
+    budget: dict[str, Any] | None,
+    *,
+    batch_size: int,
+    max_steps: int,
+    lengths: np.ndarray | None = None,
+    seed: int = RunConfig.seed,
+    pool: int = DataConfig.pool,
+    accumulate: int = 1,
+) -> int:
     """The ``trainer.max_steps`` a budget gives (``max_steps`` itself when ``budget`` is None).
     Tokens need the training records' token ``lengths`` and the sampler's ``seed``/``pool``.
     With gradient accumulation a step takes ``accumulate`` batches."""
@@ -87,7 +98,7 @@ def resolve_steps(budget: dict[str, Any] | None, *, batch_size: int, max_steps: 
         return max_steps
     budget = check_budget(budget)
     if "seconds" in budget:
-        return int(budget.get("max_steps", 10 ** 9))
+        return int(budget.get("max_steps", 10**9))
     if "samples" in budget and lengths is None:
         return steps_for_samples(int(budget["samples"]), batch_size * accumulate)
     kind = "samples" if "samples" in budget else "tokens"

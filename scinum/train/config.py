@@ -25,6 +25,7 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
 Overrides: ``--trainer.max_steps 100``, ``--trainer.max_steps=100`` or ``trainer.max_steps=100``;
 values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -43,8 +44,19 @@ from ..model.trunk import ModelConfig
 from ..tokens.normalize import METHODS
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
 
-__all__ = ["RunConfig", "DataConfig", "OptimConfig", "TrainerConfig", "load_config", "validate_config",
-           "apply_overrides", "parse_overrides", "resolve_normalizer", "KINDS", "check_budget"]
+__all__ = [
+    "RunConfig",
+    "DataConfig",
+    "OptimConfig",
+    "TrainerConfig",
+    "load_config",
+    "validate_config",
+    "apply_overrides",
+    "parse_overrides",
+    "resolve_normalizer",
+    "KINDS",
+    "check_budget",
+]
 
 
 @dataclass
@@ -77,8 +89,7 @@ def _betas(v: list) -> str | None:
 class OptimConfig:
     """``optim:``: AdamW and its schedule (linear warmup, cosine decay to ``min_lr_ratio·lr``)."""
 
-    lr: float = checked(lambda v: None if type(v) in (int, float) and 0 < v <= 10 else "a number in (0, 10]",
-                        3e-4)
+    lr: float = checked(lambda v: None if type(v) in (int, float) and 0 < v <= 10 else "a number in (0, 10]", 3e-4)
     weight_decay: float = 0.1  # on matrices and embeddings only
     betas: list[float] = checked(_betas, factory=lambda: [0.9, 0.95])
     warmup_steps: int = 200
@@ -98,27 +109,29 @@ def _devices(v: Any) -> str | None:
 
 
 #: precisions Lightning's Trainer takes (``auto``: scinum's choice, see :mod:`scinum.fitting`)
-PRECISIONS = ("auto", "64-true", "32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true",
-              "64", "32", "16", "bf16", 64, 32, 16)
+PRECISIONS = ("auto", "64-true", "32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64", "32", "16", "bf16", 64, 32, 16)
 
 
 def _precision(v: Any) -> str | None:
-    return None if v in PRECISIONS and type(v) in (str, int) else \
-        f"one of {', '.join(map(str, PRECISIONS))}"
+    return None if v in PRECISIONS and type(v) in (str, int) else f"one of {', '.join(map(str, PRECISIONS))}"
 
 
 def _lightning_name(kind: str) -> Callable[[Any], str | None]:
     """A check that ``v`` is an accelerator or strategy name Lightning registers (or auto)."""
+
     def check(v: Any) -> str | None:
         if v == "auto" or (kind == "accelerator" and v == "gpu"):  # gpu: Lightning's alias
             return None
         if kind == "accelerator":
             from lightning.pytorch.accelerators import AcceleratorRegistry
+
             names = AcceleratorRegistry.available_accelerators()
         else:
             from lightning.pytorch.strategies import StrategyRegistry
+
             names = StrategyRegistry.available_strategies()
         return None if v in names else f"auto or a Lightning {kind}: {', '.join(sorted(names))}"
+
     return check
 
 
@@ -129,7 +142,7 @@ def _val_batches(v: Any) -> str | None:
 
 
 def _seed(v: Any) -> str | None:
-    return None if type(v) is int and 0 <= v < 2 ** 32 else "an integer in [0, 2^32)"
+    return None if type(v) is int and 0 <= v < 2**32 else "an integer in [0, 2^32)"
 
 
 @dataclass
@@ -219,14 +232,12 @@ def parse_overrides(tokens: Sequence[str]) -> dict:
         for p in parents:
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
-                raise ConfigError(f"override {brief(t)}: {p} is set to a value by another override, "
-                                  "not a section")
+                raise ConfigError(f"override {brief(t)}: {p} is set to a value by another override, not a section")
         try:
             node[leaf] = _value(text)
         except yaml.YAMLError as e:  # a !!python/... tag, unbalanced brackets: not a plain value
             why = str(getattr(e, "problem", None) or e).splitlines()[0]
-            raise ConfigError(f"override {brief(t)}: {brief(text)} is not a plain YAML value "
-                              f"({brief(why, 120)})") from None
+            raise ConfigError(f"override {brief(t)}: {brief(text)} is not a plain YAML value ({brief(why, 120)})") from None
     return out
 
 
@@ -235,8 +246,8 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
+)
 
 
 def _value(text: str) -> Any:
@@ -308,8 +319,7 @@ def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
     value = budget[kind]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise ConfigError(f"{where}.{kind}: must be a positive finite number, got {brief(value)}")
-    if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int)
-                                  or budget["max_steps"] < 1):
+    if "max_steps" in budget and (kind != "seconds" or not isinstance(budget["max_steps"], int) or budget["max_steps"] < 1):
         raise ConfigError(f"{where}.max_steps: only with seconds, a positive integer")
     return dict(budget)
 
@@ -323,17 +333,16 @@ def validate_config(config: dict) -> None:
     trunk, the budget is one, and the accelerator exists here."""
     check_section(config, RunConfig, "")
     from .. import encodings, heads  # local: the registries import the encodings and heads
+
     for section in _FREE:
         if not isinstance(config.get(section), dict):
             fail(section, config.get(section), "a mapping")
     check_choice("encoding.name", config["encoding"].get("name"), encodings.names(), "number encoding")
-    check_choice("head.kind", config["head"].get("kind", "native"), heads.REGISTRY.names(),
-                  "number head kind")
+    check_choice("head.kind", config["head"].get("kind", "native"), heads.REGISTRY.names(), "number head kind")
     try:
         encoding = encodings.from_config(config["encoding"])
     except (TypeError, ValueError, KeyError) as e:
-        raise ConfigError(f"config: encoding = {brief(config['encoding'], 120)}: "
-                          f"{_first_line(e)}") from None
+        raise ConfigError(f"config: encoding = {brief(config['encoding'], 120)}: {_first_line(e)}") from None
     try:
         heads.check_options(encoding, config["head"])
     except ValueError as e:
@@ -351,9 +360,9 @@ def validate_config(config: dict) -> None:
         raise ConfigError(f"config: {_first_line(e)}") from None
     accelerator = config["trainer"]["accelerator"]
     import torch
+
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
-        fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU "
-              "is available: use cpu or auto)")
+        fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU is available: use cpu or auto)")
 
 
 def resolve_normalizer(config: dict, encoding: Any) -> str:
@@ -365,12 +374,12 @@ def resolve_normalizer(config: dict, encoding: Any) -> str:
     ``"none"`` (any other setting raises ``ValueError``)."""
     if not encoding.normalizable:
         if config.get("normalizer") not in (None, "none"):
-            raise ValueError(f"encoding {encoding.name} writes raw values as tokens: "
-                             f"normalizer must be none, got {config['normalizer']!r}")
+            raise ValueError(f"encoding {encoding.name} writes raw values as tokens: normalizer must be none, got {config['normalizer']!r}")
         return "none"
     if config.get("normalizer"):
         return config["normalizer"]
     from ..heads import declared
+
     wanted = declared(config["head"]).normalizer
     if wanted and encoding.default_normalizer == "none":
         return wanted

@@ -12,6 +12,7 @@ key includes the encoding).
 The module's keyword arguments are the ``data:`` section of a run config
 (:class:`scinum.train.config.DataConfig`, whose defaults they take).
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -65,13 +66,25 @@ class MLMDataModule(L.LightningDataModule):
     structure``).
     """
 
-    def __init__(self, path: str, encoding: Any, *, normalizer: str = "minmax", seed: int = RunConfig.seed,
-                 batch_size: int = DataConfig.batch_size, mask_prob: float = DataConfig.mask_prob,
-                 num_workers: int = DataConfig.num_workers, pool: int = DataConfig.pool,
-                 cache_dir: str | None = DataConfig.cache_dir, max_run: int = DataConfig.max_run,
-                 val_split: str | None = DataConfig.val_split, mask_fields: Sequence[str] = (),
-                 mask_fields_prob: float = DataConfig.mask_fields_prob,
-                 max_record_tokens: int = DataConfig.max_record_tokens, structure: bool = False):
+    def __init__(
+        self,
+        path: str,
+        encoding: Any,
+        *,
+        normalizer: str = "minmax",
+        seed: int = RunConfig.seed,
+        batch_size: int = DataConfig.batch_size,
+        mask_prob: float = DataConfig.mask_prob,
+        num_workers: int = DataConfig.num_workers,
+        pool: int = DataConfig.pool,
+        cache_dir: str | None = DataConfig.cache_dir,
+        max_run: int = DataConfig.max_run,
+        val_split: str | None = DataConfig.val_split,
+        mask_fields: Sequence[str] = (),
+        mask_fields_prob: float = DataConfig.mask_fields_prob,
+        max_record_tokens: int = DataConfig.max_record_tokens,
+        structure: bool = False,
+    ):
         super().__init__()
         self.path, self.encoding, self.method = path, encoding, normalizer
         self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
@@ -107,11 +120,9 @@ class MLMDataModule(L.LightningDataModule):
         for s in self.shards.values():
             check_representable(s, self.normalizer, self.encoding, codec)
         if self.mask_fields:
-            self.targeted = {split: targeted_numbers(shards, codec, self.mask_fields)
-                             for split, shards in self.shards.items()}
+            self.targeted = {split: targeted_numbers(shards, codec, self.mask_fields) for split, shards in self.shards.items()}
             if not self.targeted["train"].any():
-                raise ConfigError(f"data.mask_fields {self.mask_fields} name no number of any "
-                                  f"training record of {self.path}")
+                raise ConfigError(f"data.mask_fields {self.mask_fields} name no number of any training record of {self.path}")
 
     def prepare(self) -> None:
         """Outside a Trainer: :meth:`prepare_data` then :meth:`setup`, in this process."""
@@ -129,7 +140,8 @@ class MLMDataModule(L.LightningDataModule):
             raise ConfigError(
                 f"{self.path}: {split} record {i} is {n} tokens long, over data.max_record_tokens "
                 f"{self.max_record_tokens}: the model would attend over {n} positions ({n * n / 1e6:.0f} M "
-                f"pairs per layer and head, every step); shorten the records or raise data.max_record_tokens")
+                f"pairs per layer and head, every step); shorten the records or raise data.max_record_tokens"
+            )
         return n
 
     @property
@@ -140,20 +152,29 @@ class MLMDataModule(L.LightningDataModule):
         calibration, silently)."""
         have = Dataset(self.path).splits
         if self.val_split not in (None, DataConfig.val_split, *have):
-            raise ConfigError(f"data.val_split = {self.val_split!r}: {self.path} has no such split "
-                              f"(it has {', '.join(have)}); name one of them, or null for none")
+            raise ConfigError(
+                f"data.val_split = {self.val_split!r}: {self.path} has no such split "
+                f"(it has {', '.join(have)}); name one of them, or null for none"
+            )
         return ["train"] + ([self.val_split] if self.val_split in have else [])
 
     def _tokenize(self) -> tuple[Vocabulary, dict[str, TokenShards]]:
-        return tokenize_dataset(self.path, self.splits, cache_dir=self.cache_dir,
-                                max_run=self.max_run, encoding=self.encoding)
+        return tokenize_dataset(self.path, self.splits, cache_dir=self.cache_dir, max_run=self.max_run, encoding=self.encoding)
 
     def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
-        collate = MLMCollator(self.vocab, self.normalizer, self.encoding, self.mask_prob, self.seed,
-                              mask_fields_prob=self.mask_fields_prob, structure=self.structure)
+        collate = MLMCollator(
+            self.vocab,
+            self.normalizer,
+            self.encoding,
+            self.mask_prob,
+            self.seed,
+            mask_fields_prob=self.mask_fields_prob,
+            structure=self.structure,
+        )
         items = _Items(self.shards[split], self.targeted.get(split))
-        return DataLoader(items, batch_sampler=sampler, collate_fn=collate,
-                          num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
+        return DataLoader(
+            items, batch_sampler=sampler, collate_fn=collate, num_workers=self.num_workers, persistent_workers=self.num_workers > 0
+        )
 
     def _rank(self) -> tuple[int, int]:
         t = self.trainer
@@ -163,14 +184,18 @@ class MLMDataModule(L.LightningDataModule):
         rank, world = self._rank()
         t = self.trainer
         start = t.global_step * t.accumulate_grad_batches if t is not None else 0
-        return self._loader("train", BucketBatchSampler(
-            self.shards["train"].lengths, self.batch_size, seed=self.seed, pool=self.pool,
-            rank=rank, world_size=world, start=start))
+        return self._loader(
+            "train",
+            BucketBatchSampler(
+                self.shards["train"].lengths, self.batch_size, seed=self.seed, pool=self.pool, rank=rank, world_size=world, start=start
+            ),
+        )
 
     def val_dataloader(self) -> DataLoader | list:
         if self.val_split not in self.shards:
             return []
         rank, world = self._rank()
-        return self._loader(self.val_split, BucketBatchSampler(
-            self.shards[self.val_split].lengths, self.batch_size, infinite=False, rank=rank,
-            world_size=world))
+        return self._loader(
+            self.val_split,
+            BucketBatchSampler(self.shards[self.val_split].lengths, self.batch_size, infinite=False, rank=rank, world_size=world),
+        )

@@ -16,6 +16,7 @@ Three rules keep every rank of a run in step (``docs/training-on-gpus.md``):
   through :func:`signal.set_wakeup_fd`, ``grace_s`` seconds after the signal — child ranks
   first (:class:`StopOnSignal`).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -31,8 +32,7 @@ from typing import Any
 import lightning as L
 import torch
 
-__all__ = ["MetricSums", "make_strategy", "StopOnSignal", "explain_failure", "StoppedBySignal",
-           "end_child_ranks"]
+__all__ = ["MetricSums", "make_strategy", "StopOnSignal", "explain_failure", "StoppedBySignal", "end_child_ranks"]
 
 #: signals that stop a run gracefully
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -45,13 +45,11 @@ class StoppedBySignal(SystemExit):
         name = signal.Signals(signum).name
         self.signum, self.step, self.checkpoint = signum, step, checkpoint
         super().__init__(128 + signum)
-        self.message = (f"scinum fit: stopped by {name} at step {step}; {checkpoint} holds the "
-                        f"run, the same command resumes it")
+        self.message = f"scinum fit: stopped by {name} at step {step}; {checkpoint} holds the run, the same command resumes it"
 
 
 def _dist() -> bool:
-    return torch.distributed.is_available() and torch.distributed.is_initialized() \
-        and torch.distributed.get_world_size() > 1
+    return torch.distributed.is_available() and torch.distributed.is_initialized() and torch.distributed.get_world_size() > 1
 
 
 class MetricSums:
@@ -89,6 +87,7 @@ def make_strategy(strategy: Any, world_size: int, timeout_s: float) -> Any:
     ``timeout_s`` seconds: a named strategy whose class takes ``timeout`` (DDP, FSDP...) is
     built with it; ``"auto"`` with several processes is DDP. Anything else is returned as is."""
     from lightning.pytorch.strategies import DDPStrategy, StrategyRegistry
+
     if not isinstance(strategy, str) or world_size <= 1:
         return strategy
     timeout = timedelta(seconds=timeout_s)
@@ -107,13 +106,14 @@ def explain_failure(error: BaseException, timeout_s: float) -> str | None:
     text = str(error)
     rank = os.environ.get("RANK", os.environ.get("LOCAL_RANK", "0"))
     if "timed out" in text.lower() or "timeout" in text.lower():
-        return (f"scinum fit: rank {rank}: a collective operation did not complete within "
-                f"{timeout_s:g} s (trainer.collective_timeout_s): the ranks are out of step — one "
-                f"is waiting in an operation the others never entered, or a rank is stuck or "
-                f"gone. First line of the error: {text.splitlines()[0][:300] if text else type(error).__name__}")
+        return (
+            f"scinum fit: rank {rank}: a collective operation did not complete within "
+            f"{timeout_s:g} s (trainer.collective_timeout_s): the ranks are out of step — one "
+            f"is waiting in an operation the others never entered, or a rank is stuck or "
+            f"gone. First line of the error: {text.splitlines()[0][:300] if text else type(error).__name__}"
+        )
     if any(s in text for s in ("Connection closed by peer", "Connection reset by peer", "Broken pipe")):
-        return (f"scinum fit: rank {rank}: another rank of the run has exited (its own error, a "
-                f"signal or a kill); see its message above")
+        return f"scinum fit: rank {rank}: another rank of the run has exited (its own error, a signal or a kill); see its message above"
     return None
 
 
@@ -165,8 +165,7 @@ class StopOnSignal(L.Callback):
         w.setblocking(False)
         self._wakeup = (r, w)
         self._old_fd = signal.set_wakeup_fd(w.fileno(), warn_on_full_buffer=False)
-        threading.Thread(target=self._watch, args=(r,), daemon=True,
-                         name="scinum-stop-watchdog").start()
+        threading.Thread(target=self._watch, args=(r,), daemon=True, name="scinum-stop-watchdog").start()
 
     def teardown(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
         self.release()
@@ -219,9 +218,13 @@ class StopOnSignal(L.Callback):
         if self._done.wait(self.grace_s):
             r.close()
             return
-        print(f"scinum fit: no step boundary reached {self.grace_s:g} s after "
-              f"{signal.Signals(signum).name} (blocked in a collective or a long step): ending every "
-              f"rank now; {self.last_ckpt} is the last checkpoint written", file=sys.stderr, flush=True)
+        print(
+            f"scinum fit: no step boundary reached {self.grace_s:g} s after "
+            f"{signal.Signals(signum).name} (blocked in a collective or a long step): ending every "
+            f"rank now; {self.last_ckpt} is the last checkpoint written",
+            file=sys.stderr,
+            flush=True,
+        )
         end_child_ranks(self._trainer)
         os._exit(128 + signum)
 
@@ -229,8 +232,7 @@ class StopOnSignal(L.Callback):
         return child_ranks(self._trainer)
 
     # --- the agreement at each step -------------------------------------------------------
-    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any,
-                           batch: Any, batch_idx: int) -> None:
+    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs: Any, batch: Any, batch_idx: int) -> None:
         flag = torch.tensor([self.signum or 0], dtype=torch.int64, device=pl_module.device)
         if _dist():
             torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)

@@ -8,6 +8,7 @@ records ``{"step", "val_loss", "last_step", "stopped_early"}`` as ``run["best"]`
 checkpoint and in ``training.json``, and says so on stderr. The copy travels in the callback's
 state, so a resumed run keeps the best of before the interruption.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,12 +51,16 @@ class BestWeights(L.Callback):
         """The run entry ``best`` (module docstring); None when no validation ran."""
         if self.best_step is None:
             return None
-        return {"step": self.best_step, "val_loss": self.best_loss, "last_step": int(last_step),
-                "stopped_early": self.stopped_early}
+        return {"step": self.best_step, "val_loss": self.best_loss, "last_step": int(last_step), "stopped_early": self.stopped_early}
 
     def state_dict(self) -> dict[str, Any]:
-        return {"best_loss": self.best_loss, "best_step": self.best_step, "bad": self.bad,
-                "weights": self.weights, "stopped_early": self.stopped_early}
+        return {
+            "best_loss": self.best_loss,
+            "best_step": self.best_step,
+            "bad": self.bad,
+            "weights": self.weights,
+            "stopped_early": self.stopped_early,
+        }
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.best_loss, self.best_step = state_dict["best_loss"], state_dict["best_step"]

@@ -7,6 +7,7 @@ resumed automatically) and the final ``<out>/model.ckpt`` carry everything
 fit --print-config`` prints, with ``trainer.max_steps`` from the budget when there is one). Logs:
 CSV (``<out>/logs``), TensorBoard too when installed.
 """
+
 from __future__ import annotations
 
 import copy
@@ -47,22 +48,30 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
         if model.get("max_positions") is None:
             model["max_positions"] = longest
         elif model["max_positions"] < longest:
-            raise ConfigError(f"model.max_positions {model['max_positions']} is shorter than the longest "
-                              f"training or validation record ({longest} tokens): raise it or leave it null")
-    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine,
-                      n_fields=len(dm.vocab.fields), **model)
-    return CheckpointMeta(model=cfg, encoding=encoding.config(), vocab=dm.vocab, normalizer=dm.normalizer,
-                          head=dict(config["head"]), context_length=longest,
-                          run=run_info(config, dm.vocab.fields,
-                                       ((f, v) for _, f, v in dm.shards["train"].chunks())))
+            raise ConfigError(
+                f"model.max_positions {model['max_positions']} is shorter than the longest "
+                f"training or validation record ({longest} tokens): raise it or leave it null"
+            )
+    cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, n_fields=len(dm.vocab.fields), **model)
+    return CheckpointMeta(
+        model=cfg,
+        encoding=encoding.config(),
+        vocab=dm.vocab,
+        normalizer=dm.normalizer,
+        head=dict(config["head"]),
+        context_length=longest,
+        run=run_info(config, dm.vocab.fields, ((f, v) for _, f, v in dm.shards["train"].chunks())),
+    )
 
 
 def _loggers(out: Path) -> list:
     from .run_dir import KeptCSVLogger  # a resumed run keeps the killed one's metrics.csv
+
     loggers = [KeptCSVLogger(out, name="logs", version="")]
     try:
         import tensorboard  # noqa: F401
         from lightning.pytorch.loggers import TensorBoardLogger
+
         loggers.append(TensorBoardLogger(out, name="tb", version=""))
     except ImportError:
         pass
@@ -78,6 +87,7 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     ``last.ckpt`` of another config is refused before anything is written
     (:func:`scinum.train.run_dir.check_resume`)."""
     from .run_dir import check_resume, out_dir_lock
+
     validate_config(config)  # also configs built without load_config (recipes' overrides)
     with out_dir_lock(config["out_dir"]):
         check_resume(config, Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
@@ -88,6 +98,7 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     from lightning.pytorch.callbacks import ModelCheckpoint
 
     from .budget import TimeBudget, resolve_steps
+
     config = copy.deepcopy(config)
     quiet_lightning()
     L.seed_everything(config["seed"], workers=True, verbose=False)
@@ -95,8 +106,13 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     encoding = encodings.from_config(config["encoding"])
     d, t = config["data"], dict(config["trainer"])
-    dm = MLMDataModule(encoding=encoding, normalizer=resolve_normalizer(config, encoding),
-                       seed=config["seed"], structure=config["model"]["positions"] == "structure", **d)
+    dm = MLMDataModule(
+        encoding=encoding,
+        normalizer=resolve_normalizer(config, encoding),
+        seed=config["seed"],
+        structure=config["model"]["positions"] == "structure",
+        **d,
+    )
     world = _check_world(config, dm)  # before any process is spawned: say what to change
     budget = config.get("budget")
     if budget is not None:
@@ -105,13 +121,20 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
             dm.prepare()
             lengths = dm.shards["train"].lengths
         t["max_steps"] = config["trainer"]["max_steps"] = resolve_steps(
-            budget, batch_size=d["batch_size"], max_steps=t["max_steps"], lengths=lengths,
-            seed=config["seed"], pool=d["pool"], accumulate=t["accumulate_grad_batches"])
+            budget,
+            batch_size=d["batch_size"],
+            max_steps=t["max_steps"],
+            lengths=lengths,
+            seed=config["seed"],
+            pool=d["pool"],
+            accumulate=t["accumulate_grad_batches"],
+        )
     clock = TimeBudget(budget["seconds"] if budget and "seconds" in budget else math.inf)
     # the data is tokenized in dm.prepare_data (once per node) and loaded in dm.setup (every
     # rank); the model is built after that, in MLMModule.configure_model
-    module = MLMModule(None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding),
-                       clock=clock if math.isfinite(clock.seconds) else None)
+    module = MLMModule(
+        None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding), clock=clock if math.isfinite(clock.seconds) else None
+    )
     precision = t.pop("precision")
     if precision == "auto":
         gpu = t["accelerator"] in ("auto", "gpu", "cuda") and torch.cuda.is_available()
@@ -119,8 +142,9 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     timeout_s, grace_s = t.pop("collective_timeout_s"), t.pop("signal_grace_s")
     last = out / "checkpoints" / "last.ckpt"
     stopper = StopOnSignal(last, grace_s)
-    ckpt_cb = ModelCheckpoint(dirpath=out / "checkpoints", save_last=True, save_top_k=0,
-                              every_n_train_steps=t.pop("checkpoint_every_n_steps"))
+    ckpt_cb = ModelCheckpoint(
+        dirpath=out / "checkpoints", save_last=True, save_top_k=0, every_n_train_steps=t.pop("checkpoint_every_n_steps")
+    )
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
     patience, progress = t.pop("early_stopping_patience"), t.pop("progress_bar")
     best = BestWeights(patience) if patience and has_val else None
@@ -128,14 +152,22 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     # the remaining trainer keys (max_steps, accelerator, devices, num_nodes, strategy,
     # accumulate_grad_batches, log_every_n_steps) are Trainer arguments of the same name
     trainer = L.Trainer(
-        precision=precision, val_check_interval=val_every if has_val else None,
-        check_val_every_n_epoch=None, limit_val_batches=val_batches if has_val else 0,
+        precision=precision,
+        val_check_interval=val_every if has_val else None,
+        check_val_every_n_epoch=None,
+        limit_val_batches=val_batches if has_val else 0,
         enable_progress_bar=progress,
-        gradient_clip_val=config["optim"]["grad_clip"], use_distributed_sampler=False,
-        callbacks=[ckpt_cb, stopper, clock, *([best] if best else []),
-                   *([StderrProgressBar()] if progress else []), *callbacks], logger=_loggers(out), default_root_dir=out,
-        deterministic=False, enable_model_summary=False, num_sanity_val_steps=0,
-        strategy=make_strategy(t.pop("strategy"), world, timeout_s), **t)
+        gradient_clip_val=config["optim"]["grad_clip"],
+        use_distributed_sampler=False,
+        callbacks=[ckpt_cb, stopper, clock, *([best] if best else []), *([StderrProgressBar()] if progress else []), *callbacks],
+        logger=_loggers(out),
+        default_root_dir=out,
+        deterministic=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        strategy=make_strategy(t.pop("strategy"), world, timeout_s),
+        **t,
+    )
     if trainer.is_global_zero:  # one writer per run: rank 0
         write_text_atomic(out / "config.json", json.dumps(config, indent=1))
     try:
@@ -156,17 +188,32 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         module.meta.run["best"] = kept
     if trainer.is_global_zero:
         save_checkpoint(final, module.model, module.meta)
-        write_text_atomic(out / "training.json", json.dumps(
-            {"budget": budget, "steps": trainer.global_step, "batch_size": d["batch_size"],
-             "train_seconds": round(clock.elapsed, 3), "best": kept}, indent=1))
+        write_text_atomic(
+            out / "training.json",
+            json.dumps(
+                {
+                    "budget": budget,
+                    "steps": trainer.global_step,
+                    "batch_size": d["batch_size"],
+                    "train_seconds": round(clock.elapsed, 3),
+                    "best": kept,
+                },
+                indent=1,
+            ),
+        )
         if kept:
-            print(f"scinum fit: kept the weights of step {kept['step']} (val/loss {kept['val_loss']:.4g}, "
-                  f"lowest of the run; {'stopped early' if kept['stopped_early'] else 'trained'} at step "
-                  f"{kept['last_step']})", file=sys.stderr)
+            print(
+                f"scinum fit: kept the weights of step {kept['step']} (val/loss {kept['val_loss']:.4g}, "
+                f"lowest of the run; {'stopped early' if kept['stopped_early'] else 'trained'} at step "
+                f"{kept['last_step']})",
+                file=sys.stderr,
+            )
         if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
             from ..fill.calibration import recalibrate_checkpoint
+
             recalibrate_checkpoint(final, dm.path, dm.val_split)
         from ..model.checkpoint import load_checkpoint
+
         load_checkpoint(final)  # success is reported only for a model that loads back
     return final
 
@@ -182,6 +229,7 @@ def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
     knows; their validation error is logged per field."""
     from ..datasets.directory import Dataset
     from ..records.paths import field_of
+
     declared = Dataset(dm.path).manifest.get("evaluation", {}).get("fields", [])
     index = {f: i for i, f in enumerate(dm.vocab.fields)}
     return {index[f]: f for f in dict.fromkeys(field_of(p) for p in declared) if f in index}
@@ -192,14 +240,15 @@ def _check_world(config: dict, dm: MLMDataModule) -> int:
     process from the manifest's counts, so a bad setting fails once, with its fix, instead of in
     every spawned rank. Returns the number of processes (ranks) of the run."""
     from ..datasets.directory import Dataset
+
     counts = {split: Dataset(dm.path).count(split) for split in dm.splits}
     t = config["trainer"]
     on_cpu = t["accelerator"] == "cpu" or (t["accelerator"] == "auto" and not torch.cuda.is_available())
     if on_cpu and isinstance(t["devices"], list):
-        raise ConfigError(f"trainer.devices = {t['devices']}: a list of device indices names GPUs; "
-                          "on the CPU give a number of processes (or auto)")
-    devices = t["devices"] if isinstance(t["devices"], int) else (
-        len(t["devices"]) if isinstance(t["devices"], (list, tuple)) else 1)
+        raise ConfigError(
+            f"trainer.devices = {t['devices']}: a list of device indices names GPUs; on the CPU give a number of processes (or auto)"
+        )
+    devices = t["devices"] if isinstance(t["devices"], int) else (len(t["devices"]) if isinstance(t["devices"], (list, tuple)) else 1)
     world = max(1, devices) * max(1, int(t.get("num_nodes", 1)))
     bs = config["data"]["batch_size"]
     check_batches(counts["train"], bs, world, "train split")

@@ -7,6 +7,7 @@ number masks *all* its tokens — :func:`make_batch` widens any hidden token of 
 whole span, and :class:`MLMCollator` draws one mask decision per number (at its first token), so
 a number is hidden with probability ``mask_prob`` whatever ``k`` is.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -38,9 +39,17 @@ class MLMCollator:
     with probability ``mask_prob``, whatever its token count, rather than ``1-(1-p)^k``.
     """
 
-    def __init__(self, vocab: Vocabulary, normalizer: Normalizer, encoding: Any,
-                 mask_prob: float = MASK_PROB, seed: int = RunConfig.seed, pad_to: int = 1,
-                 mask_fields_prob: float = 0.0, structure: bool = False):
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        normalizer: Normalizer,
+        encoding: Any,
+        mask_prob: float = MASK_PROB,
+        seed: int = RunConfig.seed,
+        pad_to: int = 1,
+        mask_fields_prob: float = 0.0,
+        structure: bool = False,
+    ):
         check_mask_probs(mask_prob, mask_fields_prob)
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
@@ -60,8 +69,9 @@ class MLMCollator:
         for it, h in zip(items, hide):
             if len(it) > 2 and it[2] is not None:
                 h |= it[2] & (rng.random(len(h)) < self.mask_fields_prob)
-        return make_batch(seqs, hide, codec=self.codec, normalizer=self.normalizer,
-                          encoding=self.encoding, pad_to=self.pad_to, structure=self.structure)
+        return make_batch(
+            seqs, hide, codec=self.codec, normalizer=self.normalizer, encoding=self.encoding, pad_to=self.pad_to, structure=self.structure
+        )
 
 
 def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:
@@ -72,5 +82,7 @@ def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:
     if not 0 <= mask_fields_prob <= 1:
         raise ConfigError(f"data.mask_fields_prob must be in [0, 1], got {mask_fields_prob}")
     if mask_prob == 0 and mask_fields_prob == 0:
-        raise ConfigError("data.mask_prob is 0 and no data.mask_fields are hidden: nothing to "
-                          "learn from (name the fields to fill in data.mask_fields, or raise mask_prob)")
+        raise ConfigError(
+            "data.mask_prob is 0 and no data.mask_fields are hidden: nothing to "
+            "learn from (name the fields to fill in data.mask_fields, or raise mask_prob)"
+        )

@@ -7,6 +7,7 @@ when a batch hides none. AdamW (:meth:`NumberMLM.configure_optimizers
 <scinum.model.trunk.NumberMLM.configure_optimizers>`: weight decay on matrices only), linear warmup
 then cosine decay to ``min_lr_ratio · lr`` (xVal: 0.1) at ``max_steps``.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,7 @@ from .speed import logs_this_step
 __all__ = ["MLMModule", "lr_factor"]
 
 
-def lr_factor(step: int, warmup: int, total: int, min_ratio: float,
-              fraction: float | None = None) -> float:
+def lr_factor(step: int, warmup: int, total: int, min_ratio: float, fraction: float | None = None) -> float:
     """Multiplier of the base LR: linear warmup over ``warmup`` steps, cosine to ``min_ratio``
     at step ``total`` — or, with a time budget, at ``fraction`` (of the budget's seconds) 1."""
     if step < warmup:
@@ -39,10 +39,15 @@ class MLMModule(L.LightningModule):
     """Lightning's view of a :class:`~scinum.model.trunk.NumberMLM` built from checkpoint metadata
     (the model owns its losses; this adds logging, the optimiser and checkpoints)."""
 
-    def __init__(self, meta: CheckpointMeta | None, optim: OptimConfig | dict[str, Any], max_steps: int,
-                 watch: dict[int, str] | None = None,
-                 plan: Callable[[Any], tuple[CheckpointMeta, dict[int, str]]] | None = None,
-                 clock: Any = None):
+    def __init__(
+        self,
+        meta: CheckpointMeta | None,
+        optim: OptimConfig | dict[str, Any],
+        max_steps: int,
+        watch: dict[int, str] | None = None,
+        plan: Callable[[Any], tuple[CheckpointMeta, dict[int, str]]] | None = None,
+        clock: Any = None,
+    ):
         """``meta``: build the model now; or None and ``plan``: Lightning's
         :meth:`configure_model` builds it once the datamodule is set up, from
         ``plan(datamodule) -> (meta, watch)``. ``optim``: the ``optim:`` section (a dict is read as
@@ -67,9 +72,9 @@ class MLMModule(L.LightningModule):
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
         loss weight (and, in validation, the watched fields' errors)."""
-        return self.model.losses(batch, self.optim.number_loss_weight,
-                                 None if self.training else self.watch,
-                                 mean_over=self.optim.number_loss_mean)
+        return self.model.losses(
+            batch, self.optim.number_loss_weight, None if self.training else self.watch, mean_over=self.optim.number_loss_mean
+        )
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)
@@ -101,8 +106,8 @@ class MLMModule(L.LightningModule):
         o = self.optim
         opt = self.model.configure_optimizers(o.lr, o.weight_decay, o.betas)
         sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: lr_factor(s, o.warmup_steps, self.max_steps, o.min_lr_ratio,
-                                     None if self.clock is None else self.clock.fraction))
+            opt, lambda s: lr_factor(s, o.warmup_steps, self.max_steps, o.min_lr_ratio, None if self.clock is None else self.clock.fraction)
+        )
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@
   keeps the rows of the steps before the first step the new run logs (a run resumed from its
   last checkpoint re-logs the steps after it), so the curves keep their start.
 """
+
 from __future__ import annotations
 
 import csv
@@ -26,8 +27,7 @@ from typing import Iterator
 from ..util.atomic import write_text_atomic
 from ..errors import CheckpointError, ConfigError, ScinumError
 
-__all__ = ["RunDirBusy", "out_dir_lock", "launching_process", "RESUME_MAY_CHANGE", "check_resume",
-           "KeptCSVLogger"]
+__all__ = ["RunDirBusy", "out_dir_lock", "launching_process", "RESUME_MAY_CHANGE", "check_resume", "KeptCSVLogger"]
 
 #: environment variables that name a process's rank in a distributed run (Lightning's
 #: subprocess launcher sets LOCAL_RANK/NODE_RANK in the processes it starts; torchrun RANK;
@@ -52,6 +52,7 @@ def out_dir_lock(out: str | os.PathLike) -> Iterator[None]:
         yield
         return
     import fcntl
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / ".lock"
@@ -61,8 +62,9 @@ def out_dir_lock(out: str | os.PathLike) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
-            raise RunDirBusy(f"{out}: another run (pid {holder}) is writing this out_dir; wait for "
-                             f"it to end or choose another out_dir (lock: {path})") from None
+            raise RunDirBusy(
+                f"{out}: another run (pid {holder}) is writing this out_dir; wait for it to end or choose another out_dir (lock: {path})"
+            ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
@@ -73,10 +75,22 @@ def out_dir_lock(out: str | os.PathLike) -> Iterator[None]:
 #: config keys (dotted; a section name covers its keys) a resumed run may change: how long it
 #: trains, how it reports and checkpoints, where its files are. ``data.path`` may name another
 #: copy of the same dataset (compared by its manifest's sha256).
-RESUME_MAY_CHANGE = ("out_dir", "budget", "calibrate", "trainer.max_steps", "trainer.progress_bar",
-                     "trainer.checkpoint_every_n_steps", "trainer.log_every_n_steps",
-                     "trainer.val_check_interval", "trainer.limit_val_batches", "trainer.signal_grace_s",
-                     "trainer.collective_timeout_s", "data.path", "data.num_workers", "data.cache_dir")
+RESUME_MAY_CHANGE = (
+    "out_dir",
+    "budget",
+    "calibrate",
+    "trainer.max_steps",
+    "trainer.progress_bar",
+    "trainer.checkpoint_every_n_steps",
+    "trainer.log_every_n_steps",
+    "trainer.val_check_interval",
+    "trainer.limit_val_batches",
+    "trainer.signal_grace_s",
+    "trainer.collective_timeout_s",
+    "data.path",
+    "data.num_workers",
+    "data.cache_dir",
+)
 
 
 def check_resume(config: dict, last: str | os.PathLike) -> None:
@@ -92,24 +106,29 @@ def check_resume(config: dict, last: str | os.PathLike) -> None:
 
     from ..model.checkpoint import load_checkpoint
     from ..util.provenance import dataset_identity
+
     last = Path(last)
     if not last.exists():
         return
     load_checkpoint(last)  # damaged or foreign: its one-line error
     raw = torch.load(last, map_location="cpu", weights_only=True)
     if "pytorch-lightning_version" not in raw:
-        raise CheckpointError(f"{last}: not a training checkpoint of scinum fit (a model file?); "
-                              "move it away to train afresh in this out_dir")
+        raise CheckpointError(
+            f"{last}: not a training checkpoint of scinum fit (a model file?); move it away to train afresh in this out_dir"
+        )
     run = raw["scinum"].get("run") or {}
     before = run.get("config")
     if not isinstance(before, dict):
-        raise CheckpointError(f"{last}: records no run config (written by an older scinum), so "
-                              "resuming it cannot be checked; move it away to train afresh")
+        raise CheckpointError(
+            f"{last}: records no run config (written by an older scinum), so resuming it cannot be checked; move it away to train afresh"
+        )
     old, new = _flat(before), _flat(json.loads(json.dumps(config, default=str)))
-    differ = [k for k in sorted(set(old) | set(new), key=str) if old.get(k, "(unset)") != new.get(k, "(unset)")
-              and not any(k == m or k.startswith(m + ".") for m in RESUME_MAY_CHANGE)]
-    was, now = (run.get("dataset") or {}).get("manifest_sha256"), dataset_identity(
-        config["data"]["path"]).get("manifest_sha256")
+    differ = [
+        k
+        for k in sorted(set(old) | set(new), key=str)
+        if old.get(k, "(unset)") != new.get(k, "(unset)") and not any(k == m or k.startswith(m + ".") for m in RESUME_MAY_CHANGE)
+    ]
+    was, now = (run.get("dataset") or {}).get("manifest_sha256"), dataset_identity(config["data"]["path"]).get("manifest_sha256")
     if was != now:
         differ.insert(0, "data.path")
         old["data.path"] = f"{old.get('data.path')} (manifest sha256 {str(was)[:12]})"
@@ -117,9 +136,11 @@ def check_resume(config: dict, last: str | os.PathLike) -> None:
     if differ:
         k = differ[0]
         more = f" (and {len(differ) - 1} more: {', '.join(differ[1:4])})" if len(differ) > 1 else ""
-        raise ConfigError(f"{last}: cannot resume: {k} was {str(old.get(k, '(unset)'))[:80]} when it "
-                          f"was trained, now {str(new.get(k, '(unset)'))[:80]}{more}; to train longer "
-                          "change only trainer.max_steps or budget, else choose another out_dir")
+        raise ConfigError(
+            f"{last}: cannot resume: {k} was {str(old.get(k, '(unset)'))[:80]} when it "
+            f"was trained, now {str(new.get(k, '(unset)'))[:80]}{more}; to train longer "
+            "change only trainer.max_steps or budget, else choose another out_dir"
+        )
 
 
 def _flat(d: dict, prefix: str = "") -> dict[str, object]:
@@ -182,6 +203,7 @@ def KeptCSVLogger(save_dir: str | os.PathLike, name: str, version: str):  # noqa
         @property
         def experiment(self):
             from lightning.pytorch.utilities import rank_zero_only
+
             if self._experiment is None and getattr(rank_zero_only, "rank", 0) == 0:
                 self._fs.makedirs(self.root_dir, exist_ok=True)
                 self._experiment = _kept_writer_class()(log_dir=self.log_dir)

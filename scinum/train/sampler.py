@@ -1,6 +1,7 @@
 """Length-bucketed batches: records of similar length together, a stream that is a pure
 function of ``(seed, batch index)`` so a resumed or distributed run sees what an uninterrupted
 single one would."""
+
 from __future__ import annotations
 
 from typing import Iterator
@@ -21,7 +22,8 @@ def check_batches(n_records: int, batch_size: int, world_size: int, split: str =
             f"{split}: {n_records} records make {-(-n_records // batch_size)} batch(es) of "
             f"{batch_size}, fewer than the {world_size} ranks that each need one: lower "
             f"data.batch_size to at most {max(1, n_records // world_size)}, use fewer devices, "
-            f"or (validation) set trainer.limit_val_batches: 0")
+            f"or (validation) set trainer.limit_val_batches: 0"
+        )
 
 
 class BucketBatchSampler:
@@ -35,8 +37,18 @@ class BucketBatchSampler:
     pass, unshuffled, fixed seeds (validation).
     """
 
-    def __init__(self, lengths: np.ndarray, batch_size: int, *, seed: int = RunConfig.seed,
-                 pool: int = DataConfig.pool, infinite: bool = True, rank: int = 0, world_size: int = 1, start: int = 0):
+    def __init__(
+        self,
+        lengths: np.ndarray,
+        batch_size: int,
+        *,
+        seed: int = RunConfig.seed,
+        pool: int = DataConfig.pool,
+        infinite: bool = True,
+        rank: int = 0,
+        world_size: int = 1,
+        start: int = 0,
+    ):
         self.lengths, self.bs, self.seed, self.pool = np.asarray(lengths), batch_size, seed, pool
         self.infinite, self.rank, self.world, self.start = infinite, rank, world_size, start
         if batch_size < 1 or world_size < 1:  # would spin forever cutting empty batches
@@ -48,15 +60,15 @@ class BucketBatchSampler:
         n = len(self.lengths)
         if not self.infinite:
             order = np.argsort(self.lengths, kind="stable")
-            return [order[i:i + self.bs] for i in range(0, n, self.bs)][:self.per_pass]
+            return [order[i : i + self.bs] for i in range(0, n, self.bs)][: self.per_pass]
         rng = np.random.default_rng([self.seed, p])
         perm, chunk = rng.permutation(n), self.bs * self.pool
         batches = []
         for a in range(0, n, chunk):
-            part = perm[a:a + chunk]
+            part = perm[a : a + chunk]
             part = part[np.argsort(self.lengths[part], kind="stable")]
-            batches += [part[i:i + self.bs] for i in range(0, len(part), self.bs)]
-        return [batches[i] for i in rng.permutation(len(batches))][:self.per_pass]
+            batches += [part[i : i + self.bs] for i in range(0, len(part), self.bs)]
+        return [batches[i] for i in rng.permutation(len(batches))][: self.per_pass]
 
     def __iter__(self) -> Iterator[list[tuple[int, int]]]:
         g = self.start * self.world + self.rank

@@ -6,6 +6,7 @@ costs the same on every step (Lightning's result bookkeeping walks the logged va
 quick model's batch of 8 that was about a tenth of a step. The training step logs only on the
 steps whose metrics are written, so what reaches the logs is unchanged.
 """
+
 from __future__ import annotations
 
 from typing import Any

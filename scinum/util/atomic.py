@@ -6,6 +6,7 @@ beside the target and renames it only when the writing finished; on any exceptio
 ``KeyboardInterrupt`` (Ctrl-C) and the ``SystemExit`` that the CLI raises on SIGTERM included —
 the temporary file is removed, so a stopped or failed run leaves nothing half-written.
 """
+
 from __future__ import annotations
 
 import os
@@ -111,7 +112,7 @@ def _remove_stale_staging(path: Path) -> None:
     """Remove ``path``'s :data:`STAGING` directories whose process no longer runs (a run killed
     with SIGKILL leaves its staging directory behind)."""
     for old in path.glob(f"{STAGING}*"):
-        pid = old.name[len(STAGING):]
+        pid = old.name[len(STAGING) :]
         if pid.isdigit() and int(pid) != os.getpid() and not _running(int(pid)) and old.is_dir():
             shutil.rmtree(old, ignore_errors=True)
 

@@ -3,6 +3,7 @@ the machine does not have ("TPU available: False, using: 0 TPU cores"; a GPU tha
 still reported) and deprecation notices raised inside Lightning and torch (which a user of scinum
 cannot act on) are dropped; every other message and warning is kept. Lightning's progress bar
 draws on stderr (:class:`StderrProgressBar`): stdout carries data."""
+
 from __future__ import annotations
 
 import contextlib

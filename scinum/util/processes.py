@@ -6,6 +6,7 @@ training; :func:`worker_pool` makes each worker exit when its parent is gone: on
 sends it SIGKILL (``PR_SET_PDEATHSIG``), elsewhere a watcher thread notices the new parent id
 within a second.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -63,8 +64,7 @@ class _Pool(ProcessPoolExecutor):
     def __init__(self, workers: int):
         ctx = multiprocessing.get_context("spawn")
         self._stopping = ctx.Event()
-        super().__init__(workers, mp_context=ctx, initializer=_init_worker,
-                         initargs=(os.getpid(), self._stopping))
+        super().__init__(workers, mp_context=ctx, initializer=_init_worker, initargs=(os.getpid(), self._stopping))
 
     def submit(self, fn, /, *args, **kwargs):
         return super().submit(_unless_stopping, fn, *args, **kwargs)

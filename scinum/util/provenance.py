@@ -11,6 +11,7 @@ the run's whole config}``.
 :data:`MAX_DISTINCT` of them (the planets step size: 0.2, 0.3, 0.5, 0.8), so that "outside the
 training values" can be told from "outside the training range".
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,15 +25,13 @@ import numpy as np
 
 from .version import __version__
 
-__all__ = ["MAX_DISTINCT", "field_ranges", "dataset_identity", "versions", "git_commit", "run_info",
-           "file_sha256", "result_provenance"]
+__all__ = ["MAX_DISTINCT", "field_ranges", "dataset_identity", "versions", "git_commit", "run_info", "file_sha256", "result_provenance"]
 
 #: distinct training values kept per field (more: only count/min/max)
 MAX_DISTINCT = 16
 
 
-def field_ranges(fields: list[str], chunks: Iterable[tuple[np.ndarray, np.ndarray]]
-                 ) -> dict[str, dict[str, Any]]:
+def field_ranges(fields: list[str], chunks: Iterable[tuple[np.ndarray, np.ndarray]]) -> dict[str, dict[str, Any]]:
     """Per-field ``{"count", "min", "max"}`` (+ ``"values"``, sorted, when at most
     :data:`MAX_DISTINCT`) over ``(field_ids int32[K], values float64[K])`` chunks; ids < 0
     (numbers of no field, non-numbers) are skipped; fields never seen are left out. Values are
@@ -75,11 +74,14 @@ def dataset_identity(path: str | Path) -> dict[str, Any]:
         m = json.loads(raw)
     except (OSError, ValueError):
         return {}
-    return {"builder": m.get("builder"), "builder_version": m.get("builder_version"),
-            "seed": m.get("seed"),
-            "counts": {s: v.get("count") for s, v in (m.get("splits") or {}).items()},
-            "evaluation": m.get("evaluation") or {},
-            "manifest_sha256": hashlib.sha256(raw).hexdigest()}
+    return {
+        "builder": m.get("builder"),
+        "builder_version": m.get("builder_version"),
+        "seed": m.get("seed"),
+        "counts": {s: v.get("count") for s, v in (m.get("splits") or {}).items()},
+        "evaluation": m.get("evaluation") or {},
+        "manifest_sha256": hashlib.sha256(raw).hexdigest(),
+    }
 
 
 #: distributions whose versions a result depends on: the same seed gives the same numbers bit
@@ -91,6 +93,7 @@ def versions() -> dict[str, str | None]:
     """Versions of the packages a model's numbers depend on (and Python's); None for a package
     that is not installed."""
     from importlib import metadata
+
     out: dict[str, str | None] = {}
     for name in PACKAGES:
         try:
@@ -117,8 +120,7 @@ def git_commit() -> str | None:
 
     def git(*args: str) -> str | None:
         try:
-            return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True,
-                                  timeout=10, check=True).stdout.strip()
+            return subprocess.run(["git", *args], cwd=here, capture_output=True, text=True, timeout=10, check=True).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return None
 
@@ -130,21 +132,30 @@ def git_commit() -> str | None:
     return commit or None
 
 
-def run_info(config: dict, fields: list[str],
-             chunks: Iterable[tuple[np.ndarray, np.ndarray]]) -> dict[str, Any]:
+def run_info(config: dict, fields: list[str], chunks: Iterable[tuple[np.ndarray, np.ndarray]]) -> dict[str, Any]:
     """The checkpoint's ``run`` entry for a ``scinum fit`` config and its train split's number
     chunks (module docstring)."""
     d, t, o = config["data"], config["trainer"], config["optim"]
-    info = {"data": str(d["path"]), "seed": config["seed"],
-            "dataset": dataset_identity(d["path"]),
-            "train_ranges": field_ranges(fields, chunks),
-            "training": {"max_steps": t["max_steps"], "batch_size": d["batch_size"],
-                         "devices": t.get("devices"), "num_nodes": t.get("num_nodes", 1),
-                         "accumulate_grad_batches": t.get("accumulate_grad_batches", 1),
-                         "lr": o.get("lr"), "mask_prob": d.get("mask_prob"),
-                         "mask_fields": d.get("mask_fields"), "normalizer": config.get("normalizer")},
-            "versions": versions(), "commit": git_commit(),
-            "config": config}  # the whole run config: a resumed run is compared with it
+    info = {
+        "data": str(d["path"]),
+        "seed": config["seed"],
+        "dataset": dataset_identity(d["path"]),
+        "train_ranges": field_ranges(fields, chunks),
+        "training": {
+            "max_steps": t["max_steps"],
+            "batch_size": d["batch_size"],
+            "devices": t.get("devices"),
+            "num_nodes": t.get("num_nodes", 1),
+            "accumulate_grad_batches": t.get("accumulate_grad_batches", 1),
+            "lr": o.get("lr"),
+            "mask_prob": d.get("mask_prob"),
+            "mask_fields": d.get("mask_fields"),
+            "normalizer": config.get("normalizer"),
+        },
+        "versions": versions(),
+        "commit": git_commit(),
+        "config": config,
+    }  # the whole run config: a resumed run is compared with it
     return json.loads(json.dumps(info, default=str))  # plain JSON types only: checkpoints load weights_only
 
 
@@ -156,7 +167,11 @@ def result_provenance() -> dict[str, Any]:
 
     commit = git_commit()
     dirty = commit.endswith("+dirty") if commit else None
-    return {"commit": commit.removesuffix("+dirty") if commit else None, "dirty": dirty,
-            "scinum": __version__, "versions": versions(),
-            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    return {
+        "commit": commit.removesuffix("+dirty") if commit else None,
+        "dirty": dirty,
+        "scinum": __version__,
+        "versions": versions(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }

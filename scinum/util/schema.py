@@ -6,6 +6,7 @@ A field's type comes from its annotation; numbers must be finite and >= 0.
 ``check(value) -> None | "what was expected"`` adds a constraint on a value of the right type;
 ``choices`` limits a string.
 """
+
 from __future__ import annotations
 
 import math
@@ -16,8 +17,7 @@ from typing import Any, Callable, Sequence, Union, get_args, get_origin, get_typ
 
 from ..errors import ConfigError, ConfigKeyError, brief
 
-__all__ = ["positive", "fraction", "one_of", "checked", "section_keys", "section_defaults",
-           "check_section", "check_choice", "fail"]
+__all__ = ["positive", "fraction", "one_of", "checked", "section_keys", "section_defaults", "check_section", "check_choice", "fail"]
 
 
 def _number(v: Any) -> bool:
@@ -48,8 +48,7 @@ def one_of(default: Any, choices: Sequence[str], what: str) -> Any:
     return field(default=default, metadata={"choices": choices, "what": what})
 
 
-def checked(check: Callable[[Any], str | None], default: Any = None,
-            factory: Callable[[], Any] | None = None) -> Any:
+def checked(check: Callable[[Any], str | None], default: Any = None, factory: Callable[[], Any] | None = None) -> Any:
     """A field with its own ``check``; ``factory`` for a mutable default (a list)."""
     if factory is not None:
         return field(default_factory=factory, metadata={"check": check})
@@ -60,8 +59,7 @@ def checked(check: Callable[[Any], str | None], default: Any = None,
 def section_keys(cls: type) -> dict[str, tuple[Any, dict]]:
     """The config keys of a section dataclass: name -> (type, field metadata)."""
     hints = get_type_hints(cls)
-    return {f.name: (hints[f.name], dict(f.metadata)) for f in fields(cls)
-            if f.name not in getattr(cls, "DERIVED", ())}
+    return {f.name: (hints[f.name], dict(f.metadata)) for f in fields(cls) if f.name not in getattr(cls, "DERIVED", ())}
 
 
 def section_defaults(cls: type) -> dict[str, Any]:
@@ -108,8 +106,7 @@ def _type_name(hint: Any) -> str:
 def check_choice(key: str, value: Any, choices: Sequence[str], what: str) -> None:
     """Raise :class:`~scinum.errors.ConfigError` naming the choices unless ``value`` is one."""
     if value not in choices:
-        raise ConfigError(f"config: {key} = {brief(value)}: not a {what}; "
-                          f"choices: {', '.join(choices)}")
+        raise ConfigError(f"config: {key} = {brief(value)}: not a {what}; choices: {', '.join(choices)}")
 
 
 def check_section(node: Any, schema: type, where: str) -> None:
