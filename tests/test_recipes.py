@@ -177,3 +177,31 @@ def test_planets_paper_preset_is_the_papers_and_the_references():
         max_positions=8,
         **{k: preset["train"]["model"][k] for k in ("d_model", "n_layers", "n_heads")},
     )
+
+
+def test_sample_curve_learns_a_difference_and_counts_targets(tmp_path, capsys):
+    """recipes/sample_curve.py: rows at epochs 1, 2, 4 with targets = epochs x records, and an
+    MLP that learns y = a - b (a field no single input predicts) is far better after 4 epochs."""
+    pytest.importorskip("sklearn")
+    import random
+
+    from recipes import sample_curve
+    from scinum.datasets.directory import DatasetWriter
+
+    def sample(i):
+        rng = random.Random(i)
+        a, b = rng.uniform(0, 1), rng.uniform(0, 1)
+        return {"a": a, "b": b, "y": a - b}, {}
+
+    w = DatasetWriter(tmp_path / "d", builder="toy", version="1", parameters={}, seed=0, shard_size=64)
+    w.write_split("train", 256, sample)
+    w.write_split("test", 64, sample)
+    w.finish()
+    rows = sample_curve.curve(str(tmp_path / "d"), "y", max_epochs=4, hidden=(64,))
+    assert [r["epochs"] for r in rows] == [1, 2, 4]
+    assert [r["targets"] for r in rows] == [256, 512, 1024]
+    assert rows[0]["test_r2"] < 0.5 < 0.9 < rows[-1]["test_r2"]
+    assert sample_curve.main([str(tmp_path / "d"), "--field", "y", "--epochs", "1"]) == 0
+    assert "| 1 | 256 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no number at 'nope'"):
+        sample_curve.curve(str(tmp_path / "d"), "nope", max_epochs=1)
