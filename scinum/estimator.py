@@ -174,8 +174,8 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     # -- training -------------------------------------------------------------------------------
     def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int) -> dict:
-        """The run config: :data:`DEFAULTS` <- the constructor's sections."""
-        from .train.config import load_config
+        """The run config: :data:`DEFAULTS` <- the constructor's sections (the fit checks it)."""
+        from .train.config import assemble_config
 
         over: dict[str, Any] = {"seed": self.seed, "out_dir": str(out_dir), "budget": copy.deepcopy(self.budget or DEFAULTS["budget"])}
         for section in _SECTIONS:
@@ -188,7 +188,7 @@ class Regressor(RegressorMixin, BaseEstimator):
             over[section] = {**base, **copy.deepcopy(given)}
         over["data"].update(path=str(data_dir), mask_fields=targets)
         over["data"]["batch_size"] = min(over["data"]["batch_size"], n_train)
-        return load_config(None, over)
+        return assemble_config(None, over)
 
     def fit(self, X: Any, y: Any = None, targets: Sequence[str] | None = None) -> "Regressor":
         """Train on ``X`` (and ``y``, or ``targets`` naming columns/paths of ``X``); returns self."""

@@ -33,7 +33,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import yaml
 
@@ -44,11 +44,15 @@ from ..model.trunk import ModelConfig
 from ..tokens.normalize import METHODS
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
 
+if TYPE_CHECKING:
+    from ..encodings import NumberEncoding
+
 __all__ = [
     "RunConfig",
     "DataConfig",
     "OptimConfig",
     "TrainerConfig",
+    "assemble_config",
     "load_config",
     "validate_config",
     "apply_overrides",
@@ -275,9 +279,10 @@ def apply_overrides(config: dict, overrides: dict) -> dict:
     return _merge(config, {k: v for k, v in overrides.items() if k not in (*_FREE, "budget")})
 
 
-def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
-    """Defaults <- YAML file <- overrides, validated. Paths in ``data.path``/``out_dir`` stay as
-    written."""
+def assemble_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
+    """Defaults <- YAML file <- overrides, not validated (unknown keys are refused): what a run
+    hands to :func:`scinum.train.fit.fit`, which validates it once. Paths in
+    ``data.path``/``out_dir`` stay as written."""
     config = section_defaults(RunConfig)
     if path is not None:
         try:
@@ -291,10 +296,14 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
         config = apply_overrides(config, loaded)
     if not isinstance(overrides, dict):
         overrides = parse_overrides(overrides)
-    config = apply_overrides(config, overrides)
-    validate_config(config)  # first: a section replaced by a value (data=5) is refused here
-    if not config["data"]["path"]:
-        raise ConfigError("config: data.path (the dataset directory) is required")
+    return apply_overrides(config, overrides)
+
+
+def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
+    """:func:`assemble_config`, validated (:func:`validate_config`): a config checked without
+    training (``scinum fit --print-config``, tests)."""
+    config = assemble_config(path, overrides)
+    validate_config(config)
     return config
 
 
@@ -324,14 +333,17 @@ def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
     return dict(budget)
 
 
-def validate_config(config: dict) -> None:
-    """Raise :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must
-    be, or the choices there are) unless every key is one of :class:`RunConfig` and every value
-    has its type (an int where a float is expected is fine), numbers are finite and in range
-    (>= 0; counts > 0; probabilities in [0, 1]), the encoding and head are installed (choices:
-    the registries', plug-ins included) and take their options, the model section makes a
-    trunk, the budget is one, and the accelerator exists here."""
-    check_section(config, RunConfig, "")
+def validate_config(config: dict) -> NumberEncoding:
+    """The number encoding ``config`` names, built once here (a run uses this instance). Raise
+    :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must be, or the
+    choices there are) unless every key is one of :class:`RunConfig` and every value has its
+    type (an int where a float is expected is fine), numbers are finite and in range (>= 0;
+    counts > 0; probabilities in [0, 1]), ``data.path`` is set, the encoding and head are
+    installed (choices: the registries', plug-ins included) and take their options, the model
+    section makes a trunk, the budget is one, and the accelerator exists here."""
+    check_section(config, RunConfig, "")  # first: a section replaced by a value (data=5)
+    if not config["data"]["path"]:
+        raise ConfigError("config: data.path (the dataset directory) is required")
     from .. import encodings, heads  # local: the registries import the encodings and heads
 
     for section in _FREE:
@@ -363,6 +375,7 @@ def validate_config(config: dict) -> None:
 
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
         fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU is available: use cpu or auto)")
+    return encoding
 
 
 def resolve_normalizer(config: dict, encoding: Any) -> str:
