@@ -59,15 +59,7 @@ def _yaml(tmp_path, config: dict):
 
 def test_print_config_is_the_full_config_a_fit_records(dataset, tmp_path, capsys):
     out = tmp_path / "run"
-    cfg = _yaml(
-        tmp_path,
-        {
-            "data": {"path": str(dataset), "batch_size": 4},
-            "out_dir": str(out),
-            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-            "trainer": {"limit_val_batches": 1, "progress_bar": False},
-        },
-    )
+    cfg = _yaml(tmp_path, tiny_config(dataset, out, data={"batch_size": 4}, trainer={"limit_val_batches": 1}))
     args = ["fit", "--config", cfg, "--trainer.max_steps", "2", "optim.lr=1e-3", "encoding.name=fone"]
     assert cli_main(args + ["--print-config"]) == 0
     printed = yaml.safe_load(capsys.readouterr().out)
