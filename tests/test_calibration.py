@@ -1,4 +1,4 @@
-"""Quantile recalibration of a mixture head on validation data (scinum.calibration)."""
+"""Quantile recalibration of a mixture head on validation data (scinum.fill.calibration)."""
 
 import random
 

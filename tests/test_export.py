@@ -311,7 +311,7 @@ def test_recipes_export_each_model_with_its_rows(ckpts, dataset, tmp_path):
 
 
 def test_hub_glue_without_network(ckpts, tmp_path, monkeypatch):
-    """scinum.hub with a stand-in huggingface_hub: upload names the three files, a download is a
+    """scinum.share.hub with a stand-in huggingface_hub: upload names the three files, a download is a
     snapshot directory of symlinks (as the Hub cache makes) that scinum.load reads; without the
     package, a one-line hint to install the extra."""
     import types

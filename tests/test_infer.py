@@ -107,7 +107,7 @@ def test_sequential_mode_conditions_on_filled_values(ckpt):
 def test_predictions_are_the_head_output_in_record_units(ckpt, one_thread):
     """The filled value is the head's normalized prediction mapped back by the field's own
     scale and shift (computed here by hand): dropping ``normalizer.inverse`` would fail this.
-    By hand on one thread, as fill computes every batch (:func:`scinum.fill_batches.batch_threads`):
+    By hand on one thread, as fill computes every batch (:func:`scinum.fill.batching.batch_threads`):
     on every core, a CPU whose kernels split a product among threads gave another float32 sum."""
     import torch
     from scinum.tokens.batch import hidden_positions, make_batch

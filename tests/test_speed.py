@@ -1,4 +1,4 @@
-"""Training-speed changes keep what a run writes: scinum.speed.logs_this_step."""
+"""Training-speed changes keep what a run writes: scinum.train.speed.logs_this_step."""
 
 import csv
 

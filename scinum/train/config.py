@@ -15,7 +15,7 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
     head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
                | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true}
                | {kind: NAME, ...}  (a head a plug-in installs: scinum.heads entry points)
-    budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.budget)
+    budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.train.budget)
     normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
     calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
     model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: structure, max_positions: null, ...}
@@ -112,7 +112,7 @@ def _devices(v: Any) -> str | None:
     return above_zero(v)
 
 
-#: precisions Lightning's Trainer takes (``auto``: scinum's choice, see :mod:`scinum.fitting`)
+#: precisions Lightning's Trainer takes (``auto``: scinum's choice, see :mod:`scinum.train.fit`)
 PRECISIONS = ("auto", "64-true", "32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64", "32", "16", "bf16", 64, 32, 16)
 
 
@@ -171,7 +171,7 @@ class TrainerConfig:
     progress_bar: bool = True
     # several processes: a collective waits at most this long (s), then the run fails naming the
     # cause; SIGTERM/SIGINT: ranks that have not stopped at a step boundary this long (s) after
-    # the signal are ended (scinum.distributed)
+    # the signal are ended (scinum.train.distributed)
     collective_timeout_s: float = positive(300.0)
     signal_grace_s: float = 20.0
 
@@ -188,11 +188,11 @@ class RunConfig:
     head: dict[str, Any] = field(default_factory=lambda: {"kind": "native"})  # kind + options
     # None: the encoding's default, or the head's declared one when that is "none"
     normalizer: str | None = one_of(None, METHODS, "normalizer")
-    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.budget); None:
+    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.train.budget); None:
     # trainer.max_steps as given
     budget: dict[str, Any] | None = None
     # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
-    # split after training, so the 68/95 % intervals cover what they say (scinum.calibration)
+    # split after training, so the 68/95 % intervals cover what they say (scinum.fill.calibration)
     calibrate: bool = True
     # positions: structure (the default: from the record's JSON structure, docs/parity.md) |
     # learned (xVal's additive table) | rope | both; max_positions None: the longest training

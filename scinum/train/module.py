@@ -77,7 +77,7 @@ class MLMModule(L.LightningModule):
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)
-        if self.clock is None and not logs_this_step(self):  # metrics no logger writes (scinum.speed)
+        if self.clock is None and not logs_this_step(self):  # metrics no logger writes (scinum.train.speed)
             return res["loss"]
         bs = batch["ids"].shape[0]
         self.log("train/loss", res["loss"], prog_bar=True, batch_size=bs)
