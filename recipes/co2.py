@@ -139,7 +139,7 @@ def main(argv=None) -> int:
     from scinum.analysis import plots
     from scinum.errors import ScinumError
     from scinum.datasets.jsonl import build as build_jsonl
-    from scinum.train.config import apply_overrides, load_config, parse_overrides
+    from scinum.train.config import apply_overrides, assemble_config, parse_overrides
     from scinum.datasets.directory import Dataset
     from scinum.fill.model import load
 
@@ -157,7 +157,7 @@ def main(argv=None) -> int:
     except ScinumError as e:
         log(f"error: {e}")
         return 1
-    base = load_config(HERE / "co2.yaml", overrides={"data": {"path": str(data)}})
+    base = assemble_config(HERE / "co2.yaml", overrides={"data": {"path": str(data)}})
     base = apply_overrides(base, parse_overrides(a.set))
     configs = {"xval, fill-task": copy.deepcopy(base), "xval, MLM only": copy.deepcopy(base)}
     configs["xval, fill-task"]["out_dir"] = str(a.work / "models" / "fill-task")

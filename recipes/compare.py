@@ -64,13 +64,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scinum.util.atomic import write_text_atomic
+from scinum.util.provenance import versions
 from scinum.train.budget import resolve_steps, token_stream
 from scinum.train.config import check_budget
 from scinum.datasets import builders
 from recipes.presets import model_config
 from scinum.errors import RecipeError, ScinumError
 
-__all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison", "versions"]
+__all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison"]
 
 #: what a model of a comparison may set itself (module docstring)
 MODEL_KEYS = ("encoding", "head", "normalizer")
@@ -270,20 +271,6 @@ def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs
                 failed[(label, seed)] = f"{type(e).__name__}: {e}"
                 log(f"[{name}] {label} seed {seed}: FAILED: {failed[(label, seed)]}")
     return failed
-
-
-def versions() -> dict[str, str | None]:
-    """Versions of the packages a result depends on (None: not installed)."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for pkg in ("scinum", "torch", "numpy", "lightning", "rebound", "scipy", "pandas"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = None
-    return out
 
 
 def run_comparison(

@@ -8,7 +8,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from scinum.train.config import apply_overrides, load_config
+from scinum.train.config import apply_overrides, assemble_config
 
 
 def model_config(
@@ -21,9 +21,9 @@ def model_config(
 ) -> dict[str, Any]:
     """The resolved config of model ``label`` of ``preset``: defaults <- ``preset["train"]``
     (its ``data`` section gets ``path = data`` and ``data_section``; ``out_dir``) <-
-    ``preset["models"][label]`` <- ``overrides``."""
+    ``preset["models"][label]`` <- ``overrides``; checked by the fit that runs it."""
     base = copy.deepcopy(preset.get("train") or {})
     base["data"] = {**base.get("data", {}), "path": str(data), **(data_section or {})}
     base["out_dir"] = str(out_dir)
-    cfg = apply_overrides(load_config(overrides=base), preset["models"][label] or {})
+    cfg = apply_overrides(assemble_config(overrides=base), preset["models"][label] or {})
     return apply_overrides(cfg, overrides or {})

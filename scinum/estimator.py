@@ -6,14 +6,14 @@ JSONL file, trained and read by the same code as ``scinum build jsonl`` / ``fit`
 
 ``fit`` writes the rows as records (:mod:`scinum.datasets.tables`: one key per column, missing cells
 left out) into a temporary directory, splits off a validation share (:data:`DEFAULTS`), builds a
-dataset with :func:`scinum.jsonl_dataset.build` (``fields``: the targets), trains it with
-:func:`scinum.fitting.fit` under one run config (:attr:`Regressor.config_`, what ``scinum fit
---config`` would read) and keeps the trained :class:`scinum.infer.Model`; the directory is then
-removed. Predictions fill the targets with :meth:`scinum.infer.Model.predict_many`: each target
+dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targets), trains it with
+:func:`scinum.train.fit.fit` under one run config (:attr:`Regressor.config_`, what ``scinum fit
+--config`` would read) and keeps the trained :class:`scinum.fill.model.Model`; the directory is then
+removed. Predictions fill the targets with :meth:`scinum.fill.model.Model.predict_many`: each target
 is a ``null`` placeholder, and so is every missing input at a numeric field the model knows —
 hidden from the model and predicted jointly (masked, not imputed). The default head is the
 Gaussian mixture, so ``return_std``, :meth:`~Regressor.predict_quantiles` and
-:meth:`~Regressor.sample` read its calibrated distribution (:mod:`scinum.calibration`).
+:meth:`~Regressor.sample` read its calibrated distribution (:mod:`scinum.fill.calibration`).
 
 Targets: ``fit(X, y)`` adds ``y`` as key ``y`` (a 2-D ``y``: ``y0``, ``y1``...; a Series or
 DataFrame: its names); ``fit(X, targets=[...])`` names columns of ``X`` (or JSON paths of its
@@ -93,11 +93,11 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     ``budget``: ``{"samples": N}`` | ``{"seconds": S}`` | ``{"tokens": N}`` (None: the default's).
     ``encoding``, ``head``, ``model``, ``optim``, ``data``, ``trainer``: sections of the run
-    config (:mod:`scinum.config`), merged over :data:`DEFAULTS`' (an encoding ``name`` or head
+    config (:mod:`scinum.train.config`), merged over :data:`DEFAULTS`' (an encoding ``name`` or head
     ``kind`` other than the default's replaces the section). ``val_fraction``: the rows held
     out for early stopping and calibration. ``device``: where predictions run.
 
-    Fitted attributes: ``targets_`` (JSON paths), ``model_`` (:class:`scinum.infer.Model`),
+    Fitted attributes: ``targets_`` (JSON paths), ``model_`` (:class:`scinum.fill.model.Model`),
     ``config_`` (the run config, paths left out), ``n_features_in_``/``feature_names_in_`` for
     arrays and DataFrames."""
 
@@ -174,8 +174,8 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     # -- training -------------------------------------------------------------------------------
     def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int) -> dict:
-        """The run config: :data:`DEFAULTS` <- the constructor's sections."""
-        from .train.config import load_config
+        """The run config: :data:`DEFAULTS` <- the constructor's sections (the fit checks it)."""
+        from .train.config import assemble_config
 
         over: dict[str, Any] = {"seed": self.seed, "out_dir": str(out_dir), "budget": copy.deepcopy(self.budget or DEFAULTS["budget"])}
         for section in _SECTIONS:
@@ -188,7 +188,7 @@ class Regressor(RegressorMixin, BaseEstimator):
             over[section] = {**base, **copy.deepcopy(given)}
         over["data"].update(path=str(data_dir), mask_fields=targets)
         over["data"]["batch_size"] = min(over["data"]["batch_size"], n_train)
-        return load_config(None, over)
+        return assemble_config(None, over)
 
     def fit(self, X: Any, y: Any = None, targets: Sequence[str] | None = None) -> "Regressor":
         """Train on ``X`` (and ``y``, or ``targets`` naming columns/paths of ``X``); returns self."""
@@ -244,7 +244,7 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     # -- predictions ----------------------------------------------------------------------------
     def _filled(self, X: Any) -> list:
-        """:class:`scinum.infer.Filled` of every row of ``X`` with its targets filled."""
+        """:class:`scinum.fill.model.Filled` of every row of ``X`` with its targets filled."""
         check_is_fitted(self, "model_")
         import pandas as pd
 
@@ -262,7 +262,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         return self.model_.predict_many(records, batch_size=256)
 
     def _per_target(self, filled: list) -> list[list[Any]]:
-        """``[record][target]`` -> the target's :class:`~scinum.infer.FieldPrediction`."""
+        """``[record][target]`` -> the target's :class:`~scinum.fill.model.FieldPrediction`."""
         out = []
         for i, f in enumerate(filled):
             by_path = {p.path: p for p in f.predictions}
@@ -331,7 +331,7 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     # -- persistence ----------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        """Export the fitted model (:mod:`scinum.export`: safetensors + config.json + card); the
+        """Export the fitted model (:mod:`scinum.share.export`: safetensors + config.json + card); the
         estimator's targets, inputs and parameters travel in its ``run`` entry."""
         from .model.checkpoint import save_checkpoint
         from .share.export import export

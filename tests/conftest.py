@@ -9,8 +9,9 @@ Shared fixtures: ``one_thread`` (a test file opts in with
 ``pytestmark = pytest.mark.usefixtures("one_thread")``), ``one_thread_module`` (the same for a
 module-scoped fixture that trains) and ``toy_dataset`` (the small ``{"m", "data"}`` datasets the
 distributed-training tests train on). Shared helpers, imported from here: :class:`ToyMD`,
-:func:`tiny_config` (the tiny-run fit config training tests start from), :func:`run_group` and
-:func:`fit_cli` (a ``scinum fit`` run in its own process group).
+:func:`tiny_config` (the tiny-run fit config training tests start from), :func:`write_dataset`
+(a hand-built dataset directory), :func:`run_group` and :func:`fit_cli` (a ``scinum fit`` run in
+its own process group).
 """
 
 import contextlib
@@ -56,7 +57,7 @@ def one_thread_module():
         yield
 
 
-def tiny_config(data, out, **sections) -> dict:
+def tiny_config(data, out, /, **sections) -> dict:
     """The tiny-run ``scinum fit`` config (a plain dict) training tests start from: batch 8, a
     one-layer trunk 16 wide with 2 heads, 2 warmup steps, 6 steps on the CPU, no progress bar.
     Each keyword replaces that top-level key, or updates that section key by key
@@ -104,19 +105,29 @@ class ToyMD:
         return {"m": m, "data": [[round(m * t, 4), round(rng.uniform(-1, 1), 4)] for t in range(3)]}, {}
 
 
+def write_dataset(path, sample, splits: dict, *, builder: str = "toy", seed: int = 0, shard_size: int = 1000, **manifest):
+    """A dataset directory at ``path`` (returned) of ``sample(i) -> (record, extra)`` records:
+    ``splits`` maps each split, in order, to its count, or to ``(count, other_sample)`` for a
+    split of other records (an OOD split); ``manifest``: what :meth:`DatasetWriter.finish
+    <scinum.datasets.directory.DatasetWriter.finish>` adds (``evaluation``, ``scalings``)."""
+    from scinum.datasets.directory import DatasetWriter
+
+    w = DatasetWriter(path, builder=builder, version="1", parameters={}, seed=seed, shard_size=shard_size)
+    for split, n in splits.items():
+        n, of = n if isinstance(n, tuple) else (n, sample)
+        w.write_split(split, n, of)
+    w.finish(**manifest)
+    return path
+
+
 @pytest.fixture(scope="session")
 def toy_dataset():
     """``make(path, n_train, n_val, fields=None, shard_size=16, sample=None) -> path``: a
     dataset (builder "toy", seed 0) of ``sample``'s records, :class:`ToyMD` by default
     (``fields``: the evaluation fields its manifest declares)."""
-    from scinum.datasets.directory import DatasetWriter
 
     def make(path, n_train, n_val, fields=None, shard_size=16, sample=None):
-        sample = sample or ToyMD()
-        w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=shard_size)
-        w.write_split("train", n_train, sample)
-        w.write_split("val", n_val, sample)
-        w.finish(**({"evaluation": {"fields": list(fields)}} if fields else {}))
-        return path
+        evaluation = {"evaluation": {"fields": list(fields)}} if fields else {}
+        return write_dataset(path, sample or ToyMD(), {"train": n_train, "val": n_val}, shard_size=shard_size, **evaluation)
 
     return make

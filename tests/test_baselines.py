@@ -13,8 +13,9 @@ import pytest
 from scinum.analysis.baselines import baseline_results, comparison_baselines
 from scinum.baselines import INSTALL_HINT, fit_slots, predict_baselines, rows_of
 from scinum.train.config import load_config
-from scinum.datasets import DatasetWriter
 from scinum.records.paths import format_path
+
+from conftest import tiny_config, write_dataset  # tests/conftest.py
 
 NAN = math.nan
 
@@ -68,13 +69,9 @@ class Linear:
 @pytest.fixture(scope="module")
 def linear(tmp_path_factory):
     path = tmp_path_factory.mktemp("linear") / "data"
-    w = DatasetWriter(path, builder="linear", version="1", parameters={}, seed=0, shard_size=256)
-    w.write_split("train", 400, Linear())
-    w.write_split("val", 16, Linear())
-    w.write_split("test", 60, Linear())
-    w.write_split("ood_wide", 40, Linear(1.0, 2.0))
-    w.finish(evaluation={"fields": ["y"], "train_ranges": {"y": [-2.0, 4.0]}})
-    return path
+    splits = {"train": 400, "val": 16, "test": 60, "ood_wide": (40, Linear(1.0, 2.0))}
+    evaluation = {"fields": ["y"], "train_ranges": {"y": [-2.0, 4.0]}}
+    return write_dataset(path, Linear(), splits, builder="linear", shard_size=256, evaluation=evaluation)
 
 
 def test_ridge_recovers_a_linear_relation_and_oracles_are_exact(linear):
@@ -141,22 +138,8 @@ def evaluated(linear, tmp_path_factory):
     from scinum.train.fit import fit
 
     root = tmp_path_factory.mktemp("linear-run")
-    cfg = load_config(
-        overrides={
-            "data": {"path": str(linear), "batch_size": 16},
-            "out_dir": str(root / "run"),
-            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-            "optim": {"warmup_steps": 2},
-            "trainer": {
-                "max_steps": 10,
-                "accelerator": "cpu",
-                "devices": 1,
-                "progress_bar": False,
-                "val_check_interval": 1000,
-                "checkpoint_every_n_steps": 1000,
-            },
-        }
-    )
+    trainer = {"max_steps": 10, "devices": 1, "val_check_interval": 1000, "checkpoint_every_n_steps": 1000}
+    cfg = load_config(overrides=tiny_config(linear, root / "run", data={"batch_size": 16}, trainer=trainer))
     ckpt = fit(cfg)
     assert (
         main(["evaluate", "--ckpt", str(ckpt), "--data", str(linear), "--out", str(root / "res"), "--labels", "mine", "--limit", "30"]) == 0

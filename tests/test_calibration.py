@@ -1,4 +1,4 @@
-"""Quantile recalibration of a mixture head on validation data (scinum.calibration)."""
+"""Quantile recalibration of a mixture head on validation data (scinum.fill.calibration)."""
 
 import random
 
@@ -9,8 +9,9 @@ import scinum
 from scinum.fill.calibration import fit_recalibration
 from scinum.model.recalibration import GRID, recalibrated
 from scinum.train.config import load_config
-from scinum.datasets.directory import DatasetWriter
 from scinum.train.fit import fit
+
+from conftest import tiny_config, write_dataset  # tests/conftest.py
 
 
 class Noisy:
@@ -25,31 +26,22 @@ class Noisy:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, one_thread_module):
     root = tmp_path_factory.mktemp("cal")
-    w = DatasetWriter(root / "ds", builder="noisy", version="1", parameters={}, seed=0, shard_size=200)
-    w.write_split("train", 200, Noisy())
-    w.write_split("val", 120, Noisy())
-    w.finish(evaluation={"fields": ["y"]})
+    write_dataset(root / "ds", Noisy(), {"train": 200, "val": 120}, builder="noisy", shard_size=200, evaluation={"fields": ["y"]})
     out = {}
     for calibrate in (True, False):
         out[calibrate] = fit(
             load_config(
                 None,
-                {
-                    "data": {"path": str(root / "ds"), "batch_size": 16, "mask_fields": ["y"], "mask_fields_prob": 1.0},
-                    "out_dir": str(root / f"run-{calibrate}"),
-                    "calibrate": calibrate,
-                    "head": {"kind": "mixture", "n_components": 3},
-                    "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-                    "optim": {"lr": 3e-3, "warmup_steps": 5},
-                    "trainer": {
-                        "max_steps": 60,
-                        "val_check_interval": 60,
-                        "limit_val_batches": 1,
-                        "checkpoint_every_n_steps": 100,
-                        "log_every_n_steps": 10,
-                        "progress_bar": False,
-                    },
-                },
+                tiny_config(
+                    root / "ds",
+                    root / f"run-{calibrate}",
+                    data={"batch_size": 16, "mask_fields": ["y"], "mask_fields_prob": 1.0},
+                    calibrate=calibrate,
+                    head={"kind": "mixture", "n_components": 3},
+                    model={"d_model": 32},
+                    optim={"lr": 3e-3, "warmup_steps": 5},
+                    trainer={"max_steps": 60, "val_check_interval": 60, "limit_val_batches": 1, "checkpoint_every_n_steps": 100},
+                ),
             )
         )
     return root / "ds", out
@@ -139,10 +131,8 @@ def test_too_few_validation_numbers_leave_the_intervals_unfitted_and_say_so(runs
     from scinum.fill.calibration import MIN_VALUES, recalibrate_checkpoint
 
     _, ckpts = runs
-    w = DatasetWriter(tmp_path / "few", builder="noisy", version="1", parameters={}, seed=0, shard_size=200)
-    w.write_split("train", 40, Noisy())
-    w.write_split("val", MIN_VALUES - 1, Noisy())
-    w.finish(evaluation={"fields": ["y"]})
+    splits = {"train": 40, "val": MIN_VALUES - 1}
+    write_dataset(tmp_path / "few", Noisy(), splits, builder="noisy", shard_size=200, evaluation={"fields": ["y"]})
     ckpt = shutil.copy(ckpts[False], tmp_path / "model.ckpt")
     recalibrate_checkpoint(ckpt, tmp_path / "few")
     model = scinum.load(ckpt)

@@ -6,7 +6,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recipes.compare import model_configs, versions
+from recipes.compare import model_configs
+from scinum.util.provenance import versions
 from recipes.runner import load_preset
 from scinum.errors import ConfigError, RecipeError
 
@@ -75,8 +76,9 @@ def test_declared_tuning_allows_per_model_settings_and_overrides_cannot_change_t
 
 
 def test_versions_name_the_packages_a_result_depends_on():
+    """One ``versions()`` (scinum.util.provenance) for checkpoints, results and comparisons."""
     v = versions()
-    assert {"python", "torch", "numpy", "lightning", "rebound"} <= set(v) and v["torch"]
+    assert {"python", "torch", "numpy", "lightning", "rebound", "scipy", "pandas"} <= set(v) and v["torch"]
 
 
 @pytest.mark.slow

@@ -19,6 +19,8 @@ from scinum.train.data import MLMDataModule
 from scinum.model.trunk import ModelConfig
 from scinum.util.schema import section_defaults
 
+from conftest import tiny_config  # tests/conftest.py
+
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
@@ -57,15 +59,7 @@ def _yaml(tmp_path, config: dict):
 
 def test_print_config_is_the_full_config_a_fit_records(dataset, tmp_path, capsys):
     out = tmp_path / "run"
-    cfg = _yaml(
-        tmp_path,
-        {
-            "data": {"path": str(dataset), "batch_size": 4},
-            "out_dir": str(out),
-            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-            "trainer": {"limit_val_batches": 1, "progress_bar": False},
-        },
-    )
+    cfg = _yaml(tmp_path, tiny_config(dataset, out, data={"batch_size": 4}, trainer={"limit_val_batches": 1}))
     args = ["fit", "--config", cfg, "--trainer.max_steps", "2", "optim.lr=1e-3", "encoding.name=fone"]
     assert cli_main(args + ["--print-config"]) == 0
     printed = yaml.safe_load(capsys.readouterr().out)
@@ -77,6 +71,38 @@ def test_print_config_is_the_full_config_a_fit_records(dataset, tmp_path, capsys
     assert printed["trainer"]["max_steps"] == 2 and printed["optim"]["lr"] == 1e-3
     assert cli_main(args) == 0
     assert printed == json.loads((out / "config.json").read_text())
+
+
+def test_scinum_fit_validates_its_config_once_and_builds_one_encoding(dataset, tmp_path, monkeypatch):
+    """Issue 39: a ``scinum fit`` validated its config twice (load_config, then fit) and built
+    its number encoding four times before the model was saved (twice in validation, once for
+    the data, once for the model). Reading the written checkpoint back builds its own."""
+    import scinum.train.fit as train_fit
+    from scinum.encodings import XVal
+    from scinum.train import config as train_config
+
+    counts = {"validations": 0, "encodings": 0}
+    validate, init, save = train_config.validate_config, XVal.__init__, train_fit.save_checkpoint
+
+    def counting_validate(config):
+        counts["validations"] += 1
+        return validate(config)
+
+    def counting_init(self, *args, **kwargs):
+        counts["encodings"] += 1
+        init(self, *args, **kwargs)
+
+    def save_and_count(path, model, meta):
+        counts["encodings at save"] = counts["encodings"]
+        save(path, model, meta)
+
+    monkeypatch.setattr(train_config, "validate_config", counting_validate)
+    monkeypatch.setattr(train_fit, "validate_config", counting_validate)
+    monkeypatch.setattr(XVal, "__init__", counting_init)
+    monkeypatch.setattr(train_fit, "save_checkpoint", save_and_count)
+    cfg = _yaml(tmp_path, tiny_config(dataset, tmp_path / "run", trainer={"max_steps": 2, "limit_val_batches": 1}))
+    assert cli_main(["fit", "--config", cfg]) == 0
+    assert counts["validations"] == 1 and counts["encodings at save"] == 1, counts
 
 
 @pytest.mark.parametrize(

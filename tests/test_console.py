@@ -4,6 +4,8 @@ import logging
 
 from scinum.util.console import quiet_lightning
 
+from conftest import tiny_config  # tests/conftest.py
+
 
 def test_absent_accelerators_and_tips_are_dropped_the_rest_kept(caplog):
     quiet_lightning()
@@ -36,16 +38,6 @@ def test_training_progress_bar_draws_on_stderr_and_stdout_stays_empty(tmp_path, 
     (tmp_path / "a.jsonl").write_text("".join(json.dumps({"x": i / 10, "y": i / 5}) + "\n" for i in range(40)))
     build(tmp_path / "ds", train=[tmp_path / "a.jsonl"], progress=False)
     capfd.readouterr()
-    fit(
-        load_config(
-            None,
-            {
-                "out_dir": str(tmp_path / "run"),
-                "data": {"path": str(tmp_path / "ds"), "batch_size": 8},
-                "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-                "trainer": {"max_steps": 5, "accelerator": "cpu", "devices": 1, "progress_bar": True},
-            },
-        )
-    )
+    fit(load_config(None, tiny_config(tmp_path / "ds", tmp_path / "run", trainer={"max_steps": 5, "devices": 1, "progress_bar": True})))
     out, err = capfd.readouterr()
     assert out == "" and "5/" in err

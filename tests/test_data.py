@@ -13,6 +13,7 @@ from scinum.tokens.batch import hidden_positions
 from scinum.train.sampler import BucketBatchSampler
 from scinum.train.masking import MLMCollator
 from scinum.train.data import MLMDataModule
+from scinum.datasets.shard_targets import targeted_numbers
 from scinum.datasets.token_shards import TokenShards, tokenize_dataset
 from scinum.datasets.directory import Dataset, DatasetWriter
 from scinum.errors import RecordError, ValueOutOfRange, VocabularyError
@@ -65,6 +66,21 @@ def test_shards_round_trip_and_are_cached(tmp_path):
     vocab2, shards2 = tokenize_dataset(ds)
     assert vocab2 == vocab and (shards2["train"].path / "ids.bin").stat().st_mtime_ns == stamp
     assert train.path.parent.parent == ds / ".tokens"
+
+
+def test_mask_field_targets_come_from_the_shards_not_the_jsonl(tmp_path):
+    """Issue 39: ``targeted_numbers`` read every JSONL part again to find the numbers
+    ``data.mask_fields`` names; the tokenized shards hold the records exactly, so the parts are
+    not read (here they are overwritten with bytes that are not JSON after tokenizing)."""
+    ds = make_dataset(tmp_path / "ds")
+    records = [rec for _, _, rec in Dataset(ds).located_records("train")]
+    vocab, shards = tokenize_dataset(ds)
+    for part in Dataset(ds).files("train"):
+        part.write_bytes(b"not json\n")
+    train = shards["train"]
+    marked = targeted_numbers(train, Codec(vocab), ["c", "pts[-1][0]"])
+    expected = sorted(v for rec in records for v in (rec["c"], rec["pts"][-1][0]))
+    assert sorted(train.values[marked].tolist()) == expected
 
 
 def test_unknown_key_error_names_file_line_and_path(tmp_path):

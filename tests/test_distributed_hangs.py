@@ -23,7 +23,7 @@ import pytest
 import torch
 import yaml
 
-from conftest import fit_cli, run_group  # a hang kills every rank and fails the test
+from conftest import fit_cli, run_group, tiny_config  # a hang kills every rank and fails the test
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +33,7 @@ def datasets(tmp_path_factory, toy_dataset):
 
 
 def _config(data, out, **trainer):
-    return {
-        "seed": 0,
-        "out_dir": str(out),
-        "data": {"path": str(data), "batch_size": 4},
-        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-        "optim": {"warmup_steps": 2},
-        "trainer": {"accelerator": "cpu", "strategy": "ddp", "progress_bar": False, "log_every_n_steps": 1, **trainer},
-    }
+    return tiny_config(data, out, seed=0, data={"batch_size": 4}, trainer={"strategy": "ddp", "log_every_n_steps": 1, **trainer})
 
 
 def _group_alive(pgid):

@@ -14,6 +14,8 @@ from scinum.train.early_stopping import BestWeights
 from scinum.train.fit import fit
 from scinum.datasets.jsonl import build
 
+from conftest import tiny_config  # tests/conftest.py
+
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
@@ -69,16 +71,17 @@ def _data(tmp_path):
 def _config(tmp_path, data, name, **trainer):
     return load_config(
         None,
-        {
-            "seed": 0,
-            "out_dir": str(tmp_path / name),
-            "data": {"path": str(data), "batch_size": 32},
+        tiny_config(
+            data,
+            tmp_path / name,
+            seed=0,
+            data={"batch_size": 32},
             # learned positions: a curve whose best validation is not its last (with structure
             # positions this tiny run improves to its last step, and restoring would change nothing)
-            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2, "positions": "learned"},
-            "optim": {"lr": 3e-2, "warmup_steps": 5},
-            "trainer": {"max_steps": 60, "accelerator": "cpu", "devices": 1, "val_check_interval": 10, "progress_bar": False, **trainer},
-        },
+            model={"positions": "learned"},
+            optim={"lr": 3e-2, "warmup_steps": 5},
+            trainer={"max_steps": 60, "devices": 1, "val_check_interval": 10, **trainer},
+        ),
     )
 
 

@@ -15,13 +15,14 @@ from scinum.share.card_results import read_results
 from scinum.analysis.evaluate import evaluate, results_meta, train_values, write_results
 from scinum.cli.main import main
 from scinum.train.config import load_config
-from scinum.datasets.directory import DatasetWriter
 from scinum.errors import CheckpointError, ResultsError
 from scinum.model.exported import config_digest
 from scinum.share.export import CARD, CONFIG, WEIGHTS, export
 from scinum.train.fit import fit
 from scinum.util.atomic import STAGING
 from scinum.util.provenance import file_sha256
+
+from conftest import tiny_config, write_dataset  # tests/conftest.py
 
 DOCS_RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results" / "planets-quick"
 STEPS = (0.2, 0.3, 0.5, 0.8)
@@ -46,13 +47,10 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
     path = tmp_path_factory.mktemp("toy") / "data"
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=64)
-    w.write_split("train", 64, Toy())
-    w.write_split("val", 32, Toy())  # 32 numbers of each field: enough to recalibrate
-    w.write_split("test", 16, Toy())
-    w.write_split("ood_dt", 16, Toy(steps=(0.25, 0.4, 0.65)))
-    w.finish(evaluation={"fields": ["dt", "a"], "ood_fields": {"ood_dt": "dt"}, "units": {"dt": "time (s)", "a": "length (m)"}})
-    return path
+    # val: 32 numbers of each field, enough to recalibrate
+    splits = {"train": 64, "val": 32, "test": 16, "ood_dt": (16, Toy(steps=(0.25, 0.4, 0.65)))}
+    evaluation = {"fields": ["dt", "a"], "ood_fields": {"ood_dt": "dt"}, "units": {"dt": "time (s)", "a": "length (m)"}}
+    return write_dataset(path, Toy(), splits, shard_size=64, evaluation=evaluation)
 
 
 MODELS = {
@@ -72,23 +70,14 @@ def ckpts(dataset, tmp_path_factory, one_thread_module):
     for label, (enc, head) in MODELS.items():
         cfg = load_config(
             None,
-            {
-                "data": {"path": str(dataset), "batch_size": 8},
-                "out_dir": str(root / label),
-                "encoding": enc,
-                "head": head,
-                "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-                "optim": {"warmup_steps": 2, "lr": 3e-3},
-                "trainer": {
-                    "max_steps": 6,
-                    "accelerator": "cpu",
-                    "devices": 1,
-                    "progress_bar": False,
-                    "val_check_interval": 1000,
-                    "limit_val_batches": 1,
-                    "checkpoint_every_n_steps": 1000,
-                },
-            },
+            tiny_config(
+                dataset,
+                root / label,
+                encoding=enc,
+                head=head,
+                optim={"lr": 3e-3},
+                trainer={"devices": 1, "val_check_interval": 1000, "limit_val_batches": 1, "checkpoint_every_n_steps": 1000},
+            ),
         )
         out[label] = fit(cfg)
     return out
@@ -322,7 +311,7 @@ def test_recipes_export_each_model_with_its_rows(ckpts, dataset, tmp_path):
 
 
 def test_hub_glue_without_network(ckpts, tmp_path, monkeypatch):
-    """scinum.hub with a stand-in huggingface_hub: upload names the three files, a download is a
+    """scinum.share.hub with a stand-in huggingface_hub: upload names the three files, a download is a
     snapshot directory of symlinks (as the Hub cache makes) that scinum.load reads; without the
     package, a one-line hint to install the extra."""
     import types

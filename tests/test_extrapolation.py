@@ -15,6 +15,8 @@ from scinum.fill.extrapolation import ExtrapolationWarning, Tally, TrainingRange
 from scinum.train.fit import fit
 from scinum.datasets.jsonl import build
 
+from conftest import tiny_config  # tests/conftest.py
+
 
 @pytest.fixture(scope="module")
 def ckpt(tmp_path_factory, one_thread_module):
@@ -25,17 +27,7 @@ def ckpt(tmp_path_factory, one_thread_module):
         rec["y"] = round(2 * rec["x"], 3)
     (root / "a.jsonl").write_text("".join(json.dumps(x) + "\n" for x in recs))
     build(root / "ds", train=[root / "a.jsonl"], progress=False)
-    return fit(
-        load_config(
-            None,
-            {
-                "out_dir": str(root / "run"),
-                "data": {"path": str(root / "ds"), "batch_size": 16},
-                "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-                "trainer": {"max_steps": 5, "accelerator": "cpu", "devices": 1, "progress_bar": False},
-            },
-        )
-    )
+    return fit(load_config(None, tiny_config(root / "ds", root / "run", data={"batch_size": 16}, trainer={"max_steps": 5, "devices": 1})))
 
 
 def test_api_flags_an_input_far_outside_and_warns_with_a_count_per_field(ckpt):

@@ -21,10 +21,11 @@ import scinum
 from scinum.analysis.evaluate import evaluate
 from scinum.cli.main import main
 from scinum.train.config import load_config
-from scinum.datasets.directory import DatasetWriter
 from scinum.errors import CheckpointError, DatasetError, MalformedJSON, RecordError, ValueOutOfRange
 from scinum.records.strict import MAX_DEPTH, loads
 from scinum.train.fit import fit
+
+from conftest import tiny_config, write_dataset  # tests/conftest.py
 
 
 class Orbit:
@@ -38,31 +39,13 @@ class Orbit:
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("faults")
-    w = DatasetWriter(root / "data", builder="orbit", version="1", parameters={}, seed=0, shard_size=64)
-    w.write_split("train", 64, Orbit())
-    w.write_split("test", 12, Orbit())
-    w.finish()
-    return root / "data"
+    return write_dataset(root / "data", Orbit(), {"train": 64, "test": 12}, builder="orbit", shard_size=64)
 
 
 @pytest.fixture(scope="module")
 def ckpt(data, tmp_path_factory):
-    cfg = load_config(
-        overrides={
-            "data": {"path": str(data), "batch_size": 16},
-            "out_dir": str(tmp_path_factory.mktemp("run")),
-            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-            "optim": {"warmup_steps": 2},
-            "trainer": {
-                "max_steps": 10,
-                "accelerator": "cpu",
-                "devices": 1,
-                "progress_bar": False,
-                "limit_val_batches": 0,
-                "checkpoint_every_n_steps": 1000,
-            },
-        }
-    )
+    trainer = {"max_steps": 10, "devices": 1, "limit_val_batches": 0, "checkpoint_every_n_steps": 1000}
+    cfg = load_config(overrides=tiny_config(data, tmp_path_factory.mktemp("run"), data={"batch_size": 16}, trainer=trainer))
     return fit(cfg)
 
 
@@ -363,10 +346,7 @@ def test_zero_training_samples_is_refused(tmp_path, capsys):
 
 
 def test_evaluate_with_nothing_to_score_is_a_clear_error(ckpt, tmp_path, capsys):
-    w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=0)
-    w.write_split("train", 4, Orbit())
-    w.write_split("test", 0, Orbit())
-    w.finish()
+    write_dataset(tmp_path / "d", Orbit(), {"train": 4, "test": 0}, builder="orbit")
     assert main(["evaluate", "--ckpt", str(ckpt), "--data", str(tmp_path / "d"), "--out", str(tmp_path / "r"), "--fields", "params.a"]) == 1
     err = capsys.readouterr().err
     assert "nothing to score" in err and "Traceback" not in err

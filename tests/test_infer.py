@@ -10,9 +10,10 @@ import pytest
 import scinum
 from scinum.cli.main import main
 from scinum.train.config import load_config
-from scinum.datasets.directory import DatasetWriter
 from scinum.errors import CheckpointError, MalformedJSON, RecordError, ValueOutOfRange, VocabularyError
 from scinum.train.fit import fit
+
+from conftest import tiny_config, write_dataset  # tests/conftest.py
 
 
 class Orbit:
@@ -27,27 +28,17 @@ class Orbit:
 
 def train(tmp_path_factory, head):
     root = tmp_path_factory.mktemp(f"fill-{head}")
-    w = DatasetWriter(root / "data", builder="orbit", version="1", parameters={}, seed=0, shard_size=64)
-    w.write_split("train", 128, Orbit())
-    w.write_split("val", 16, Orbit())
-    w.finish()
-    cfg = load_config(
-        overrides={
-            "data": {"path": str(root / "data"), "batch_size": 16},
-            "out_dir": str(root / "run"),
-            "head": {"kind": head},
-            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-            "optim": {"warmup_steps": 5, "lr": 3e-3},
-            "trainer": {
-                "max_steps": 30,
-                "accelerator": "cpu",
-                "devices": 1,
-                "progress_bar": False,
-                "val_check_interval": 1000,
-                "checkpoint_every_n_steps": 1000,
-            },
-        }
+    write_dataset(root / "data", Orbit(), {"train": 128, "val": 16}, builder="orbit", shard_size=64)
+    cfg = tiny_config(
+        root / "data",
+        root / "run",
+        data={"batch_size": 16},
+        head={"kind": head},
+        model={"d_model": 32},
+        optim={"warmup_steps": 5, "lr": 3e-3},
+        trainer={"max_steps": 30, "devices": 1, "val_check_interval": 1000, "checkpoint_every_n_steps": 1000},
     )
+    cfg = load_config(overrides=cfg)
     return fit(cfg)
 
 
@@ -116,7 +107,7 @@ def test_sequential_mode_conditions_on_filled_values(ckpt):
 def test_predictions_are_the_head_output_in_record_units(ckpt, one_thread):
     """The filled value is the head's normalized prediction mapped back by the field's own
     scale and shift (computed here by hand): dropping ``normalizer.inverse`` would fail this.
-    By hand on one thread, as fill computes every batch (:func:`scinum.fill_batches.batch_threads`):
+    By hand on one thread, as fill computes every batch (:func:`scinum.fill.batching.batch_threads`):
     on every core, a CPU whose kernels split a product among threads gave another float32 sum."""
     import torch
     from scinum.tokens.batch import hidden_positions, make_batch
@@ -257,10 +248,8 @@ def test_evaluate_reports_token_gate_and_physical_units(ckpt, tmp_path):
     from scinum.analysis.evaluate import evaluate
     from scinum.tokens.batch import hidden_positions, make_batch
 
-    w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=1, shard_size=64)
-    w.write_split("train", 8, Orbit())
-    w.write_split("test", 24, Orbit())
-    w.finish(scalings={"params.a": {"kind": "affine", "mean": 0.0, "std": 3.0, "unit": "K"}})
+    scalings = {"params.a": {"kind": "affine", "mean": 0.0, "std": 3.0, "unit": "K"}}
+    write_dataset(tmp_path / "d", Orbit(), {"train": 8, "test": 24}, builder="orbit", seed=1, shard_size=64, scalings=scalings)
     table, preds = evaluate(ckpt, tmp_path / "d", ["params.a", "points[*][0]"], ["test"])
     m = scinum.load(ckpt)
     from scinum.datasets.directory import Dataset
@@ -326,10 +315,7 @@ def test_evaluate_splits_interpolation_from_extrapolation_where_a_training_range
     from scinum.analysis.evaluate import evaluate
     from scinum.datasets.directory import Dataset
 
-    w = DatasetWriter(tmp_path / "d", builder="orbit", version="1", parameters={}, seed=1, shard_size=64)
-    w.write_split("train", 8, Orbit())
-    w.write_split("test", 24, Orbit())
-    w.finish()
+    write_dataset(tmp_path / "d", Orbit(), {"train": 8, "test": 24}, builder="orbit", seed=1, shard_size=64)
     true = np.array(sorted(r["params"]["a"] for r in Dataset(tmp_path / "d").records("test")))
     lo, hi = float(true[0]), float(np.median(true))
     manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())

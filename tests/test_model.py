@@ -269,7 +269,7 @@ def test_bittokens_replace_puts_the_bits_in_place_of_the_token_embedding():
 
 @pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
 def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
-    """scinum.batch.Batch declares what the model reads; make_batch builds exactly that."""
+    """scinum.tokens.batch.Batch declares what the model reads; make_batch builds exactly that."""
     from typing import get_type_hints
 
     from scinum.tokens.batch import Batch

@@ -13,9 +13,10 @@ import torch.nn.functional as F
 import scinum
 from scinum import encodings
 from scinum.train.config import load_config
-from scinum.datasets.directory import DatasetWriter
 from scinum.heads import MLPHead
 from scinum.train.fit import fit
+
+from conftest import tiny_config, write_dataset  # tests/conftest.py
 
 
 class SignLogHead(MLPHead):
@@ -81,28 +82,25 @@ class Pairs:
 
 def test_a_registered_toy_encoding_trains_saves_loads_and_fills(signlog, tmp_path, one_thread):
     data = tmp_path / "pairs"
-    w = DatasetWriter(data, builder="pairs", version="1", parameters={}, seed=0, shard_size=64)
-    w.write_split("train", 64, Pairs())
-    w.write_split("val", 8, Pairs())
-    w.finish(evaluation={"fields": ["b"]})
+    write_dataset(data, Pairs(), {"train": 64, "val": 8}, builder="pairs", shard_size=64, evaluation={"fields": ["b"]})
     path = fit(
         load_config(
             None,
-            {
-                "data": {"path": str(data), "batch_size": 16, "mask_fields": ["b"], "mask_fields_prob": 1.0},
-                "out_dir": str(tmp_path / "run"),
-                "encoding": {"name": "signlog_test"},
-                "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-                "optim": {"lr": 3e-3, "warmup_steps": 5},
-                "trainer": {
+            tiny_config(
+                data,
+                tmp_path / "run",
+                data={"batch_size": 16, "mask_fields": ["b"], "mask_fields_prob": 1.0},
+                encoding={"name": "signlog_test"},
+                model={"d_model": 32},
+                optim={"lr": 3e-3, "warmup_steps": 5},
+                trainer={
                     "max_steps": 80,
                     "val_check_interval": 40,
                     "limit_val_batches": 1,
                     "checkpoint_every_n_steps": 100,
                     "log_every_n_steps": 5,
-                    "progress_bar": False,
                 },
-            },
+            ),
         )
     )
     with open(tmp_path / "run" / "logs" / "metrics.csv") as f:

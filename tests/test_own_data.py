@@ -16,6 +16,8 @@ from scinum.datasets.directory import Dataset, DatasetWriter
 from scinum.errors import ConfigError, DatasetError, MalformedJSON
 from scinum.datasets.jsonl import build
 
+from conftest import tiny_config  # tests/conftest.py
+
 
 def _records(n, seed=0):
     r = random.Random(seed)
@@ -156,21 +158,15 @@ def _fit_and_score(tmp_path, name, data, extra):
     cfg = tmp_path / f"{name}.yaml"
     cfg.write_text(
         json.dumps(
-            {
-                "seed": 0,
-                "out_dir": str(out),
-                "data": {"path": str(data), "batch_size": 32, **extra},
-                "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-                "optim": {"lr": 3e-3, "warmup_steps": 20},
-                "trainer": {
-                    "max_steps": 120,
-                    "accelerator": "cpu",
-                    "devices": 1,
-                    "val_check_interval": 1000,
-                    "limit_val_batches": 0,
-                    "progress_bar": False,
-                },
-            }
+            tiny_config(
+                data,
+                out,
+                seed=0,
+                data={"batch_size": 32, **extra},
+                model={"d_model": 32},
+                optim={"lr": 3e-3, "warmup_steps": 20},
+                trainer={"max_steps": 120, "devices": 1, "val_check_interval": 1000, "limit_val_batches": 0},
+            )
         )
     )
     assert scinum(["fit", "--config", str(cfg)]) == 0

@@ -21,6 +21,8 @@ from scinum import encodings, heads
 from scinum.errors import CheckpointError
 from scinum.plugins import PluginNotFound, Registry
 
+from conftest import tiny_config  # tests/conftest.py
+
 PACKAGE = '''
 """A scinum plug-in package: the encoding 'halved', the head kind 'spread', the builder 'toy'."""
 import torch
@@ -136,22 +138,14 @@ def trained(plugin_dir, tmp_path_factory):
     work = tmp_path_factory.mktemp("work")
     r = _scinum(["build", "toy", work / "data", "--train", "48", "--val", "8", "--test", "8"], plugin_dir)
     assert r.returncode == 0, r.stderr
-    cfg = {
-        "data": {"path": str(work / "data"), "batch_size": 8},
-        "out_dir": str(work / "run"),
-        "encoding": {"name": "halved"},
-        "head": {"kind": "spread", "scale": 2.0},
-        "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
-        "optim": {"warmup_steps": 1},
-        "trainer": {
-            "max_steps": 3,
-            "val_check_interval": 3,
-            "limit_val_batches": 1,
-            "checkpoint_every_n_steps": 3,
-            "log_every_n_steps": 1,
-            "progress_bar": False,
-        },
-    }
+    cfg = tiny_config(
+        work / "data",
+        work / "run",
+        encoding={"name": "halved"},
+        head={"kind": "spread", "scale": 2.0},
+        optim={"warmup_steps": 1},
+        trainer={"max_steps": 3, "val_check_interval": 3, "limit_val_batches": 1, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1},
+    )
     (work / "c.yaml").write_text(json.dumps(cfg))  # JSON is YAML
     r = _scinum(["fit", "--config", work / "c.yaml"], plugin_dir)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -8,9 +8,10 @@ import pytest
 
 from scinum.train.config import load_config
 from scinum.train.sampler import BucketBatchSampler
-from scinum.datasets.directory import DatasetWriter
 from scinum.errors import ConfigError
 from scinum.train.fit import fit
+
+from conftest import tiny_config, write_dataset  # tests/conftest.py
 
 
 class Wide:
@@ -22,22 +23,12 @@ class Wide:
 @pytest.fixture(scope="module")
 def wide(tmp_path_factory):
     path = tmp_path_factory.mktemp("wide") / "data"
-    w = DatasetWriter(path, builder="toy", version="1", parameters={}, seed=0, shard_size=8)
-    w.write_split("train", 4, Wide())
-    w.write_split("val", 2, Wide())
-    w.finish()
-    return path
+    return write_dataset(path, Wide(), {"train": 4, "val": 2}, shard_size=8)
 
 
 def _cfg(data, out, **over):
-    cfg = load_config(
-        overrides={
-            "data": {"path": str(data), "batch_size": 2},
-            "out_dir": str(out),
-            "model": {"d_model": 8, "n_layers": 1, "n_heads": 1},
-            "trainer": {"max_steps": 2, "accelerator": "cpu", "devices": 1, "progress_bar": False},
-        }
-    )
+    cfg = tiny_config(data, out, data={"batch_size": 2}, model={"d_model": 8, "n_heads": 1}, trainer={"max_steps": 2, "devices": 1})
+    cfg = load_config(overrides=cfg)
     for key, value in over.items():
         section, leaf = key.split(".")
         cfg[section][leaf] = value

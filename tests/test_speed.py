@@ -1,4 +1,4 @@
-"""Training-speed changes keep what a run writes: scinum.speed.logs_this_step."""
+"""Training-speed changes keep what a run writes: scinum.train.speed.logs_this_step."""
 
 import csv
 
@@ -8,27 +8,20 @@ from scinum.train.config import load_config
 from scinum.train.speed import logs_this_step
 from scinum.train.fit import fit
 
+from conftest import tiny_config  # tests/conftest.py
+
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def _config(data, out, every):
-    return load_config(
-        None,
-        {
-            "data": {"path": str(data), "batch_size": 8},
-            "out_dir": str(out),
-            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-            "optim": {"warmup_steps": 2},
-            "trainer": {
-                "max_steps": 7,
-                "val_check_interval": 100,
-                "limit_val_batches": 0,
-                "checkpoint_every_n_steps": 100,
-                "log_every_n_steps": every,
-                "progress_bar": False,
-            },
-        },
-    )
+    trainer = {
+        "max_steps": 7,
+        "val_check_interval": 100,
+        "limit_val_batches": 0,
+        "checkpoint_every_n_steps": 100,
+        "log_every_n_steps": every,
+    }
+    return load_config(None, tiny_config(data, out, model={"d_model": 32}, trainer=trainer))
 
 
 def _train_rows(out):

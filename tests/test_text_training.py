@@ -23,6 +23,8 @@ from scinum.tokens.normalize import Normalizer
 from scinum.train.module import MLMModule
 from scinum.train.fit import fit
 
+from conftest import tiny_config  # tests/conftest.py
+
 SCHEMES = ["p10", "p1000", "b1999", "fp15"]
 RECORDS = [{"name": f"r{i}", "x": x, "y": [round(0.1 * i, 2), 2.5]} for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
 
@@ -144,23 +146,9 @@ def dataset(tmp_path_factory, toy_dataset):
 @pytest.fixture(scope="module")
 def text_model(dataset, tmp_path_factory, one_thread_module):
     out = tmp_path_factory.mktemp("p1000") / "run"
+    trainer = {"max_steps": 12, "val_check_interval": 6, "limit_val_batches": 1, "checkpoint_every_n_steps": 100, "log_every_n_steps": 1}
     cfg = load_config(
-        None,
-        {
-            "data": {"path": str(dataset), "batch_size": 8},
-            "out_dir": str(out),
-            "encoding": {"name": "p1000"},
-            "model": {"d_model": 32, "n_layers": 1, "n_heads": 2},
-            "optim": {"warmup_steps": 2, "lr": 3e-3},
-            "trainer": {
-                "max_steps": 12,
-                "val_check_interval": 6,
-                "limit_val_batches": 1,
-                "checkpoint_every_n_steps": 100,
-                "log_every_n_steps": 1,
-                "progress_bar": False,
-            },
-        },
+        None, tiny_config(dataset, out, encoding={"name": "p1000"}, model={"d_model": 32}, optim={"lr": 3e-3}, trainer=trainer)
     )
     model = load(fit(cfg))
     model.path = out / "model.ckpt"

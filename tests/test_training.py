@@ -22,6 +22,8 @@ from scinum.tokens.normalize import Normalizer
 from scinum.train.module import MLMModule
 from scinum.train.fit import fit
 
+from conftest import tiny_config  # tests/conftest.py
+
 # a name token per record: the test is about the heads fitting, not the trunk telling records apart
 OVERFIT = [{"name": f"r{i}", "k": i, "x": x, "y": [round(0.1 * i, 2), 2.5]} for i, x in enumerate([1.25, -3.5, 7.75, 0.5, 12.125, -0.25])]
 
@@ -126,22 +128,14 @@ def dataset(tmp_path_factory, toy_dataset):
 
 
 def _config(dataset, out, **over):
-    cfg = {
-        "data": {"path": str(dataset), "batch_size": 8},
-        "out_dir": str(out),
-        "model": {"d_model": 32, "n_layers": 2, "n_heads": 2},
-        "optim": {"warmup_steps": 2},
-        "trainer": {
-            "max_steps": 6,
-            "val_check_interval": 3,
-            "limit_val_batches": 1,
-            "checkpoint_every_n_steps": 3,
-            "log_every_n_steps": 1,
-            "progress_bar": False,
-        },
-    }
+    cfg = tiny_config(
+        dataset,
+        out,
+        model={"d_model": 32, "n_layers": 2},
+        trainer={"val_check_interval": 3, "limit_val_batches": 1, "checkpoint_every_n_steps": 3, "log_every_n_steps": 1},
+    )
     for k, v in over.items():
-        cfg.setdefault(k, {}).update(v) if isinstance(v, dict) else cfg.__setitem__(k, v)
+        cfg[k] = {**cfg.get(k, {}), **v} if isinstance(v, dict) else v
     return load_config(None, cfg)
 
 

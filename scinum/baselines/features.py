@@ -1,11 +1,11 @@
 """Fixed-slot features of JSON records for standard regressors, built from the training split.
 
-Every numeric leaf at a concrete JSON path (:func:`scinum.paths.flatten`) is a *slot*: the
+Every numeric leaf at a concrete JSON path (:func:`scinum.records.paths.flatten`) is a *slot*: the
 union of the training records' numeric paths, the ``max_slots`` most frequent kept (ties: first
 seen). A record lacking a slot has NaN there (missing, marked).
 
 A field being predicted is a mask pattern (``description.stepsize``, ``data[*][-1]``); every
-number it names in a record (:func:`scinum.paths.numbers_named`, the numbers scinum's
+number it names in a record (:func:`scinum.records.paths.numbers_named`, the numbers scinum's
 evaluation masks jointly) is removed from that record's slots, and each one is a row of its own:
 
     [slots (S)] + [index from the start, index from the end] x INDEX_DEPTH (innermost list first)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 import yaml
 
-from ..train.config import load_config
+from ..errors import ConfigError
+from ..train.config import assemble_config, load_config
 from ..train.distributed import StoppedBySignal
 from ..train.fit import fit
 
@@ -44,17 +46,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load and check the config (a bad one: one line on stderr naming the key, the value and
-    what it may be; exit 1), then print it or train."""
+    """Load the config, then print it (checked) or train (:func:`~scinum.train.fit.fit` checks it);
+    a bad one: one line on stderr naming the key, the value and what it may be; exit 1."""
     try:
-        config = load_config(args.config, args.overrides)
+        config = (load_config if args.print_config else assemble_config)(args.config, args.overrides)
     except (KeyError, ValueError, OSError) as e:
-        raise SystemExit(f"scinum fit: bad config: {str(e).removeprefix('config: ')}") from None
+        _bad_config(e)
     if args.print_config:
         print(yaml.safe_dump(config, sort_keys=False, default_flow_style=False), end="")
         return 0
     try:
-        path = fit(config)
+        path = fit(config)  # validates the config: once per run
+    except ConfigError as e:
+        _bad_config(e)
     except StoppedBySignal as stop:
         if is_global_zero():
             print(stop.message, file=sys.stderr)
@@ -62,3 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if is_global_zero():
         print(f"scinum fit: model written to {path}", file=sys.stderr)
     return 0
+
+
+def _bad_config(e: Exception) -> NoReturn:
+    raise SystemExit(f"scinum fit: bad config: {str(e).removeprefix('config: ')}") from None

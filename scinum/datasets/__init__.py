@@ -2,7 +2,7 @@
 (:mod:`.directory`, :mod:`.writing`), the builder protocol and registry (:mod:`.builders`),
 ``scinum build jsonl`` (:mod:`.jsonl`), token shards on disk (:mod:`.token_shards`) and scans
 of them (:mod:`.shard_values`, :mod:`.shard_targets`). Imports :mod:`scinum.tokens` and below;
-never the model, never torch.
+never the model (torch only where :mod:`.shard_values` asks the encoding what it represents).
 
 A builder (a plug-in too) writes its dataset with ``scinum.datasets.DatasetWriter``."""
 

@@ -1,12 +1,12 @@
 """Extrapolation: inputs and predictions outside each field's training range.
 
-A checkpoint's ``run["train_ranges"]`` (:mod:`scinum.provenance`) holds the min and max of every
+A checkpoint's ``run["train_ranges"]`` (:mod:`scinum.util.provenance`) holds the min and max of every
 field's training numbers. Filling checks each visible input and each prediction against them:
 :meth:`TrainingRanges.outside` lists a record's paths outside (``{"inputs": [...],
-"predictions": [...]}``, in :attr:`scinum.infer.Filled.outside` and, where the output has room,
+"predictions": [...]}``, in :attr:`scinum.fill.model.Filled.outside` and, where the output has room,
 ``fill --with-uncertainty``'s ``outside_training_range``), and :class:`Tally` counts them per
 field for one line on stderr (``scinum fill``) or one :class:`ExtrapolationWarning`
-(:meth:`scinum.infer.Model.predict_many`). A model's predictions rarely leave its training
+(:meth:`scinum.fill.model.Model.predict_many`). A model's predictions rarely leave its training
 range: an input outside it is the warning that matters, a prediction outside it is rarer still.
 A checkpoint without training ranges (written before they were recorded) flags nothing.
 """
@@ -40,7 +40,7 @@ class TrainingRanges:
 
     def outside(self, job: Any, predictions: Sequence[Any]) -> dict[str, list[str]]:
         """Paths of ``job``'s visible inputs and of its ``predictions`` (the
-        :class:`~scinum.infer.FieldPrediction` of ``job.hidden``, in order) outside their
+        :class:`~scinum.fill.model.FieldPrediction` of ``job.hidden``, in order) outside their
         field's training range; ``{}`` when none is."""
         out: dict[str, list[str]] = {}
         if not self.ranges:

@@ -154,7 +154,7 @@ class Model:
         self.codec = Codec(self.vocab, self.encoding)
         self.kind = model.head.uncertainty_kind
         self.context_length = meta.context_length
-        #: field id -> the checkpoint's recalibration of its quantile levels (scinum.calibration)
+        #: field id -> the checkpoint's recalibration of its quantile levels (scinum.fill.calibration)
         self.recalibration = {
             self.vocab.field_index[f]: np.asarray(t, np.float64) for f, t in meta.calibration.items() if f in self.vocab.field_index
         }

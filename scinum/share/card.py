@@ -18,7 +18,7 @@ import yaml
 
 from ..records.paths import field_of
 
-__all__ = ["render", "describe", "model_label"]
+__all__ = ["render", "describe"]
 
 _METRICS = (
     ("mse", "MSE"),
@@ -31,14 +31,12 @@ _METRICS = (
 )
 
 
-def model_label(meta: Any) -> str:
-    """The name ``scinum evaluate`` gives a model by default: its encoding (+ the label its head
-    kind declares, gmm for a mixture head: :func:`scinum.heads.model_label`). ``meta``: a
-    :class:`~scinum.model.checkpoint.CheckpointMeta` or its dict."""
-    from ..heads import model_label as label
+def _label(config: dict) -> str:
+    """:func:`scinum.heads.model_label` of an export's config (heads imported here only: they
+    bring torch, which ``scinum info`` does not need before it prints)."""
+    from ..heads import model_label
 
-    enc, head = (meta["encoding"], meta["head"]) if isinstance(meta, dict) else (meta.encoding, meta.head)
-    return label(enc["name"], head)
+    return model_label(config["encoding"]["name"], config["head"])
 
 
 def _head(config: dict) -> tuple[str, Any]:
@@ -148,7 +146,7 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
     given, its :func:`read_results` evaluation."""
     run = config.get("run") or {}
     ds, training, model = run.get("dataset") or {}, run.get("training") or {}, config["model"]
-    label = name or (evaluation or {}).get("label") or model_label(config)
+    label = name or (evaluation or {}).get("label") or _label(config)
     enc = config["encoding"]
     fields, units, ood_fields = _evaluated(config, evaluation)
     ranges = _ranges(config, evaluation)
@@ -379,7 +377,7 @@ def describe(config: dict, source: str = "") -> list[str]:
     declared = ds.get("evaluation") or {}
     units = declared.get("units", {})
     lines = [
-        f"{source or 'model'}: {model_label(config)} — encoding {json.dumps(config['encoding'])}, head {json.dumps(config['head'])}",
+        f"{source or 'model'}: {_label(config)} — encoding {json.dumps(config['encoding'])}, head {json.dumps(config['head'])}",
         f"  trunk: {_layers(m)} × {m['d_model']} ({m['n_heads']} heads), "
         f"{m.get('positions', 'learned')} positions, "
         f"{_g((config.get('weights') or {}).get('parameters'), 9)} parameters; context "

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ResultsError
-from .card import model_label
 
 __all__ = ["read_results"]
 
@@ -22,7 +21,8 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
     {(split, field): float64 true values}, "baselines": [the standard references' table rows]}``
     (ood_values: non-test splits, only with ``predictions.csv``); rows test first. Raises
     :class:`ResultsError` naming the file when ``table.csv`` is missing or holds no row of the
-    model."""
+    model. ``label``: the model's rows (None: the table's one model, or the name ``scinum
+    evaluate`` gives ``meta``, a :class:`~scinum.model.checkpoint.CheckpointMeta`)."""
     import pandas as pd
 
     root = Path(results)
@@ -38,8 +38,12 @@ def read_results(results: str | os.PathLike, meta: Any, label: str | None = None
     kind = table["kind"].fillna("model") if "kind" in table else pd.Series("model", index=table.index)
     refs, table = table[kind != "model"], table[kind == "model"]  # scinum.analysis.baselines
     models = list(dict.fromkeys(table["model"].astype(str)))
-    if label is None:
-        label = models[0] if len(models) == 1 else model_label(meta)
+    if label is None and len(models) == 1:
+        label = models[0]
+    elif label is None:
+        from ..heads import model_label
+
+        label = model_label(meta.encoding["name"], meta.head)
     if label not in models:
         raise ResultsError(f"{table_file}: no rows of model {label!r} (models: {models}); pass --label")
     rows = [{k: _plain(v) for k, v in r.items()} for r in table[table["model"] == label].to_dict("records")]

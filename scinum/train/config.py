@@ -15,7 +15,7 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
     head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
                | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true}
                | {kind: NAME, ...}  (a head a plug-in installs: scinum.heads entry points)
-    budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.budget)
+    budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.train.budget)
     normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
     calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
     model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: structure, max_positions: null, ...}
@@ -33,7 +33,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import yaml
 
@@ -44,11 +44,15 @@ from ..model.trunk import ModelConfig
 from ..tokens.normalize import METHODS
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
 
+if TYPE_CHECKING:
+    from ..encodings import NumberEncoding
+
 __all__ = [
     "RunConfig",
     "DataConfig",
     "OptimConfig",
     "TrainerConfig",
+    "assemble_config",
     "load_config",
     "validate_config",
     "apply_overrides",
@@ -108,7 +112,7 @@ def _devices(v: Any) -> str | None:
     return above_zero(v)
 
 
-#: precisions Lightning's Trainer takes (``auto``: scinum's choice, see :mod:`scinum.fitting`)
+#: precisions Lightning's Trainer takes (``auto``: scinum's choice, see :mod:`scinum.train.fit`)
 PRECISIONS = ("auto", "64-true", "32-true", "16-mixed", "bf16-mixed", "16-true", "bf16-true", "64", "32", "16", "bf16", 64, 32, 16)
 
 
@@ -167,7 +171,7 @@ class TrainerConfig:
     progress_bar: bool = True
     # several processes: a collective waits at most this long (s), then the run fails naming the
     # cause; SIGTERM/SIGINT: ranks that have not stopped at a step boundary this long (s) after
-    # the signal are ended (scinum.distributed)
+    # the signal are ended (scinum.train.distributed)
     collective_timeout_s: float = positive(300.0)
     signal_grace_s: float = 20.0
 
@@ -184,11 +188,11 @@ class RunConfig:
     head: dict[str, Any] = field(default_factory=lambda: {"kind": "native"})  # kind + options
     # None: the encoding's default, or the head's declared one when that is "none"
     normalizer: str | None = one_of(None, METHODS, "normalizer")
-    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.budget); None:
+    # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.train.budget); None:
     # trainer.max_steps as given
     budget: dict[str, Any] | None = None
     # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
-    # split after training, so the 68/95 % intervals cover what they say (scinum.calibration)
+    # split after training, so the 68/95 % intervals cover what they say (scinum.fill.calibration)
     calibrate: bool = True
     # positions: structure (the default: from the record's JSON structure, docs/parity.md) |
     # learned (xVal's additive table) | rope | both; max_positions None: the longest training
@@ -275,9 +279,10 @@ def apply_overrides(config: dict, overrides: dict) -> dict:
     return _merge(config, {k: v for k, v in overrides.items() if k not in (*_FREE, "budget")})
 
 
-def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
-    """Defaults <- YAML file <- overrides, validated. Paths in ``data.path``/``out_dir`` stay as
-    written."""
+def assemble_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
+    """Defaults <- YAML file <- overrides, not validated (unknown keys are refused): what a run
+    hands to :func:`scinum.train.fit.fit`, which validates it once. Paths in
+    ``data.path``/``out_dir`` stay as written."""
     config = section_defaults(RunConfig)
     if path is not None:
         try:
@@ -291,10 +296,14 @@ def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict 
         config = apply_overrides(config, loaded)
     if not isinstance(overrides, dict):
         overrides = parse_overrides(overrides)
-    config = apply_overrides(config, overrides)
-    validate_config(config)  # first: a section replaced by a value (data=5) is refused here
-    if not config["data"]["path"]:
-        raise ConfigError("config: data.path (the dataset directory) is required")
+    return apply_overrides(config, overrides)
+
+
+def load_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
+    """:func:`assemble_config`, validated (:func:`validate_config`): a config checked without
+    training (``scinum fit --print-config``, tests)."""
+    config = assemble_config(path, overrides)
+    validate_config(config)
     return config
 
 
@@ -324,14 +333,17 @@ def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
     return dict(budget)
 
 
-def validate_config(config: dict) -> None:
-    """Raise :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must
-    be, or the choices there are) unless every key is one of :class:`RunConfig` and every value
-    has its type (an int where a float is expected is fine), numbers are finite and in range
-    (>= 0; counts > 0; probabilities in [0, 1]), the encoding and head are installed (choices:
-    the registries', plug-ins included) and take their options, the model section makes a
-    trunk, the budget is one, and the accelerator exists here."""
-    check_section(config, RunConfig, "")
+def validate_config(config: dict) -> NumberEncoding:
+    """The number encoding ``config`` names, built once here (a run uses this instance). Raise
+    :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must be, or the
+    choices there are) unless every key is one of :class:`RunConfig` and every value has its
+    type (an int where a float is expected is fine), numbers are finite and in range (>= 0;
+    counts > 0; probabilities in [0, 1]), ``data.path`` is set, the encoding and head are
+    installed (choices: the registries', plug-ins included) and take their options, the model
+    section makes a trunk, the budget is one, and the accelerator exists here."""
+    check_section(config, RunConfig, "")  # first: a section replaced by a value (data=5)
+    if not config["data"]["path"]:
+        raise ConfigError("config: data.path (the dataset directory) is required")
     from .. import encodings, heads  # local: the registries import the encodings and heads
 
     for section in _FREE:
@@ -363,6 +375,7 @@ def validate_config(config: dict) -> None:
 
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
         fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU is available: use cpu or auto)")
+    return encoding
 
 
 def resolve_normalizer(config: dict, encoding: Any) -> str:

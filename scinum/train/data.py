@@ -59,7 +59,7 @@ class MLMDataModule(L.LightningDataModule):
     ``setup`` loads the shards, fits the normalizer on train and checks every train/val number
     is representable by the encoding (error: file, line, path). ``mask_fields`` (JSON path patterns): the numbers they name are
     hidden with probability ``mask_fields_prob`` on top of the MLM masking — training for the
-    fill task a user has (:func:`scinum.datasets.targeted_numbers`). With several devices each
+    fill task a user has (:func:`scinum.datasets.shard_targets.targeted_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:

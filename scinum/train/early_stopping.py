@@ -3,7 +3,7 @@
 :class:`BestWeights` watches the validation loss (``val/loss``, reduced over every rank, so every
 rank decides alike) after each validation: a lower loss keeps a CPU copy of the weights and the
 step it came from; ``patience`` validations in a row without a lower loss stop the run. After
-training, :func:`scinum.fitting.fit` restores the kept weights into the model it writes and
+training, :func:`scinum.train.fit.fit` restores the kept weights into the model it writes and
 records ``{"step", "val_loss", "last_step", "stopped_early"}`` as ``run["best"]`` in the
 checkpoint and in ``training.json``, and says so on stderr. The copy travels in the callback's
 state, so a resumed run keeps the best of before the interruption.

@@ -16,12 +16,12 @@ import math
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import lightning as L
 import torch
 
-from .. import encodings
+from ..encodings import NumberEncoding
 from ..util.atomic import write_text_atomic
 from ..model.checkpoint import CheckpointMeta, save_checkpoint
 from .config import resolve_normalizer, validate_config
@@ -32,13 +32,14 @@ from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_st
 from .early_stopping import BestWeights
 from ..errors import ConfigError, TrainingError
 from .module import MLMModule
-from ..model.trunk import ModelConfig
+from ..heads import make_head
+from ..model.trunk import ModelConfig, NumberMLM
 from ..util.provenance import run_info
 
 __all__ = ["fit", "make_meta"]
 
 
-def make_meta(config: dict, dm: MLMDataModule, encoding: Any) -> CheckpointMeta:
+def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> CheckpointMeta:
     """Checkpoint metadata for a prepared data module; its ``run`` entry records the dataset's
     identity, the training ranges of every field, the budget, versions and commit
     (:func:`scinum.util.provenance.run_info`)."""
@@ -88,13 +89,13 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     (:func:`scinum.train.run_dir.check_resume`)."""
     from .run_dir import check_resume, out_dir_lock
 
-    validate_config(config)  # also configs built without load_config (recipes' overrides)
+    encoding = validate_config(config)  # the one check of the run, and its one encoding
     with out_dir_lock(config["out_dir"]):
         check_resume(config, Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
-        return _fit(config, callbacks)
+        return _fit(config, encoding, callbacks)
 
 
-def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
+def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback] = ()) -> Path:
     from lightning.pytorch.callbacks import ModelCheckpoint
 
     from .budget import TimeBudget, resolve_steps
@@ -104,7 +105,6 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     L.seed_everything(config["seed"], workers=True, verbose=False)
     out = Path(config["out_dir"])
     out.mkdir(parents=True, exist_ok=True)
-    encoding = encodings.from_config(config["encoding"])
     d, t = config["data"], dict(config["trainer"])
     dm = MLMDataModule(
         encoding=encoding,
@@ -218,9 +218,14 @@ def _fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     return final
 
 
-def _plan(config: dict, encoding: Any, dm: MLMDataModule) -> tuple[CheckpointMeta, dict[int, str]]:
-    """The checkpoint metadata and the watched fields of a set-up datamodule."""
-    return make_meta(config, dm, encoding), _watched_fields(dm)
+def _plan(config: dict, encoding: NumberEncoding, dm: MLMDataModule) -> tuple[CheckpointMeta, NumberMLM, dict[int, str]]:
+    """The checkpoint metadata, a freshly initialised model and the watched fields of a set-up
+    datamodule. The model is :meth:`CheckpointMeta.build_model
+    <scinum.model.checkpoint.CheckpointMeta.build_model>`'s, on the run's encoding (not a
+    second one made from the config)."""
+    meta = make_meta(config, dm, encoding)
+    head = make_head(encoding, meta.model.d_model, meta.head, meta.vocab)
+    return meta, NumberMLM(meta.model, head), _watched_fields(dm)
 
 
 def _watched_fields(dm: MLMDataModule) -> dict[int, str]:

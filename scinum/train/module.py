@@ -20,7 +20,7 @@ from ..tokens.batch import Batch
 from ..model.checkpoint import CheckpointMeta, digest
 from .config import OptimConfig
 from .distributed import MetricSums
-from ..model.trunk import LOSS_NAMES
+from ..model.trunk import LOSS_NAMES, NumberMLM
 from .speed import logs_this_step
 
 __all__ = ["MLMModule", "lr_factor"]
@@ -45,12 +45,12 @@ class MLMModule(L.LightningModule):
         optim: OptimConfig | dict[str, Any],
         max_steps: int,
         watch: dict[int, str] | None = None,
-        plan: Callable[[Any], tuple[CheckpointMeta, dict[int, str]]] | None = None,
+        plan: Callable[[Any], tuple[CheckpointMeta, NumberMLM, dict[int, str]]] | None = None,
         clock: Any = None,
     ):
         """``meta``: build the model now; or None and ``plan``: Lightning's
-        :meth:`configure_model` builds it once the datamodule is set up, from
-        ``plan(datamodule) -> (meta, watch)``. ``optim``: the ``optim:`` section (a dict is read as
+        :meth:`configure_model` makes it once the datamodule is set up, as
+        ``plan(datamodule) -> (meta, model, watch)``. ``optim``: the ``optim:`` section (a dict is read as
         :class:`~scinum.train.config.OptimConfig`). ``watch``: field id -> field name whose validation
         error is logged on its own (``val/err/<field>``: the training curves of the fields a
         dataset is evaluated on). ``clock``: a :class:`~scinum.train.budget.TimeBudget` whose
@@ -66,8 +66,7 @@ class MLMModule(L.LightningModule):
 
     def configure_model(self) -> None:
         if self.model is None:
-            self.meta, self.watch = self.plan(self.trainer.datamodule)
-            self.model = self.meta.build_model()
+            self.meta, self.model, self.watch = self.plan(self.trainer.datamodule)
 
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
@@ -78,7 +77,7 @@ class MLMModule(L.LightningModule):
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
         res = self.losses(batch)
-        if self.clock is None and not logs_this_step(self):  # metrics no logger writes (scinum.speed)
+        if self.clock is None and not logs_this_step(self):  # metrics no logger writes (scinum.train.speed)
             return res["loss"]
         bs = batch["ids"].shape[0]
         self.log("train/loss", res["loss"], prog_bar=True, batch_size=bs)

@@ -38,7 +38,7 @@ def quiet_lightning() -> None:
             log.addFilter(_FILTER)
     # torch deprecates LeafSpec checks that Lightning's own pytree helper still makes
     warnings.filterwarnings("ignore", message=r".*isinstance\(treespec, LeafSpec\)")
-    # validation metrics are reduced over ranks by scinum itself (scinum.distributed.MetricSums)
+    # validation metrics are reduced over ranks by scinum itself (scinum.train.distributed.MetricSums)
     warnings.filterwarnings("ignore", message=r"It is recommended to use `self.log\('val/")
 
 

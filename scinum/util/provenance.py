@@ -85,8 +85,9 @@ def dataset_identity(path: str | Path) -> dict[str, Any]:
 
 
 #: distributions whose versions a result depends on: the same seed gives the same numbers bit
-#: for bit only with the same versions on the same kind of CPU (README, *Reproducibility*)
-PACKAGES = ("scinum", "torch", "lightning", "numpy", "rebound")
+#: for bit only with the same versions on the same kind of CPU (README, *Reproducibility*);
+#: scipy and pandas compute and hold the evaluation tables and their statistics
+PACKAGES = ("scinum", "torch", "lightning", "numpy", "rebound", "scipy", "pandas")
 
 
 def versions() -> dict[str, str | None]:
