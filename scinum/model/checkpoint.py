@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from .. import encodings
+from ..encodings.base import NumberEncoding
 from ..util.atomic import atomic_path
 from .recalibration import GRID, check_table
 from ..tokens.codec import Vocabulary
@@ -59,9 +60,10 @@ class CheckpointMeta:
     def make_encoding(self) -> encodings.NumberEncoding:
         return encodings.from_config(self.encoding)
 
-    def build_model(self) -> NumberMLM:
-        """A freshly initialised :class:`NumberMLM` of this configuration."""
-        head = make_head(self.make_encoding(), self.model.d_model, self.head, self.vocab)
+    def build_model(self, encoding: NumberEncoding | None = None) -> NumberMLM:
+        """A freshly initialised :class:`NumberMLM` of this configuration (``encoding``: this
+        configuration's encoding when the caller has built it already)."""
+        head = make_head(encoding or self.make_encoding(), self.model.d_model, self.head, self.vocab)
         return NumberMLM(self.model, head)
 
     def to_dict(self) -> dict[str, Any]:

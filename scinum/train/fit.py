@@ -32,7 +32,6 @@ from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_st
 from .early_stopping import BestWeights
 from ..errors import ConfigError, TrainingError
 from .module import MLMModule
-from ..heads import make_head
 from ..model.trunk import ModelConfig, NumberMLM
 from ..util.provenance import run_info
 
@@ -220,12 +219,9 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
 
 def _plan(config: dict, encoding: NumberEncoding, dm: MLMDataModule) -> tuple[CheckpointMeta, NumberMLM, dict[int, str]]:
     """The checkpoint metadata, a freshly initialised model and the watched fields of a set-up
-    datamodule. The model is :meth:`CheckpointMeta.build_model
-    <scinum.model.checkpoint.CheckpointMeta.build_model>`'s, on the run's encoding (not a
-    second one made from the config)."""
+    datamodule; the model is built on the run's encoding (not a second one made from the config)."""
     meta = make_meta(config, dm, encoding)
-    head = make_head(encoding, meta.model.d_model, meta.head, meta.vocab)
-    return meta, NumberMLM(meta.model, head), _watched_fields(dm)
+    return meta, meta.build_model(encoding), _watched_fields(dm)
 
 
 def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
