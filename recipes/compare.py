@@ -48,7 +48,7 @@ continues it; ``--collect`` writes the results of what has finished without trai
 **Scoring**: every run's per-number predictions (``predictions.csv`` of ``scinum evaluate``) are
 gathered; an unparsed one is scored as the train mean's prediction of its field, so MSE and R²
 count every prediction (``mse_parsed``/``r2_parsed`` keep the parsed-only figures, ``n_unparsed``
-the count; :func:`scinum.analysis.scoring.rescore`), and the paired differences resample them
+the count; :func:`scinum.analysis.scoring.score_runs`), and the paired differences resample them
 (:mod:`scinum.analysis.paired`).
 
 Results (``--out``): ``table.md``, ``table.csv`` (model, kind, field, split, metric, mean,
@@ -387,26 +387,6 @@ def _subsets_as_splits(per_seed):
     return out
 
 
-#: the columns of a run's predictions.csv that a comparison scores
-_PREDICTED = ["model", "seed", "field", "split", "record", "path", "true", "pred", "unparseable"]
-
-
-def _scored(per_seed, predictions, data: Path, manifest: dict):
-    """``(per_seed, predictions)`` as a comparison reports them (module docstring: Scoring):
-    unparsed predictions scored as the train mean's; per seed and cell ``mse``, ``r2`` and the
-    physical MSE over every prediction, with ``mse_parsed``, ``r2_parsed``, ``n_unparsed``,
-    ``n_records`` and ``train_mean_mse`` beside them."""
-    from scinum.analysis.scoring import fill_unparsed, rescore
-    from scinum.baselines import train_means
-
-    means = train_means(data, list(dict.fromkeys(predictions["field"])))
-    filled = fill_unparsed(predictions, means)
-    scores = rescore(filled, manifest, means)
-    keys = ["model", "seed", "field", "split"]
-    kept = per_seed.drop(columns=[c for c in scores.columns if c in per_seed and c not in keys])
-    return kept.merge(scores, on=keys, how="left"), filled
-
-
 def _baselines(preset: dict[str, Any], data: Path, where: str, log=print):
     """The preset's non-learned baselines scored on the evaluated records (module docstring) and
     the standard references of :mod:`scinum.analysis.baselines` (unless ``evaluate:
@@ -457,7 +437,9 @@ def _compare(
     from scinum.util.provenance import result_provenance
     from scinum.analysis import report
     from scinum.analysis.paired import RESAMPLES, SEED
+    from scinum.analysis.scoring import SCORED_COLUMNS, score_runs
     from scinum.analysis.stats import DIVERGENCE_FACTOR
+    from scinum.baselines import train_means
 
     t0 = time.time()
     configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
@@ -471,7 +453,7 @@ def _compare(
             missing.append(f"{label} seed {seed}" + (f" ({failed[(label, seed)]})" if (label, seed) in failed else ""))
             continue
         tables.append(pd.read_csv(o / "eval.csv"))
-        preds.append(pd.read_csv(o / "predictions.csv", usecols=_PREDICTED, dtype={"model": str, "field": str, "split": str}))
+        preds.append(pd.read_csv(o / "predictions.csv", usecols=SCORED_COLUMNS, dtype={"model": str, "field": str, "split": str}))
         info = json.loads((o / "eval.json").read_text())
         spent = plan[(label, seed)]
         if "seconds" in cfg["budget"] and info.get("steps"):  # what the clock let it see
@@ -480,9 +462,9 @@ def _compare(
     if not tables:
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
     manifest = json.loads((data / "manifest.json").read_text())
-    per_seed, predictions = _scored(
-        _subsets_as_splits(pd.concat(tables, ignore_index=True)), pd.concat(preds, ignore_index=True), data, manifest
-    )
+    evaluated = pd.concat(preds, ignore_index=True)
+    means = train_means(data, list(dict.fromkeys(evaluated["field"])))
+    per_seed, predictions = score_runs(_subsets_as_splits(pd.concat(tables, ignore_index=True)), evaluated, means, manifest)
     chosen = list(dict.fromkeys(lb for lb, _ in configs))
     meta = {
         **result_provenance(),

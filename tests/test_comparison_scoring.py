@@ -11,6 +11,7 @@ import pytest
 
 from scinum.analysis.report import write_comparison
 from scinum.analysis.scoring import fill_unparsed, rescore
+from scinum.errors import RecipeError
 
 MANIFEST = {"evaluation": {"train_ranges": {"x": [0.0, 1.0]}}}
 
@@ -70,7 +71,17 @@ def comparison(tmp_path):
     filled = fill_unparsed(pd.concat(frames, ignore_index=True), {"x": 0.5})
     per_seed = rescore(filled, MANIFEST, {"x": 0.5})
     spec = {"metric": "mse", "reference": "ref", "columns": [{"name": "x", "field": "x", "split": "test"}]}
-    meta = {"budget": {"samples": 8}, "seeds": [0, 1, 2]}
+    meta = {
+        "budget": {"samples": 8},
+        "seeds": [0, 1, 2],
+        "recipe": "planets",
+        "command": "python recipes/planets.py --preset parity --seeds 3",
+        "commit": "0123456789abcdef",
+        "dirty": False,
+        "machine": "m",
+        "finished": "2026-11-25T12:00:00+00:00",
+        "elapsed_s": 60.0,
+    }
     return write_comparison(tmp_path, per_seed, meta, spec, predictions=filled, train_ranges=MANIFEST["evaluation"]["train_ranges"]), filled
 
 
@@ -104,3 +115,20 @@ def test_predictions_are_written_to_recompute_every_cell(tmp_path):
     per_seed = ((ref["prediction"] - ref["truth"]) ** 2).groupby(ref["seed"]).mean()
     cell = pd.read_csv(out / "table.csv").set_index(["model", "metric"]).loc[("ref", "mse")]
     assert per_seed.mean() == pytest.approx(cell["mean"], rel=1e-12)
+
+
+def test_publish_brings_the_predictions_and_a_cell_recomputes_from_them(tmp_path):
+    from recipes.publish import publish
+
+    out, _ = comparison(tmp_path / "results")
+    docs = publish(out, tmp_path / "docs")
+    assert (docs / "predictions.csv.gz").read_bytes() == (out / "predictions.csv.gz").read_bytes()
+    p = pd.read_csv(docs / "predictions.csv.gz")  # a reader's recomputation: R² of ref on test
+    table = pd.read_csv(docs / "table.csv").set_index(["model", "metric"])
+    ref = p[(p["model"] == "ref") & (p["split"] == "test") & (p["field"] == "x")]
+    r2 = [1 - ((g.prediction - g.truth) ** 2).sum() / ((g.truth - g.truth.mean()) ** 2).sum() for _, g in ref.groupby("seed")]
+    assert np.mean(r2) == pytest.approx(table.loc[("ref", "r2"), "mean"], rel=1e-9)
+    (out / "predictions.csv.gz").unlink()  # a comparison without its predictions is not published
+    with pytest.raises(RecipeError, match="predictions.csv.gz: missing"):
+        publish(out, tmp_path / "docs2")
+    assert not (tmp_path / "docs2").exists()

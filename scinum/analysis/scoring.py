@@ -13,7 +13,10 @@ import pandas as pd
 from ..errors import DatasetError
 from ..records.paths import matches, parse_path
 
-__all__ = ["cell_rows", "default_fields", "fill_unparsed", "physical_mse", "rescore", "subsets"]
+__all__ = ["SCORED_COLUMNS", "cell_rows", "default_fields", "fill_unparsed", "physical_mse", "rescore", "score_runs", "subsets"]
+
+#: the columns of a run's ``predictions.csv`` that a comparison scores (:func:`score_runs`)
+SCORED_COLUMNS = ["model", "seed", "field", "split", "record", "path", "true", "pred", "unparseable"]
 
 
 def default_fields(manifest: dict) -> list[str]:
@@ -125,3 +128,17 @@ def rescore(filled: pd.DataFrame, manifest: dict, train_means: dict[str, float])
                 }
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def score_runs(
+    per_seed: pd.DataFrame, predictions: pd.DataFrame, train_means: dict[str, float], manifest: dict
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(per_seed, filled)`` as a comparison reports its runs: ``per_seed`` (the runs' table rows,
+    subsets as ``<split>:<subset>`` splits) with ``mse``, ``r2`` and the physical MSE replaced by
+    :func:`rescore`'s over every prediction and its other columns added; ``filled``: the runs'
+    ``predictions`` (:data:`SCORED_COLUMNS`) after :func:`fill_unparsed`."""
+    filled = fill_unparsed(predictions, train_means)
+    scores = rescore(filled, manifest, train_means)
+    keys = ["model", "seed", "field", "split"]
+    kept = per_seed.drop(columns=[c for c in scores.columns if c in per_seed and c not in keys])
+    return kept.merge(scores, on=keys, how="left"), filled
