@@ -45,8 +45,8 @@ SEED = 0
 def _errors(rows: pd.DataFrame, seeds: Sequence[int], records: pd.Index) -> np.ndarray:
     """Sum of squared errors per (seed, record) of one model's cell rows: ``[S, R]``; +inf where
     a prediction is not finite."""
-    e2 = (rows["pred"].to_numpy(dtype=np.float64) - rows["true"].to_numpy(dtype=np.float64)) ** 2
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # a diverged model's 1e300 squares to inf
+        e2 = (rows["pred"].to_numpy(dtype=np.float64) - rows["true"].to_numpy(dtype=np.float64)) ** 2
         sse = rows.assign(e2=np.where(np.isnan(e2), math.inf, e2)).groupby(["seed", "record"])["e2"].sum()
     return sse.unstack("record").reindex(index=list(seeds), columns=records).to_numpy(dtype=np.float64)
 
