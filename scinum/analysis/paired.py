@@ -75,7 +75,8 @@ def paired_bootstrap(
     ``ratio_high`` (10^ of the three)."""
     s, r = sse_a.shape
     point = float(np.mean(_log_ratio(sse_a.sum(axis=1), sse_b.sum(axis=1))))
-    weights = rng.multinomial(r, np.full(r, 1.0 / r), size=resamples).astype(np.float64)
+    drawn = rng.integers(0, r, size=(resamples, r)) + r * np.arange(resamples)[:, None]
+    weights = np.bincount(drawn.ravel(), minlength=resamples * r).reshape(resamples, r).astype(np.float64)  # times drawn
     d = _log_ratio(_pooled(weights, sse_a), _pooled(weights, sse_b))  # [B, S]
     pick = rng.integers(0, s, size=(resamples, s))
     t = np.take_along_axis(d, pick, axis=1).mean(axis=1)

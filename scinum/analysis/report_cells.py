@@ -15,6 +15,7 @@ __all__ = ["baseline_rows", "cell_text", "center", "fmt_ci", "g", "md_table", "n
 
 
 def g(x: float, digits: int = 2) -> str:
+    """``x`` in ``digits`` significant digits; ``–`` for NaN or None."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     return f"{x:.{digits}g}" if x != 0 else "0"
@@ -28,6 +29,7 @@ def fmt_ci(mean: float, lo: float, hi: float, digits: int = 2) -> str:
 
 
 def md_table(header: Sequence[str], rows: list[list[str]]) -> str:
+    """A markdown table of ``rows`` (cells as text) under ``header``."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
@@ -47,7 +49,7 @@ def n_text(r: pd.Series) -> str:
 
 
 def cell_text(long: pd.DataFrame, model: str, column: dict, metric: str) -> str:
-    """A cell's value (:func:`_value_text`) and n, with the unparsed predictions per seed where
+    """A cell's value (:func:`value_text`) and n, with the unparsed predictions per seed where
     there are any (mean count, and their share)."""
     r = cell(long, model, column["field"], column["split"], metric)
     if r is None:
