@@ -45,11 +45,18 @@ procedure that chose those settings for every model.
 Each (model, seed) trains on one thread and is evaluated in the same worker process; finished
 work is reused (``models/<label>/seed<s>/model.ckpt``, ``eval.csv``), so re-running the command
 continues it; ``--collect`` writes the results of what has finished without training more.
+**Scoring**: every run's per-number predictions (``predictions.csv`` of ``scinum evaluate``) are
+gathered; an unparsed one is scored as the train mean's prediction of its field, so MSE and R²
+count every prediction (``mse_parsed``/``r2_parsed`` keep the parsed-only figures, ``n_unparsed``
+the count; :func:`scinum.analysis.scoring.score_runs`), and the paired differences resample them
+(:mod:`scinum.analysis.paired`).
+
 Results (``--out``): ``table.md``, ``table.csv`` (model, kind, field, split, metric, mean,
-ci95_low, ci95_high, n_seeds; the baselines' rows add n, n_records, seeds, interval), ``seeds.csv``
-(every per-seed metric), ``paired.csv``, ``meta.json``
-(budget, seeds, commit, package versions, per-model steps/samples/tokens/training seconds),
-``plots/compare_*.png``.
+ci95_low, ci95_high, n_seeds, median, n_diverged, n_records; the baselines' rows add n, seeds,
+interval), ``seeds.csv`` (every per-seed metric, ``diverged``), ``paired.csv`` (bootstrap ratio,
+p, Holm), ``predictions.csv.gz`` (model, seed, split, field, record, truth, prediction,
+unparsed), ``meta.json`` (budget, seeds, commit, package versions, per-model
+steps/samples/tokens/training seconds), ``plots/compare_*.png``.
 """
 
 from __future__ import annotations
@@ -416,19 +423,24 @@ def _compare(
 
     from scinum.util.provenance import result_provenance
     from scinum.analysis import report
+    from scinum.analysis.paired import RESAMPLES, SEED
+    from scinum.analysis.scoring import SCORED_COLUMNS, score_runs
+    from scinum.analysis.stats import DIVERGENCE_FACTOR
+    from scinum.baselines import train_means
 
     t0 = time.time()
     configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
     plan, lengths = _prepare(configs, log)
     e = preset.get("evaluate", {})
     failed = {} if collect else _run_pool(name, configs, plan, e, e.get("fields"), jobs, log)
-    tables, runs, missing = [], {}, []
+    tables, preds, runs, missing = [], [], {}, []
     for (label, seed), cfg in configs.items():
         o = Path(cfg["out_dir"])
         if not (o / "eval.csv").exists():
             missing.append(f"{label} seed {seed}" + (f" ({failed[(label, seed)]})" if (label, seed) in failed else ""))
             continue
         tables.append(pd.read_csv(o / "eval.csv"))
+        preds.append(pd.read_csv(o / "predictions.csv", usecols=SCORED_COLUMNS, dtype={"model": str, "field": str, "split": str}))
         info = json.loads((o / "eval.json").read_text())
         spent = plan[(label, seed)]
         if "seconds" in cfg["budget"] and info.get("steps"):  # what the clock let it see
@@ -436,7 +448,10 @@ def _compare(
         runs[f"{label}/seed{seed}"] = {**spent, **info}
     if not tables:
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
-    per_seed = _subsets_as_splits(pd.concat(tables, ignore_index=True))
+    manifest = json.loads((data / "manifest.json").read_text())
+    evaluated = pd.concat(preds, ignore_index=True)
+    means = train_means(data, list(dict.fromkeys(evaluated["field"])))
+    per_seed, predictions = score_runs(_subsets_as_splits(pd.concat(tables, ignore_index=True)), evaluated, means, manifest)
     chosen = list(dict.fromkeys(lb for lb, _ in configs))
     meta = {
         **result_provenance(),
@@ -447,8 +462,10 @@ def _compare(
         "seeds": list(range(seeds)),
         "seed_varies": "model initialisation, MLM masking and batch order (training config "
         "seed); the dataset and the evaluated records are fixed",
-        "interval": "95 % Student t interval over seeds (mean ± t_{0.975,n-1}·s/√n); paired "
-        "differences: t interval of per-seed log10 MSE differences",
+        "interval": "95 % Student t interval over seeds (mean ± t_{0.975,n-1}·s/√n); a cell with a "
+        f"diverged seed (MSE not finite or above {DIVERGENCE_FACTOR:g}x the train mean's): median; paired "
+        f"differences: paired bootstrap over test records and seeds ({RESAMPLES} resamples, seed "
+        f"{SEED}) of the geometric mean MSE ratio, Holm across each table's paired tests",
         "versions": versions(),
         "build": preset["build"],
         "train": preset["train"],
@@ -461,7 +478,16 @@ def _compare(
         "core_seconds": round(sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in runs.values()), 1),
         "elapsed_s": round(time.time() - t0, 1),
     }
-    report.write_comparison(out, per_seed, meta, preset.get("table"), models=chosen, baselines=baselines)
+    report.write_comparison(
+        out,
+        per_seed,
+        meta,
+        preset.get("table"),
+        models=chosen,
+        baselines=baselines,
+        predictions=predictions,
+        train_ranges=manifest.get("evaluation", {}).get("train_ranges", {}),
+    )
     if show_table:
         log((out / "table.md").read_text())
     if missing:

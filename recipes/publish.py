@@ -8,9 +8,11 @@ named by ``--plots`` (default: the OOD plots). Refuses results made from uncommi
 (``dirty``), so a published number always comes from committed code.
 
 Comparison results (``recipes/compare.py``: their ``meta.json`` names the ``command`` with its
-``--seeds``) also bring ``seeds.csv`` and ``paired.csv``, and their plots default to
-``compare_*.png``. A comparison under several budgets (``meta.json`` ``per_budget``) brings its
-side-by-side table with ``budgets_*.png`` and each budget's own report in ``DOCS/<budget>/``.
+``--seeds``) also bring ``seeds.csv``, ``paired.csv`` and ``predictions.csv.gz`` (every model's
+per-seed predictions: model, seed, split, field, record, truth, prediction, unparsed — what a
+reader recomputes any figure from), and their plots default to ``compare_*.png``. A comparison
+under several budgets (``meta.json`` ``per_budget``) brings its side-by-side table with
+``budgets_*.png`` and each budget's own report in ``DOCS/<budget>/``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     budgets = meta.get("per_budget") or {}  # ... under several budgets: name -> subdirectory
     default = "budgets_*.png" if budgets else "compare_*.png" if comparison else "ood_*.png"
     names = plots if plots is not None else [p.name for p in (results / "plots").glob(default)]
-    extras = ("seeds.csv",) if budgets else ("seeds.csv", "paired.csv") if comparison else ()
+    extras = ("seeds.csv",) if budgets else ("seeds.csv", "paired.csv", "predictions.csv.gz") if comparison else ()
     sources = {
         "table.md": results / "table.md",
         "table.csv": results / "table.csv",
@@ -53,7 +55,7 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
             raise RecipeError(f"--plots {name!r}: a plot file name, not a path")
     for slug in budgets.values():  # each budget's own report, as written
         sub = results / slug
-        for name in ("table.md", "table.csv", "seeds.csv", "paired.csv", "meta.json"):
+        for name in ("table.md", "table.csv", "seeds.csv", "paired.csv", "predictions.csv.gz", "meta.json"):
             sources[f"{slug}/{name}"] = sub / name
         for png in sorted((sub / "plots").glob("compare_*.png")):
             sources[f"{slug}/{png.name}"] = png

@@ -99,8 +99,10 @@ def test_tiny_comparison_end_to_end(tmp_path):
         "ci95_low",
         "ci95_high",
         "n_seeds",
-        "n",
+        "median",
+        "n_diverged",
         "n_records",
+        "n",
         "seeds",
         "interval",
     ]
@@ -128,7 +130,16 @@ def test_tiny_comparison_end_to_end(tmp_path):
     assert runs["p1000/seed0"]["tokens"] > runs["xval/seed0"]["tokens"]
     md = (out / "table.md").read_text()
     assert "xval (paper) | 6.4e-5 | 0.0021" in md and "Paired differences against xval" in md
-    assert len(pd.read_csv(out / "paired.csv")) == 3 * 2
+    paired = pd.read_csv(out / "paired.csv")
+    assert len(paired) == 3 * 2 and (paired["resamples"] == 10000).all() and paired["p_holm"].notna().all()
+    assert (paired["n_records"] > 0).all() and (paired["n_seeds"] == 2).all()
+    # every model's predictions, unparsed ones scored; seeds.csv's MSE recomputes from them
+    preds = pd.read_csv(out / "predictions.csv.gz")
+    assert set(preds["model"]) == set(models) and sorted(preds["seed"].unique()) == [0, 1]
+    seeds = pd.read_csv(out / "seeds.csv").set_index(["model", "seed", "field", "split"])
+    p = preds[(preds["model"] == "p1000") & (preds["seed"] == 1) & (preds["split"] == "test") & (preds["field"] == "description.planet0.a")]
+    assert ((p["prediction"] - p["truth"]) ** 2).mean() == pytest.approx(seeds.loc[("p1000", 1, "description.planet0.a", "test"), "mse"])
+    assert seeds.loc[("p1000", 1, "description.planet0.a", "test"), "n_unparsed"] == p["unparsed"].sum()
     assert all((out / "plots" / f).stat().st_size > 5000 for f in ("compare_mse.png", "compare_r2.png"))
     # finished runs are reused; --collect reports without training
     (out / "table.md").unlink()

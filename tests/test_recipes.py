@@ -127,13 +127,14 @@ def test_publish_brings_each_budgets_own_report(tmp_path):
     (res / "meta.json").write_text(json.dumps(meta))
     for slug in meta["per_budget"].values():
         (res / slug / "plots").mkdir(parents=True)
-        for name in ("table.md", "table.csv", "seeds.csv", "paired.csv", "meta.json"):
+        for name in ("table.md", "table.csv", "seeds.csv", "paired.csv", "predictions.csv.gz", "meta.json"):
             (res / slug / name).write_text(f"{slug} {name}")
         (res / slug / "plots" / "compare_mse.png").write_bytes(slug.encode())
     out = publish(res, tmp_path / "docs")
     assert (out / "budgets_mse.png").read_bytes() == b"png" and (out / "seeds.csv").read_text() == "seeds.csv"
     assert (out / "equal-tokens" / "paired.csv").read_text() == "equal-tokens paired.csv"
     assert (out / "equal-samples" / "compare_mse.png").read_bytes() == b"equal-samples"
+    assert (out / "equal-samples" / "predictions.csv.gz").read_text() == "equal-samples predictions.csv.gz"
     assert "10 core-minutes" in (out / "table.md").read_text()
     (res / "equal-tokens" / "paired.csv").unlink()  # a budget's report incomplete: nothing published
     with pytest.raises(RecipeError, match="equal-tokens/paired.csv"):

@@ -1,12 +1,12 @@
-"""Means, t intervals and paired differences over seeds, against hand computations."""
+"""Means, t intervals, the divergence rule, median cells and Holm over seeds, against hand
+computations (the paired bootstrap: tests/test_paired.py)."""
 
 import math
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from scinum.analysis.stats import mean_ci, paired_difference, paired_table, summarize_seeds
+from scinum.analysis.stats import DIVERGENCE_FACTOR, diverged, holm, mean_ci, summarize_seeds
 
 T2 = 4.302652729911275  # t_{0.975, 2 df}, from a table
 T4 = 2.7764451051977987  # t_{0.975, 4 df}
@@ -33,32 +33,6 @@ def test_mean_ci_edge_cases():
     assert same["ci95_low"] == pytest.approx(0.3) and same["ci95_high"] == pytest.approx(0.3)
 
 
-def test_paired_difference_by_hand():
-    r = paired_difference([3.0, 5.0, 7.0], [1.0, 2.0, 3.0])  # d = 2, 3, 4
-    assert r["diff"] == 3.0 and r["n_seeds"] == 3 and r["significant"]
-    assert (r["ci95_low"], r["ci95_high"]) == pytest.approx((3 - 2.484138, 3 + 2.484138), abs=1e-6)
-    # differences straddling 0 are not significant, although every a differs from its b
-    r = paired_difference([1.0, 2.0, 3.0], [2.0, 1.0, 3.5])  # d = -1, 1, -0.5
-    assert not r["significant"] and r["diff"] == pytest.approx(-1 / 6)
-    # unpaired, the same numbers can look different: pairing is what the seeds buy
-    r = paired_difference([1.0, 2.0, 3.0], [1.1, 2.1, 3.1])
-    assert r["significant"] and r["diff"] == pytest.approx(-0.1)
-
-
-def test_paired_difference_of_mse_is_a_ratio():
-    # log10 ratios 1, log10 2 + 1, log10 4 + 1: mean 1 + log10 2 (ratio 20), s = log10 2
-    r = paired_difference([1e-2, 2e-2, 4e-2], [1e-3, 1e-3, 1e-3], log=True)
-    assert r["ratio"] == pytest.approx(20.0)
-    half = T2 * math.log10(2) / math.sqrt(3)
-    assert r["ratio_low"] == pytest.approx(10 ** (1 + math.log10(2) - half))
-    assert r["ratio_high"] == pytest.approx(10 ** (1 + math.log10(2) + half))
-    assert r["significant"]
-    r = paired_difference([1.0, 2.0, math.nan], [1.0, 1.0, 1.0], log=True)  # NaN pair dropped
-    assert r["n_seeds"] == 2
-    with pytest.raises(ValueError, match="one value per seed"):
-        paired_difference([1.0, 2.0], [1.0])
-
-
 def _per_seed():
     rows = []
     for model, base in (("xval", 1e-3), ("p10", 1e-2)):
@@ -70,7 +44,10 @@ def _per_seed():
 
 def test_summarize_seeds_gives_one_row_per_cell_and_metric():
     long = summarize_seeds(_per_seed(), ["mse", "r2"])
-    assert list(long.columns) == ["model", "field", "split", "metric", "mean", "ci95_low", "ci95_high", "n_seeds"]
+    assert list(long.columns) == [
+        *("model", "field", "split", "metric", "mean", "ci95_low", "ci95_high", "n_seeds", "median", "n_diverged", "n_records")
+    ]
+    assert (long["n_diverged"] == 0).all()
     assert len(long) == 2 * 2 * 2 and (long["n_seeds"] == 3).all()
     r = long[(long.model == "xval") & (long.split == "test") & (long.metric == "mse")].iloc[0]
     assert r["mean"] == pytest.approx(2e-3)
@@ -79,10 +56,38 @@ def test_summarize_seeds_gives_one_row_per_cell_and_metric():
     assert r["mean"] == pytest.approx(0.8)
 
 
-def test_paired_table_pairs_by_seed():
-    per_seed = _per_seed().sample(frac=1.0, random_state=1)  # row order must not matter
-    t = paired_table(per_seed, "xval", [("x", "test"), ("x", "ood")])
-    assert list(t["model"]) == ["p10", "p10"]
-    assert t["ratio"].to_numpy() == pytest.approx([10.0, 10.0])  # exactly 10x on every seed
-    assert t["significant"].all()
-    assert np.allclose(t["ratio_low"], 10.0) and np.allclose(t["ratio_high"], 10.0)
+def test_the_divergence_rule_is_non_finite_or_ten_times_the_train_mean():
+    assert DIVERGENCE_FACTOR == 10.0
+    mse = [0.5, 9.9, 10.1, math.inf, math.nan, 1e300, 3.0]
+    ref = [1.0, 1.0, 1.0, 1.0, 1.0, math.nan, math.nan]  # no reference: only non-finite diverges
+    assert diverged(mse, ref).tolist() == [False, False, True, True, True, False, False]
+    assert diverged([1e300, math.inf]).tolist() == [False, True]
+
+
+def test_a_cell_with_a_diverged_seed_is_its_median_and_k_of_n():
+    rows = [
+        {"model": "m", "seed": s, "field": "x", "split": "test", "mse": v, "r2": r, "diverged": d, "n_records": 200}
+        for s, (v, r, d) in enumerate([(0.01, 0.9, False), (0.03, 0.7, False), (1e6, -1e7, True)])
+    ]
+    rows += [
+        {"model": "ok", "seed": s, "field": "x", "split": "test", "mse": 0.01 * (s + 1), "r2": 0.5, "diverged": False} for s in range(3)
+    ]
+    long = summarize_seeds(pd.DataFrame(rows), ["mse", "r2"]).set_index(["model", "metric"])
+    mse, r2 = long.loc[("m", "mse")], long.loc[("m", "r2")]
+    assert mse["median"] == 0.03 and r2["median"] == 0.7  # not the diverged seed's 1e6 / -1e7
+    assert math.isnan(mse["mean"]) and math.isnan(mse["ci95_low"]) and math.isnan(r2["ci95_high"])
+    assert mse["n_diverged"] == 1 and mse["n_seeds"] == 3 and mse["n_records"] == 200
+    ok = long.loc[("ok", "mse")]  # a cell without one keeps its mean and t interval
+    assert ok["n_diverged"] == 0 and ok["mean"] == pytest.approx(0.02) and ok["ci95_high"] == pytest.approx(0.02 + T2 * 0.01 / math.sqrt(3))
+    assert math.isnan(ok["n_records"])
+
+
+def test_holm_on_a_known_family():
+    # sorted 0.005, 0.01, 0.03, 0.04 -> x4, x3, x2, x1 = 0.02, 0.03, 0.06, 0.04 -> running max
+    adjusted = holm([0.01, 0.04, 0.03, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert (adjusted < 0.05).tolist() == [True, False, False, True]
+    # without Holm all four are below 0.05; a NaN (no test) is not in the family (m = 2)
+    with_nan = holm([math.nan, 0.02, 0.04])
+    assert math.isnan(with_nan[0]) and with_nan[1:] == pytest.approx([0.04, 0.04])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0]) and holm([]).size == 0

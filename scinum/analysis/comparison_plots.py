@@ -52,6 +52,12 @@ def comparison_plot(
         edge = blended_transform_factory(ax.transAxes, ax.transData)
         for i, m in zip(y, models):
             r = cell(long, m, c["field"], c["split"], metric)
+            if r is not None and r.get("n_diverged", 0) > 0:  # a diverged seed: its median, no bar
+                k = f"diverged {int(r['n_diverged'])}/{int(r['n_seeds'])}"
+                if np.isfinite(r["median"]) and abs(r["median"]) <= OFF_SCALE and (r["median"] > 0 or not log):
+                    ax.plot([r["median"]], [i], "D", mfc="none", color=f"C{i % 10}", ms=5)
+                ax.text(0.98, i, k, transform=edge, ha="right", va="center", fontsize=6)
+                continue
             if r is None or not np.isfinite(r["mean"]) or abs(r["mean"]) > OFF_SCALE:
                 if r is not None:  # diverged (1e300): named, not drawn
                     ax.text(0.98, i, "off scale", transform=edge, ha="right", va="center", fontsize=6)
@@ -85,7 +91,12 @@ def comparison_plot(
         ax.set_title(c["name"], fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(alpha=0.3)
-    fig.supxlabel(f"{metric} (mean, 95 % t interval over seeds; × = paper)", fontsize=8, y=below / fig.get_figheight(), va="bottom")
+    fig.supxlabel(
+        f"{metric} (mean, 95 % t interval over seeds; ◇ = median of a cell with a diverged seed; × = paper)",
+        fontsize=8,
+        y=below / fig.get_figheight(),
+        va="bottom",
+    )
     drawn = {lb: h for ax in axes[0] for h, lb in zip(*ax.get_legend_handles_labels())}
     if drawn:  # one legend for every panel, under them
         fig.legend(list(drawn.values()), list(drawn), loc="lower center", ncol=3, fontsize=6, frameon=False)
@@ -140,6 +151,9 @@ def budgets_plot(
             for b, long in longs.items():
                 r = cell(long, m, c["field"], c["split"], metric)
                 t = train_seconds(metas[b], m)
+                if r is not None and r.get("n_diverged", 0) > 0:  # a diverged seed: the median, no bar
+                    r = r.copy()
+                    r["mean"], r["ci95_low"], r["ci95_high"] = r["median"], math.nan, math.nan
                 if r is not None and np.isfinite(r["mean"]) and abs(r["mean"]) <= OFF_SCALE and np.isfinite(t):
                     lo = r["mean"] - r["ci95_low"] if np.isfinite(r["ci95_low"]) else 0.0
                     hi = r["ci95_high"] - r["mean"] if np.isfinite(r["ci95_high"]) else 0.0

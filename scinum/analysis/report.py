@@ -9,8 +9,12 @@ like::
      columns: [{name: "a₁", field: description.planet0.a, split: test}, ...],
      paper: {p10: ["7.6e-4", "0.0076 (1%)", ...], ...}}   # cells as printed, in the paper's units
 
-Every figure of ours is ``mean [ci95_low, ci95_high]`` over seeds (:mod:`scinum.analysis.stats`);
-the paper's row for a model stands under ours. *Baselines* (non-learned predictors, a long frame
+Every figure of ours (cells: :mod:`.report_cells`) is ``mean [ci95_low, ci95_high]`` over seeds, or, in a cell where a seed
+diverged, the median and "diverged k/n" (:mod:`scinum.analysis.stats`); each cell names its n
+(records × seeds) and, for text encodings, how many predictions did not parse (scored as the
+train mean's prediction, :func:`scinum.analysis.scoring.fill_unparsed`). Paired differences: a
+paired bootstrap over records and seeds with Holm's correction (:mod:`scinum.analysis.paired`).
+The paper's row for a model stands under ours. *Baselines* (non-learned predictors, a long frame
 ``model, field, split, metric, mean, ci95_low, ci95_high, n_records, interval``) are rows of their own: their
 interval is over the evaluated records (they have no seed), and ``interval`` says how.
 :func:`write_budgets` lays several budgets' comparisons side by side (the xVal paper's Table 4).
@@ -20,77 +24,53 @@ below 0 with few seeds: it is printed as computed, not clipped.
 
 from __future__ import annotations
 
+import gzip
 import json
-import math
 from pathlib import Path
 from typing import Any, Sequence
 
 import pandas as pd
 
-from ..util.atomic import write_text_atomic
-from .comparison_plots import budgets_plot, cell, comparison_plot, train_seconds
-from .stats import LOG_METRICS, paired_table, summarize_seeds
+from ..util.atomic import write_bytes_atomic, write_text_atomic
+from .comparison_plots import budgets_plot, comparison_plot, train_seconds
+from .report_cells import baseline_rows, cell_text, g, md_table, n_text, paired_md, value_text
+from .paired import RESAMPLES, SEED, paired_table
+from .stats import DIVERGENCE_FACTOR, LOG_METRICS, diverged, summarize_seeds
 
-__all__ = ["METRICS", "write_comparison", "write_budgets", "fmt_ci"]
+__all__ = ["METRICS", "PREDICTION_COLUMNS", "write_comparison", "write_budgets"]
 
 #: per-seed metrics summarized (when present)
-METRICS = ("mse", "mse_K2", "r2", "log_smape", "exact", "unparseable", "nll", "coverage68", "coverage95", "not_number", "non_finite")
+METRICS = (
+    "mse",
+    "mse_K2",
+    "r2",
+    "log_smape",
+    "exact",
+    "unparseable",
+    "n_unparsed",
+    "mse_parsed",
+    "r2_parsed",
+    "nll",
+    "coverage68",
+    "coverage95",
+    "not_number",
+    "non_finite",
+)
 
+#: columns of a comparison's ``predictions.csv.gz`` (``prediction``: as scored, an unparsed one
+#: the train mean's; ``unparsed``: 1 where the model's own did not parse)
+PREDICTION_COLUMNS = ["model", "seed", "split", "field", "record", "truth", "prediction", "unparsed"]
 
-def _g(x: float, digits: int = 2) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return f"{x:.{digits}g}" if x != 0 else "0"
-
-
-def fmt_ci(mean: float, lo: float, hi: float, digits: int = 2) -> str:
-    """``mean [lo, hi]`` in ``digits`` significant digits (``mean`` alone without an interval)."""
-    if math.isnan(lo) or math.isnan(hi):
-        return _g(mean, digits)
-    return f"{_g(mean, digits)} [{_g(lo, digits)}, {_g(hi, digits)}]"
-
-
-def _md(header: Sequence[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _cell_text(long: pd.DataFrame, model: str, column: dict, metric: str) -> str:
-    """``mean [lo, hi]`` of a cell, with the share of unparseable predictions where there are
-    any (as the paper prints it)."""
-    r = cell(long, model, column["field"], column["split"], metric)
-    text = "–" if r is None else fmt_ci(r["mean"], r["ci95_low"], r["ci95_high"])
-    u = cell(long, model, column["field"], column["split"], "unparseable")
-    if u is not None and u["mean"] > 1e-4:
-        text += f" ({u['mean']:.1%} unparseable)"
-    return text
-
-
-def _baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric: str) -> list[list[str]]:
-    """One row per baseline with its ``metric`` in each column (``–`` where it has none; ``n``
-    numbers where the frame says), labelled by its ``kind`` where it has one (an oracle reads
-    the truth)."""
-    if baselines is None or baselines.empty:
-        return []
-    rows = []
-    for name, g in baselines[baselines["metric"] == metric].groupby("model", sort=False):
-        cells = []
-        for c in cols:
-            r = g[(g["field"] == c["field"]) & (g["split"] == c["split"])]
-            n = r.iloc[0].get("n") if not r.empty else None
-            cells.append(
-                "–"
-                if r.empty
-                else fmt_ci(*(float(r.iloc[0][k]) for k in ("mean", "ci95_low", "ci95_high"))) + (f" (n {int(n)})" if pd.notna(n) else "")
-            )
-        kind = g["kind"].iloc[0] if "kind" in g and pd.notna(g["kind"].iloc[0]) else None
-        what = {
-            "regressor": "standard regressor, fitted on the train split" + (f", seed {g['seeds'].iloc[0]}" if "seeds" in g else ""),
-            "oracle": "ORACLE: reads the truth",
-        }.get(kind, "no training")
-        rows.append([f"*{name}* ({what}; {g['interval'].iloc[0]})", *cells])
-    return rows
+#: what a comparison table's header says of its statistics
+RULES = (
+    "A seed's cell **diverged** when its MSE is not finite or exceeds {k:g}× the train mean's MSE on "
+    "the same records (a run that much worse than predicting the training average learned nothing "
+    "that seed-to-seed spread explains); a cell with a diverged seed shows the median over seeds "
+    "and *diverged k/n* instead of a mean and interval. MSE and R² score every prediction: an "
+    "unparsed one (a text encoding's digits that are no number) counts as the train mean's "
+    "prediction, and their number per seed stands beside the MSE. *n R × S*: R test records, S "
+    "seeds. Per-seed values: seeds.csv; every prediction: predictions.csv.gz.\n"
+)
 
 
 def _layout(
@@ -108,23 +88,29 @@ def _layout(
     cols = spec["columns"]
     rows = []
     for m in models:
-        cells = [_cell_text(long, m, c, metric) for c in cols]
+        cells = [cell_text(long, m, c, metric) for c in cols]
         n = seeds.get(m, 0)
         rows.append([f"**{m}** (ours, {n} seed{'' if n == 1 else 's'})", *cells])
         paper = (spec.get("paper") or {}).get(m)
         if with_paper and paper:
             rows.append([f"{m} (paper)", *[str(p) for p in paper]])
-    rows += _baseline_rows(baselines, cols, metric)
-    return _md(["model", *[c["name"] for c in cols]], rows)
+    rows += baseline_rows(baselines, cols, metric)
+    return md_table(["model", *[c["name"] for c in cols]], rows)
 
 
-def _paired_md(paired: pd.DataFrame) -> str:
-    rows = []
-    for _, r in paired.iterrows():
-        ratio = fmt_ci(r["ratio"], r["ratio_low"], r["ratio_high"])
-        verdict = ("**yes**, lower" if r["ratio_high"] < 1 else "**yes**, higher") if r["significant"] else "no"
-        rows.append([r["model"], r["column"], ratio, str(int(r["n_seeds"])), verdict])
-    return _md(["model", "cell", "MSE ratio to reference [95 % CI]", "seeds", "significant"], rows)
+def _flagged(per_seed: pd.DataFrame) -> pd.DataFrame:
+    """``per_seed`` with its ``diverged`` column (:func:`scinum.analysis.stats.diverged` of its
+    ``mse`` against its ``train_mean_mse`` where it has one)."""
+    if "mse" not in per_seed:
+        return per_seed
+    return per_seed.assign(diverged=diverged(per_seed["mse"], per_seed.get("train_mean_mse")))
+
+
+def _predictions_csv(predictions: pd.DataFrame) -> bytes:
+    """``predictions.csv.gz`` (:data:`PREDICTION_COLUMNS`), gzip with no timestamp: the same
+    predictions give the same bytes."""
+    p = predictions.rename(columns={"true": "truth", "pred": "prediction"}).assign(unparsed=predictions["unparsed"].astype(int))
+    return gzip.compress(p[PREDICTION_COLUMNS].to_csv(index=False).encode(), mtime=0)
 
 
 def _runs_md(meta: dict, models: Sequence[str]) -> str:
@@ -143,7 +129,7 @@ def _runs_md(meta: dict, models: Sequence[str]) -> str:
             return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}–{hi:.{digits}f}"
 
         rows.append([m, span("steps"), span("samples"), span("tokens"), span("train_seconds"), span("eval_seconds")])
-    return _md(["model", "steps", "samples seen", "real tokens seen", "training s (1 thread)", "evaluation s"], rows)
+    return md_table(["model", "steps", "samples seen", "real tokens seen", "training s (1 thread)", "evaluation s"], rows)
 
 
 def write_comparison(
@@ -153,14 +139,24 @@ def write_comparison(
     spec: dict | None = None,
     models: Sequence[str] | None = None,
     baselines: pd.DataFrame | None = None,
+    predictions: pd.DataFrame | None = None,
+    train_ranges: dict | None = None,
 ) -> Path:
-    """Write ``table.md``, ``table.csv``, ``seeds.csv``, ``paired.csv``, ``meta.json`` and
-    ``plots/compare_<metric>.png`` into ``out`` (module docstring); returns ``out``."""
+    """Write ``table.md``, ``table.csv``, ``seeds.csv``, ``paired.csv``, ``meta.json``,
+    ``predictions.csv.gz`` and ``plots/compare_<metric>.png`` into ``out`` (module docstring);
+    returns ``out``. ``per_seed`` may carry ``train_mean_mse`` (the divergence rule's reference,
+    :func:`scinum.analysis.scoring.rescore`); ``predictions``: every model's per-number
+    predictions with unparsed ones scored (:func:`scinum.analysis.scoring.fill_unparsed`), which
+    the paired differences resample (none given: no paired differences); ``train_ranges``: the
+    dataset's ``evaluation.train_ranges`` (for ``<split>:interp``/``:extrap`` columns)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     models = [m for m in (models or dict.fromkeys(per_seed["model"])) if m in set(per_seed["model"])]
+    per_seed = _flagged(per_seed)
     long = summarize_seeds(per_seed, [m for m in METRICS if m in per_seed])
     write_text_atomic(out / "seeds.csv", per_seed.to_csv(index=False))
+    if predictions is not None:
+        write_bytes_atomic(out / "predictions.csv.gz", _predictions_csv(predictions))
     long.insert(1, "kind", "model")
     table = long
     if baselines is not None and not baselines.empty:  # their rows too, with n and seeds
@@ -171,8 +167,9 @@ def write_comparison(
         spec = {"metric": "mse", "columns": [{"name": f"{f} {s}", "field": f, "split": s} for f, s in pairs]}
     metric, ref = spec.get("metric", "mse"), spec.get("reference", models[0])
     paired = pd.DataFrame()
-    if ref in models and len(models) > 1:
-        paired = paired_table(per_seed, ref, [(c["field"], c["split"]) for c in spec["columns"]], metric)
+    if ref in models and len(models) > 1 and predictions is not None:
+        cells = [(c["field"], c["split"]) for c in spec["columns"]]
+        paired = paired_table(predictions[predictions["model"].isin(models)], ref, cells, metric, train_ranges)
         names = {(c["field"], c["split"]): c["name"] for c in spec["columns"]}
         paired.insert(3, "column", [names[(f, s)] for f, s in zip(paired["field"], paired["split"])])
     write_text_atomic(out / "paired.csv", paired.to_csv(index=False))
@@ -183,7 +180,8 @@ def write_comparison(
         f"Budget {json.dumps(budget)} for every model; seeds {meta.get('seeds')} "
         f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean "
         f"[95 % Student t interval] over the seeds each row names (of {n_seeds}; one seed: no "
-        "interval); units as the dataset writes them.\n"
+        "interval); units as the dataset writes them.\n",
+        RULES.format(k=DIVERGENCE_FACTOR),
     ]
     if meta.get("core_seconds"):
         parts.append(
@@ -207,25 +205,30 @@ def write_comparison(
     ]
     if not paired.empty:
         parts += [
-            f"\n## Paired differences against {ref} (MSE ratio per seed, t interval of the "
-            "log10 ratios; significant: the interval excludes 1)\n",
-            _paired_md(paired),
+            f"\n## Paired differences against {ref}\n",
+            f"Per seed, the ratio of the two models' MSE on the same records; the figure is its "
+            f"geometric mean over seeds, the interval a 95 % paired bootstrap ({RESAMPLES} "
+            f"resamples, seed {SEED}) drawing the test records and the seeds jointly for both "
+            "models, from their predictions. p: two-sided bootstrap p-value of no difference; "
+            "*significant alone*: the interval excludes 1, uncorrected. The family corrected "
+            f"for multiplicity is this table's {len(paired)} tests (every model against {ref} "
+            "in every column): *survives Holm* where Holm's adjusted p is below 0.05 — "
+            f"{int(paired['survives_holm'].sum())} of {len(paired)} do.\n",
+            paired_md(paired),
         ]
-    cov = long[long["metric"].isin(["coverage68", "coverage95"]) & long["mean"].notna()]
+    cov = long[long["metric"].isin(["coverage68", "coverage95"]) & long["median"].notna()]
     if not cov.empty:
-        rows = [[r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3)] for r in cov.itertuples()]
+        rows = [[r["model"], r["field"], r["split"], r["metric"], value_text(r, 3)] for _, r in cov.iterrows()]
         parts += [
             "\n## Interval coverage (recalibrated on validation)\n",
-            _md(["model", "field", "split", "nominal", "coverage [95 % CI]"], rows),
+            md_table(["model", "field", "split", "nominal", "coverage [95 % CI]"], rows),
         ]
     parts += ["\n## Budget actually spent per model (range over seeds)\n", _runs_md(meta, models)]
     full = long[long["metric"].isin(["mse", "r2"])]
-    rows = [
-        [r.model, r.field, r.split, r.metric, fmt_ci(r.mean, r.ci95_low, r.ci95_high, 3), str(int(r.n_seeds))] for r in full.itertuples()
-    ]
+    rows = [[r["model"], r["field"], r["split"], r["metric"], value_text(r, 3), n_text(r)] for _, r in full.iterrows()]
     parts += [
         "\n## Every cell (MSE, R²; seeds: those where the metric is defined)\n",
-        _md(["model", "field", "split", "metric", "mean [95 % CI]", "seeds"], rows),
+        md_table(["model", "field", "split", "metric", "mean [95 % CI] or median (diverged k/n)", "n records × seeds"], rows),
     ]
     write_text_atomic(out / "table.md", "\n".join(parts))
     write_text_atomic(out / "meta.json", json.dumps(meta, indent=1, default=str))
@@ -252,15 +255,15 @@ def _budgets_layout(
     for m in models:
         cells = []
         for b, long in longs.items():
-            cells += [_cell_text(long, m, c, metric) for c in cols]
-            cells.append(_g(train_seconds(metas[b], m), 3))
+            cells += [cell_text(long, m, c, metric) for c in cols]
+            cells.append(g(train_seconds(metas[b], m), 3))
         rows.append([f"**{m}**", *cells])
         paper = (spec.get("paper") or {}).get(m)
         if with_paper and paper:
             rows.append([f"{m} (paper)", *[str(p) for p in paper]])
-    for row in _baseline_rows(baselines, cols, metric):  # the same records under every budget
+    for row in baseline_rows(baselines, cols, metric):  # the same records under every budget
         rows.append([row[0], *[x for _ in longs for x in (*row[1:], "–")]])
-    return _md(header, rows)
+    return md_table(header, rows)
 
 
 def write_budgets(
@@ -278,6 +281,7 @@ def write_budgets(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     models = list(dict.fromkeys(m for f in per_seed.values() for m in f["model"]))
+    per_seed = {b: _flagged(f) for b, f in per_seed.items()}
     longs = {b: summarize_seeds(f, [m for m in METRICS if m in f]) for b, f in per_seed.items()}
     write_text_atomic(
         out / "seeds.csv", pd.concat([f.assign(budget=b)[["budget", *f.columns]] for b, f in per_seed.items()]).to_csv(index=False)
@@ -297,7 +301,8 @@ def write_budgets(
         f"Budgets, each a whole comparison of every model: {names}. Seeds {meta.get('seeds')} "
         f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean [95 % Student "
         "t interval] over seeds; baselines: their own interval, as named. Training s: mean "
-        "over seeds of the runs' own clocks, one thread each.\n"
+        "over seeds of the runs' own clocks, one thread each.\n",
+        RULES.format(k=DIVERGENCE_FACTOR),
     ]
     if meta.get("core_seconds"):
         parts.append(f"Training and evaluation of every run: {meta['core_seconds'] / 60:.0f} core-minutes.\n")

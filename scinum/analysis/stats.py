@@ -1,18 +1,24 @@
-"""Statistics over seeds: means, 95 % confidence intervals and paired differences.
+"""Statistics over seeds: means, 95 % intervals, diverged runs and Holm's correction.
 
 Each seed of a comparison is one independent training run of a model (its own initialisation,
 masking and batch order; the dataset is the same), so a metric measured on the same test records
-gives one number per seed. Over the ``n`` seeds of a model:
+gives one number per seed. Over the ``n`` seeds of a model, per cell (model, field, split):
 
-* mean ± Student t interval: mean ± t_{0.975, n-1} · s / √n, with ``s`` the sample standard
-  deviation (ddof 1). The t interval assumes roughly normal per-seed values; with 3 seeds it is
-  wide (t = 4.30) — an honest statement of how little 3 runs pin down. ``n == 1``: no interval
-  (NaN bounds).
-* paired difference of two models A − B: the per-seed differences d_s = A_s − B_s (the same seed
-  of each model shares the masking and batch-order stream), then the t interval of the d_s. For
-  MSE the difference is taken on log10 MSE (ratios, not absolute gaps: MSEs of different models
-  differ by orders of magnitude), reported back as a ratio A/B with its interval. ``significant``:
-  the interval excludes 0 (ratio 1) — a two-sided paired t test at 5 %.
+* **diverged seeds** (:func:`diverged`): a seed's cell diverged when its MSE is not finite, or
+  exceeds :data:`DIVERGENCE_FACTOR` (10) times the MSE of the train mean's prediction on the same
+  records. The train mean knows nothing about the record; a run ten times worse than it (R² below
+  about −9 on an in-range split) has learned nothing a seed-to-seed spread could explain, while an
+  ordinary weak run (R² between −9 and 1) stays in the mean. Without the train mean's MSE only
+  the non-finite rule applies.
+* a cell **without** a diverged seed: mean ± Student t interval, mean ± t_{0.975, n-1} · s / √n,
+  with ``s`` the sample standard deviation (ddof 1). The t interval assumes roughly normal
+  per-seed values; with 3 seeds it is wide (t = 4.30) — an honest statement of how little 3 runs
+  pin down. ``n == 1``: no interval (NaN bounds).
+* a cell **with** diverged seeds: no mean and no interval (one diverged run would own them: R²
+  intervals beyond 1, MSE intervals below 0); the median over seeds and ``n_diverged`` of ``n``.
+* :func:`holm`: Holm's step-down adjustment of a family of p-values (the paired tests of one
+  table, :mod:`scinum.analysis.paired`), which keeps the chance of any false "significant" in
+  the family at 5 %.
 """
 
 from __future__ import annotations
@@ -24,10 +30,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-__all__ = ["mean_ci", "paired_difference", "summarize_seeds", "paired_table", "LOG_METRICS"]
+__all__ = ["DIVERGENCE_FACTOR", "LOG_METRICS", "diverged", "holm", "mean_ci", "summarize_seeds"]
 
-#: metrics compared as ratios (log10 differences) in :func:`paired_difference`
+#: metrics compared as ratios (log10 differences) in the paired differences
 LOG_METRICS = ("mse", "mse_K2")
+
+#: a seed's cell diverged when its MSE exceeds this many times the train mean's (module docstring)
+DIVERGENCE_FACTOR = 10.0
+
+#: columns of :func:`summarize_seeds`
+SUMMARY_COLUMNS = ["model", "field", "split", "metric", "mean", "ci95_low", "ci95_high", "n_seeds", "median", "n_diverged", "n_records"]
 
 
 def mean_ci(values: Iterable[float], level: float = 0.95) -> dict[str, float]:
@@ -48,49 +60,54 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> dict[str, float]:
     return {"mean": mean, "ci95_low": mean - half, "ci95_high": mean + half, "n_seeds": n, "sd": sd}
 
 
-def paired_difference(a: Sequence[float], b: Sequence[float], *, log: bool = False, level: float = 0.95) -> dict[str, float]:
-    """Paired difference A − B over seeds (``a[i]`` and ``b[i]`` from the same seed).
+def diverged(mse, train_mean_mse=None) -> np.ndarray:
+    """The divergence rule (module docstring), elementwise over per-seed cells: bool ``[N]``,
+    True where ``mse`` is NaN or ±inf or above :data:`DIVERGENCE_FACTOR` × ``train_mean_mse``
+    (where that is given and finite)."""
+    m = np.asarray(mse, dtype=np.float64).ravel()
+    out = ~np.isfinite(m)
+    if train_mean_mse is not None:
+        ref = np.asarray(train_mean_mse, dtype=np.float64).ravel()
+        with np.errstate(invalid="ignore", over="ignore"):
+            out |= np.isfinite(ref) & (m > DIVERGENCE_FACTOR * ref)
+    return out
 
-    ``log=False``: ``{diff, ci95_low, ci95_high, n_seeds, significant}`` of a_i − b_i.
-    ``log=True`` (positive metrics such as MSE): d_i = log10 a_i − log10 b_i; adds ``ratio``,
-    ``ratio_low``, ``ratio_high`` = 10^(mean, bounds) — A's metric is ``ratio`` times B's.
-    Pairs with a NaN (or, for log, a non-positive value) on either side are dropped."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape:
-        raise ValueError(f"paired difference needs one value per seed on both sides: {a.size} vs {b.size}")
-    ok = ~(np.isnan(a) | np.isnan(b))
-    if log:
-        ok &= (a > 0) & (b > 0)
-        d = np.log10(a[ok]) - np.log10(b[ok])
-    else:
-        d = a[ok] - b[ok]
-    r = mean_ci(d, level)
-    out = {
-        "diff": r["mean"],
-        "ci95_low": r["ci95_low"],
-        "ci95_high": r["ci95_high"],
-        "n_seeds": r["n_seeds"],
-        "significant": bool(r["ci95_low"] > 0 or r["ci95_high"] < 0),
-    }
-    if log:
-        with np.errstate(over="ignore"):  # a diverged model's ratio is inf, not an error
-            out.update(
-                {k: float(np.power(10.0, r[src])) for k, src in (("ratio", "mean"), ("ratio_low", "ci95_low"), ("ratio_high", "ci95_high"))}
-            )
+
+def holm(p: Sequence[float]) -> np.ndarray:
+    """Holm-adjusted p-values of a family (``[m]``, same order): sorted ascending, the k-th
+    smallest (k = 1..m) becomes max over j ≤ k of min(1, (m − j + 1) p_(j)). NaN p-values (no
+    test) stay NaN and are not counted in ``m``. A test survives at 5 % where its adjusted p
+    < 0.05."""
+    p = np.asarray(p, dtype=np.float64).ravel()
+    out = np.full(p.shape, math.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
+    adjusted = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(adjusted) if m else adjusted
     return out
 
 
 def summarize_seeds(per_seed: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
-    """Long table: one row per (model, field, split, metric) with ``mean, ci95_low, ci95_high,
-    n_seeds`` over the rows of ``per_seed`` (columns ``model, seed, field, split`` and the
-    ``metrics``), in the order models/fields/splits first appear."""
+    """Long table: one row per (model, field, split, metric) over the rows of ``per_seed``
+    (columns ``model, seed, field, split``, the ``metrics`` and, optionally, ``diverged`` (bool,
+    :func:`diverged`) and ``n_records``), in the order models/fields/splits first appear:
+    ``mean, ci95_low, ci95_high, n_seeds`` (NaN mean and bounds where a seed diverged),
+    ``median``, ``n_diverged`` and ``n_records`` (the most over seeds; NaN where not given)."""
     rows = []
     keys = ["model", "field", "split"]
     for (model, field, split), g in per_seed.groupby(keys, sort=False):
+        n_div = int(g["diverged"].astype(bool).sum()) if "diverged" in g else 0
+        n_rec = float(g["n_records"].max()) if "n_records" in g else math.nan
         for m in metrics:
             if m not in g:
                 continue
-            r = mean_ci(g[m].astype(float))
+            v = g[m].astype(float)
+            r = mean_ci(v)
+            if n_div:  # k/n: of every seed evaluated
+                r.update(mean=math.nan, ci95_low=math.nan, ci95_high=math.nan, n_seeds=len(g))
+            defined = v[~v.isna()]
+            median = float(np.median(defined)) if len(defined) else math.nan
             rows.append(
                 {
                     "model": model,
@@ -98,24 +115,9 @@ def summarize_seeds(per_seed: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFr
                     "split": split,
                     "metric": m,
                     **{k: r[k] for k in ("mean", "ci95_low", "ci95_high", "n_seeds")},
+                    "median": median,
+                    "n_diverged": n_div,
+                    "n_records": n_rec,
                 }
             )
-    return pd.DataFrame(rows, columns=[*keys, "metric", "mean", "ci95_low", "ci95_high", "n_seeds"])
-
-
-def paired_table(per_seed: pd.DataFrame, reference: str, cells: Sequence[tuple[str, str]], metric: str = "mse") -> pd.DataFrame:
-    """Every model against ``reference`` on each (field, split) of ``cells``: one row per (model,
-    field, split) with :func:`paired_difference` of ``metric`` (as ratio for
-    :data:`LOG_METRICS`), paired by the ``seed`` column."""
-    rows = []
-    for field, split in cells:
-        cell = per_seed[(per_seed["field"] == field) & (per_seed["split"] == split)]
-        ref = cell[cell["model"] == reference].set_index("seed")[metric]
-        for model in dict.fromkeys(cell["model"]):
-            if model == reference:
-                continue
-            other = cell[cell["model"] == model].set_index("seed")[metric]
-            seeds = sorted(set(ref.index) & set(other.index))
-            r = paired_difference(other.loc[seeds].to_numpy(), ref.loc[seeds].to_numpy(), log=metric in LOG_METRICS)
-            rows.append({"model": model, "reference": reference, "field": field, "split": split, "metric": metric, **r})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)

@@ -3,7 +3,18 @@ two oracles, fitted on a dataset's training split from the records' structure al
 (:mod:`scinum.baselines.features`). scikit-learn is optional (``pip install "scinum[baselines]"``)."""
 
 from .features import MAX_SLOTS, Slots, fit_slots, rows_of, targets_of
-from .predict import KINDS, MAX_ROWS, predict_baselines
+from .predict import KINDS, MAX_ROWS, predict_baselines, train_means
 from .regressors import INSTALL_HINT
 
-__all__ = ["MAX_SLOTS", "MAX_ROWS", "KINDS", "INSTALL_HINT", "Slots", "fit_slots", "rows_of", "targets_of", "predict_baselines"]
+__all__ = [
+    "MAX_SLOTS",
+    "MAX_ROWS",
+    "KINDS",
+    "INSTALL_HINT",
+    "Slots",
+    "fit_slots",
+    "rows_of",
+    "targets_of",
+    "predict_baselines",
+    "train_means",
+]

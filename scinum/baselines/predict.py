@@ -31,7 +31,7 @@ from ..records.paths import get
 from .features import LAGS, INDEX_DEPTH, MAX_SLOTS, Rows, Slots, fit_slots, rows_of, targets_of
 from .regressors import INSTALL_HINT, Ridge, boosted_trees, clamp_oracle, nearest_oracle, one_thread, sklearn_missing
 
-__all__ = ["MAX_ROWS", "MAX_TRAIN_RECORDS", "KINDS", "predict_baselines"]
+__all__ = ["MAX_ROWS", "MAX_TRAIN_RECORDS", "KINDS", "predict_baselines", "train_means"]
 
 #: training rows per field at most (subsampled with the seed beyond)
 MAX_ROWS = 20000
@@ -61,6 +61,26 @@ def _subsample(counts: Sequence[int], cap: int, seed: int) -> np.ndarray | None:
 def _columns(rows: Rows) -> np.ndarray:
     """Feature columns with at least one value in the training rows (the others carry nothing)."""
     return ~np.isnan(rows.x).all(axis=0)
+
+
+def _training_numbers(train: list[dict], field: str) -> tuple[list[list[float]], np.ndarray]:
+    """Per training record the numbers ``field`` names, and all of them flat (float64)."""
+    per_record = [[float(get(r, p)) for p in targets_of(r, field)] for r in train]
+    return per_record, np.asarray([x for v in per_record for x in v], dtype=np.float64)
+
+
+def train_means(data: Any, fields: Sequence[str], max_train_records: int = MAX_TRAIN_RECORDS) -> dict[str, float]:
+    """``{field: the train mean's prediction}`` (the mean of every number the field names in the
+    first ``max_train_records`` training records), for the fields that have any: what a
+    comparison scores an unparsed prediction as (:func:`scinum.analysis.scoring.fill_unparsed`)."""
+    ds = Dataset(data)
+    train = list(islice(ds.records("train"), max_train_records)) if "train" in ds.splits else []
+    out = {}
+    for field in fields:
+        every = _training_numbers(train, field)[1]
+        if every.size:
+            out[field] = float(every.mean())
+    return out
 
 
 def predict_baselines(
@@ -123,9 +143,8 @@ def _field(
     info: dict[str, Any],
 ) -> list[pd.DataFrame]:
     """Every baseline's predictions of one field on every evaluated split."""
-    per_record = [[float(get(r, p)) for p in targets_of(r, field)] for r in train]
     # every training number (not only the subsampled rows'): the mean and the oracles' values
-    every = np.asarray([x for v in per_record for x in v], dtype=np.float64)
+    per_record, every = _training_numbers(train, field)
     if not every.size:
         info["skipped"].append(f"{field}: no number of the training records")
         return []
