@@ -28,6 +28,9 @@ described in :mod:`recipes.arithmetic_data`) goes the way a user's own data goes
 
    Figures from the papers stand beside ours in ``paper_adj_r2`` (seed 002 Table 2, multiplication)
    and ``paper_exact`` (seed 000, 6-digit addition: FoNE 1.0, xVal 0.0044, its one-epoch table).
+   The standard references fitted on the same training records stand in the same table (``kind``
+   ``regressor``/``reference``, :mod:`scinum.baselines`; ridge on the two operands adds exactly,
+   and is linear only in them, so it cannot multiply), scored alike.
 
 Results: ``<out>/table.md``, ``table.csv``, ``predictions.csv`` (``field`` is ``<task>.<result>``,
 so plots are drawn per task) and ``plots/``. Every step is resumable like the other recipes.
@@ -62,6 +65,7 @@ PAPER_EXACT = {"add6": {"fone": 1.0, "xval": 0.0044}}
 COLUMNS = [
     "task",
     "model",
+    "kind",
     "field",
     "split",
     "n",
@@ -106,14 +110,16 @@ def model_config(preset: dict, label: str, task: Task, data: Path, out_dir: Path
     return cfg
 
 
-def score(task: Task, label: str, pred) -> dict[str, Any]:
-    """One table row from a model's predictions of ``task``'s result on one split."""
+def score(task: Task, label: str, pred, kind: str = "model") -> dict[str, Any]:
+    """One table row from a model's predictions of ``task``'s result on one split (``kind``:
+    ``model`` for scinum's, else the reference's kind, :mod:`scinum.analysis.baselines`)."""
     from scinum.analysis import metrics as m
 
     y, yhat = pred["true"].to_numpy(), pred["pred"].to_numpy()
     return {
         "task": task.name,
         "model": label,
+        "kind": kind,
         "field": task.field,
         "split": pred["split"].iloc[0],
         "n": int(y.size),
@@ -149,6 +155,7 @@ def run(
     from scinum.util.provenance import result_provenance
     from scinum.analysis import evaluate as ev
     from scinum.analysis import plots
+    from scinum.baselines import predict_baselines
     from scinum.util.atomic import write_text_atomic
     from scinum.errors import RecipeError
     from scinum.datasets.jsonl import build as build_jsonl
@@ -187,6 +194,11 @@ def run(
             preds.append(pred.assign(task=task.name, field=f"{task.name}.{task.field}"))
     finally:
         torch.set_num_threads(threads)
+    for task in load_tasks(preset, where, tasks):  # the standard references on the same records
+        refs, _ = predict_baselines(work / task.name / "data", [task.field], ["test"], limit=e.get("limit"), seed=seed, log=log)
+        for (label, kind), pred in refs.groupby(["model", "kind"], sort=False):
+            rows.append(score(task, label, pred, kind))
+            preds.append(pred.assign(task=task.name, field=f"{task.name}.{task.field}"))
     table = pd.DataFrame(rows, columns=COLUMNS)
     meta = {
         "recipe": "arithmetic",

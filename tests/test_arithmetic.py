@@ -118,8 +118,9 @@ def test_tiny_preset_end_to_end(tmp_path):
     out = run(preset, work=tmp_path / "work", out=tmp_path / "res", preset_name="tiny", log=lambda s: None)
     table = pd.read_csv(out / "table.csv")
     models = list(preset["models"])
-    assert len(table) == 2 * len(models) and set(table["task"]) == {"mul3", "add6"}
-    assert set(table["model"]) == set(models) and (table["n"] == 32).all()
+    ours = table[table["kind"] == "model"]
+    assert len(ours) == 2 * len(models) and set(table["task"]) == {"mul3", "add6"}
+    assert set(ours["model"]) == set(models) and (table["n"] == 32).all()
     for col in ("adj_r2", "exact", "log_smape", "median_rel_err", "unparseable"):
         assert col in table.columns
     # the paper's figures stand beside ours where the paper has them
@@ -134,3 +135,18 @@ def test_tiny_preset_end_to_end(tmp_path):
     assert set(preds["field"]) == {"mul3.product", "add6.sum"}
     plots = {p.name for p in (out / "plots").glob("*.png")}
     assert {"fig7_test__mul3.product.png", "scatter_test__add6.sum.png"} <= plots
+
+
+def test_the_standard_references_stand_in_the_table(tmp_path):
+    """Reference rows (kind regressor/reference) are fitted on the task's training records and
+    scored like the models: ridge on the two operands adds exactly; the train mean does not."""
+    pytest.importorskip("sklearn")
+    preset = load_preset(RECIPES / "arithmetic.yaml", "tiny")
+    out = run(preset, work=tmp_path / "work", out=tmp_path / "res", preset_name="tiny", tasks=["add6"], models=["xval"], log=lambda s: None)
+    table = pd.read_csv(out / "table.csv").set_index("model")
+    assert table.loc["xval", "kind"] == "model"
+    assert table.loc["ridge", "kind"] == "regressor" and table.loc["train mean", "kind"] == "reference"
+    assert table.loc["ridge", "exact"] == 1.0 and table.loc["ridge", "r2"] > 0.999999
+    assert table.loc["train mean", "exact"] == 0.0 and table.loc["train mean", "r2"] <= 0.0
+    preds = pd.read_csv(out / "predictions.csv")
+    assert {"xval", "ridge", "boosted trees", "train mean"} <= set(preds["model"])
