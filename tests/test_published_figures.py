@@ -446,7 +446,25 @@ CLAIMS = [
         ),
     ),
     (F, "0.0017 in the run at 9689bb4", lambda: f"{quick('xval', A1, 'ood_a1', 'mse'):.4f}"),
+    # FoNE's budget curve on 6-digit addition (one seed)
+    (
+        R,
+        "relative error from 2.4 % to 1.1 % to 0.11 % at 32k, 128k and 512k samples, exact match 0 at each (xVal 0.083 % at 512k)",
+        lambda: (
+            " to ".join(f"{g(100 * fone_curve(f'fone@{b}', 'median_rel_err'))} %" for b in ("32k", "128k", "512k"))
+            if all(fone_curve(f"fone@{b}", "exact") == 0 for b in ("32k", "128k", "512k"))
+            else "exact match is not 0"
+        ),
+    ),
+    (R, "(xVal 0.083 % at 512k)", lambda: f"{g(100 * fone_curve('xval@512k', 'median_rel_err'))} %"),
+    (R, "adds exactly (exact match 1.0)", lambda: f"(exact match {fone_curve('ridge', 'exact'):.1f})"),
 ]
+
+
+def fone_curve(model: str, column: str) -> float:
+    """A cell of the fone-curve arithmetic run (task add6, test split)."""
+    t = csv(RESULTS / "arithmetic-fone-curve" / "table.csv")
+    return float(t[t["model"] == model].iloc[0][column])
 
 
 @pytest.mark.parametrize("names,quote,compute", CLAIMS, ids=[f"{c[0]}:{c[1][:40]}" for c in CLAIMS])
