@@ -63,20 +63,17 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import time
-from concurrent.futures import as_completed
 from importlib import import_module
 from pathlib import Path
 from typing import Any, Sequence
 
-from scinum.util.atomic import write_text_atomic
 from scinum.util.provenance import versions
-from scinum.train.budget import resolve_steps, token_stream
 from scinum.train.config import check_budget
 from scinum.datasets import builders
 from recipes.presets import model_config
-from scinum.errors import RecipeError, ScinumError
+from recipes.compare_runs import batches_seen, prepare_runs, run_pool
+from scinum.errors import RecipeError
 
 __all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison"]
 
@@ -159,125 +156,6 @@ def budgets_of(preset: dict[str, Any], where: str = "compare") -> dict[str, dict
 def _slug(name: Any) -> str:
     """A budget name as a directory name: ``equal samples`` -> ``equal-samples``."""
     return "-".join("".join(c if c.isalnum() else " " for c in str(name)).split()).lower()
-
-
-def _prepare(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]:
-    """Tokenize each encoding once, here (seeds of one encoding train at once and would race on
-    its cache), and resolve each run's steps exactly; returns (per run ``{steps, samples,
-    tokens}`` seen — tokens: real tokens of the batch stream up to that step; a seconds budget's
-    are counted after training, :func:`_seen` — and per run its training records' lengths)."""
-    from scinum import encodings
-    from scinum.train.config import resolve_normalizer
-    from scinum.train.data import MLMDataModule
-
-    lengths_of: dict[str, Any] = {}
-    plan, lengths_by_run = {}, {}
-    for (label, seed), cfg in configs.items():
-        key = json.dumps(cfg["encoding"], sort_keys=True) + str(cfg["normalizer"]) + json.dumps(cfg["head"])
-        d = cfg["data"]
-        if key not in lengths_of:
-            enc = encodings.from_config(cfg["encoding"])
-            dm = MLMDataModule(
-                d["path"],
-                enc,
-                normalizer=resolve_normalizer(cfg, enc),
-                batch_size=d["batch_size"],
-                max_run=d["max_run"],
-                cache_dir=d["cache_dir"],
-                val_split=d["val_split"],
-            )
-            dm.prepare()
-            lengths_of[key] = dm.shards["train"].lengths
-        lengths_by_run[(label, seed)] = lengths = lengths_of[key]
-        t = cfg["trainer"]
-        steps = resolve_steps(
-            cfg["budget"],
-            batch_size=d["batch_size"],
-            max_steps=t["max_steps"],
-            lengths=lengths,
-            seed=cfg["seed"],
-            pool=d["pool"],
-            accumulate=t["accumulate_grad_batches"],
-        )
-        cfg["trainer"]["max_steps"] = steps
-        seen = (0, 0) if "seconds" in cfg["budget"] else _seen(cfg, lengths, steps)
-        plan[(label, seed)] = {"steps": steps, "samples": seen[0], "tokens": seen[1]}
-    return plan, lengths_by_run
-
-
-def _seen(cfg: dict[str, Any], lengths, steps: int) -> tuple[int, int]:
-    """(records, real tokens) of a run's batch stream over its first ``steps`` optimiser steps."""
-    d, batches = cfg["data"], steps * cfg["trainer"]["accumulate_grad_batches"]
-    samples = tokens = 0
-    for k, b in enumerate(token_stream(lengths, d["batch_size"], cfg["seed"], d["pool"])):
-        if k == batches:
-            break
-        tokens, samples = tokens + sum(b), samples + len(b)
-    return samples, tokens
-
-
-def _train_and_evaluate(label: str, seed: int, config: dict, evaluate: dict, fields: list[str] | None) -> dict[str, Any]:
-    """Worker: train (unless ``model.ckpt`` is there) and evaluate (unless ``eval.csv`` is) one
-    (model, seed), one thread; returns its ``training.json`` and evaluation seconds."""
-    import torch
-
-    from scinum.analysis import evaluate as ev
-    from scinum.train.fit import fit
-
-    torch.set_num_threads(1)
-    out = Path(config["out_dir"])
-    ckpt = out / "model.ckpt"
-    if not ckpt.exists():
-        fit(config)
-    info = json.loads((out / "training.json").read_text()) if (out / "training.json").exists() else {}
-    if not (out / "eval.csv").exists():
-        t0 = time.perf_counter()
-        table, pred = ev.evaluate(
-            ckpt, config["data"]["path"], fields, label=label, limit=evaluate.get("limit"), batch_size=evaluate.get("batch_size", 256)
-        )
-        table.insert(1, "seed", seed)
-        pred.insert(1, "seed", seed)
-        write_text_atomic(out / "predictions.csv", pred.to_csv(index=False))
-        info["eval_seconds"] = round(time.perf_counter() - t0, 3)
-        write_text_atomic(out / "eval.json", json.dumps(info, indent=1))
-        write_text_atomic(out / "eval.csv", table.to_csv(index=False))  # last: marks it done
-    return json.loads((out / "eval.json").read_text())
-
-
-def _run_pool(name: str, configs: dict, plan: dict, evaluate: dict, fields, jobs: int | None, log) -> dict[tuple[str, int], str]:
-    """Train and evaluate every unfinished run, ``jobs`` at once; returns run -> error for the
-    runs that failed (the others' results stand)."""
-    from scinum import encodings
-    from scinum.util.processes import worker_pool
-
-    todo = [k for k, c in configs.items() if not (Path(c["out_dir"]) / "eval.csv").exists()]
-    # seed by seed (an interrupted comparison has whole seeds of every model); within a seed the
-    # cheapest first (fewest tokens per number), so a cut-off leaves the fewest runs unfinished
-    todo.sort(key=lambda k: (k[1], encodings.from_config(configs[k]["encoding"]).tokens_per_number))
-    failed: dict[tuple[str, int], str] = {}
-    if not todo:
-        return failed
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    started = time.time()
-    with worker_pool(jobs) as pool:
-        futures = {}
-        for key in todo:
-            configs[key]["trainer"]["progress_bar"] = False
-            futures[pool.submit(_train_and_evaluate, key[0], key[1], configs[key], evaluate, fields)] = key
-        log(f"[{name}] {len(todo)} runs to train and evaluate, {jobs} at once")
-        for f in as_completed(futures):
-            label, seed = futures[f]
-            try:
-                info = f.result()
-                log(
-                    f"[{name}] {label} seed {seed}: {info.get('steps', plan[(label, seed)]['steps'])} steps, trained in "
-                    f"{info.get('train_seconds', float('nan')):.0f} s, evaluated in "
-                    f"{info.get('eval_seconds', float('nan')):.0f} s ({time.time() - started:.0f} s so far)"
-                )
-            except (ScinumError, RuntimeError, ValueError, OSError) as e:  # report, go on
-                failed[(label, seed)] = f"{type(e).__name__}: {e}"
-                log(f"[{name}] {label} seed {seed}: FAILED: {failed[(label, seed)]}")
-    return failed
 
 
 def run_comparison(
@@ -430,9 +308,9 @@ def _compare(
 
     t0 = time.time()
     configs = model_configs(name, preset, data, work, seeds, models, overrides, where)
-    plan, lengths = _prepare(configs, log)
+    plan, lengths = prepare_runs(configs, log)
     e = preset.get("evaluate", {})
-    failed = {} if collect else _run_pool(name, configs, plan, e, e.get("fields"), jobs, log)
+    failed = {} if collect else run_pool(name, configs, plan, e, e.get("fields"), jobs, log)
     tables, preds, runs, missing = [], [], {}, []
     for (label, seed), cfg in configs.items():
         o = Path(cfg["out_dir"])
@@ -444,7 +322,7 @@ def _compare(
         info = json.loads((o / "eval.json").read_text())
         spent = plan[(label, seed)]
         if "seconds" in cfg["budget"] and info.get("steps"):  # what the clock let it see
-            spent = dict(zip(("samples", "tokens"), _seen(cfg, lengths[(label, seed)], info["steps"])))
+            spent = dict(zip(("samples", "tokens"), batches_seen(cfg, lengths[(label, seed)], info["steps"])))
         runs[f"{label}/seed{seed}"] = {**spent, **info}
     if not tables:
         raise RecipeError(f"[{name}] no (model, seed) has finished: nothing to report")
