@@ -30,6 +30,7 @@ def curve(dataset: str, field: str, max_epochs: int = 64, seed: int = 0, hidden:
     from sklearn.neural_network import MLPRegressor
     from sklearn.preprocessing import StandardScaler
 
+    from scinum.analysis import metrics
     from scinum.baselines.features import fit_slots, rows_of
     from scinum.datasets.directory import Dataset
 
@@ -44,7 +45,6 @@ def curve(dataset: str, field: str, max_epochs: int = 64, seed: int = 0, hidden:
     mean, std = fit_rows.y.mean(), fit_rows.y.std() or 1.0
     y = (fit_rows.y - mean) / std
     mlp = MLPRegressor(hidden_layer_sizes=hidden, learning_rate_init=1e-3, batch_size=8, random_state=seed, warm_start=True, max_iter=1)
-    var = test_rows.y.var()
     rows, done, epochs = [], 0, 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # one epoch per fit call, on purpose
@@ -52,8 +52,7 @@ def curve(dataset: str, field: str, max_epochs: int = 64, seed: int = 0, hidden:
             while done < epochs:
                 mlp.fit(x, y)
                 done += 1
-            pred = mlp.predict(x_test) * std + mean
-            r2 = 1 - float(np.mean((pred - test_rows.y) ** 2) / var) if var > 0 else float("nan")
+            r2 = metrics.r2(test_rows.y, mlp.predict(x_test) * std + mean)
             rows.append({"epochs": epochs, "targets": epochs * len(y), "test_r2": r2})
             epochs *= 2
     return rows
