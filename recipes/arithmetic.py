@@ -168,7 +168,8 @@ def run(
         raise RecipeError(f"{where}: unknown model(s) {unknown}; the preset has {list(preset.get('models') or [])}")
     seed = preset.get("seed", 0)
     configs, jobs_of = {}, {}
-    for task in load_tasks(preset, where, tasks):
+    task_list = load_tasks(preset, where, tasks)
+    for task in task_list:
         files = write_jsonl(generate(task, seed), work / task.name / "records")
         data = work / task.name / "data"
         log(f"[arithmetic] {task.name}: {task.counts} records -> {data}")
@@ -194,7 +195,7 @@ def run(
             preds.append(pred.assign(task=task.name, field=f"{task.name}.{task.field}"))
     finally:
         torch.set_num_threads(threads)
-    for task in load_tasks(preset, where, tasks):  # the standard references on the same records
+    for task in task_list:  # the standard references on the same records
         refs, _ = predict_baselines(work / task.name / "data", [task.field], ["test"], limit=e.get("limit"), seed=seed, log=log)
         for (label, kind), pred in refs.groupby(["model", "kind"], sort=False):
             rows.append(score(task, label, pred, kind))
@@ -209,7 +210,7 @@ def run(
         "overrides": overrides or {},
         "seeds": [seed],
         "n_predictors_adj_r2": N_PREDICTORS,
-        "datasets": {t.name: str(jobs_of[f"{t.name}/{chosen[0]}"][2]) for t in load_tasks(preset, where, tasks)},
+        "datasets": {t.name: str(jobs_of[f"{t.name}/{chosen[0]}"][2]) for t in task_list},
         "models": {k: json.loads((Path(c["out_dir"]) / "config.json").read_text()) for k, c in configs.items()},
     }
     ev.write_results(out, table, pd.concat(preds, ignore_index=True), {}, meta)
