@@ -12,6 +12,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -446,6 +447,27 @@ CLAIMS = [
         ),
     ),
     (F, "0.0017 in the run at 9689bb4", lambda: f"{quick('xval', A1, 'ood_a1', 'mse'):.4f}"),
+    # the structure trunk at 307 200 samples, seeds 1-3 (issue 36's budget curve)
+    (
+        "docs/parity.md",
+        "| 307 200 | 3 | −0.015 [−0.026, −0.008] | 0.0016 [0.0011, 0.0021] | 0.0050 [0.0031, 0.0073] | "
+        "1.0e-4 [3.7e-6, 2.1e-4] | 0.0072 [0.0069, 0.0075] |",
+        lambda: " | ".join(
+            f"{f(np.mean(v))} [{f(min(v))}, {f(max(v))}]"
+            for v, f in (
+                (s307("xval", E1, "test", "r2"), lambda x: f"{x:.3f}".replace("-", "−")),
+                (s307("xval", A1, "test", "mse"), lambda x: f"{x:.2g}"),
+                (s307("xval", A1, "ood_a1", "mse"), lambda x: f"{x:.4f}"),
+                (s307("xval", DT, "test", "mse"), exp1),
+                (s307("xval", DT, "ood_stepsize", "mse"), lambda x: f"{x:.2g}"),
+            )
+        ),
+    ),
+    (
+        R,
+        "on Δt in distribution (1.0e-4 vs 9.3e-5)",
+        lambda: f"({exp1(np.mean(s307('xval', DT, 'test', 'mse')))} vs {exp1(s307('ridge', DT, 'test', 'mse')[0])})",
+    ),
     # FoNE's budget curve on 6-digit addition (one seed)
     (
         R,
@@ -459,6 +481,22 @@ CLAIMS = [
     (R, "(xVal 0.083 % at 512k)", lambda: f"{g(100 * fone_curve('xval@512k', 'median_rel_err'))} %"),
     (R, "adds exactly (exact match 1.0)", lambda: f"(exact match {fone_curve('ridge', 'exact'):.1f})"),
 ]
+
+
+def s307(model: str, field: str, split: str, metric: str) -> list[float]:
+    """A cell of docs/results/planets-structure-307k, per seed 1-3 (subset "all")."""
+    out = []
+    for seed in (1, 2, 3):
+        t = csv(RESULTS / "planets-structure-307k" / f"seed{seed}-table.csv")
+        row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == "all")]
+        out.append(float(row.iloc[0][metric]))
+    return out
+
+
+def exp1(x: float) -> str:
+    """Two significant digits in the docs' exponent form: 0.000102 -> 1.0e-4."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def fone_curve(model: str, column: str) -> float:
