@@ -27,7 +27,7 @@ from scinum.model.checkpoint import CheckpointMeta
 from scinum.tokens.codec import Codec, Vocabulary
 from scinum.datasets.directory import Dataset
 from scinum.fill.model import Model
-from scinum.model.trunk import ModelConfig
+from scinum.model.config import ModelConfig
 from scinum.tokens.normalize import Normalizer
 from scinum_simulations.planets import PlanetsConfig, build
 

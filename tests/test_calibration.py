@@ -106,7 +106,7 @@ def test_save_checkpoint_refuses_metadata_its_load_would_refuse(tmp_path):
     from scinum.model.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
     from scinum.tokens.codec import Vocabulary
     from scinum.errors import CheckpointError
-    from scinum.model.trunk import ModelConfig
+    from scinum.model.config import ModelConfig
     from scinum.tokens.normalize import Normalizer
 
     vocab = Vocabulary.build([{"x": 1.0}])

@@ -16,7 +16,7 @@ from scinum.cli.main import main as cli_main
 from scinum.errors import ConfigError
 from scinum.train.config import DataConfig, OptimConfig, RunConfig, TrainerConfig, load_config
 from scinum.train.data import MLMDataModule
-from scinum.model.trunk import ModelConfig
+from scinum.model.config import ModelConfig
 from scinum.util.schema import section_defaults
 
 from conftest import tiny_config  # tests/conftest.py

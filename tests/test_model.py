@@ -8,7 +8,8 @@ from scinum import encodings
 from scinum.tokens.codec import Codec, Vocabulary
 from scinum.tokens.batch import make_batch
 from scinum.heads import make_head
-from scinum.model.trunk import ModelConfig, NumberMLM, Transformer
+from scinum.model.config import ModelConfig
+from scinum.model.trunk import NumberMLM, Transformer
 from scinum.tokens.normalize import Normalizer
 from scinum.tokens.structure import COLUMNS
 

@@ -162,7 +162,7 @@ def test_planets_paper_preset_is_the_papers_and_the_references():
     (xVal reference construct_example), BitTokens with reciprocal bits replacing the embedding
     (every BitTokens reference config)."""
     from scinum import encodings
-    from scinum.model.trunk import ModelConfig
+    from scinum.model.config import ModelConfig
     from scinum_simulations.planets_prior import PlanetsConfig
 
     preset = load_preset(RECIPES / "planets.yaml", "paper")

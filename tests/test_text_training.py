@@ -18,7 +18,7 @@ from scinum.train.masking import MLMCollator
 from scinum.train.data import MLMDataModule
 from scinum.heads import TokenHead, make_head
 from scinum.fill.model import load
-from scinum.model.trunk import ModelConfig
+from scinum.model.config import ModelConfig
 from scinum.tokens.normalize import Normalizer
 from scinum.train.module import MLMModule
 from scinum.train.fit import fit

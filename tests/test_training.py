@@ -17,7 +17,7 @@ from scinum.tokens.codec import Codec, Vocabulary
 from scinum.train.config import load_config, resolve_normalizer
 from scinum.tokens.batch import hidden_positions, make_batch
 from scinum.errors import CheckpointError
-from scinum.model.trunk import ModelConfig
+from scinum.model.config import ModelConfig
 from scinum.tokens.normalize import Normalizer
 from scinum.train.module import MLMModule
 from scinum.train.fit import fit

@@ -31,7 +31,8 @@ from .recalibration import GRID, check_table
 from ..tokens.codec import Vocabulary
 from ..errors import CheckpointError
 from ..heads import LEGACY_SIGMA_MIN, SIGMA_MIN, make_head
-from .trunk import ModelConfig, NumberMLM
+from .config import ModelConfig
+from .trunk import NumberMLM
 from ..tokens.normalize import Normalizer
 
 __all__ = ["FORMAT", "VERSION", "CheckpointMeta", "save_checkpoint", "load_checkpoint", "digest"]

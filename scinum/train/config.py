@@ -1,9 +1,9 @@
 """Training configuration: one typed schema with the defaults, YAML files and command-line overrides.
 
 The schema is :class:`RunConfig`, one dataclass per section (:class:`DataConfig`,
-:class:`~scinum.model.trunk.ModelConfig` less its derived fields, :class:`OptimConfig`,
+:class:`~scinum.model.config.ModelConfig` less its derived fields, :class:`OptimConfig`,
 :class:`TrainerConfig`); the default config (``section_defaults(RunConfig)``) and the defaults of the constructors that take a
-section (:class:`~scinum.train.data.MLMDataModule`, :class:`~scinum.model.trunk.ModelConfig`) come from it,
+section (:class:`~scinum.train.data.MLMDataModule`, :class:`~scinum.model.config.ModelConfig`) come from it,
 and :func:`validate_config` checks a config against its types and ranges. A config itself is a
 plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``scinum fit
 --print-config`` prints it)::
@@ -40,7 +40,7 @@ import yaml
 from ..tokens.batch import MASK_PROB
 from ..tokens.codec import MAX_RUN
 from ..errors import ConfigError, ConfigKeyError, brief
-from ..model.trunk import ModelConfig
+from ..model.config import ModelConfig
 from ..tokens.normalize import METHODS
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
 
@@ -179,7 +179,7 @@ class TrainerConfig:
 @dataclass
 class RunConfig:
     """A whole ``scinum fit`` config (the schema of the dict; each section's defaults are its
-    dataclass's; ``model``'s are :class:`~scinum.model.trunk.ModelConfig`'s but its ``DERIVED``)."""
+    dataclass's; ``model``'s are :class:`~scinum.model.config.ModelConfig`'s but its ``DERIVED``)."""
 
     seed: int = checked(_seed, 0)
     out_dir: str | Path = "runs/scinum"

@@ -32,7 +32,8 @@ from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_st
 from .early_stopping import BestWeights
 from ..errors import ConfigError, TrainingError
 from .module import MLMModule
-from ..model.trunk import ModelConfig, NumberMLM
+from ..model.config import ModelConfig
+from ..model.trunk import NumberMLM
 from ..util.provenance import run_info
 
 __all__ = ["fit", "make_meta"]

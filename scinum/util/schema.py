@@ -1,6 +1,6 @@
 """Typed config sections: dataclasses whose fields say what values they take, their defaults as
 dicts, and the check of a config dict against them (what :func:`scinum.train.config.validate_config`
-runs over :class:`scinum.train.config.RunConfig`, :class:`scinum.model.trunk.ModelConfig` among its sections).
+runs over :class:`scinum.train.config.RunConfig`, :class:`scinum.model.config.ModelConfig` among its sections).
 
 A field's type comes from its annotation; numbers must be finite and >= 0.
 ``check(value) -> None | "what was expected"`` adds a constraint on a value of the right type;
