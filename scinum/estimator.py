@@ -244,7 +244,7 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     # -- predictions ----------------------------------------------------------------------------
     def _filled(self, X: Any) -> list:
-        """:class:`scinum.fill.model.Filled` of every row of ``X`` with its targets filled."""
+        """:class:`scinum.fill.results.Filled` of every row of ``X`` with its targets filled."""
         check_is_fitted(self, "model_")
         import pandas as pd
 
@@ -262,7 +262,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         return self.model_.predict_many(records, batch_size=256)
 
     def _per_target(self, filled: list) -> list[list[Any]]:
-        """``[record][target]`` -> the target's :class:`~scinum.fill.model.FieldPrediction`."""
+        """``[record][target]`` -> the target's :class:`~scinum.fill.results.FieldPrediction`."""
         out = []
         for i, f in enumerate(filled):
             by_path = {p.path: p for p in f.predictions}
