@@ -8,7 +8,8 @@ A comparison preset is a recipe preset with a ``budget`` (:mod:`scinum.train.bud
       train: {...}                      # one training config for every model
       models: {label: {encoding: ..., head: ..., normalizer: ...}}
       evaluate: {limit: N, batch_size: N}
-      table: {metric: mse, columns: [{name, field, split}, ...], paper: {label: [cell, ...]}}
+      table: {metric: mse, columns: [{name, field, split}, ...], paper: {label: [cell, ...]},
+              departures: {all: text, label: text}}   # how each row departs from its paper
 
 Instead of one ``budget`` a preset may declare ``budgets`` — named budgets, each a whole
 comparison of every model (the xVal paper's Table 4: equal samples, equal tokens, equal runtime;
@@ -72,7 +73,7 @@ from scinum.util.provenance import versions
 from scinum.train.config import check_budget
 from scinum.datasets import builders
 from recipes.presets import model_config
-from recipes.compare_runs import batches_seen, prepare_runs, run_pool
+from recipes.compare_runs import batches_seen, prepare_runs, row_settings, run_pool
 from scinum.errors import RecipeError
 
 __all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison"]
@@ -351,6 +352,7 @@ def _compare(
         "tuning": preset.get("tuning"),
         "varies": preset.get("varies"),
         "evaluate": e,
+        "row_settings": row_settings(configs),
         "runs": runs,
         "missing": missing,
         "core_seconds": round(sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in runs.values()), 1),

@@ -16,7 +16,7 @@ from scinum.errors import ScinumError
 from scinum.train.budget import resolve_steps, token_stream
 from scinum.util.atomic import write_text_atomic
 
-__all__ = ["prepare_runs", "batches_seen", "train_and_evaluate", "run_pool"]
+__all__ = ["prepare_runs", "batches_seen", "row_settings", "train_and_evaluate", "run_pool"]
 
 
 def prepare_runs(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]:
@@ -61,6 +61,35 @@ def prepare_runs(configs: dict[tuple[str, int], dict], log) -> tuple[dict, dict]
         seen = (0, 0) if "seconds" in cfg["budget"] else batches_seen(cfg, lengths, steps)
         plan[(label, seed)] = {"steps": steps, "samples": seen[0], "tokens": seen[1]}
     return plan, lengths_by_run
+
+
+def row_settings(configs: dict[tuple[str, int], dict]) -> dict[str, dict[str, str]]:
+    """What each row of a comparison is, read from its runs' resolved configs (seed 0's; seeds
+    differ only in the seed): encoding with its options, the normalizer it actually gets, head
+    with its options, positions, trunk, batch, learning rate and precision — so that the table
+    states every row's form, not the prose around it."""
+    from scinum import encodings
+    from scinum.train.config import resolve_normalizer
+
+    def spelled(d: dict[str, Any], key: str) -> str:
+        options = ", ".join(f"{k}={v}" for k, v in d.items() if k != key)
+        return f"{d[key]}({options})" if options else str(d[key])
+
+    out: dict[str, dict[str, str]] = {}
+    for (label, seed), cfg in configs.items():
+        if seed != 0:
+            continue
+        m = cfg["model"]
+        out[label] = {
+            "encoding": spelled(cfg["encoding"], "name"),
+            "normalizer": resolve_normalizer(cfg, encodings.from_config(cfg["encoding"])),
+            "head": spelled(cfg["head"], "kind"),
+            "positions": str(m["positions"]),
+            "trunk": f"{m['d_model']} × {m['n_layers']}, {m['n_heads']} heads",
+            "batch, lr": f"{cfg['data']['batch_size']}, {cfg['optim']['lr']:g}",
+            "precision": str(cfg["trainer"]["precision"]).replace("auto", "auto (fp32 on CPU)"),
+        }
+    return out
 
 
 def batches_seen(cfg: dict[str, Any], lengths, steps: int) -> tuple[int, int]:

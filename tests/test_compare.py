@@ -47,6 +47,26 @@ def test_compare_preset_lays_out_table_5_with_the_papers_rows():
     assert t["paper"]["xval"][0] == "6.4e-5" and t["paper"]["fp15"][4].startswith("0.0075")
 
 
+def test_every_row_of_a_published_comparison_is_labelled_in_its_table(tmp_path):
+    """What each row is comes from its resolved config (the normalizer it really got), and the
+    preset declares how every row departs from its paper, printed under the table itself."""
+    from recipes.compare_runs import row_settings
+    from scinum.analysis.report import _settings_md
+
+    preset = _preset()
+    settings = row_settings(model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=2))
+    assert settings["xval"]["normalizer"] == "minmax" and settings["bittokens"]["normalizer"] == "none"
+    assert settings["bittokens-tuned(16bit,binade,mean,mse30)"]["encoding"] == "bittokens(precision=16)"
+    assert settings["xval+gmm(mse1)"]["head"] == "mixture(n_components=8, mse_weight=1.0)"
+    assert {s["positions"] for s in settings.values()} == {"learned"}
+    md = _settings_md({"row_settings": settings}, preset["table"], list(settings))
+    assert "in every row: a 64 × 2 trunk" in md
+    assert "| xval | xval | minmax | native | learned |" in md and "the paper's xVal: none" in md
+    for recipe, name in (("planets", "compare"), ("planets", "parity"), ("era5", "compare")):
+        p = load_preset(RECIPES / f"{recipe}.yaml", name)
+        assert set(p["table"]["departures"]) == {"all", *p["models"]}, (recipe, name)
+
+
 @pytest.mark.parametrize(
     "change,match",
     [
@@ -130,6 +150,7 @@ def test_tiny_comparison_end_to_end(tmp_path):
     assert runs["p1000/seed0"]["tokens"] > runs["xval/seed0"]["tokens"]
     md = (out / "table.md").read_text()
     assert "xval (paper) | 6.4e-5 | 0.0021" in md and "Paired differences against xval" in md
+    assert "| bittokens | bittokens | none | native | structure |" in md  # each row's form, in the table
     paired = pd.read_csv(out / "paired.csv")
     assert len(paired) == 3 * 2 and (paired["resamples"] == 10000).all() and paired["p_holm"].notna().all()
     assert (paired["n_records"] > 0).all() and (paired["n_seeds"] == 2).all()

@@ -113,6 +113,22 @@ def _predictions_csv(predictions: pd.DataFrame) -> bytes:
     return gzip.compress(p[PREDICTION_COLUMNS].to_csv(index=False).encode(), mtime=0)
 
 
+def _settings_md(meta: dict, spec: dict, models: Sequence[str]) -> str:
+    """Under a table: what each row is (``meta["row_settings"]``, read from its runs' configs)
+    and how it departs from its paper's form (``spec["departures"]``: label -> text, ``all`` for
+    every row, as the preset declares them); empty when the meta has no settings."""
+    settings = meta.get("row_settings") or {}
+    if not settings:
+        return ""
+    departures = spec.get("departures") or {}
+    keys = list(next(iter(settings.values())))
+    rows = [[m, *(settings[m][k] for k in keys), departures.get(m, "–")] for m in models if m in settings]
+    text = "\n**What each row is** (from its runs' configs) **and how it departs from its paper's form**"
+    if departures.get("all"):
+        text += f"; in every row: {departures['all']}"
+    return text + "\n\n" + md_table(["model", *keys, "departs from its paper"], rows)
+
+
 def _runs_md(meta: dict, models: Sequence[str]) -> str:
     rows = []
     for m in models:
@@ -200,6 +216,7 @@ def write_comparison(
     parts += [
         f"## {metric.upper()} — {src}\n",
         _layout(long, spec, models, metric, True, seeds, baselines),
+        _settings_md(meta, spec, models),
         "\n## R² (same cells)\n",
         _layout(long, spec, models, "r2", False, seeds, baselines),
     ]
@@ -311,6 +328,7 @@ def write_budgets(
     parts += [
         f"## {metric.upper()} — {spec.get('source', '')}\n",
         _budgets_layout(longs, metas, spec, models, metric, True, baselines),
+        _settings_md(next(iter(metas.values()), {}), spec, models),
         "\n## R² (same cells)\n",
         _budgets_layout(longs, metas, spec, models, "r2", False, baselines),
         "\nPaired differences, interval coverage and the budget each run spent: each budget's own table (linked above).\n",
