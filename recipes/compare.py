@@ -341,7 +341,8 @@ def _compare(
         "seeds": list(range(seeds)),
         "seed_varies": "model initialisation, MLM masking and batch order (training config "
         "seed); the dataset and the evaluated records are fixed",
-        "interval": "95 % Student t interval over seeds (mean ± t_{0.975,n-1}·s/√n); a cell with a "
+        "interval": "95 % Student t interval over seeds (mean ± t_{0.975,n-1}·s/√n, a bound beyond the "
+        "metric's range clipped to it: MSE >= 0, R² <= 1); a cell with a "
         f"diverged seed (MSE not finite or above {DIVERGENCE_FACTOR:g}x the train mean's): median; paired "
         f"differences: paired bootstrap over test records and seeds ({RESAMPLES} resamples, seed "
         f"{SEED}) of the geometric mean MSE ratio, Holm across each table's paired tests",

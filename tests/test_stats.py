@@ -91,3 +91,26 @@ def test_holm_on_a_known_family():
     with_nan = holm([math.nan, 0.02, 0.04])
     assert math.isnan(with_nan[0]) and with_nan[1:] == pytest.approx([0.04, 0.04])
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0]) and holm([]).size == 0
+
+
+def test_an_interval_never_leaves_what_the_metric_can_be():
+    """Skewed seeds (one weak among good ones) put a symmetric t interval below 0 for MSE and
+    above 1 for R²; the summary clips each bound to the metric's range, the mean untouched."""
+    per_seed = pd.DataFrame(
+        {
+            "model": "m",
+            "seed": [0, 1, 2],
+            "field": "f",
+            "split": "test",
+            "mse": [0.001, 0.001, 0.05],
+            "r2": [0.99, 0.99, 0.5],
+            "coverage68": [0.99, 0.98, 0.2],
+        }
+    )
+    long = summarize_seeds(per_seed, ["mse", "r2", "coverage68"]).set_index("metric")
+    raw = {m: mean_ci(per_seed[m]) for m in ("mse", "r2", "coverage68")}
+    assert raw["mse"]["ci95_low"] < 0 and long.loc["mse", "ci95_low"] == 0.0
+    assert long.loc["mse", "ci95_high"] == pytest.approx(raw["mse"]["ci95_high"])
+    assert raw["r2"]["ci95_high"] > 1 and long.loc["r2", "ci95_high"] == 1.0
+    assert long.loc["coverage68", "ci95_low"] == 0.0 and long.loc["coverage68", "ci95_high"] == 1.0
+    assert (long["mean"] == pd.Series({m: raw[m]["mean"] for m in raw})).all()

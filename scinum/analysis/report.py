@@ -196,7 +196,8 @@ def write_comparison(
         f"Budget {json.dumps(budget)} for every model; seeds {meta.get('seeds')} "
         f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean "
         f"[95 % Student t interval] over the seeds each row names (of {n_seeds}; one seed: no "
-        "interval); units as the dataset writes them.\n",
+        "interval; a bound beyond what the metric can be — MSE below 0, R² above 1 — clipped to "
+        "it); units as the dataset writes them.\n",
         RULES.format(k=DIVERGENCE_FACTOR),
     ]
     if meta.get("core_seconds"):
@@ -317,7 +318,7 @@ def write_budgets(
     parts = [
         f"Budgets, each a whole comparison of every model: {names}. Seeds {meta.get('seeds')} "
         f"({meta.get('seed_varies', 'seed: training config')}). Every figure: mean [95 % Student "
-        "t interval] over seeds; baselines: their own interval, as named. Training s: mean "
+        "t interval, clipped to what the metric can be] over seeds; baselines: their own interval, as named. Training s: mean "
         "over seeds of the runs' own clocks, one thread each.\n",
         RULES.format(k=DIVERGENCE_FACTOR),
     ]

@@ -13,7 +13,10 @@ gives one number per seed. Over the ``n`` seeds of a model, per cell (model, fie
 * a cell **without** a diverged seed: mean ± Student t interval, mean ± t_{0.975, n-1} · s / √n,
   with ``s`` the sample standard deviation (ddof 1). The t interval assumes roughly normal
   per-seed values; with 3 seeds it is wide (t = 4.30) — an honest statement of how little 3 runs
-  pin down. ``n == 1``: no interval (NaN bounds).
+  pin down. ``n == 1``: no interval (NaN bounds). A bound beyond what the metric can be
+  (:data:`METRIC_RANGES`: MSE below 0, R² above 1, a coverage outside [0, 1]) is clipped to
+  that limit: skewed per-seed values (one weak seed among good ones) put a symmetric interval
+  there, and no run can.
 * a cell **with** diverged seeds: no mean and no interval (one diverged run would own them: R²
   intervals beyond 1, MSE intervals below 0); the median over seeds and ``n_diverged`` of ``n``.
 * :func:`holm`: Holm's step-down adjustment of a family of p-values (the paired tests of one
@@ -30,13 +33,24 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-__all__ = ["DIVERGENCE_FACTOR", "LOG_METRICS", "diverged", "holm", "mean_ci", "summarize_seeds"]
+__all__ = ["DIVERGENCE_FACTOR", "LOG_METRICS", "METRIC_RANGES", "diverged", "holm", "mean_ci", "summarize_seeds"]
 
 #: metrics compared as ratios (log10 differences) in the paired differences
 LOG_METRICS = ("mse", "mse_K2")
 
 #: a seed's cell diverged when its MSE exceeds this many times the train mean's (module docstring)
 DIVERGENCE_FACTOR = 10.0
+
+#: the values each metric can take (:func:`summarize_seeds` clips interval bounds to them)
+METRIC_RANGES = {
+    "mse": (0.0, math.inf),
+    "mse_K2": (0.0, math.inf),
+    "mse_parsed": (0.0, math.inf),
+    "r2": (-math.inf, 1.0),
+    "r2_parsed": (-math.inf, 1.0),
+    "coverage68": (0.0, 1.0),
+    "coverage95": (0.0, 1.0),
+}
 
 #: columns of :func:`summarize_seeds`
 SUMMARY_COLUMNS = ["model", "field", "split", "metric", "mean", "ci95_low", "ci95_high", "n_seeds", "median", "n_diverged", "n_records"]
@@ -104,6 +118,8 @@ def summarize_seeds(per_seed: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFr
                 continue
             v = g[m].astype(float)
             r = mean_ci(v)
+            lo, hi = METRIC_RANGES.get(m, (-math.inf, math.inf))
+            r.update(ci95_low=max(r["ci95_low"], lo), ci95_high=min(r["ci95_high"], hi))  # NaN stays NaN
             if n_div:  # k/n: of every seed evaluated
                 r.update(mean=math.nan, ci95_low=math.nan, ci95_high=math.nan, n_seeds=len(g))
             defined = v[~v.isna()]
