@@ -70,6 +70,11 @@ def p_cell(model: str, field: str, split: str, metric: str) -> pd.Series:
     return r.iloc[0]
 
 
+def pm(model: str, field: str, split: str) -> float:
+    """A planets model's mean MSE in a cell."""
+    return float(p_cell(model, field, split, "mse")["mean"])
+
+
 def p_seeds(model: str, field: str, split: str, metric: str = "mse") -> list[float]:
     s = csv(PLANETS / "seeds.csv")
     r = s[(s.model == model) & (s.field == field) & (s.split == split)].sort_values("seed")
@@ -241,7 +246,8 @@ CLAIMS = [
         R,
         "ridge's Δt MSE (0.0013) is 3.8× below xVal's (0.0051)",
         lambda: (
-            f"({g(ref('ridge', DT, 'ood_stepsize'))}) is {p_cell('xval', DT, 'ood_stepsize', 'mse')['mean'] / ref('ridge', DT, 'ood_stepsize'):.1f}× below xVal's ({g(p_cell('xval', DT, 'ood_stepsize', 'mse')['mean'])})"
+            f"({g(ref('ridge', DT, 'ood_stepsize'))}) is "
+            f"{pm('xval', DT, 'ood_stepsize') / ref('ridge', DT, 'ood_stepsize'):.1f}× below xVal's ({g(pm('xval', DT, 'ood_stepsize'))})"
         ),
     ),
     (
@@ -249,7 +255,7 @@ CLAIMS = [
         "boosted trees (0.0054) and ridge (0.0060) are below xVal's mean (0.009) and xVal+GMM's (0.0081)",
         lambda: (
             f"boosted trees ({g(ref('boosted trees', A1, 'ood_a1'))}) and ridge ({ref('ridge', A1, 'ood_a1'):.4f}) are below xVal's "
-            f"mean ({g(p_cell('xval', A1, 'ood_a1', 'mse')['mean'])}) and xVal+GMM's ({g(p_cell(GMM, A1, 'ood_a1', 'mse')['mean'])})"
+            f"mean ({g(pm('xval', A1, 'ood_a1'))}) and xVal+GMM's ({g(pm(GMM, A1, 'ood_a1'))})"
         ),
     ),
     (
@@ -257,7 +263,7 @@ CLAIMS = [
         "ridge scores 0.0016, xVal 0.0046 and xVal+GMM 0.0044, where the truth clamped to [0.2, 0.8]",
         lambda: (
             f"ridge scores {g(ref('ridge', DT, 'ood_stepsize:extrap'))}, xVal "
-            f"{g(p_cell('xval', DT, 'ood_stepsize:extrap', 'mse')['mean'])} and xVal+GMM {g(p_cell(GMM, DT, 'ood_stepsize:extrap', 'mse')['mean'])}"
+            f"{g(pm('xval', DT, 'ood_stepsize:extrap'))} and xVal+GMM {g(pm(GMM, DT, 'ood_stepsize:extrap'))}"
         ),
     ),
     ((R, C), "scores 0.0042", lambda: f"scores {g(ref(CLAMP, DT, 'ood_stepsize:extrap'))}"),
@@ -273,8 +279,8 @@ CLAIMS = [
         C,
         "Δt MSE 0.0013 out of distribution (xVal 0.0051); boosted trees a₁ MSE 0.00026 in distribution (xVal 0.016)",
         lambda: (
-            f"Δt MSE {g(ref('ridge', DT, 'ood_stepsize'))} out of distribution (xVal {g(p_cell('xval', DT, 'ood_stepsize', 'mse')['mean'])}); "
-            f"boosted trees a₁ MSE {g(ref('boosted trees', A1, 'test'))} in distribution (xVal {g(p_cell('xval', A1, 'test', 'mse')['mean'])})"
+            f"Δt MSE {g(ref('ridge', DT, 'ood_stepsize'))} out of distribution (xVal {g(pm('xval', DT, 'ood_stepsize'))}); "
+            f"boosted trees a₁ MSE {g(ref('boosted trees', A1, 'test'))} in distribution (xVal {g(pm('xval', A1, 'test'))})"
         ),
     ),
     # planets compare: paired against xVal, Holm
@@ -332,8 +338,9 @@ CLAIMS = [
         C,
         "P10's MSE is 0.020 against 0.012 beyond the training range (`:extrap`); xVal's is 0.0053 and 0.0046",
         lambda: (
-            f"P10's MSE is {p_cell('p10', DT, 'ood_stepsize:interp', 'mse')['mean']:.3f} against {p_cell('p10', DT, 'ood_stepsize:extrap', 'mse')['mean']:.3f} beyond the training range (`:extrap`); "
-            f"xVal's is {g(p_cell('xval', DT, 'ood_stepsize:interp', 'mse')['mean'])} and {g(p_cell('xval', DT, 'ood_stepsize:extrap', 'mse')['mean'])}"
+            f"P10's MSE is {pm('p10', DT, 'ood_stepsize:interp'):.3f} against {pm('p10', DT, 'ood_stepsize:extrap'):.3f} "
+            "beyond the training range (`:extrap`); "
+            f"xVal's is {g(pm('xval', DT, 'ood_stepsize:interp'))} and {g(pm('xval', DT, 'ood_stepsize:extrap'))}"
         ),
     ),
     # paper-form BitTokens on a₁
@@ -374,7 +381,8 @@ CLAIMS = [
         (R, C),
         "cover 70 %/95 % of test Δt and 72 %/94 % of a₁",
         lambda: (
-            f"cover {pct(cov(DT, 'test', 68))}/{pct(cov(DT, 'test', 95))} of test Δt and {pct(cov(A1, 'test', 68))}/{pct(cov(A1, 'test', 95))} of a₁"
+            f"cover {pct(cov(DT, 'test', 68))}/{pct(cov(DT, 'test', 95))} of test Δt and "
+            f"{pct(cov(A1, 'test', 68))}/{pct(cov(A1, 'test', 95))} of a₁"
         ),
     ),
     ((R, C), "0.4 %/7 % of", lambda: f"{pct(cov(DT, 'ood_stepsize:extrap', 68), 1)}/{pct(cov(DT, 'ood_stepsize:extrap', 95))} of"),
@@ -411,7 +419,8 @@ CLAIMS = [
     ),
     (
         C,
-        "| the planets comparison's xVal, 5 seeds (0c794d7, shared machine) | 19 200 (2 400) | 73–135 | 0.31 [0.31, 0.31] | −0.016 [−0.023, −0.010] |",
+        "| the planets comparison's xVal, 5 seeds (0c794d7, shared machine) | 19 200 (2 400) | 73–135 | 0.31 [0.31, 0.31] "
+        "| −0.016 [−0.023, −0.010] |",
         lambda: "| {} | 0.31 [0.31, 0.31] | {} |".format(
             span([train_s("xval", s) for s in planets_seeds()], lambda x: f"{x:.0f}"),
             "{:.3f} [{:.3f}, {:.3f}]".format(*(p_cell("xval", E1, "test", "r2")[k] for k in ("mean", "ci95_low", "ci95_high"))).replace(
