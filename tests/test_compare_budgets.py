@@ -142,7 +142,7 @@ def test_budgets_report_lays_out_table_4_with_intervals_runtime_and_baselines(tm
         "| model | next step — equal samples | training s — equal samples | next step — equal tokens | training s — equal tokens |"
     ) in md
     # xval, mean 0.2 x 400 = 80 ± 4.303 * 40 / sqrt(3) = [-19, 1.8e+02]; 24 ± 4.303 * 4 / sqrt(3) = [14, 34]
-    assert "| **xval** | 80 [-19, 1.8e+02] (n 3 seeds) | 20 | 24 [14, 34] (n 3 seeds) | 20 |" in md
+    assert "| **xval** | 80 [0, 1.8e+02] (n 3 seeds) | 20 | 24 [14, 34] (n 3 seeds) | 20 |" in md
     assert "| xval (paper) | 1.75 | 9h | 1.62 | 1d 15h |" in md
     assert "*persistence* (no training; 95 % bootstrap over the 200 test records) | 17 [17, 17] | – |" in md
     long = pd.read_csv(out / "table.csv")
