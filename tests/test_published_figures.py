@@ -801,3 +801,71 @@ def test_readme_era5_table_is_table_csv():
             if written:
                 digits = 1 if written.group(2) else 0
                 assert written.group(1) == f"{100 * share:.{digits}f}", (label, budget, cell, share)
+
+
+PARITY = RESULTS / "planets-parity"
+
+
+def _numbers(cell: str) -> list[float]:
+    """The numbers a README cell writes (typographic minus, exponents), in order."""
+    return [float(x.replace("−", "-")) for x in re.findall(r"[−-]?\d+(?:\.\d+)?(?:e[−-]?\d+)?", cell)]
+
+
+def test_readme_parity_table_is_the_published_parity_run():
+    """Each README cell's figures are the published cell's mean [and interval] to the digits
+    written (every figure 2 significant digits, e₁ R² 3 decimals)."""
+    rows = _readme_rows("### Beside a plain regressor: the parity preset")
+    names = {
+        "xVal, flat learned positions": "xval",
+        "**xVal, structure positions**": "xval(structure)",
+        "ridge (regressor)": "ridge",
+        "boosted trees (regressor)": "boosted trees",
+        "train mean": "train mean",
+        "oracle: nearest training value": "oracle: nearest training value",
+    }
+    columns = [(A1, "test", "mse"), (A1, "ood_a1", "mse"), (E1, "test", "r2"), (DT, "test", "mse"), (DT, "ood_stepsize", "mse")]
+    t = csv(PARITY / "table.csv")
+    assert set(rows) == set(names)
+    for label, model in names.items():
+        for (field, split, metric), cell in zip(columns, rows[label]):
+            r = t[(t.model == model) & (t.field == field) & (t.split == split) & (t.metric == metric)]
+            if cell == "–":
+                assert r.empty, (label, field, split)
+                continue
+            expect = [float(r.iloc[0][k]) for k in ("mean", "ci95_low", "ci95_high")]
+            written = _numbers(cell)
+            assert 1 <= len(written) <= 3, (label, cell)
+            for x, e in zip(written, expect):
+                assert x == pytest.approx(e, rel=0.051, abs=1e-12) or abs(x - round(e, 3)) < 1e-9, (label, field, split, cell, expect)
+
+
+def par(model: str, field: str, split: str, metric: str = "mse") -> float:
+    t = csv(PARITY / "table.csv")
+    return float(t[(t.model == model) & (t.field == field) & (t.split == split) & (t.metric == metric)].iloc[0]["mean"])
+
+
+PARITY_CLAIMS = [
+    ("Structure positions cut xVal's a₁ error 3×", lambda: f"{par('xval', A1, 'test') / par('xval(structure)', A1, 'test'):.0f}×"),
+    (
+        "is 4× better on a₁ (boosted trees 19×) and 6× on Δt",
+        lambda: "{:.0f}× better on a₁ (boosted trees {:.0f}×) and {:.0f}× on Δt".format(
+            par("xval(structure)", A1, "test") / par("ridge", A1, "test"),
+            par("xval(structure)", A1, "test") / par("boosted trees", A1, "test"),
+            par("xval(structure)", DT, "test") / par("ridge", DT, "test"),
+        ),
+    ),
+    (
+        "both xVal models score 0.0048–0.0049, ridge 0.0016, and the oracle that clamps the truth into the range 0.0042",
+        lambda: "{}, ridge {}, and the oracle that clamps the truth into the range {}".format(
+            span([par(m, DT, "ood_stepsize:extrap") for m in ("xval", "xval(structure)")], g),
+            g(par("ridge", DT, "ood_stepsize:extrap")),
+            g(par(CLAMP, DT, "ood_stepsize:extrap")),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("quote,compute", PARITY_CLAIMS, ids=[c[0][:40] for c in PARITY_CLAIMS])
+def test_the_readme_parity_figures_are_what_the_parity_run_gives(quote, compute):
+    assert quote in doc(R), f"README no longer says: {quote}"
+    assert compute() in quote, (compute(), quote)
