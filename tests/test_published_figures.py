@@ -526,6 +526,24 @@ CLAIMS = [
             thousands(f(v["tokens"] for k, v in e_runs("equal samples").items() if k.startswith("p10/"))) for f in (min, max)
         ),
     ),
+    (C, "(4.2× the samples)", lambda: f"{e_steps('equal tokens', 'xval')[0] / e_steps('equal samples', 'xval')[0]:.1f}×"),
+    (
+        R,
+        "at equal tokens 12 % do not and the rest score 380 K², 20× xVal's",
+        lambda: (
+            f"{pct(e_cell('equal tokens', 'fp15', 'unparseable')['mean'])} do not and the rest score "
+            f"{plain(e_cell('equal tokens', 'fp15')['mean'])} K², {e_ratio('equal tokens', 'fp15')}×"
+        ),
+    ),
+    (
+        (R, C),
+        "89.5 % and 97.7 % of its predictions do not parse",
+        lambda: (
+            f"{pct(e_cell('equal samples', 'fp15', 'unparseable')['mean'], 1)} and "
+            f"{pct(e_cell('equal runtime', 'fp15', 'unparseable')['mean'], 1)}"
+        ),
+    ),
+    # e₁ curve and quick run
     (
         C,
         "it took 637 s to the 64 × 2 trunk's 688 s",
@@ -547,24 +565,6 @@ CLAIMS = [
     (C, "| Δt ood_stepsize | 0.0047 |", lambda: g(quick("xval", DT, "ood_stepsize", "mse"))),
     (C, "| Δt ood_stepsize, extrapolation | 0.0047 |", lambda: g(quick("xval", DT, "ood_stepsize", "mse", "extrap"))),
     (C, "| m₁ | 1.19 |", lambda: f"{quick('xval', M1, 'test', 'mse'):.3g}"),
-    (C, "(4.2× the samples)", lambda: f"{e_steps('equal tokens', 'xval')[0] / e_steps('equal samples', 'xval')[0]:.1f}×"),
-    (
-        R,
-        "at equal tokens 12 % do not and the rest score 380 K², 20× xVal's",
-        lambda: (
-            f"{pct(e_cell('equal tokens', 'fp15', 'unparseable')['mean'])} do not and the rest score "
-            f"{plain(e_cell('equal tokens', 'fp15')['mean'])} K², {e_ratio('equal tokens', 'fp15')}×"
-        ),
-    ),
-    (
-        (R, C),
-        "89.5 % and 97.7 % of its predictions do not parse",
-        lambda: (
-            f"{pct(e_cell('equal samples', 'fp15', 'unparseable')['mean'], 1)} and "
-            f"{pct(e_cell('equal runtime', 'fp15', 'unparseable')['mean'], 1)}"
-        ),
-    ),
-    # e₁ curve and quick run
     (C, "| xVal 64 × 2 | 307 200 (38 400) | 2 271 | 0.31 | −0.015 |", lambda: e1_row("307k samples", "xval")),
     (C, "| xVal 64 × 2 | 76 800 (9 600) | 1 840 | 0.31 | −0.007 |", lambda: e1_row("77k samples", "xval")),
     (C, "| xVal 128 × 4 | 19 200 (2 400) | 637 | 0.31 | −0.025 |", lambda: e1_row("19k samples", "xval-128x4")),
