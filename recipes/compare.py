@@ -181,7 +181,10 @@ def run_comparison(
     budgets = budgets_of(preset, where)
     single = {k: v for k, v in preset.items() if k != "budgets"}
     plans = {
-        b: ({**single, "budget": budget}, work / _slug(b), out / _slug(b)) if b else (single, work, out) for b, budget in budgets.items()
+        b: ({**single, "budget": budget, "table": _budget_table(single.get("table"), i)}, work / _slug(b), out / _slug(b))
+        if b
+        else (single, work, out)
+        for i, (b, budget) in enumerate(budgets.items())
     }
     for b, (sub, w, _) in plans.items():  # every budget's configs are checked before anything runs
         model_configs(name, sub, data, w, seeds, models, overrides, where)
@@ -239,6 +242,17 @@ def run_comparison(
     )
     log((out / "table.md").read_text())
     return out
+
+
+def _budget_table(table: dict | None, index: int) -> dict | None:
+    """One budget's table spec from a several-budget preset's: the paper's rows there give each
+    budget's columns and its runtime side by side (the Table 4 layout), so budget ``index`` keeps
+    its own columns' cells."""
+    if not table or not table.get("paper"):
+        return table
+    width = len(table["columns"]) + 1  # the columns, then the runtime
+    paper = {m: row[index * width : index * width + width - 1] for m, row in table["paper"].items()}
+    return {**table, "paper": paper}
 
 
 def _subsets_as_splits(per_seed):

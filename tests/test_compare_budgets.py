@@ -186,3 +186,16 @@ def test_tiny_era5_comparison_under_three_budgets_end_to_end(tmp_path):
     assert "*climatology* (no training" in md and "training s — equal runtime" in md
     long = pd.read_csv(out / "table.csv")
     assert set(long["budget"]) == set(meta["budgets"]) and {"xval", "p10"} <= set(long["model"])
+
+
+def test_each_budget_report_gets_its_own_paper_cells():
+    """A several-budget preset's paper rows hold every budget's cells and runtime side by side
+    (Table 4); a budget's own report shows only its columns' cells (the ERA5 report once put all
+    six in a one-column table)."""
+    from recipes.compare import _budget_table
+
+    table = load_preset(RECIPES / "era5.yaml", "compare")["table"]
+    assert _budget_table(table, 0)["paper"]["xval"] == ["1.75"]
+    assert _budget_table(table, 2)["paper"]["fp15"] == ["1.85"]
+    assert _budget_table(table, 1)["columns"] == table["columns"] and table["paper"]["xval"][2] == "1.62"
+    assert _budget_table(None, 1) is None
