@@ -85,7 +85,8 @@ def row_settings(configs: dict[tuple[str, int], dict]) -> dict[str, dict[str, st
             "normalizer": resolve_normalizer(cfg, encodings.from_config(cfg["encoding"])),
             "head": spelled(cfg["head"], "kind"),
             "positions": str(m["positions"]),
-            "trunk": f"{m['d_model']} × {m['n_layers']}, {m['n_heads']} heads",
+            "trunk": f"{m['d_model']} × {m['n_layers']}, {m['n_heads']} heads"
+            + (", linear value path" if m.get("value_path") == "linear" else ""),
             "batch, lr": f"{cfg['data']['batch_size']}, {cfg['optim']['lr']:g}",
             "precision": str(cfg["trainer"]["precision"]).replace("auto", "auto (fp32 on CPU)"),
         }

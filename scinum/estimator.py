@@ -53,7 +53,7 @@ DEFAULTS: dict[str, Any] = {
     "min_val_records": 10,
     "encoding": {"name": "xval"},
     "head": {"kind": "mixture"},
-    "model": {"d_model": 64, "n_layers": 2, "n_heads": 4},
+    "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear"},
     "optim": {"lr": 1e-3, "warmup_steps": 50},
     "data": {"batch_size": 32, "mask_prob": 0.2, "mask_fields_prob": 0.5},
     "trainer": {

@@ -20,7 +20,7 @@ RECORDS = [
 ]
 
 
-def _setup(name: str, n_layers: int = 2, positions: str = "learned", **options):
+def _setup(name: str, n_layers: int = 2, positions: str = "learned", value_path: str = "layernorm", **options):
     vocab = Vocabulary.build(RECORDS)
     codec = Codec(vocab)
     enc = encodings.get(name, **options)
@@ -35,6 +35,7 @@ def _setup(name: str, n_layers: int = 2, positions: str = "learned", **options):
         n_heads=4,
         max_positions=512,
         positions=positions,
+        value_path=value_path,
         n_fields=len(vocab.fields),
     )
     torch.manual_seed(0)
@@ -62,10 +63,11 @@ def test_trunk_conventions():
         ModelConfig(vocab_size=10, d_model=30, n_heads=4)
 
 
+@pytest.mark.parametrize("value_path", ["layernorm", "linear"])
 @pytest.mark.parametrize("positions", ["learned", "structure"])
 @pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
-def test_padding_invariance(name, positions):
-    vocab, seqs, norm, enc, model = _setup(name, positions=positions)
+def test_padding_invariance(name, positions, value_path):
+    vocab, seqs, norm, enc, model = _setup(name, positions=positions, value_path=value_path)
     short, long_ = seqs[1], seqs[2]
     hide_s = np.zeros(len(short), bool)
     hide_s[np.flatnonzero(short.fields >= 0)[0]] = True
@@ -210,14 +212,58 @@ def test_config_without_positions_is_a_rope_trunk():
     assert cfg.positions == "rope" and Transformer(cfg).pos is None
 
 
+def test_config_without_value_path_is_the_layernorm_trunk():
+    """Checkpoints written before ``value_path`` existed (version <= 3) describe the paper's trunk."""
+    old = ModelConfig(vocab_size=8, d_model=32, n_heads=4, max_positions=8).to_dict()
+    del old["value_path"]
+    assert ModelConfig.from_dict(old).value_path == "layernorm"
+    with pytest.raises(ValueError, match="value_path must be one of"):
+        ModelConfig(vocab_size=8, d_model=32, n_heads=4, max_positions=8, value_path="raw")
+
+
+def _prediction_at(model, vocab, norm, enc, a: float) -> float:
+    """xVal's prediction (normalized units) of ``b[0][0]`` hidden, with ``a`` visible at the
+    normalized value ``a`` (features set directly, past anything a normalizer would give)."""
+    seq = Codec(vocab).encode(RECORDS[1])
+    hide = np.zeros(len(seq), bool)
+    number_slots = np.flatnonzero(seq.fields >= 0)
+    hide[number_slots[1]] = True
+    b = _batch(vocab, [seq], [hide], norm, enc)
+    b["feats"][0, number_slots[0], 0] = a
+    with torch.no_grad():
+        return float(model.predict(b).values[0])
+
+
+def test_linear_value_path_lets_a_prediction_grow_with_its_input():
+    """``value_path: linear``: a visible number reaches a hidden one's prediction through linear
+    maps, so the prediction keeps changing as the input grows without bound; the paper's pre-LN
+    trunk normalizes what every token receives and its prediction converges (it cannot leave a
+    bounded range, whatever the input)."""
+    for path in ("layernorm", "linear"):
+        vocab, seqs, norm, enc, model = _setup("xval", positions="structure", value_path=path)
+        far, farther = (_prediction_at(model, vocab, norm, enc, a) for a in (1e4, 1e5))
+        if path == "layernorm":
+            assert abs(farther - far) < 1e-3 * max(1.0, abs(far))
+        else:
+            assert abs(farther - far) > 1.0 and abs(farther) > 5 * abs(_prediction_at(model, vocab, norm, enc, 1e3))
+
+
+def test_linear_value_path_normalizes_only_the_token_head():
+    """The trunk's output is the residual stream; the tied token head reads its LayerNorm."""
+    t = Transformer(ModelConfig(vocab_size=20, d_model=32, n_heads=4, max_positions=16, value_path="linear"))
+    h = torch.randn(5, 32) * 7 + 3
+    assert torch.allclose(t.token_logits(h), t.ln_f(h) @ t.tok.weight.T)
+
+
+@pytest.mark.parametrize("value_path", ["layernorm", "linear"])
 @pytest.mark.parametrize("positions", ["learned", "rope", "both"])
-def test_wanted_rows_give_the_full_outputs_at_those_positions(positions):
+def test_wanted_rows_give_the_full_outputs_at_those_positions(positions, value_path):
     """Inference computes the last block only at the masked positions: the same hidden states
     as the full forward there (float32 sums aside), padding and uneven counts included."""
     from scinum.model.trunk import _wanted_rows
 
     torch.manual_seed(0)
-    cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions, max_positions=16)
+    cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions, max_positions=16, value_path=value_path)
     net = Transformer(cfg).eval()
     ids = torch.randint(0, 30, (3, 12))
     feats = torch.rand(3, 12, 1) + 0.5

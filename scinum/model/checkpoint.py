@@ -4,13 +4,14 @@ A checkpoint holds plain data and tensors::
 
     {"scinum": CheckpointMeta.to_dict(), "state_dict": {name: tensor}}
 
-where the metadata (:class:`CheckpointMeta`) is ``{"format": "scinum-checkpoint", "version": 3,
+where the metadata (:class:`CheckpointMeta`) is ``{"format": "scinum-checkpoint", "version": 4,
 "model": ModelConfig dict, "encoding": encoding.config(), "head": head config, "vocab":
 Vocabulary.to_dict(), "normalizer": Normalizer.to_dict(), "context_length": int | None,
 "calibration": {field: quantile-level table}, "run": {...}}``. Lightning's training checkpoints (``last.ckpt``) carry the same ``"scinum"``
 entry (their ``state_dict`` keys have a ``model.`` prefix), so :func:`load_checkpoint` reads
 either. Older versions load: 1 had no ``model.positions`` (a RoPE trunk), 2 built the text
-encodings' trunk as ``combine="multiply"`` with features of 1 (the same function as ``"none"``).
+encodings' trunk as ``combine="multiply"`` with features of 1 (the same function as ``"none"``),
+3 had no ``model.value_path`` (the ``"layernorm"`` trunk).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from ..tokens.normalize import Normalizer
 
 __all__ = ["FORMAT", "VERSION", "CheckpointMeta", "save_checkpoint", "load_checkpoint", "digest"]
 
-FORMAT, VERSION = "scinum-checkpoint", 3  # 2: model.positions; 3: combine "none" (text)
+FORMAT, VERSION = "scinum-checkpoint", 4  # 2: model.positions; 3: combine "none" (text); 4: model.value_path
 
 
 @dataclass

@@ -10,12 +10,14 @@ from typing import Any, ClassVar
 
 from ..util.schema import fraction, one_of, positive
 
-__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "MAX_TRUNK_PARAMETERS"]
+__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "VALUE_PATHS", "MAX_TRUNK_PARAMETERS"]
 
 #: position encodings of the trunk (see the module docstring)
 POSITIONS = ("learned", "rope", "both", "structure")
 #: how number features enter the trunk (see the module docstring)
 COMBINES = ("multiply", "add", "replace", "none")
+#: what the attention values and the number head read (see :mod:`scinum.model.trunk`)
+VALUE_PATHS = ("layernorm", "linear")
 #: the largest trunk (weights of its blocks) a config may ask for: 1e11 float32 weights are
 #: 400 GB, past any single machine; a typo such as d_model 1000000000 is refused in one line
 MAX_TRUNK_PARAMETERS = 1e11
@@ -45,6 +47,7 @@ class ModelConfig:
     rope_base: float = positive(10000.0)
     positions: str = one_of("structure", POSITIONS, "position encoding")
     max_positions: int | None = positive(None)
+    value_path: str = one_of("layernorm", VALUE_PATHS, "value path")
     n_fields: int = 0
 
     def flops_per_token(self, seq_len: float, training: bool = True) -> float:
@@ -79,6 +82,8 @@ class ModelConfig:
                 f"{self.mlp_ratio}) is a trunk of {trunk:.3g} weights, over the "
                 f"{MAX_TRUNK_PARAMETERS:.0e} this scinum builds"
             )
+        if self.value_path not in VALUE_PATHS:
+            raise ValueError(f"value_path must be one of {VALUE_PATHS}, got {self.value_path!r}")
         if self.positions not in POSITIONS:
             raise ValueError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
         if self.positions != "rope" and not (isinstance(self.max_positions, int) and self.max_positions > 0):
@@ -94,7 +99,8 @@ class ModelConfig:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
         """Inverse of :meth:`to_dict`. A dict without ``positions`` (checkpoints written before
-        the option existed) describes a RoPE trunk, the only kind there was."""
+        the option existed) describes a RoPE trunk, the only kind there was; one without
+        ``value_path`` the ``"layernorm"`` trunk (the field's default)."""
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:

@@ -30,6 +30,22 @@
   lower than ``learned`` at the compare preset's budget). A learned table has no vector past
   ``max_positions``: longer inputs raise ``ValueError``.
 
+* value path (``ModelConfig.value_path``): what a number's value passes through on its way to
+  another number's prediction.
+
+  - ``"layernorm"`` — the paper's pre-LN trunk: attention values are read from ``LN(x)`` and the
+    number head from the final ``LN(x)``. Every value another token receives is normalized, so
+    a prediction is a bounded, saturating function of the inputs: it flattens out past the
+    values seen in training.
+  - ``"linear"`` — attention values (``W_v x``) and the number head read the residual stream
+    ``x`` as it is; queries, keys, the MLPs and the token head still read LayerNorms. A visible
+    number then reaches a hidden one's prediction through linear maps (weighted by the
+    attention), besides the MLPs' saturating path, so a prediction can follow a trend past the
+    training range (Engel's table held out above the training incomes: MSE 1.63× ordinary
+    least squares' with ``"layernorm"``, 0.77× with ``"linear"``, xVal's head; ``docs/parity.md``).
+    The trunk's output (:meth:`Transformer.forward`) is then the residual stream, and
+    :meth:`Transformer.token_logits` normalizes it for the token head.
+
 Numbers enter at their tokens as the encoding prescribes (``combine``): ``"multiply"`` (xVal)
 scales the token embedding by the single feature, ``"add"`` adds a linear map (no bias) of the
 features, ``"replace"`` puts the features themselves (zero-padded to ``d_model``, times
@@ -81,6 +97,7 @@ class Block(nn.Module):
         super().__init__()
         d = cfg.d_model
         self.n_heads, self.dropout = cfg.n_heads, cfg.dropout
+        self.linear_values = cfg.value_path == "linear"
         self.ln1 = nn.LayerNorm(d, bias=False)
         self.qkv = nn.Linear(d, 3 * d, bias=False)
         self.proj = nn.Linear(d, d, bias=False)
@@ -102,9 +119,14 @@ class Block(nn.Module):
         and values still come from all of them) -> [B, M, d]; None: every position -> [B, L, d].
         """
         B, L, d = x.shape
-        # [3, B, H, L, hd] split by unbind, whose gradient is one stack (slicing's would be a
-        # zero-filled copy of the whole projection for each slice)
-        q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+        if self.linear_values:  # queries and keys from LN(x), values from x itself
+            w_qk, w_v = self.qkv.weight.split([2 * d, d])
+            q, k = F.linear(self.ln1(x), w_qk).view(B, L, 2, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+            v = F.linear(x, w_v).view(B, L, self.n_heads, d // self.n_heads).transpose(1, 2)
+        else:
+            # [3, B, H, L, hd] split by unbind, whose gradient is one stack (slicing's would be a
+            # zero-filled copy of the whole projection for each slice)
+            q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
         if rope is not None:
             q, k = _rope(q, *rope), _rope(k, *rope)
         if rows is not None:  # only the queries of the wanted positions
@@ -116,8 +138,8 @@ class Block(nn.Module):
 
 
 class Transformer(nn.Module):
-    """Token + number embedding (+ learned positions) -> ``n_layers`` blocks -> final LayerNorm;
-    tied token head."""
+    """Token + number embedding (+ learned positions) -> ``n_layers`` blocks -> final LayerNorm
+    (``value_path`` ``"layernorm"``; ``"linear"``: in the token head only); tied token head."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -192,7 +214,8 @@ class Transformer(nn.Module):
         rows: torch.Tensor | None = None,
         structure: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Hidden states float[B, L, d].
+        """Hidden states float[B, L, d]: what the number head reads (the final LayerNorm's
+        output, or with ``value_path: linear`` the residual stream itself).
 
         ``attend`` bool[B, L]: True at real tokens, False at padding (None: no padding). Rows of
         padding positions are computed but meaningless. ``rows`` int64[B, M]: only the hidden
@@ -208,10 +231,13 @@ class Transformer(nn.Module):
         mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
         for n, block in enumerate(self.blocks):
             x = block(x, rope, mask, rows if n == len(self.blocks) - 1 else None)
-        return self.ln_f(x)
+        return x if self.cfg.value_path == "linear" else self.ln_f(x)
 
     def token_logits(self, h: torch.Tensor) -> torch.Tensor:
-        """Tied token head: h[..., d] -> logits[..., vocab_size]."""
+        """Tied token head on :meth:`forward`'s hidden states: h[..., d] -> logits[..., vocab_size]
+        (normalized by the final LayerNorm first where ``forward`` left that out)."""
+        if self.cfg.value_path == "linear":
+            h = self.ln_f(h)
         return h @ self.tok.weight.T
 
 
