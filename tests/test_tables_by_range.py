@@ -1,0 +1,35 @@
+"""recipes/tables_by_range.py: the held-out-by-range splits of four bundled tables and their table."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recipes.tables_by_range import HELD_OUT_BY, load, splits, table
+
+
+@pytest.mark.parametrize("name", sorted(HELD_OUT_BY))
+def test_extrap_is_the_top_tenth_of_one_input_and_splits_do_not_overlap(name):
+    X, y = load(name)
+    assert len(X) == len(y) and not X.isna().any().any()
+    s = splits(X, name, seed=1)
+    assert sorted(np.concatenate(list(s.values()))) == list(range(len(X)))  # a partition
+    col = X[HELD_OUT_BY[name]].to_numpy()
+    assert col[s["extrap"]].min() > col[np.concatenate([s["train"], s["test"]])].max()  # beyond training
+    assert abs(len(s["extrap"]) - 0.1 * len(X)) <= 1
+    assert len(s["test"]) == (len(X) - len(s["extrap"])) // 4
+    assert np.array_equal(splits(X, name, seed=1)["test"], s["test"])
+    assert not np.array_equal(splits(X, name, seed=2)["test"], s["test"])
+
+
+def test_table_divides_by_the_better_standard_model_per_split():
+    rows = []
+    for seed, scale in ((0, 1.0), (1, 3.0)):
+        for model, test, extrap in (("scinum.Regressor", 2.0, 9.0), ("linear (OLS)", 1.0, 3.0), ("boosted trees", 0.5, 6.0)):
+            rows += [
+                {"table": "engel", "seed": seed, "model": model, "split": "test", "mse": test * scale, "n": 10},
+                {"table": "engel", "seed": seed, "model": model, "split": "extrap", "mse": extrap * scale, "n": 3},
+            ]
+    text = table(pd.DataFrame(rows))
+    assert "| scinum.Regressor | 4.00× | 3.00× |" in text  # test ÷ trees', extrap ÷ OLS's
+    assert "| boosted trees | 1.00× | 2.00× |" in text
+    assert "engel test (10 rows) | engel extrap (3 rows)" in text
