@@ -89,3 +89,15 @@ def test_a_head_kind_not_installed_here_is_described_without_a_declaration():
     text = card.render(_config({"kind": "absent"}))
     assert "the `absent` head (`{\"kind\": \"absent\"}`; point prediction: value)." in text
     assert _section(text, "Uncertainty") == ""
+
+
+def test_the_card_and_info_name_a_linear_value_path():
+    """A trunk whose attention values and number head read the residual stream says so in its
+    card and in ``scinum info``'s description; the paper's trunk (and configs without the key)
+    say nothing of it."""
+    linear = _config({"kind": "native"})
+    linear["model"] = {**linear["model"], "value_path": "linear"}
+    assert "positions, linear value path," in card.render(linear)
+    assert "positions, linear value path," in "\n".join(card.describe(linear))
+    plain = card.render(_config({"kind": "native"}))
+    assert "value path" not in plain and "value path" not in "\n".join(card.describe(_config({"kind": "native"})))

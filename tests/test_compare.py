@@ -62,6 +62,9 @@ def test_every_row_of_a_published_comparison_is_labelled_in_its_table(tmp_path):
     md = _settings_md({"row_settings": settings}, preset["table"], list(settings))
     assert "in every row: a 64 × 2 trunk" in md
     assert "| xval | xval | minmax | native | learned |" in md and "the paper's xVal: none" in md
+    parity = row_settings(model_configs("planets", load_preset(RECIPES / "planets.yaml", "parity"), tmp_path / "p", tmp_path, seeds=1))
+    assert parity["xval(structure, linear)"]["trunk"] == "64 × 2, 2 heads, linear value path"
+    assert parity["xval(structure)"]["trunk"] == "64 × 2, 2 heads"
     for recipe, name in (("planets", "compare"), ("planets", "parity"), ("era5", "compare")):
         p = load_preset(RECIPES / f"{recipe}.yaml", name)
         assert set(p["table"]["departures"]) == {"all", *p["models"]}, (recipe, name)

@@ -256,3 +256,13 @@ def test_readme_three_line_example_runs(one_thread):
     exec(code, scope)
     reg, df = scope["reg"], scope["df"]
     assert reg.score(df[["income"]], df["foodexp"]) > 0.5
+
+
+def test_the_default_trunk_reads_values_on_the_linear_path(fitted):
+    """The estimator's default trunk is ``value_path: linear`` (docs/tabular.md: predictions that
+    follow a trend past the training range); a section given without it keeps it, and it is the
+    trained model's, not only the config's."""
+    reg, _, _ = fitted
+    assert DEFAULTS["model"]["value_path"] == "linear"
+    assert reg.config_["model"]["value_path"] == "linear" and reg.config_["model"]["d_model"] == 16
+    assert reg.model_.model.trunk.cfg.value_path == "linear"
