@@ -28,9 +28,10 @@ from scinum.train.fit import fit
 TARGET = 1.3
 
 
-def seconds_per_sample(data: Path, out: Path, positions: str, steps: int, batch_size: int) -> float:
+def seconds_per_sample(data: Path, out: Path, model: dict, steps: int, batch_size: int) -> float:
+    """Training seconds per sample of the quick config with the ``model`` section's ``model`` keys."""
     config = quick_config(data, out, batch_size, steps, limit_val_batches=0)
-    config["model"]["positions"] = positions
+    config["model"].update(model)
     fit(config)
     trained = json.loads((out / "training.json").read_text())
     return trained["train_seconds"] / (trained["steps"] * batch_size)
@@ -49,7 +50,7 @@ def main() -> None:
         for r in range(args.rounds):
             for positions in times:
                 out = Path(tmp) / f"{positions}-{r}"
-                times[positions].append(seconds_per_sample(data, out, positions, args.steps, args.batch_size))
+                times[positions].append(seconds_per_sample(data, out, {"positions": positions}, args.steps, args.batch_size))
     print(f"{'positions':<10} {'ms/sample (median)':>20} {'rounds':>40}")
     for positions, t in times.items():
         print(f"{positions:<10} {1e3 * statistics.median(t):>20.3f} {str([round(1e3 * x, 3) for x in t]):>40}")
