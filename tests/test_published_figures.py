@@ -888,3 +888,81 @@ PARITY_CLAIMS = [
 def test_the_readme_parity_figures_are_what_the_parity_run_gives(quote, compute):
     assert quote in doc(R), f"README no longer says: {quote}"
     assert compute() in quote, (compute(), quote)
+
+
+# -- tables held out by range (docs/tabular.md, README) ------------------------------------------
+
+TABLES = RESULTS / "tables-by-range"
+
+
+def _ratio(model: str, table: str, split: str) -> float:
+    s = csv(TABLES / "scores.csv")
+    mean = s.groupby(["table", "model", "split"])["mse"].mean()
+    return mean[table, model, split] / min(mean[table, m, split] for m in ("linear (OLS)", "boosted trees"))
+
+
+def test_the_tables_by_range_table_is_its_scores_and_is_quoted_whole():
+    from recipes.tables_by_range import table
+
+    text = (TABLES / "table.md").read_text()
+    assert table(csv(TABLES / "scores.csv")) == text
+    body = text.split("\n\n", 1)[1].strip()
+    assert re.sub(r"\s+", " ", body) in doc("docs/tabular.md")
+
+
+TABLES_CLAIMS = [
+    (
+        "on three tables of four (1.19–1.34×) and **11× worse on `macrodata`**",
+        lambda: "({}–{}×) and **{:.0f}× worse on `macrodata`**".format(
+            *(f"{x:.2f}" for x in sorted(_ratio("scinum.Regressor", t, "extrap") for t in ("engel", "diabetes", "stackloss"))[::2]),
+            _ratio("scinum.Regressor", "macrodata", "extrap"),
+        ),
+    ),
+    (
+        "With xVal's head it is 1.03–1.9× above the range on all four",
+        lambda: "{:.2f}–{:.1f}×".format(
+            *(
+                f(_ratio("scinum.Regressor, xVal's head", t, "extrap") for t in ("engel", "macrodata", "diabetes", "stackloss"))
+                for f in (min, max)
+            )
+        ),
+    ),
+    (
+        "(1.61–1.69× against 1.19–1.34×); on `macrodata` both are about 11× (10.7× and 11.5×)",
+        lambda: (
+            "({:.2f}–{:.2f}× against".format(
+                *(f(_ratio("scinum.Regressor, pre-LN trunk", t, "extrap") for t in ("engel", "diabetes", "stackloss")) for f in (min, max))
+            )
+            + " 1.19–1.34×); on `macrodata` both are about 11× ({:.1f}× and {:.1f}×)".format(
+                _ratio("scinum.Regressor, pre-LN trunk", "macrodata", "extrap"), _ratio("scinum.Regressor", "macrodata", "extrap")
+            )
+        ),
+    ),
+    (
+        "are 1.4–76× worse than OLS above it",
+        lambda: "{:.1f}–{:.0f}×".format(
+            *(f(_ratio("boosted trees", t, "extrap") for t in ("engel", "macrodata", "diabetes", "stackloss")) for f in (min, max))
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("quote,compute", TABLES_CLAIMS, ids=[c[0][:40] for c in TABLES_CLAIMS])
+def test_the_tabular_doc_figures_are_what_the_tables_run_gives(quote, compute):
+    assert quote in doc("docs/tabular.md"), f"docs/tabular.md no longer says: {quote}"
+    assert compute() in quote, (compute(), quote)
+
+
+def test_the_engel_figures_quoted_are_the_published_engel_table():
+    text = (RESULTS / "tabular-engel" / "table.md").read_text()
+    for row, split, ratio in (
+        ("scinum.Regressor", "extrap", "1.43×"),
+        ("scinum.Regressor, xVal's head", "extrap", "0.77×"),
+        ("scinum.Regressor, pre-LN trunk", "extrap", "1.71×"),
+        ("scinum.Regressor", "test", "1.11×"),
+        ("boosted trees", "extrap", "1.41×"),
+    ):
+        line = next(x for x in text.splitlines() if x.startswith(f"| {row} | {split} |"))
+        assert f"| {ratio} |" in line, (row, split, line)
+    readme = doc("README.md")
+    assert "its MSE is 1.43× a straight line's (the paper's pre-LN trunk: 1.71×)" in readme and "0.77×: its predictions" in readme
