@@ -92,8 +92,6 @@ def stacked_losses(
     for n in range(cfg.n_layers):
         p = {k: params[f"trunk.blocks.{n}.{k}.weight"] for k in ("ln1", "qkv", "proj", "ln2", "fc", "fc_out")}
         q, k, v = _lin(_ln(x, p["ln1"]), p["qkv"]).view(S * B, L, 3, H, d // H).permute(2, 0, 3, 1, 4)
-        if cfg.value_path == "linear":  # values from the residual stream (scinum.model.trunk)
-            v = _lin(x, p["qkv"][..., 2 * d :, :]).view(S * B, L, H, d // H).transpose(1, 2)
         if rope is not None:
             q, k = _rope(q, *rope), _rope(k, *rope)
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
@@ -101,8 +99,6 @@ def stacked_losses(
         x = x + _lin(F.gelu(_lin(_ln(x, p["ln2"]), p["fc"])), p["fc_out"])
     h = _ln(x, params["trunk.ln_f.weight"])
     logits = _lin(h, tok_w).float()  # tied token head, [S, B, L, V]
-    if cfg.value_path == "linear":  # the number head reads the residual stream
-        h = x
     targets = stacked["targets"]
     ce = F.cross_entropy(logits.reshape(-1, V), targets.reshape(-1), ignore_index=-100, reduction="none").view(S, -1).sum(1)
     ce = ce / targets.ne(-100).view(S, -1).sum(1).clamp(min=1)
