@@ -8,8 +8,8 @@ Splits: the 10 % of households with the highest incomes are held out (``extrap``
 any the models trained on); of the rest, a seeded 25 % is the ``test`` split (inside the training
 range) and 75 % is trained on. scinum.Regressor (its :data:`~scinum.estimator.DEFAULTS`) is
 compared with the standard regressors fitted on the same rows: the training mean, ordinary least
-squares and gradient-boosted trees (scikit-learn); two more scinum rows change one default each
-(xVal's own head instead of the mixture; the paper's pre-LN trunk, ``value_path: layernorm``).
+squares and gradient-boosted trees (scikit-learn); two more scinum rows read values on the linear
+path (``model: {value_path: linear}``), with the default mixture head and with xVal's own head.
 Metrics per split: R², mean squared error and its ratio to the best standard model's (OLS or
 trees, whichever is lower on that split, over the seeds' mean), mean absolute error and the share
 of households inside the 90 % interval (heads with a distribution); mean and range over the seeds.
@@ -50,8 +50,8 @@ def load(seed: int):
 #: the scinum rows: label -> scinum.Regressor options over its defaults
 SCINUM_ROWS = {
     "scinum.Regressor": {},
-    "scinum.Regressor, xVal's head": {"head": {"kind": "native"}},
-    "scinum.Regressor, pre-LN trunk": {"model": {"value_path": "layernorm"}},
+    "scinum.Regressor, linear value path": {"model": {"value_path": "linear"}},
+    "scinum.Regressor, linear value path, xVal's head": {"model": {"value_path": "linear"}, "head": {"kind": "native"}},
 }
 #: the standard models whose best MSE a row is compared with
 STANDARD = ("linear (OLS)", "boosted trees")
