@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scinum.errors import ScinumError
+from scinum.model.config import value_path_text
 from scinum.train.budget import resolve_steps, token_stream
 from scinum.util.atomic import write_text_atomic
 
@@ -85,8 +86,7 @@ def row_settings(configs: dict[tuple[str, int], dict]) -> dict[str, dict[str, st
             "normalizer": resolve_normalizer(cfg, encodings.from_config(cfg["encoding"])),
             "head": spelled(cfg["head"], "kind"),
             "positions": str(m["positions"]),
-            "trunk": f"{m['d_model']} × {m['n_layers']}, {m['n_heads']} heads"
-            + (", linear value path" if m.get("value_path") == "linear" else ""),
+            "trunk": f"{m['d_model']} × {m['n_layers']}, {m['n_heads']} heads{value_path_text(m)}",
             "batch, lr": f"{cfg['data']['batch_size']}, {cfg['optim']['lr']:g}",
             "precision": str(cfg["trainer"]["precision"]).replace("auto", "auto (fp32 on CPU)"),
         }

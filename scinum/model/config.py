@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from ..util.schema import fraction, one_of, positive
 
-__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "VALUE_PATHS", "MAX_TRUNK_PARAMETERS"]
+__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "VALUE_PATHS", "value_path_text", "MAX_TRUNK_PARAMETERS"]
 
 #: position encodings of the trunk (see the module docstring)
 POSITIONS = ("learned", "rope", "both", "structure")
@@ -108,3 +108,10 @@ class ModelConfig:
         if "positions" not in d:
             d = {**d, "positions": "rope", "max_positions": None}
         return cls(**d)
+
+
+def value_path_text(model: dict[str, Any]) -> str:
+    """``", linear value path"`` for a ``model:`` section (or :meth:`ModelConfig.to_dict`) of a
+    trunk on the linear value path, for the texts that describe a trunk; else nothing (the
+    paper's, and older configs without the key)."""
+    return ", linear value path" if model.get("value_path") == "linear" else ""

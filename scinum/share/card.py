@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from ..model.config import value_path_text
 from ..records.paths import field_of
 
 __all__ = ["render", "describe"]
@@ -159,7 +160,7 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
         f"A masked-language transformer that fills numeric fields of JSON records, every number one "
         f"token through the **{enc['name']}** number encoding (`{json.dumps(enc)}`) and "
         f"{_head_text(config)}. {_layers(model)} × {model['d_model']} "
-        f"({model['n_heads']} heads), {model.get('positions', 'learned')} positions{_value_path(model)}, "
+        f"({model['n_heads']} heads), {model.get('positions', 'learned')} positions{value_path_text(model)}, "
         f"{_g((config.get('weights') or {}).get('parameters'), 6)} parameters.\n",
         "## Use\n",
         "```python\nimport scinum\nmodel = scinum.load(\"THIS_DIRECTORY\")  # "
@@ -379,7 +380,7 @@ def describe(config: dict, source: str = "") -> list[str]:
     lines = [
         f"{source or 'model'}: {_label(config)} — encoding {json.dumps(config['encoding'])}, head {json.dumps(config['head'])}",
         f"  trunk: {_layers(m)} × {m['d_model']} ({m['n_heads']} heads), "
-        f"{m.get('positions', 'learned')} positions{_value_path(m)}, "
+        f"{m.get('positions', 'learned')} positions{value_path_text(m)}, "
         f"{_g((config.get('weights') or {}).get('parameters'), 9)} parameters; context "
         f"{config.get('context_length')} tokens; normalizer {config['normalizer'].get('method')}",
     ]
@@ -394,9 +395,3 @@ def describe(config: dict, source: str = "") -> list[str]:
     if config.get("calibration"):
         lines.append(f"  calibrated intervals: {', '.join(config['calibration'])}")
     return lines
-
-
-def _value_path(model: dict) -> str:
-    """``", linear value path"`` for a trunk whose attention values and number head read the
-    residual stream (:mod:`scinum.model.trunk`); nothing for the paper's (older configs: no key)."""
-    return ", linear value path" if model.get("value_path") == "linear" else ""

@@ -196,9 +196,7 @@ class RunConfig:
     calibrate: bool = True
     # positions: structure (the default: from the record's JSON structure, docs/parity.md) |
     # learned (xVal's additive table) | rope | both; max_positions None: the longest training
-    # record; value_path: layernorm (the paper's pre-LN trunk) | linear (attention values and the
-    # number head read the residual stream un-normalized: predictions can follow a trend past the
-    # training range; scinum.model.trunk)
+    # record; value_path: layernorm (the paper's) | linear (values un-normalized; scinum.model.trunk)
     model: ModelConfig = field(default=None)  # type: ignore[assignment]
     optim: OptimConfig = field(default_factory=OptimConfig)
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
