@@ -13,7 +13,7 @@ cells: the row's mean MSE over the seeds ÷ the better standard model's on that 
     python recipes/tables_by_range.py --out docs/results/tables-by-range [--seeds 0 1 2]
 
 writes ``table.md`` and ``scores.csv`` (every seed's MSE) there. Needs
-``pip install -e ".[examples,baselines]"``. About 6 minutes on one core.
+``pip install -e ".[examples,baselines]"``. About 8 minutes on one core.
 """
 
 from __future__ import annotations

@@ -258,12 +258,12 @@ def test_readme_three_line_example_runs(one_thread):
     assert reg.score(df[["income"]], df["foodexp"]) > 0.5
 
 
-def test_the_value_path_is_a_section_option_and_the_default_is_the_papers(fitted):
-    """The estimator's default trunk is the paper's pre-LN one (the linear path learns slower from
-    several inputs at this budget, docs/tabular.md); ``model={"value_path": "linear"}`` merges
-    over the defaults and reaches the trained model."""
+def test_the_defaults_ask_the_target_alone_on_the_linear_value_path(fitted):
+    """The estimator trains on the linear value path with its targets asked alone (docs/tabular.md);
+    ``model={"value_path": "layernorm"}`` merges over the defaults and gives the paper's trunk."""
     reg, df, y = fitted
-    assert "value_path" not in DEFAULTS["model"] and reg.model_.model.trunk.cfg.value_path == "layernorm"
-    linear = scinum.Regressor(**{**TINY, "model": {**TINY["model"], "value_path": "linear"}}).fit(df, y)
-    assert linear.config_["model"]["value_path"] == "linear" and linear.config_["model"]["d_model"] == 16
-    assert linear.model_.model.trunk.cfg.value_path == "linear"
+    assert reg.config_["data"]["mask_fields_alone"] is True and reg.config_["data"]["mask_fields"] == ["ozone"]
+    assert reg.model_.model.trunk.cfg.value_path == "linear"
+    paper = scinum.Regressor(**{**TINY, "model": {**TINY["model"], "value_path": "layernorm"}}).fit(df, y)
+    assert paper.config_["model"]["value_path"] == "layernorm" and paper.config_["model"]["d_model"] == 16
+    assert paper.model_.model.trunk.cfg.value_path == "layernorm"

@@ -153,6 +153,33 @@ def test_mask_fields_hides_the_named_field_at_the_requested_rate(tmp_path, prob)
         MLMDataModule(str(tmp_path / "ds"), encodings.get("xval"), mask_fields=["z"]).prepare()
 
 
+def _hidden_fields_per_record(batch):
+    """Per record of a batch: the field ids of its hidden numbers."""
+    counts = batch["num_hidden"].sum(1).tolist()
+    return [f.tolist() for f in batch["num_field"].split(counts)]
+
+
+def test_mask_fields_alone_asks_the_named_field_with_everything_else_visible(tmp_path):
+    """``mask_fields_alone``: a record whose named number is hidden (by the field's draw or the
+    MLM's) has nothing else hidden; the other records keep their MLM masks as drawn."""
+    kw = dict(mask_prob=0.5, mask_fields=["y"], mask_fields_prob=0.5)
+    plain = _datamodule(tmp_path, **kw)
+    alone = MLMDataModule(str(tmp_path / "ds"), encodings.get("xval"), batch_size=50, mask_fields_alone=True, **kw)
+    alone.prepare()
+    y_id = plain.vocab.fields.index("y")
+    asked = others_hidden = 0
+    for k, b_plain, b_alone in zip(range(6), plain.train_dataloader(), alone.train_dataloader()):
+        for p, a in zip(_hidden_fields_per_record(b_plain), _hidden_fields_per_record(b_alone)):
+            if y_id in a:
+                asked += 1
+                assert a == [y_id]  # the question alone
+                assert y_id in p  # drawn the same way as without the option
+            else:  # y hidden by neither draw: the MLM masks as drawn
+                assert a == p and y_id not in p
+                others_hidden += len(a)
+    assert asked > 50 and others_hidden > 50  # both kinds of record occur (6 batches of 50)
+
+
 def _fit_and_score(tmp_path, name, data, extra):
     out = tmp_path / name
     cfg = tmp_path / f"{name}.yaml"

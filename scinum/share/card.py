@@ -215,6 +215,7 @@ def _training_section(config: dict, ds: dict, training: dict, run: dict) -> list
             f"* budget: {steps} steps × batch {bs}{seen}; learning rate {training.get('lr')}, "
             f"masking probability {training.get('mask_prob')}"
             + (f", trained to fill {training['mask_fields']}" if training.get("mask_fields") else "")
+            + (" (asked alone)" if training.get("mask_fields") and training.get("mask_fields_alone") else "")
         )
     n = config["normalizer"]
     out.append(f"* normalizer: `{n.get('method')}` per field (power-of-two scales, fitted on the train split)")

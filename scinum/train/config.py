@@ -76,10 +76,11 @@ class DataConfig:
     cache_dir: str | Path | None = None  # token shards; None: next to the dataset
     max_run: int = positive(MAX_RUN)
     val_split: str = "val"
-    # fill-task training: numbers these JSON paths name are hidden with this probability on
-    # top of the MLM masking (mask_prob 0: only these)
+    # fill-task training: numbers these JSON paths name are hidden with this probability on top of
+    # the MLM masking (mask_prob 0: only these); alone: then nothing else in that record is
     mask_fields: list[str] = field(default_factory=list)
     mask_fields_prob: float = fraction(0.5)
+    mask_fields_alone: bool = False
     # a longer train/val record is refused before training (attention costs its square)
     max_record_tokens: int = positive(16384)
 

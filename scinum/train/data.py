@@ -58,8 +58,9 @@ class MLMDataModule(L.LightningDataModule):
     ``prepare_data`` tokenizes (once, cached; Lightning calls it on one process per node),
     ``setup`` loads the shards, fits the normalizer on train and checks every train/val number
     is representable by the encoding (error: file, line, path). ``mask_fields`` (JSON path patterns): the numbers they name are
-    hidden with probability ``mask_fields_prob`` on top of the MLM masking — training for the
-    fill task a user has (:func:`scinum.datasets.shard_targets.targeted_numbers`). With several devices each
+    hidden with probability ``mask_fields_prob`` on top of the MLM masking (``mask_fields_alone``:
+    instead of it, in the records where they are) — training for the fill task a user has
+    (:func:`scinum.datasets.shard_targets.targeted_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
@@ -82,6 +83,7 @@ class MLMDataModule(L.LightningDataModule):
         val_split: str | None = DataConfig.val_split,
         mask_fields: Sequence[str] = (),
         mask_fields_prob: float = DataConfig.mask_fields_prob,
+        mask_fields_alone: bool = DataConfig.mask_fields_alone,
         max_record_tokens: int = DataConfig.max_record_tokens,
         structure: bool = False,
     ):
@@ -93,6 +95,7 @@ class MLMDataModule(L.LightningDataModule):
         self.structure = structure
         self.mask_fields = list(mask_fields)
         self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
+        self.mask_fields_alone = mask_fields_alone
         self.targeted: dict[str, np.ndarray] = {}
         check_mask_probs(mask_prob, self.mask_fields_prob)
         self.vocab: Vocabulary | None = None
@@ -170,6 +173,7 @@ class MLMDataModule(L.LightningDataModule):
             self.seed,
             mask_fields_prob=self.mask_fields_prob,
             structure=self.structure,
+            mask_fields_alone=self.mask_fields_alone,
         )
         items = _Items(self.shards[split], self.targeted.get(split))
         return DataLoader(

@@ -30,7 +30,9 @@ class MLMCollator:
     Each real token is hidden with probability ``mask_prob`` (xVal: 0.2; 0 is allowed with
     ``mask_fields_prob > 0``), and each number of ``targeted`` (bool[L]: the numbers of the
     fields named by ``data.mask_fields``, at their first token) is hidden with probability
-    ``mask_fields_prob`` in addition. Draws come from a generator seeded by
+    ``mask_fields_prob`` in addition; with ``mask_fields_alone`` a record where one of them is
+    hidden (by either draw) has nothing else hidden: the question is asked with every other
+    number visible, as :mod:`scinum.fill` asks it. Draws come from a generator seeded by
     ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
     processes or on the order batches are produced.
 
@@ -49,11 +51,13 @@ class MLMCollator:
         pad_to: int = 1,
         mask_fields_prob: float = 0.0,
         structure: bool = False,
+        mask_fields_alone: bool = False,
     ):
         check_mask_probs(mask_prob, mask_fields_prob)
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
         self.mask_fields_prob, self.structure = mask_fields_prob, structure
+        self.mask_fields_alone = mask_fields_alone
         self.codec = Codec(vocab, encoding)
 
     def __call__(self, items: Sequence[tuple]) -> Batch:
@@ -68,7 +72,11 @@ class MLMCollator:
                 h[starts] = drawn
         for it, h in zip(items, hide):
             if len(it) > 2 and it[2] is not None:
-                h |= it[2] & (rng.random(len(h)) < self.mask_fields_prob)
+                drawn = rng.random(len(h)) < self.mask_fields_prob
+                if not self.mask_fields_alone:
+                    h |= it[2] & drawn
+                elif (it[2] & (drawn | h)).any():  # hidden by either draw: asked alone
+                    h[:] = it[2] & (drawn | h)
         return make_batch(
             seqs, hide, codec=self.codec, normalizer=self.normalizer, encoding=self.encoding, pad_to=self.pad_to, structure=self.structure
         )
