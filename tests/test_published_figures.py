@@ -910,36 +910,49 @@ def test_the_tables_by_range_table_is_its_scores_and_is_quoted_whole():
     assert re.sub(r"\s+", " ", body) in doc("docs/tabular.md")
 
 
-LINEAR, LINEAR_XVAL = "scinum.Regressor, linear value path", "scinum.Regressor, linear value path, xVal's head"
-ALL4, THREE = ("engel", "macrodata", "diabetes", "stackloss"), ("engel", "diabetes", "stackloss")
+DEFAULT, XVAL_HEAD = "scinum.Regressor", "scinum.Regressor, xVal's head"
+NOT_ALONE, PRE_LN = "scinum.Regressor, target not asked alone", "scinum.Regressor, pre-LN trunk, target not asked alone"
+ALL4, THREE = ("engel", "macrodata", "diabetes", "stackloss"), ("engel", "macrodata", "diabetes")
 
 
-def _span(model: str, tables, fmt: str = "{:.2f}–{:.2f}×") -> str:
-    ratios = [_ratio(model, t, "extrap") for t in tables]
+def _span(model: str, tables, split: str = "extrap", fmt: str = "{:.2f}–{:.2f}×") -> str:
+    ratios = [_ratio(model, t, split) for t in tables]
     return fmt.format(min(ratios), max(ratios))
 
 
+def _seed_mse(model: str, table: str, seed: int) -> float:
+    s = csv(TABLES / "scores.csv")
+    return float(s[(s.model == model) & (s.table == table) & (s.split == "extrap") & (s.seed == seed)]["mse"].iloc[0])
+
+
 TABLES_CLAIMS = [
+    ("above the range on `diabetes` (1.15×)", lambda: "({:.2f}×)".format(_ratio(DEFAULT, "diabetes", "extrap"))),
+    ("just over it on Engel (1.54×;", lambda: "({:.2f}×;".format(_ratio(DEFAULT, "engel", "extrap"))),
+    ("4.5× on `macrodata`", lambda: "{:.1f}× on".format(_ratio(DEFAULT, "macrodata", "extrap"))),
+    ("(the defaults before: 10.7×)", lambda: "{:.1f}×".format(_ratio(PRE_LN, "macrodata", "extrap"))),
+    ("and 7.6× on `stackloss`", lambda: "{:.1f}× on".format(_ratio(DEFAULT, "stackloss", "extrap"))),
     (
-        "The default is 1.61–1.69× the best standard model above the range on Engel, `diabetes` and `stackloss`, and 10.7× on `macrodata`",
-        lambda: "{} the best standard model above the range on Engel, `diabetes` and `stackloss`, and {:.1f}× on".format(
-            _span("scinum.Regressor", THREE), _ratio("scinum.Regressor", "macrodata", "extrap")
+        "(seed 0: MSE 151, seeds 1 and 2: 12; OLS 7–9)",
+        lambda: "seed 0: MSE {:.0f}, seeds 1 and 2: {:.0f}; OLS {:.0f}–{:.0f}".format(
+            _seed_mse(DEFAULT, "stackloss", 0),
+            _seed_mse(DEFAULT, "stackloss", 1),
+            min(_seed_mse("linear (OLS)", "stackloss", k) for k in range(3)),
+            max(_seed_mse("linear (OLS)", "stackloss", k) for k in range(3)),
         ),
     ),
+    ("**0.72–0.99× the best standard model above the range on three", lambda: _span(XVAL_HEAD, THREE)),
+    ("and 1.9× on `stackloss`;", lambda: "{:.1f}×".format(_ratio(XVAL_HEAD, "stackloss", "extrap"))),
+    ("inside the range 1.06–1.39× on those three", lambda: _span(XVAL_HEAD, THREE, "test")),
     (
-        "on three tables of four (1.19–1.34×) and **11× worse on `macrodata`** (11.5×)",
-        lambda: "({}) and **{:.0f}× worse on `macrodata`** ({:.1f}×)".format(
-            _span(LINEAR, THREE), _ratio(LINEAR, "macrodata", "extrap"), _ratio(LINEAR, "macrodata", "extrap")
+        "6.1× in range, 11.5× above it; alone: 2.4× and 4.5×",
+        lambda: "{:.1f}× in range, {:.1f}× above it; alone: {:.1f}× and {:.1f}×".format(
+            _ratio(NOT_ALONE, "macrodata", "test"),
+            _ratio(NOT_ALONE, "macrodata", "extrap"),
+            _ratio(DEFAULT, "macrodata", "test"),
+            _ratio(DEFAULT, "macrodata", "extrap"),
         ),
     ),
-    (
-        "inside `macrodata`'s range it is 6.1× against the default's 3.2×",
-        lambda: "{:.1f}× against the default's {:.1f}×".format(
-            _ratio(LINEAR, "macrodata", "test"), _ratio("scinum.Regressor", "macrodata", "test")
-        ),
-    ),
-    ("it is 1.03–1.9× above the range on all four", lambda: _span(LINEAR_XVAL, ALL4, "{:.2f}–{:.1f}×")),
-    ("are 1.4–76× worse than OLS above it", lambda: _span("boosted trees", ALL4, "{:.1f}–{:.0f}×")),
+    ("are 1.4–76× worse than OLS above it", lambda: _span("boosted trees", ALL4, fmt="{:.1f}–{:.0f}×")),
 ]
 
 
@@ -952,15 +965,18 @@ def test_the_tabular_doc_figures_are_what_the_tables_run_gives(quote, compute):
 def test_the_engel_figures_quoted_are_the_published_engel_table():
     text = (RESULTS / "tabular-engel" / "table.md").read_text()
     for row, split, ratio in (
-        ("scinum.Regressor", "extrap", "1.71×"),
-        ("scinum.Regressor", "test", "1.29×"),
-        (LINEAR, "extrap", "1.43×"),
-        (LINEAR, "test", "1.11×"),
-        (LINEAR_XVAL, "extrap", "0.77×"),
+        (DEFAULT, "extrap", "1.35×"),
+        (DEFAULT, "test", "1.17×"),
+        (XVAL_HEAD, "extrap", "0.72×"),
+        (PRE_LN, "extrap", "1.71×"),
+        (PRE_LN, "test", "1.29×"),
         ("boosted trees", "extrap", "1.41×"),
+        ("boosted trees", "test", "1.21×"),
     ):
         line = next(x for x in text.splitlines() if x.startswith(f"| {row} | {split} |"))
         assert f"| {ratio} |" in line, (row, split, line)
+        assert ratio in doc("docs/tabular.md")
     readme = doc("README.md")
-    assert "its MSE is 1.71× a straight line's; with `model={\"value_path\": \"linear\"}` 1.43×" in readme
-    assert "0.77×: its predictions" in readme
+    assert "its MSE is 1.35× a straight line's (boosted trees: 1.41×)" in readme
+    assert "0.72×: its predictions" in readme
+    assert f"xVal's head is {_span(XVAL_HEAD, THREE, fmt='{:.2f}–{:.2f}×')} the best standard model on three" in readme
