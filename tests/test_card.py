@@ -101,3 +101,13 @@ def test_the_card_and_info_name_a_linear_value_path():
     assert "positions, linear value path," in "\n".join(card.describe(linear))
     plain = card.render(_config({"kind": "native"}))
     assert "value path" not in plain and "value path" not in "\n".join(card.describe(_config({"kind": "native"})))
+
+
+def test_the_card_says_when_the_fill_fields_were_asked_alone():
+    """``data.mask_fields_alone`` reaches the card's training line (from the run's provenance)."""
+    config = _config({"kind": "native"})
+    training = {"max_steps": 10, "batch_size": 4, "lr": 1e-3, "mask_prob": 0.2, "mask_fields": ["y"]}
+    config["run"] = {"training": training}
+    assert "trained to fill ['y']" in card.render(config) and "asked alone" not in card.render(config)
+    config["run"] = {"training": {**training, "mask_fields_alone": True}}
+    assert "trained to fill ['y'] (asked alone)" in card.render(config)
