@@ -63,7 +63,8 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
         if not src.is_file():
             raise RecipeError(f"{src}: missing (run the recipe to the end, or check --plots)")
     minutes, seconds = divmod(round(meta["elapsed_s"]), 60)
-    command = meta.get("command") or f"python recipes/{meta['recipe']}.py --preset {meta.get('preset_name', '?')}"
+    preset = f" --preset {meta['preset_name']}" if meta.get("preset_name") else ""  # co2 has none
+    command = meta.get("command") or f"python recipes/{meta['recipe']}.py{preset}"
     source = f"results/{meta['recipe']}" + (f"-{meta.get('preset_name')}" if comparison else "")
     spent = (
         f"{meta['core_seconds'] / 60:.0f} core-minutes of training and evaluation (the runs' own clocks)"

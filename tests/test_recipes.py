@@ -100,6 +100,10 @@ def test_publish_refuses_uncommitted_results_and_names_the_commit(tmp_path):
     (tmp_path / "clone" / ".git").mkdir(parents=True)  # published from another checkout:
     out = publish(res, (tmp_path / "clone" / "docs" / "results" / "q").resolve())
     assert "recipes.publish results/planets docs/results/q`" in (out / "table.md").read_text()
+    presetless = {k: v for k, v in meta.items() if k != "preset_name"}  # a recipe without presets (co2)
+    (res / "meta.json").write_text(json.dumps({**presetless, "recipe": "co2", "dirty": False}))
+    text = (publish(res, tmp_path / "docs3") / "table.md").read_text()
+    assert "Results of `python recipes/co2.py` at commit" in text and "--preset" not in text
 
 
 def test_publish_brings_each_budgets_own_report(tmp_path):
