@@ -980,3 +980,14 @@ def test_the_engel_figures_quoted_are_the_published_engel_table():
     assert "its MSE is 1.35× a straight line's (boosted trees: 1.41×)" in readme
     assert "0.72×: its predictions" in readme
     assert f"xVal's head is {_span(XVAL_HEAD, THREE, fmt='{:.2f}–{:.2f}×')} the best standard model on three" in readme
+
+
+def test_the_readme_co2_rows_are_the_published_co2_table():
+    t = csv(RESULTS / "co2" / "table.csv").set_index(["model", "split"])
+    rows = {"xVal, trained for `co2[6]` (`mask_fields`)": "xval, fill-task", "xVal, MLM masking only": "xval, MLM only"}
+    for label, model in rows.items():
+        test, late = t.loc[(model, "test")], t.loc[(model, "ood_late")]
+        row = f"| {label} | {test.mse:.4f} | {test.r2:.4f} | {late.mse:.3f} | {late.r2:.3f} |"
+        assert row in doc(R), row
+    interp = t.loc[("linear interpolation", "ood_late")]
+    assert f"| {interp.mse:.3f} | {interp.r2:.3f} |" in doc(R)
