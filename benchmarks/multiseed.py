@@ -65,6 +65,8 @@ def stacked_losses(
     cfg = model.trunk.cfg
     if cfg.dropout:
         raise ValueError("stacked training supports dropout 0 only")
+    if cfg.value_path != "layernorm":
+        raise ValueError("stacked training supports the pre-LN trunk only (model.value_path: layernorm)")
     ids, feats, attend = stacked["ids"], stacked["feats"], stacked["attend"]
     S, B, L = ids.shape
     d, H = cfg.d_model, cfg.n_heads

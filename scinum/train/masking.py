@@ -72,11 +72,11 @@ class MLMCollator:
                 h[starts] = drawn
         for it, h in zip(items, hide):
             if len(it) > 2 and it[2] is not None:
-                drawn = rng.random(len(h)) < self.mask_fields_prob
-                if not self.mask_fields_alone:
-                    h |= it[2] & drawn
-                elif (it[2] & (drawn | h)).any():  # hidden by either draw: asked alone
-                    h[:] = it[2] & (drawn | h)
+                named = it[2] & (h | (rng.random(len(h)) < self.mask_fields_prob))  # hidden by either draw
+                if self.mask_fields_alone and named.any():
+                    h[:] = named  # asked alone: every other number visible
+                else:
+                    h |= named
         return make_batch(
             seqs, hide, codec=self.codec, normalizer=self.normalizer, encoding=self.encoding, pad_to=self.pad_to, structure=self.structure
         )
