@@ -49,14 +49,15 @@ __all__ = ["DEFAULTS", "Regressor", "split_records"]
 #: early stopping and for calibrating the intervals; the sections are ``scinum fit``'s.
 #: ``data.mask_fields_alone``: a record asked for its target shows every input (scikit-learn's
 #: 10-input check table, training R² at this budget, seeds 0 and 1: 0.79, 0.78 with it; 0.14, 0.15
-#: without); ``model.value_path: linear`` lets predictions follow a trend past the training range
-#: (docs/tabular.md, measured with both).
+#: without); ``model.value_path: linear`` and the mixture's ``location: shared`` (its means a
+#: regression output plus offsets) with ``mse_weight`` 1 let predictions follow a trend past the
+#: training range (docs/tabular.md, measured with all three).
 DEFAULTS: dict[str, Any] = {
     "budget": {"samples": 20000},
     "val_fraction": 0.2,
     "min_val_records": 10,
     "encoding": {"name": "xval"},
-    "head": {"kind": "mixture"},
+    "head": {"kind": "mixture", "location": "shared", "mse_weight": 1.0},
     "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear"},
     "optim": {"lr": 1e-3, "warmup_steps": 50},
     "data": {"batch_size": 32, "mask_prob": 0.2, "mask_fields_prob": 0.5, "mask_fields_alone": True},

@@ -259,11 +259,14 @@ def test_readme_three_line_example_runs(one_thread):
 
 
 def test_the_defaults_ask_the_target_alone_on_the_linear_value_path(fitted):
-    """The estimator trains on the linear value path with its targets asked alone (docs/tabular.md);
-    ``model={"value_path": "layernorm"}`` merges over the defaults and gives the paper's trunk."""
+    """The estimator trains on the linear value path with its targets asked alone and a mixture
+    whose means share a location (docs/tabular.md); ``model={"value_path": "layernorm"}`` merges
+    over the defaults and gives the paper's trunk."""
     reg, df, y = fitted
     assert reg.config_["data"]["mask_fields_alone"] is True and reg.config_["data"]["mask_fields"] == ["ozone"]
     assert reg.model_.model.trunk.cfg.value_path == "linear"
+    head = reg.model_.model.head
+    assert head.shared_location and head.mse_weight == 1.0 and head.init_range == (-1.0, 1.0)
     paper = scinum.Regressor(**{**TINY, "model": {**TINY["model"], "value_path": "layernorm"}}).fit(df, y)
     assert paper.config_["model"]["value_path"] == "layernorm" and paper.config_["model"]["d_model"] == 16
     assert paper.model_.model.trunk.cfg.value_path == "layernorm"

@@ -172,3 +172,27 @@ def test_mixture_precondition_keeps_the_nll_and_scales_its_gradients_by_sigma_sq
     (gw, gm, gs), (pw, pm, ps) = grads
     assert torch.equal(losses[0], losses[1]) and torch.allclose(gw, pw)
     assert torch.allclose(pm, gm * raw[2] ** 2) and torch.allclose(ps, gs * raw[2] ** 2)
+
+
+def test_mixture_shared_location_moves_every_mean_and_gets_their_gradients():
+    torch.manual_seed(0)
+    free, shared = MixtureHead(8, 3), MixtureHead(8, 3, location="shared")
+    assert shared.out.out_features == free.out.out_features + 1
+    h = torch.randn(5, 8)
+    _, mu, _ = shared(h)
+    loc = shared.features(h)[:, -1:]
+    # the means are the spread-out offsets plus one location per number
+    assert torch.allclose(mu - loc, shared.features(h)[:, 3:6], atol=1e-6)
+    with torch.no_grad():
+        shared.out.bias[-1] += 2.5
+    _, mu2, _ = shared(h)
+    assert torch.allclose(mu2 - mu, torch.full_like(mu, 2.5), atol=1e-5)
+    # the NLL's gradient on the location is the sum of its gradients on the means
+    target = torch.tensor([0.3, -1.0, 2.0, 0.0, 4.5], dtype=torch.float64)
+    z = shared.features(h).detach().requires_grad_()
+    shared.features = lambda _: z  # the head's forward on these outputs
+    shared.loss(shared(h), target).sum().backward()
+    assert torch.allclose(z.grad[:, 9], z.grad[:, 3:6].sum(-1), rtol=1e-5, atol=1e-7)
+    assert make_head(encodings.get("xval"), 8, {"kind": "mixture", "location": "shared"}).shared_location
+    with pytest.raises(ValueError, match="location"):
+        MixtureHead(8, location="pooled")

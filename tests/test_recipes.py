@@ -5,6 +5,7 @@ import subprocess
 from pathlib import Path
 
 import pandas as pd
+import torch
 import pytest
 
 from recipes.runner import load_preset, run_recipe
@@ -67,6 +68,7 @@ def test_results_carry_the_commit_that_made_them():
     p = result_provenance()
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=RECIPES.parent, capture_output=True, text=True).stdout.strip()
     assert p["commit"] == (head or None) and isinstance(p["machine"], str) and p["finished"]
+    assert p["torch_threads"] == torch.get_num_threads()  # float results depend on it
     if head:
         assert p["dirty"] in (True, False)
 

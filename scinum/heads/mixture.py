@@ -29,7 +29,7 @@ class MixtureHead(MLPHead):
 
     ``out = (log_w float32[N, K], mu float32[N, K], sigma float32[N, K])`` with log-weights by
     log-softmax, ``sigma = softplus(·) + sigma_min`` and means initialised spread evenly over
-    ``init_range`` (the normalized range, xVal: [-5, 5]). The loss is the NLL by logsumexp in
+    ``init_range`` (free means: the normalized range, xVal's [-5, 5]). The loss is the NLL by logsumexp in
     float32, plus ``mse_weight ·`` (mixture mean − target)² when ``mse_weight > 0``: the squared
     error gives the trunk the direct signal xVal's MSE head has, which the NLL alone gives slowly
     (planets quick preset: Δt/a₁ R² 0.79/0.96 → 1.00/0.99, docs/fidelity.md).
@@ -47,6 +47,18 @@ class MixtureHead(MLPHead):
     fitted means blow up (measured on the overfit test).
     Point prediction: the mixture mean (``point="mean"``) or the mean of the heaviest component
     (``point="mode"``, closer to the mode of a multi-modal prediction).
+
+    ``location`` says where the components' means come from. ``"free"`` (the default, and what
+    checkpoints without the key hold): each mean is its own output, starting near its spread-out
+    bias, so the mixture starts as a soft classification over bins spread across the normalized
+    range. ``"shared"``: one more output, a location ``loc`` read from the hidden state as xVal's
+    head reads its value, and ``mu_k = loc + offset_k`` (the offsets are the spread-out outputs,
+    starting over ``init_range`` = [-1, 1] unless given: a band around the location, not bins
+    across the range). Every component's gradient reaches ``loc``, so the mixture's mean is
+    trained as a regression output while the weights, offsets and sigmas give the distribution.
+    On tables held out by range its predictions above the range are about as good as xVal's
+    head's, where free means' are not; with ``mse_weight`` 1 it is ``scinum.Regressor``'s
+    default head (docs/tabular.md).
     """
 
     uncertainty_kind = "mixture"
@@ -105,17 +117,24 @@ class MixtureHead(MLPHead):
         n_components: int = 8,
         sigma_min: float = SIGMA_MIN,
         point: str = "mean",
-        init_range: Sequence[float] = (-BOUND, BOUND),
+        init_range: Sequence[float] | None = None,
         mse_weight: float = 0.0,
         precondition: bool = True,
+        location: str = "free",
     ):
         if n_components < 1 or not sigma_min > 0:
             raise ValueError(f"mixture head: need n_components >= 1 and sigma_min > 0, got {n_components}, {sigma_min}")
         if point not in ("mean", "mode"):
             raise ValueError(f"mixture head: point must be 'mean' or 'mode', got {point!r}")
-        super().__init__(d_model, 3 * n_components)
+        if location not in ("free", "shared"):
+            raise ValueError(f"mixture head: location must be 'free' or 'shared', got {location!r}")
+        shared = location == "shared"
+        super().__init__(d_model, 3 * n_components + shared)
+        self.shared_location = shared
         self.k, self.sigma_min, self.point = int(n_components), float(sigma_min), point
         self.mse_weight, self.precondition = float(mse_weight), bool(precondition)
+        if init_range is None:  # offsets around a shared location: a band of ±1 normalized unit
+            init_range = (-1.0, 1.0) if shared else (-BOUND, BOUND)
         self.init_range = (float(init_range[0]), float(init_range[1]))
         lo, hi = self.init_range
         with torch.no_grad():
@@ -124,11 +143,14 @@ class MixtureHead(MLPHead):
             self.out.bias.zero_()
             self.out.bias[k : 2 * k] = torch.linspace(lo, hi, k) if k > 1 else (lo + hi) / 2
             half_gap = (hi - lo) / (2 * k)  # neighbouring components overlap at about 1 sigma
-            self.out.bias[2 * k :] = math.log(math.expm1(max(half_gap, 2 * self.sigma_min)))
+            self.out.bias[2 * k : 3 * k] = math.log(math.expm1(max(half_gap, 2 * self.sigma_min)))
+            # a shared location (last output) starts at 0 with the default init of its row
 
     def forward(self, h: torch.Tensor, token_logits: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         z = self.features(h).float()
-        logits, mu, s = z.split(self.k, dim=-1)
+        logits, mu, s = z[..., : 3 * self.k].split(self.k, dim=-1)
+        if self.shared_location:
+            mu = mu + z[..., 3 * self.k :]
         return logits.log_softmax(-1), mu, F.softplus(s) + self.sigma_min
 
     def loss(self, out, target: torch.Tensor) -> torch.Tensor:

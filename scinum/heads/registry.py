@@ -50,7 +50,7 @@ def declared(config: dict[str, Any] | None) -> HeadOutputs:
 def make_head(encoding: Any, d_model: int, config: dict[str, Any] | None = None, vocab: Any = None) -> NumberHead:
     """The number head a config names: ``{"kind": KIND, **options}``, KIND a name in the head
     registry — ``"native"`` (the encoding's own head; BitTokens' takes ``point`` and
-    ``mse_weight``), ``"mixture"`` (``n_components, sigma_min, point, init_range, mse_weight``;
+    ``mse_weight``), ``"mixture"`` (``n_components, sigma_min, point, init_range, mse_weight, location``;
     for encodings that write a number as one token) or a plug-in's. ``vocab``: the model's
     vocabulary (heads that read tokens need it). A kind that does not take an option, or does not
     fit the encoding, raises ``ValueError``."""

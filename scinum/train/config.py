@@ -13,7 +13,7 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
     data:      {path: DIR, batch_size: 32, mask_prob: 0.2, ...}
     encoding:  {name: xval, ...encoding options}
     head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
-               | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true}
+               | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true, location: free|shared}
                | {kind: NAME, ...}  (a head a plug-in installs: scinum.heads entry points)
     budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.train.budget)
     normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"

@@ -163,9 +163,12 @@ def run_info(config: dict, fields: list[str], chunks: Iterable[tuple[np.ndarray,
 
 def result_provenance() -> dict[str, Any]:
     """What produced a result: the git commit of this checkout (``dirty`` if it has uncommitted
-    changes to tracked files), the scinum and package versions, the machine and the time."""
+    changes to tracked files), the scinum and package versions, the machine, torch's intra-op
+    threads (float results depend on them) and the time."""
     import os
     from datetime import datetime, timezone
+
+    import torch
 
     commit = git_commit()
     dirty = commit.endswith("+dirty") if commit else None
@@ -175,5 +178,6 @@ def result_provenance() -> dict[str, Any]:
         "scinum": __version__,
         "versions": versions(),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "torch_threads": torch.get_num_threads(),
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
