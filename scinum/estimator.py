@@ -12,8 +12,10 @@ dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targets), trai
 removed. Predictions fill the targets with :meth:`scinum.fill.model.Model.predict_many`: each target
 is a ``null`` placeholder, and so is every missing input at a numeric field the model knows —
 hidden from the model and predicted jointly (masked, not imputed). The default head is the
-Gaussian mixture, so ``return_std``, :meth:`~Regressor.predict_quantiles` and
-:meth:`~Regressor.sample` read its calibrated distribution (:mod:`scinum.fill.calibration`).
+Gaussian mixture with its means sharing one location (a regression output, so predictions follow
+a trend past the training range: docs/tabular.md), so ``return_std``,
+:meth:`~Regressor.predict_quantiles` and :meth:`~Regressor.sample` read its calibrated
+distribution (:mod:`scinum.fill.calibration`).
 
 Targets: ``fit(X, y)`` adds ``y`` as key ``y`` (a 2-D ``y``: ``y0``, ``y1``...; a Series or
 DataFrame: its names); ``fit(X, targets=[...])`` names columns of ``X`` (or JSON paths of its
