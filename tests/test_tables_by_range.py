@@ -1,4 +1,4 @@
-"""recipes/tables_by_range.py: the held-out-by-range splits of four bundled tables and their table."""
+"""recipes/tables_by_range.py: the held-out-by-range splits of the bundled tables and their table."""
 
 import numpy as np
 import pandas as pd
@@ -33,3 +33,25 @@ def test_table_divides_by_the_better_standard_model_per_split():
     assert "| scinum.Regressor | 4.00× | 3.00× |" in text  # test ÷ trees', extrap ÷ OLS's
     assert "| boosted trees | 1.00× | 2.00× |" in text
     assert "engel test (10 rows) | engel extrap (3 rows)" in text
+
+
+def test_unseen_names_the_four_tables_run_after_the_defaults_were_chosen(tmp_path, monkeypatch):
+    import json
+
+    import recipes.tables_by_range as tbr
+
+    assert set(tbr.TUNED) | set(tbr.UNSEEN) == set(HELD_OUT_BY) and not set(tbr.TUNED) & set(tbr.UNSEEN)
+    seen = []
+
+    def fake(name, seed):
+        seen.append(name)
+        return [
+            {"table": name, "seed": seed, "model": m, "split": s, "mse": 1.0, "n": 2}
+            for m in ("linear (OLS)", "boosted trees")
+            for s in ("test", "extrap")
+        ]
+
+    monkeypatch.setattr(tbr, "scores", fake)
+    assert tbr.main(["--tables", "unseen", "--seeds", "0", "--out", str(tmp_path)]) == 0
+    assert seen == list(tbr.UNSEEN)
+    assert json.loads((tmp_path / "meta.json").read_text())["tables"] == list(tbr.UNSEEN)
