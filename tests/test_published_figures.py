@@ -979,6 +979,42 @@ def test_the_tabular_doc_figures_are_what_the_tables_run_gives(quote, compute):
     assert compute() in quote, (compute(), quote)
 
 
+UNSEEN = RESULTS / "tables-by-range-unseen"
+
+
+def _unseen(model: str, table: str, split: str = "extrap") -> float:
+    mean = csv(UNSEEN / "scores.csv").groupby(["table", "model", "split"])["mse"].mean()
+    return mean[table, model, split] / min(mean[table, m, split] for m in ("linear (OLS)", "boosted trees"))
+
+
+def test_the_unseen_tables_figures_are_their_scores():
+    from recipes.tables_by_range import UNSEEN as NAMES, table
+
+    text = (UNSEEN / "table.md").read_text()
+    assert table(csv(UNSEEN / "scores.csv")) == text
+    tabular = doc("docs/tabular.md")
+    assert re.sub(r"\s+", " ", text.split("\n\n", 1)[1].strip()) in tabular
+    d = [_unseen(DEFAULT, t) for t in NAMES]
+    assert "{:.2f}× on Grunfeld, {:.2f}× on the crime rates, {:.2f}× on the card spending, {:.2f}× on Longley".format(*d) in tabular
+    trees = [_unseen("boosted trees", t) for t in ("grunfeld", "statecrime", "longley")]
+    assert "(boosted trees: {:.2f}×, {:.2f}×, {:.2f}×)".format(*trees) in tabular
+    assert "on four more, run only after, {:.1f}–{:.0f}×, between the two standard models".format(min(d), max(d)) in doc(R)
+    assert "where a line is {:.2f}×".format(_unseen("linear (OLS)", "ccard")) in tabular
+    for t in NAMES:  # between the two standard models on each
+        assert min(_unseen(m, t) for m in STANDARD_ROWS) < _unseen(DEFAULT, t) < max(_unseen(m, t) for m in STANDARD_ROWS)
+    tuned = [_ratio(DEFAULT, t, "extrap") for t in ALL4]
+    assert "| defaults (the recipes' runs) | " + " | ".join(f"{r:.2f}×" for r in tuned + d) + " |" in tabular
+    assert (
+        "{:.2f}–{:.2f}× the better standard model on the first two tables".format(
+            *sorted(_unseen(DEFAULT, t, "test") for t in ("grunfeld", "statecrime"))
+        )
+        in tabular
+    )
+
+
+STANDARD_ROWS = ("linear (OLS)", "boosted trees")
+
+
 def test_the_engel_figures_quoted_are_the_published_engel_table():
     text = (RESULTS / "tabular-engel" / "table.md").read_text()
     for row, split, ratio in (
