@@ -37,10 +37,11 @@ from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a sc
 D, LAYERS, HEADS, BATCH, N_RECORDS = 128, 4, 4, 16, 1024
 
 
-def planets_like(i: int) -> dict:
-    """A record shaped like the planets dataset (seed 002, App. B.2), orbits drawn analytically."""
+def planets_like(i: int, steps: tuple[int, int] = (4, 40)) -> dict:
+    """A record shaped like the planets dataset (seed 002, App. B.2), orbits drawn analytically;
+    2-4 planets, a time-step count drawn from ``steps`` (inclusive)."""
     r = np.random.default_rng(i)
-    n, steps = int(r.integers(2, 5)), int(r.integers(4, 41))
+    n, steps = int(r.integers(2, 5)), int(r.integers(steps[0], steps[1] + 1))
     a = np.linspace(1, r.uniform(1.5, 3), n)
     desc = {
         f"planet{k}": {"m": round(float(r.uniform(1, 5)), 2), "a": round(float(a[k]), 2), "e": round(float(r.uniform(0, 2)), 2)}
