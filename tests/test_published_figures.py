@@ -614,6 +614,34 @@ CLAIMS = [
         "on Δt in distribution (1.0e-4 vs 9.3e-5)",
         lambda: f"({exp1(np.mean(s307('xval', DT, 'test', 'mse')))} vs {exp1(s307('ridge', DT, 'test', 'mse')[0])})",
     ),
+    # batches of 64 on one H100 (issue 36: e₁ learnt), seeds 1-3
+    (
+        ("README.md", "docs/parity.md"),
+        "0.929, 0.911",
+        lambda: ", ".join(f"{x:.3f}" for x in b64("840k", "xval", E1, "test", "r2")[:2]),
+    ),
+    (R, "R² 0.929, 0.911 and 0.903", lambda: "R² {}, {} and {}".format(*(f"{x:.3f}" for x in b64("840k", "xval", E1, "test", "r2")))),
+    (R, "(mean 3.7e-5)", lambda: f"(mean {exp1(np.mean(b64('840k', 'xval', DT, 'test', 'mse')))})"),
+    (R, "a₁ below ridge's (0.00064;", lambda: f"a₁ below ridge's ({sig2(np.mean(b64('840k', 'xval', A1, 'test', 'mse')))};"),
+    (
+        "docs/parity.md",
+        "| compare data | 64 | 444 096–446 464 | 3 | **0.829, 0.806, 0.805** | 0.0015 [0.0010, 0.0022] | "
+        "0.00064 [0.00049, 0.00085] | 1.8e-4 [8.4e-5, 2.6e-4] | 0.0038 [0.0019, 0.0060] |",
+        lambda: f"| {span_samples('445k')} | 3 | **{e1_seeds('445k')}** | {b64_cells('445k')} |",
+    ),
+    (
+        "docs/parity.md",
+        "| compare data | 64 | 837 632–845 696 | 3 | **0.929, 0.911, 0.903** | 0.00064 [0.00059, 0.00071] | "
+        "0.0011 [0.00093, 0.0012] | 3.7e-5 [2.2e-5, 4.7e-5] | 0.0042 [0.0021, 0.0053] |",
+        lambda: f"| {span_samples('840k')} | 3 | **{e1_seeds('840k')}** | {b64_cells('840k')} |",
+    ),
+    (
+        "docs/parity.md",
+        "| 2 planets (one layout) | 64 | 456 832–459 904 | 3 | 0.948, 0.625, 0.890 | 0.0017 [0.00093, 0.0022] | "
+        "0.0035 [0.0024, 0.0056] | 1.1e-4 [2.7e-5, 2.0e-4] | 0.0059 [0.0052, 0.0063] |",
+        lambda: f"| {span_samples('one-layout-460k')} | 3 | {e1_seeds('one-layout-460k')} | {b64_cells('one-layout-460k')} |",
+    ),
+    ("docs/parity.md", "the mean is 0.914", lambda: f"the mean is {np.mean(b64('840k', 'xval', E1, 'test', 'r2')):.3f}"),
     # FoNE's budget curve on 6-digit addition (one seed)
     (
         R,
@@ -637,6 +665,40 @@ def s307(model: str, field: str, split: str, metric: str) -> list[float]:
         row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == "all")]
         out.append(float(row.iloc[0][metric]))
     return out
+
+
+def b64(prefix: str, model: str, field: str, split: str, metric: str) -> list[float]:
+    """A cell of docs/results/planets-batch64-gpu, per seed 1-3 (subset "all")."""
+    out = []
+    for seed in (1, 2, 3):
+        t = csv(RESULTS / "planets-batch64-gpu" / f"{prefix}-seed{seed}-table.csv")
+        row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == "all")]
+        out.append(float(row.iloc[0][metric]))
+    return out
+
+
+def e1_seeds(prefix: str) -> str:
+    return ", ".join(f"{x:.3f}" for x in b64(prefix, "xval", E1, "test", "r2"))
+
+
+def span_samples(prefix: str) -> str:
+    """The range of samples the three runs saw (steps × batch 64), as the docs write it."""
+    seen = [json.loads((RESULTS / "planets-batch64-gpu" / f"{prefix}-seed{s}-training.json").read_text())["steps"] * 64 for s in (1, 2, 3)]
+    return f"{min(seen):,}–{max(seen):,}".replace(",", " ")
+
+
+def b64_cells(prefix: str) -> str:
+    """a₁, a₁ OoD, Δt, Δt OoD of parity.md's batch-64 rows: mean [min, max] over seeds 1-3."""
+    cells = []
+    for field, split, fmt in ((A1, "test", sig2), (A1, "ood_a1", sig2), (DT, "test", exp1), (DT, "ood_stepsize", sig2)):
+        v = b64(prefix, "xval", field, split, "mse")
+        cells.append(f"{fmt(np.mean(v))} [{fmt(min(v))}, {fmt(max(v))}]")
+    return " | ".join(cells)
+
+
+def sig2(x: float) -> str:
+    """Two significant digits in fixed notation, trailing zero kept: 0.001032 -> 0.0010."""
+    return f"{x:.{max(0, 1 - math.floor(math.log10(abs(x))))}f}"
 
 
 def exp1(x: float) -> str:
