@@ -65,9 +65,34 @@ def test_every_row_of_a_published_comparison_is_labelled_in_its_table(tmp_path):
     parity = row_settings(model_configs("planets", load_preset(RECIPES / "planets.yaml", "parity"), tmp_path / "p", tmp_path, seeds=1))
     assert parity["xval(structure, linear)"]["trunk"] == "64 × 2, 2 heads, linear value path"
     assert parity["xval(structure)"]["trunk"] == "64 × 2, 2 heads"
-    for recipe, name in (("planets", "compare"), ("planets", "parity"), ("era5", "compare")):
+    for recipe, name in (("planets", "compare"), ("planets", "parity"), ("planets", "parity-b64"), ("era5", "compare")):
         p = load_preset(RECIPES / f"{recipe}.yaml", name)
         assert set(p["table"]["departures"]) == {"all", *p["models"]}, (recipe, name)
+
+
+def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path):
+    """parity-b64 is the config of docs/results/planets-batch64-gpu (e₁ R² 0.93/0.91/0.90),
+    key for key; only where it runs, its budget's form and its bookkeeping differ."""
+    preset = load_preset(RECIPES / "planets.yaml", "parity-b64")
+    ours = model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=2)[("xval", 1)]
+    published = json.loads((RECIPES.parent / "docs/results/planets-batch64-gpu/840k-seed1-config.json").read_text())
+
+    def flat(d, prefix=""):
+        out = {}
+        for k, v in d.items():
+            out.update(flat(v, f"{prefix}{k}.") if isinstance(v, dict) else {f"{prefix}{k}": v})
+        return out
+
+    a, b = flat(ours), flat(published)
+    differ = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
+    bookkeeping = {"data.path", "out_dir", "trainer.accelerator", "trainer.progress_bar", "trainer.max_steps"}
+    checks = {"trainer.val_check_interval", "trainer.checkpoint_every_n_steps"}  # how often it validates and saves
+    assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks}
+    assert a["trainer.accelerator"] == "auto" and a["trainer.precision"] == "32-true"
+    # the published runs stopped on time at 13 088-13 214 steps of 64; the preset asks 13 200
+    runs = RECIPES.parent / "docs/results/planets-batch64-gpu"
+    steps = [json.loads((runs / f"840k-seed{s}-training.json").read_text())["steps"] for s in (1, 2, 3)]
+    assert min(steps) <= a["budget.samples"] // a["data.batch_size"] == 13200 <= max(steps)
 
 
 @pytest.mark.parametrize(
