@@ -655,6 +655,20 @@ CLAIMS = [
             *b64("840k", "xval", DT, "ood_stepsize", "mse", "extrap"), b64("840k", "ridge", DT, "ood_stepsize", "mse", "extrap")[0]
         ),
     ),
+    (
+        "docs/parity.md",
+        "| 64 | 307 200 | 1 | 0.828 | 0.0019 | 0.00096 | 2.8e-4 | 0.014 |",
+        lambda: cpu64_row("307k"),
+    ),
+    ("docs/parity.md", "| 64 | 460 800 | 1 | 0.840 | 0.00075 | 0.00052 | 1.8e-4 | 0.012 |", lambda: cpu64_row("461k")),
+    (
+        "docs/parity.md",
+        "beyond [0.2, 0.8] 0.027–0.039, where clamping into the range scores 0.0042",
+        lambda: "{:.3f}–{:.3f}, where clamping into the range scores {:.4f}".format(
+            *sorted(cpu64(p, "xval", DT, "ood_stepsize", "mse", "extrap") for p in ("307k", "461k")),
+            cpu64("461k", CLAMP, DT, "ood_stepsize", "mse", "extrap"),
+        ),
+    ),
     ("docs/parity.md", "the mean is 0.914", lambda: f"the mean is {np.mean(b64('840k', 'xval', E1, 'test', 'r2')):.3f}"),
     # FoNE's budget curve on 6-digit addition (one seed)
     (
@@ -689,6 +703,22 @@ def b64(prefix: str, model: str, field: str, split: str, metric: str, subset: st
         row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == subset)]
         out.append(float(row.iloc[0][metric]))
     return out
+
+
+def cpu64(prefix: str, model: str, field: str, split: str, metric: str, subset: str = "all") -> float:
+    """A cell of docs/results/planets-batch64-cpu (seed 1)."""
+    t = csv(RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-table.csv")
+    row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == subset)]
+    return float(row.iloc[0][metric])
+
+
+def cpu64_row(prefix: str) -> str:
+    """``| 64 | samples | 1 | e₁ R² | a₁ | a₁ OoD | Δt | Δt OoD |`` of a CPU batch-64 run."""
+    budget = json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-training.json").read_text())["budget"]["samples"]
+    cells = [f"{cpu64(prefix, 'xval', E1, 'test', 'r2'):.3f}"]
+    for field, split, fmt in ((A1, "test", sig2), (A1, "ood_a1", sig2), (DT, "test", exp1), (DT, "ood_stepsize", sig2)):
+        cells.append(fmt(cpu64(prefix, "xval", field, split, "mse")))
+    return f"| 64 | {budget:,} | 1 | ".replace(",", " ") + " | ".join(cells) + " |"
 
 
 def e1_seeds(prefix: str) -> str:
