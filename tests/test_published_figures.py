@@ -669,6 +669,15 @@ CLAIMS = [
             cpu64("461k", CLAMP, DT, "ood_stepsize", "mse", "extrap"),
         ),
     ),
+    *(
+        ("docs/parity.md", quote, lambda run=run: cpu_ablation_row(run))
+        for run, quote in (
+            ("461k", "| 460 800 (7 258) | 3.1e-5 | 0.840 | 0.00075 | 1.8e-4 | 0.012 |"),
+            ("lr4e-3-461k", "| 460 800 (7 258) | 6.3e-5 | 0.095 | 0.0019 | 2.3e-4 | 0.0060 |"),
+            ("batch128-461k", "| 460 800 (3 687) | 1.6e-5 | 0.710 | 0.0018 | 2.8e-4 | 0.0048 |"),
+            ("batch8-lr2.5e-4-307k", "| 307 200 (38 400) | 3.1e-5 | 0.672 | 0.0014 | 3.8e-4 | 0.0041 |"),
+        )
+    ),
     ("docs/parity.md", "the mean is 0.914", lambda: f"the mean is {np.mean(b64('840k', 'xval', E1, 'test', 'r2')):.3f}"),
     # FoNE's budget curve on 6-digit addition (one seed)
     (
@@ -719,6 +728,18 @@ def cpu64_row(prefix: str) -> str:
     for field, split, fmt in ((A1, "test", sig2), (A1, "ood_a1", sig2), (DT, "test", exp1), (DT, "ood_stepsize", sig2)):
         cells.append(fmt(cpu64(prefix, "xval", field, split, "mse")))
     return f"| 64 | {budget:,} | 1 | ".replace(",", " ") + " | ".join(cells) + " |"
+
+
+def cpu_ablation_row(prefix: str) -> str:
+    """``| samples (steps) | LR ÷ batch | e₁ R² | a₁ | Δt | Δt OoD |`` of a CPU run, from its files."""
+    cfg = json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-config.json").read_text())
+    steps = json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-training.json").read_text())["steps"]
+    rate = cfg["optim"]["lr"] / cfg["data"]["batch_size"]
+    head = f"| {cfg['budget']['samples']:,} ({steps:,}) | ".replace(",", " ")
+    cells = [f"{float(f'{rate:.2g}'):.1e}".replace("e-0", "e-"), f"{cpu64(prefix, 'xval', E1, 'test', 'r2'):.3f}"]
+    cells += [sig2(cpu64(prefix, "xval", A1, "test", "mse")), exp1(cpu64(prefix, "xval", DT, "test", "mse"))]
+    cells.append(sig2(cpu64(prefix, "xval", DT, "ood_stepsize", "mse")))
+    return head + " | ".join(cells) + " |"
 
 
 def e1_seeds(prefix: str) -> str:
