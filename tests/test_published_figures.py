@@ -701,31 +701,27 @@ CLAIMS = [
 ]
 
 
+def run_cell(table: Path, model: str, field: str, split: str, metric: str, subset: str = "all") -> float:
+    """One cell of a ``scinum evaluate`` table.csv of a published run."""
+    t = csv(table)
+    row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == subset)]
+    return float(row.iloc[0][metric])
+
+
 def s307(model: str, field: str, split: str, metric: str) -> list[float]:
     """A cell of docs/results/planets-structure-307k, per seed 1-3 (subset "all")."""
-    out = []
-    for seed in (1, 2, 3):
-        t = csv(RESULTS / "planets-structure-307k" / f"seed{seed}-table.csv")
-        row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == "all")]
-        out.append(float(row.iloc[0][metric]))
-    return out
+    return [run_cell(RESULTS / "planets-structure-307k" / f"seed{seed}-table.csv", model, field, split, metric) for seed in (1, 2, 3)]
 
 
 def b64(prefix: str, model: str, field: str, split: str, metric: str, subset: str = "all") -> list[float]:
     """A cell of docs/results/planets-batch64-gpu, per seed 1-3."""
-    out = []
-    for seed in (1, 2, 3):
-        t = csv(RESULTS / "planets-batch64-gpu" / f"{prefix}-seed{seed}-table.csv")
-        row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == subset)]
-        out.append(float(row.iloc[0][metric]))
-    return out
+    tables = (RESULTS / "planets-batch64-gpu" / f"{prefix}-seed{seed}-table.csv" for seed in (1, 2, 3))
+    return [run_cell(t, model, field, split, metric, subset) for t in tables]
 
 
 def cpu64(prefix: str, model: str, field: str, split: str, metric: str, subset: str = "all") -> float:
     """A cell of docs/results/planets-batch64-cpu (seed 1)."""
-    t = csv(RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-table.csv")
-    row = t[(t["model"] == model) & (t["field"] == field) & (t["split"] == split) & (t["subset"] == subset)]
-    return float(row.iloc[0][metric])
+    return run_cell(RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-table.csv", model, field, split, metric, subset)
 
 
 def cpu64_row(prefix: str) -> str:
@@ -743,7 +739,7 @@ def cpu_ablation_row(prefix: str) -> str:
     steps = json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-training.json").read_text())["steps"]
     rate = cfg["optim"]["lr"] / cfg["data"]["batch_size"]
     head = f"| {cfg['budget']['samples']:,} ({steps:,}) | ".replace(",", " ")
-    cells = [f"{float(f'{rate:.2g}'):.1e}".replace("e-0", "e-"), f"{cpu64(prefix, 'xval', E1, 'test', 'r2'):.3f}"]
+    cells = [exp1(rate), f"{cpu64(prefix, 'xval', E1, 'test', 'r2'):.3f}"]
     cells += [sig2(cpu64(prefix, "xval", A1, "test", "mse")), exp1(cpu64(prefix, "xval", DT, "test", "mse"))]
     cells.append(sig2(cpu64(prefix, "xval", DT, "ood_stepsize", "mse")))
     return head + " | ".join(cells) + " |"
