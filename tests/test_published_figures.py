@@ -686,6 +686,23 @@ CLAIMS = [
         ),
     ),
     ("docs/parity.md", "the mean is 0.914", lambda: f"the mean is {np.mean(b64('840k', 'xval', E1, 'test', 'r2')):.3f}"),
+    # the paper preset's throughput on one H100 (docs/results/paper-throughput-h100)
+    *(
+        ("docs/training-on-gpus.md", quote, lambda call=call, model=model: throughput_row(call, model))
+        for call, model, quote in (
+            ("call2", "xval", "| 7.5 | 480 | 211 000 | 59 | 7.4 % | 6.0 % | 18.5 h |"),
+            ("call1", "fone", "| 7.1 | 452 | 200 000 | 56 | 7.0 % | 5.7 % | 19.7 h |"),
+            ("call1", "bittokens", "| 14.8 | 945 | 415 000 | 116 | 14.4 % | 11.7 % | 9.4 h |"),
+            ("call1", "xval+gmm", "| 23.0 | 1 469 | 643 000 | 180 | 22.3 % | 18.2 % | 6.0 h |"),
+            ("call1", "p1000", "| 6.3 | 403 | 404 000 | 125 | 15.6 % | 12.7 % | 22.1 h |"),
+            ("call1", "fp15", "| 18.0 | 1 152 | 514 000 | 144 | 17.9 % | 14.5 % | 7.7 h |"),
+        )
+    ),
+    (
+        "docs/training-on-gpus.md",
+        "bf16 8192³ product 804 and 794 TFLOP/s in the two calls",
+        lambda: "{:.0f} and {:.0f} TFLOP/s".format(*(throughput(c)["peak_bf16_measured"] / 1e12 for c in ("call1", "call2"))),
+    ),
     # FoNE's budget curve on 6-digit addition (one seed)
     (
         R,
@@ -743,6 +760,25 @@ def cpu_ablation_row(prefix: str) -> str:
     cells += [sig2(cpu64(prefix, "xval", A1, "test", "mse")), exp1(cpu64(prefix, "xval", DT, "test", "mse"))]
     cells.append(sig2(cpu64(prefix, "xval", DT, "ood_stepsize", "mse")))
     return head + " | ".join(cells) + " |"
+
+
+def throughput(call: str) -> dict:
+    return json.loads((RESULTS / "paper-throughput-h100" / f"{call}.json").read_text())
+
+
+def throughput_row(call: str, model: str) -> str:
+    """A row of training-on-gpus.md's H100 table, from the benchmark's JSON."""
+    r = next(r for r in throughput(call)["rows"] if r["model"] == model)
+    cells = [
+        f"{r['steps_per_s']:.1f}",
+        f"{r['samples_per_s']:,.0f}",
+        f"{round(r['tokens_per_s'], -3):,.0f}",
+        f"{r['model_tflops']:.0f}",
+        f"{100 * r['mfu_measured']:.1f} %",
+        f"{100 * r['mfu_datasheet']:.1f} %",
+        f"{r['hours_500k_steps']:.1f} h",
+    ]
+    return ("| " + " | ".join(cells) + " |").replace(",", " ")
 
 
 def e1_seeds(prefix: str) -> str:
