@@ -65,7 +65,13 @@ def test_every_row_of_a_published_comparison_is_labelled_in_its_table(tmp_path):
     parity = row_settings(model_configs("planets", load_preset(RECIPES / "planets.yaml", "parity"), tmp_path / "p", tmp_path, seeds=1))
     assert parity["xval(structure, linear)"]["trunk"] == "64 × 2, 2 heads, linear value path"
     assert parity["xval(structure)"]["trunk"] == "64 × 2, 2 heads"
-    for recipe, name in (("planets", "compare"), ("planets", "parity"), ("planets", "parity-b64"), ("planets", "parity-b64-30min"), ("era5", "compare")):
+    for recipe, name in (
+        ("planets", "compare"),
+        ("planets", "parity"),
+        ("planets", "parity-b64"),
+        ("planets", "parity-b64-30min"),
+        ("era5", "compare"),
+    ):
         p = load_preset(RECIPES / f"{recipe}.yaml", name)
         assert set(p["table"]["departures"]) == {"all", *p["models"]}, (recipe, name)
 

@@ -700,6 +700,149 @@ CLAIMS = [
         ),
     ),
     ("docs/parity.md", "the mean is 0.914", lambda: f"the mean is {np.mean(b64('840k', 'xval', E1, 'test', 'r2')):.3f}"),
+    # parity-b64-30min, the recipe at the issue's cost cap (docs/results/planets-parity-b64-30min)
+    *(
+        ("docs/parity.md", quote, lambda seed=seed: r30_row(seed))
+        for seed, quote in (
+            (0, "| 0 | 0.017 | 0.0020 | 0.00091 | 9.3e-5 | 0.0062 | 1 792 |"),
+            (1, "| 1 | 0.840 | 0.00075 | 0.00052 | 1.8e-4 | 0.012 | 1 797 |"),
+            (2, "| 2 | 0.727 | 0.0018 | 0.0031 | 1.0e-4 | 0.0032 | 1 812 |"),
+            ("mean", "| mean | 0.528 | 0.0015 | 0.0015 | 1.3e-4 | 0.0070 | |"),
+            ("ridge", "| ridge | 0.841 | 0.0013 | 0.0060 | 9.3e-5 | 0.0013 | |"),
+            ("boosted trees", "| boosted trees | 0.806 | 0.00026 | 0.0054 | 4.5e-4 | 0.0072 | |"),
+        )
+    ),
+    (
+        "docs/parity.md",
+        "0.528 (0.017, 0.840, 0.727)",
+        lambda: "{:.3f} ({:.3f}, {:.3f}, {:.3f})".format(*(r30(s, E1, "test", "r2") for s in ("mean", 0, 1, 2))),
+    ),
+    (
+        R,
+        "0.017, 0.840 and 0.727",
+        lambda: "{:.3f}, {:.3f} and {:.3f}".format(*(r30(s, E1, "test", "r2") for s in (0, 1, 2))),
+    ),
+    (
+        "docs/parity.md",
+        "0.528, not 0.9, because seed 0 learns none of it (0.017) and seed 2 only part (0.727); "
+        "a₁ is 5.7× the trees' error, Δt in distribution 1.3× ridge's and out of distribution 5.2×",
+        lambda: (
+            "{:.3f}, not 0.9, because seed 0 learns none of it ({:.3f}) and seed 2 only part ({:.3f}); "
+            "a₁ is {:.1f}× the trees' error, Δt in distribution {:.1f}× ridge's and out of distribution {:.1f}×"
+        ).format(
+            r30("mean", E1, "test", "r2"),
+            r30(0, E1, "test", "r2"),
+            r30(2, E1, "test", "r2"),
+            r30("mean", A1, "test", "mse") / r30("boosted trees", A1, "test", "mse"),
+            r30("mean", DT, "test", "mse") / r30("ridge", DT, "test", "mse"),
+            r30("mean", DT, "ood_stepsize", "mse") / r30("ridge", DT, "ood_stepsize", "mse"),
+        ),
+    ),
+    (
+        R,
+        "with a₁ 5.7× the trees' error and Δt out of distribution 5.2× ridge's",
+        lambda: "a₁ {:.1f}× the trees' error and Δt out of distribution {:.1f}× ridge's".format(
+            r30("mean", A1, "test", "mse") / r30("boosted trees", A1, "test", "mse"),
+            r30("mean", DT, "ood_stepsize", "mse") / r30("ridge", DT, "ood_stepsize", "mse"),
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "(0.0015 against 0.0054 and 0.0060), though seed 2's 0.0031 is half of theirs",
+        lambda: "({} against {} and {}), though seed 2's {} is".format(
+            *(sig2(r30(m, A1, "ood_a1", "mse")) for m in ("mean", "boosted trees", "ridge", 2))
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "(R² 0.840, a₁ 0.00075, Δt OoD 0.012)",
+        lambda: (
+            "(R² {:.3f}, a₁ {}, Δt OoD {})".format(
+                r30(1, E1, "test", "r2"), sig2(r30(1, A1, "test", "mse")), sig2(r30(1, DT, "ood_stepsize", "mse"))
+            )
+            if all(
+                r30(1, f, sp, "mse") == cpu64("461k", "xval", f, sp, "mse")
+                for f in (E1, A1, DT)
+                for sp in ("test", "ood_a1", "ood_stepsize")
+            )
+            else "the recipe's seed 1 is not the scratch run's"
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "1.3e-4 (1.3×; seed 0 9.3e-5)",
+        lambda: "{} ({:.1f}×; seed 0 {})".format(
+            exp1(r30("mean", DT, "test", "mse")),
+            r30("mean", DT, "test", "mse") / r30("ridge", DT, "test", "mse"),
+            exp1(r30(0, DT, "test", "mse")),
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "on the CPU, 0.0015, 5.7×)",
+        lambda: "{}, {:.1f}×)".format(
+            sig2(r30("mean", A1, "test", "mse")), r30("mean", A1, "test", "mse") / r30("boosted trees", A1, "test", "mse")
+        ),
+    ),
+    ("docs/parity.md", "seeds 0–2 on the CPU, 0.0070)", lambda: f"{sig2(r30('mean', DT, 'ood_stepsize', 'mse'))})"),
+    # seven one-seed runs at 153 600 samples, one setting changed each (docs/results/planets-batch64-cpu)
+    *(
+        ("docs/parity.md", f"{change} {quote}", lambda run=run: cpu_ablation_row(run).replace("| -", "| −"))
+        for run, change, quote in (
+            ("154k", "| none", "| 153 600 (2 420) | 3.1e-5 | 0.430 | 0.0032 | 2.5e-4 | 0.011 |"),
+            (
+                "maske1.0-154k",
+                "| e₁ hidden in every record (`data.mask_fields_prob=1.0`)",
+                "| 153 600 (2 420) | 3.1e-5 | 0.381 | 0.0018 | 3.9e-4 | 0.0055 |",
+            ),
+            (
+                "mask0.35-154k",
+                "| MLM probability 0.35 (`data.mask_prob=0.35`)",
+                "| 153 600 (2 420) | 3.1e-5 | 0.484 | 0.0040 | 5.0e-4 | 0.013 |",
+            ),
+            ("lr1.4e-3-154k", "| LR 1.4e-3", "| 153 600 (2 420) | 2.2e-5 | 0.485 | 0.0027 | 5.5e-4 | 0.0076 |"),
+            (
+                "nlw0.5-154k",
+                "| number loss ×0.5 (`optim.number_loss_weight=0.5`)",
+                "| 153 600 (2 420) | 3.1e-5 | 0.358 | 0.0031 | 6.9e-4 | 0.0057 |",
+            ),
+            (
+                "nlw3-154k",
+                "| number loss ×3 (`optim.number_loss_weight=3.0`)",
+                "| 153 600 (2 420) | 3.1e-5 | 0.063 | 0.0014 | 2.0e-4 | 0.0038 |",
+            ),
+            (
+                "fields-154k",
+                "| number loss averaged per field, not per number (`optim.number_loss_mean=fields`)",
+                "| 153 600 (2 420) | 3.1e-5 | −0.013 | 0.0016 | 6.0e-5 | 0.0059 |",
+            ),
+        )
+    ),
+    (
+        "docs/parity.md",
+        "move e₁ within 0.36–0.48 of the unchanged run's 0.430",
+        lambda: "within {:.2f}–{:.2f} of the unchanged run's {:.3f}".format(
+            min(cpu64(p, "xval", E1, "test", "r2") for p in CHANGED_154K),
+            max(cpu64(p, "xval", E1, "test", "r2") for p in CHANGED_154K),
+            cpu64("154k", "xval", E1, "test", "r2"),
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "none near the 0.828 the unchanged config reaches with twice the samples (307 200)",
+        lambda: (
+            f"the {cpu64('307k', 'xval', E1, 'test', 'r2'):.3f} the unchanged config reaches with twice the samples (307 200)"
+            if cpu64("154k", "xval", E1, "test", "r2") < cpu64("307k", "xval", E1, "test", "r2")
+            else "more samples did not help"
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "(6.0e-5, below ridge's 9.3e-5; one seed)",
+        lambda: "({}, below ridge's {}".format(
+            exp1(cpu64("fields-154k", "xval", DT, "test", "mse")), exp1(cpu64("fields-154k", "ridge", DT, "test", "mse"))
+        ),
+    ),
     # the paper preset's throughput on one H100 (docs/results/paper-throughput-h100)
     *(
         ("docs/training-on-gpus.md", quote, lambda call=call, model=model: throughput_row(call, model))
@@ -774,6 +917,33 @@ def cpu_ablation_row(prefix: str) -> str:
     cells += [sig2(cpu64(prefix, "xval", A1, "test", "mse")), exp1(cpu64(prefix, "xval", DT, "test", "mse"))]
     cells.append(sig2(cpu64(prefix, "xval", DT, "ood_stepsize", "mse")))
     return head + " | ".join(cells) + " |"
+
+
+CHANGED_154K = ("maske1.0-154k", "mask0.35-154k", "lr1.4e-3-154k", "nlw0.5-154k")  # the four that keep e₁
+
+
+def r30(seed: int | str, field: str, split: str, metric: str) -> float:
+    """A cell of docs/results/planets-parity-b64-30min: xVal's per seed (0-2) or its "mean" over
+    them, or a reference's ("ridge", "boosted trees") from the same table."""
+    results = RESULTS / "planets-parity-b64-30min"
+    if seed == "mean":
+        return float(np.mean([r30(s, field, split, metric) for s in (0, 1, 2)]))
+    if isinstance(seed, str):
+        t = csv(results / "table.csv")
+        row = t[(t.model == seed) & (t.field == field) & (t.split == split) & (t.metric == metric)]
+        return float(row.iloc[0]["mean"])
+    t = csv(results / "seeds.csv")
+    return float(t[(t.model == "xval") & (t.seed == seed) & (t.field == field) & (t.split == split)].iloc[0][metric])
+
+
+def r30_row(seed: int | str) -> str:
+    """``| seed | e₁ R² | a₁ | a₁ OoD | Δt | Δt OoD | training s |`` of parity.md's cost-cap table."""
+    cells = [f"{r30(seed, E1, 'test', 'r2'):.3f}"]
+    for field, split, fmt in ((A1, "test", sig2), (A1, "ood_a1", sig2), (DT, "test", exp1), (DT, "ood_stepsize", sig2)):
+        cells.append(fmt(r30(seed, field, split, "mse")))
+    runs = meta(RESULTS / "planets-parity-b64-30min" / "meta.json")["runs"]
+    seconds = thousands(runs[f"xval/seed{seed}"]["train_seconds"]) if isinstance(seed, int) else ""
+    return f"| {seed} | " + " | ".join(cells) + f" | {seconds} |".replace("|  |", "| |")
 
 
 def throughput(call: str) -> dict:
