@@ -785,6 +785,40 @@ CLAIMS = [
         ),
     ),
     ("docs/parity.md", "seeds 0–2 on the CPU, 0.0070)", lambda: f"{sig2(r30('mean', DT, 'ood_stepsize', 'mse'))})"),
+    (
+        "docs/parity.md",
+        "learns e₁: R² 0.801 against 0.017, with a₁ 0.0015, Δt 1.4e-4 and Δt OoD 0.0049",
+        lambda: "R² {:.3f} against {:.3f}, with a₁ {}, Δt {} and Δt OoD {}".format(
+            cpu64("lr1.4e-3-461k", "xval", E1, "test", "r2", seed=0),
+            r30(0, E1, "test", "r2"),
+            sig2(cpu64("lr1.4e-3-461k", "xval", A1, "test", "mse", seed=0)),
+            exp1(cpu64("lr1.4e-3-461k", "xval", DT, "test", "mse", seed=0)),
+            sig2(cpu64("lr1.4e-3-461k", "xval", DT, "ood_stepsize", "mse", seed=0)),
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "(2.2e-5 per record of a batch, not 3.1e-5; `scinum fit seed=0 budget.samples=460800 optim.lr=1.4e-3`",
+        lambda: "({} per record of a batch, not {}; `scinum fit seed={} budget.samples={} optim.lr={}`".format(
+            exp1(lr_per_record("lr1.4e-3-461k", seed=0)),
+            exp1(lr_per_record("461k")),
+            cfg64("lr1.4e-3-461k", seed=0)["seed"],
+            cfg64("lr1.4e-3-461k", seed=0)["budget"]["samples"],
+            exp1(cfg64("lr1.4e-3-461k", seed=0)["optim"]["lr"]),
+        ),
+    ),
+    (
+        R,
+        "seed 0 learns none of it (at LR 1.4e-3 instead of 2e-3 it does: 0.801, one run)",
+        lambda: f"it does: {cpu64('lr1.4e-3-461k', 'xval', E1, 'test', 'r2', seed=0):.3f}, one run)",
+    ),
+    (
+        "docs/parity.md",
+        "(at 153 600 samples the same rate gave seed 1 0.485 against 0.430, below)",
+        lambda: "the same rate gave seed 1 {:.3f} against {:.3f}".format(
+            cpu64("lr1.4e-3-154k", "xval", E1, "test", "r2"), cpu64("154k", "xval", E1, "test", "r2")
+        ),
+    ),
     # seven one-seed runs at 153 600 samples, one setting changed each (docs/results/planets-batch64-cpu)
     *(
         ("docs/parity.md", f"{change} {quote}", lambda run=run: cpu_ablation_row(run).replace("| -", "| −"))
@@ -893,9 +927,20 @@ def b64(prefix: str, model: str, field: str, split: str, metric: str, subset: st
     return [run_cell(t, model, field, split, metric, subset) for t in tables]
 
 
-def cpu64(prefix: str, model: str, field: str, split: str, metric: str, subset: str = "all") -> float:
-    """A cell of docs/results/planets-batch64-cpu (seed 1)."""
-    return run_cell(RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-table.csv", model, field, split, metric, subset)
+def cpu64(prefix: str, model: str, field: str, split: str, metric: str, subset: str = "all", seed: int = 1) -> float:
+    """A cell of docs/results/planets-batch64-cpu (seed 1 unless said)."""
+    return run_cell(RESULTS / "planets-batch64-cpu" / f"{prefix}-seed{seed}-table.csv", model, field, split, metric, subset)
+
+
+def cfg64(prefix: str, seed: int = 1) -> dict:
+    """The config of a run in docs/results/planets-batch64-cpu."""
+    return json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed{seed}-config.json").read_text())
+
+
+def lr_per_record(prefix: str, seed: int = 1) -> float:
+    """The run's learning rate divided by its batch size."""
+    c = cfg64(prefix, seed)
+    return c["optim"]["lr"] / c["data"]["batch_size"]
 
 
 def cpu64_row(prefix: str) -> str:
@@ -909,7 +954,7 @@ def cpu64_row(prefix: str) -> str:
 
 def cpu_ablation_row(prefix: str) -> str:
     """``| samples (steps) | LR ÷ batch | e₁ R² | a₁ | Δt | Δt OoD |`` of a CPU run, from its files."""
-    cfg = json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-config.json").read_text())
+    cfg = cfg64(prefix)
     steps = json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-training.json").read_text())["steps"]
     rate = cfg["optim"]["lr"] / cfg["data"]["batch_size"]
     head = f"| {cfg['budget']['samples']:,} ({steps:,}) | ".replace(",", " ")
