@@ -954,11 +954,9 @@ def cpu64_row(prefix: str) -> str:
 
 def cpu_ablation_row(prefix: str) -> str:
     """``| samples (steps) | LR ÷ batch | e₁ R² | a₁ | Δt | Δt OoD |`` of a CPU run, from its files."""
-    cfg = cfg64(prefix)
     steps = json.loads((RESULTS / "planets-batch64-cpu" / f"{prefix}-seed1-training.json").read_text())["steps"]
-    rate = cfg["optim"]["lr"] / cfg["data"]["batch_size"]
-    head = f"| {cfg['budget']['samples']:,} ({steps:,}) | ".replace(",", " ")
-    cells = [exp1(rate), f"{cpu64(prefix, 'xval', E1, 'test', 'r2'):.3f}"]
+    head = f"| {cfg64(prefix)['budget']['samples']:,} ({steps:,}) | ".replace(",", " ")
+    cells = [exp1(lr_per_record(prefix)), f"{cpu64(prefix, 'xval', E1, 'test', 'r2'):.3f}"]
     cells += [sig2(cpu64(prefix, "xval", A1, "test", "mse")), exp1(cpu64(prefix, "xval", DT, "test", "mse"))]
     cells.append(sig2(cpu64(prefix, "xval", DT, "ood_stepsize", "mse")))
     return head + " | ".join(cells) + " |"
@@ -987,8 +985,8 @@ def r30_row(seed: int | str) -> str:
     for field, split, fmt in ((A1, "test", sig2), (A1, "ood_a1", sig2), (DT, "test", exp1), (DT, "ood_stepsize", sig2)):
         cells.append(fmt(r30(seed, field, split, "mse")))
     runs = meta(RESULTS / "planets-parity-b64-30min" / "meta.json")["runs"]
-    seconds = thousands(runs[f"xval/seed{seed}"]["train_seconds"]) if isinstance(seed, int) else ""
-    return f"| {seed} | " + " | ".join(cells) + f" | {seconds} |".replace("|  |", "| |")
+    cells.append(thousands(runs[f"xval/seed{seed}"]["train_seconds"]) if isinstance(seed, int) else "")  # references: none
+    return f"| {seed} | " + " | ".join(cells).rstrip() + " |"
 
 
 def throughput(call: str) -> dict:
