@@ -70,6 +70,7 @@ def test_every_row_of_a_published_comparison_is_labelled_in_its_table(tmp_path):
         ("planets", "parity"),
         ("planets", "parity-b64"),
         ("planets", "parity-b64-30min"),
+        ("planets", "parity-b64-30min-lr1.4e-3"),
         ("era5", "compare"),
     ):
         p = load_preset(RECIPES / f"{recipe}.yaml", name)
