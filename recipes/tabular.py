@@ -52,14 +52,22 @@ def load(seed: int):
 
 #: the mixture head with a mean per component and no MSE term (the estimator's head before)
 _FREE = {"head": {"location": "free", "mse_weight": 0.0}}
-#: the scinum rows: label -> scinum.Regressor options over its defaults; each row after the
-#: second takes back one more of the defaults' changes
+#: one model, not the default ensemble of three (the estimator's default before)
+_ONE = {"members": 1}
+#: the scinum rows: label -> scinum.Regressor options over its defaults; the second is one
+#: member of the first; each row after it takes back one more of the defaults' changes
 SCINUM_ROWS = {
     "scinum.Regressor": {},
-    "scinum.Regressor, xVal's head": {"head": {"kind": "native"}},
-    "scinum.Regressor, free mixture means": _FREE,
-    "scinum.Regressor, free mixture means, target not asked alone": {**_FREE, "data": {"mask_fields_alone": False}},
-    "scinum.Regressor, free mixture means, pre-LN trunk, target not asked alone": {
+    "scinum.Regressor, one member": _ONE,
+    "scinum.Regressor, one member, xVal's head": {**_ONE, "head": {"kind": "native"}},
+    "scinum.Regressor, one member, free mixture means": {**_ONE, **_FREE},
+    "scinum.Regressor, one member, free mixture means, target not asked alone": {
+        **_ONE,
+        **_FREE,
+        "data": {"mask_fields_alone": False},
+    },
+    "scinum.Regressor, one member, free mixture means, pre-LN trunk, target not asked alone": {
+        **_ONE,
         **_FREE,
         "model": {"value_path": "layernorm"},
         "data": {"mask_fields_alone": False},
@@ -99,7 +107,7 @@ def run(seed: int) -> tuple[dict, dict]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ExtrapolationWarning)
                 pred = reg.predict(part[["income"]])
-                q = reg.predict_quantiles(part[["income"]], [0.05, 0.95]) if reg.model_.model.head.has_distribution else None
+                q = reg.predict_quantiles(part[["income"]], [0.05, 0.95]) if reg.models_[0].model.head.has_distribution else None
             bounds = (q[:, 0], q[:, 1]) if q is not None else ()
             scores[(label, split)] = _scores(part["foodexp"], pred, *bounds)
             if not options:

@@ -4,18 +4,20 @@ JSONL file, trained and read by the same code as ``scinum build jsonl`` / ``fit`
 >>> reg = scinum.Regressor(budget={"samples": 20000}, seed=0).fit(df.drop(columns="y"), df.y)
 >>> reg.predict(df_new), reg.predict(df_new, return_std=True), reg.predict_quantiles(df_new, [0.1, 0.9])
 
-``fit`` writes the rows as records (:mod:`scinum.datasets.tables`: one key per column, missing cells
-left out) into a temporary directory, splits off a validation share (:data:`DEFAULTS`), builds a
-dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targets), trains it with
+``fit`` writes the rows as records (:mod:`scinum.datasets.tables`: one key per column, missing
+cells left out) into a temporary directory, splits off a validation share (:data:`DEFAULTS`),
+builds a dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targets), trains it with
 :func:`scinum.train.fit.fit` under one run config (:attr:`Regressor.config_`, what ``scinum fit
---config`` would read) and keeps the trained :class:`scinum.fill.model.Model`; the directory is then
-removed. Predictions fill the targets with :meth:`scinum.fill.model.Model.predict_many`: each target
-is a ``null`` placeholder, and so is every missing input at a numeric field the model knows —
-hidden from the model and predicted jointly (masked, not imputed). The default head is the
-Gaussian mixture with its means sharing one location (a regression output, so predictions follow
-a trend past the training range: docs/tabular.md), so ``return_std``,
-:meth:`~Regressor.predict_quantiles` and :meth:`~Regressor.sample` read its calibrated
-distribution (:mod:`scinum.fill.calibration`).
+--config`` would read) and keeps the trained :class:`scinum.fill.model.Model`; the directory is
+then removed. It trains ``members`` such models (default 3), member ``i`` with seed ``seed +
+1000·i`` and its own validation rows, and predicts with their ensemble
+(:mod:`scinum.fill.ensemble`: the mean of their points, the mixture of their distributions). Each
+member fills the targets with :meth:`scinum.fill.model.Model.predict_many`: each target is a
+``null`` placeholder, and so is every missing input at a numeric field the model knows — hidden
+from the model and predicted jointly (masked, not imputed). The default head is the Gaussian
+mixture with its means sharing one location (a regression output, so predictions follow a trend
+past the training range: docs/tabular.md), so ``return_std``, :meth:`~Regressor.predict_quantiles`
+and :meth:`~Regressor.sample` read its calibrated distribution (:mod:`scinum.fill.calibration`).
 
 Targets: ``fit(X, y)`` adds ``y`` as key ``y`` (a 2-D ``y``: ``y0``, ``y1``...; a Series or
 DataFrame: its names); ``fit(X, targets=[...])`` names columns of ``X`` (or JSON paths of its
@@ -40,7 +42,8 @@ except ImportError:
     raise ImportError("scinum.Regressor needs scikit-learn: pip install scinum[baselines]") from None
 
 from .errors import ConfigError, RecordError, ScinumError
-from .records.paths import field_of, format_path, get, parse_path
+from .fill import ensemble
+from .records.paths import format_path, get, parse_path
 from .datasets.tables import MISSING, cell, check_target, column_path, frame_to_records, read_records, rows_to_records
 
 __all__ = ["DEFAULTS", "Regressor", "split_records"]
@@ -53,9 +56,11 @@ __all__ = ["DEFAULTS", "Regressor", "split_records"]
 #: 10-input check table, training R² at this budget, seeds 0 and 1: 0.79, 0.78 with it; 0.14, 0.15
 #: without); ``model.value_path: linear`` and the mixture's ``location: shared`` (its means a
 #: regression output plus offsets) with ``mse_weight`` 1 let predictions follow a trend past the
-#: training range (docs/tabular.md, measured with all three).
+#: training range (docs/tabular.md, measured with all three). ``members``: models trained (each
+#: on the whole budget) whose ensemble predicts: 3 (docs/tabular.md, *An ensemble of three*).
 DEFAULTS: dict[str, Any] = {
     "budget": {"samples": 20000},
+    "members": 3,
     "val_fraction": 0.2,
     "min_val_records": 10,
     "encoding": {"name": "xval"},
@@ -102,10 +107,13 @@ class Regressor(RegressorMixin, BaseEstimator):
     ``encoding``, ``head``, ``model``, ``optim``, ``data``, ``trainer``: sections of the run
     config (:mod:`scinum.train.config`), merged over :data:`DEFAULTS`' (an encoding ``name`` or head
     ``kind`` other than the default's replaces the section). ``val_fraction``: the rows held
-    out for early stopping and calibration. ``device``: where predictions run.
+    out for early stopping and calibration. ``members``: how many models to train, each with its
+    own seed and validation rows; they predict as an ensemble (None: the default's, 3).
+    ``device``: where predictions run.
 
-    Fitted attributes: ``targets_`` (JSON paths), ``model_`` (:class:`scinum.fill.model.Model`),
-    ``config_`` (the run config, paths left out), ``n_features_in_``/``feature_names_in_`` for
+    Fitted attributes: ``targets_`` (JSON paths), ``models_`` (the members'
+    :class:`scinum.fill.model.Model` s), ``config_`` (the first member's run config, paths left
+    out; member ``i``'s seed is ``seed + 1000·i``), ``n_features_in_``/``feature_names_in_`` for
     arrays and DataFrames."""
 
     def __init__(
@@ -119,11 +127,13 @@ class Regressor(RegressorMixin, BaseEstimator):
         data: dict | None = None,
         trainer: dict | None = None,
         val_fraction: float | None = None,
+        members: int | None = None,
         device: str = "cpu",
     ):
         self.budget, self.seed = budget, seed
         self.encoding, self.head, self.model, self.optim = encoding, head, model, optim
         self.data, self.trainer, self.val_fraction, self.device = data, trainer, val_fraction, device
+        self.members = members
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -180,11 +190,11 @@ class Regressor(RegressorMixin, BaseEstimator):
         return [column_path(n) for n in names]
 
     # -- training -------------------------------------------------------------------------------
-    def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int) -> dict:
+    def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int, seed: int) -> dict:
         """The run config: :data:`DEFAULTS` <- the constructor's sections (the fit checks it)."""
         from .train.config import assemble_config
 
-        over: dict[str, Any] = {"seed": self.seed, "out_dir": str(out_dir), "budget": copy.deepcopy(self.budget or DEFAULTS["budget"])}
+        over: dict[str, Any] = {"seed": seed, "out_dir": str(out_dir), "budget": copy.deepcopy(self.budget or DEFAULTS["budget"])}
         for section in _SECTIONS:
             base, given = copy.deepcopy(DEFAULTS[section]), getattr(self, section) or {}
             if not isinstance(given, dict):
@@ -199,10 +209,9 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any = None, targets: Sequence[str] | None = None) -> "Regressor":
         """Train on ``X`` (and ``y``, or ``targets`` naming columns/paths of ``X``); returns self."""
-        from .train.fit import fit as run_fit
-        from .fill.model import load
-        from .datasets.jsonl import build
-
+        members = DEFAULTS["members"] if self.members is None else self.members
+        if not isinstance(members, (int, np.integer)) or isinstance(members, bool) or members < 1:
+            raise ConfigError(f"Regressor(members={members!r}): must be a whole number of models, at least 1")
         if isinstance(targets, str):
             targets = [targets]
         records, kind = self._rows(X, reset=True, targets=targets if y is None and targets else ())
@@ -219,28 +228,41 @@ class Regressor(RegressorMixin, BaseEstimator):
         n = len(records)
         if n < 2:
             raise ValueError(f"Regressor.fit needs at least 2 samples: got {n} sample(s)")
-        share = DEFAULTS["val_fraction"] if self.val_fraction is None else self.val_fraction
-        train, val = split_records(records, share, self.seed)
-        if not val:
+        if not split_records(records, self._val_share(), self.seed)[1]:  # how many: n's alone
             print(
                 f"scinum.Regressor: {n} rows hold out fewer than {DEFAULTS['min_val_records']} "
                 "for validation: no early stopping, intervals not recalibrated",
                 file=sys.stderr,
             )
+        fitted = [self._fit_member(records, paths, self.seed + 1000 * i) for i in range(int(members))]
+        self.models_, self.targets_, self.input_kind_ = [m for m, _ in fitted], paths, kind
+        self.config_ = fitted[0][1]
+        for m in self.models_:
+            m.meta.run["estimator"] = {"targets": paths, "input_kind": kind, "features": self._features()}
+        return self
+
+    def _val_share(self) -> float:
+        return DEFAULTS["val_fraction"] if self.val_fraction is None else self.val_fraction
+
+    def _fit_member(self, records: list[dict], paths: list[str], seed: int) -> tuple[Any, dict]:
+        """One member trained with ``seed`` (its validation rows too): its Model and run config."""
+        from .train.fit import fit as run_fit
+        from .fill.model import load
+        from .datasets.jsonl import build
+
+        train, val = split_records(records, self._val_share(), seed)
         with tempfile.TemporaryDirectory(prefix="scinum-regressor-") as tmp:
             root = Path(tmp)
             _write_jsonl(root / "train.jsonl", train)
             if val:
                 _write_jsonl(root / "val.jsonl", val)
             build(root / "data", train=[root / "train.jsonl"], val=[root / "val.jsonl"] if val else (), fields=paths, progress=False)
-            config = self._config(root / "data", root / "run", paths, len(train))
+            config = self._config(root / "data", root / "run", paths, len(train), seed)
             if not val:
                 config["trainer"]["limit_val_batches"] = 0
             model = load(run_fit(config), device=self.device)
         config["data"]["path"] = config["out_dir"] = None
-        self.model_, self.targets_, self.config_, self.input_kind_ = model, paths, config, kind
-        self.model_.meta.run["estimator"] = {"targets": paths, "input_kind": kind, "features": self._features()}
-        return self
+        return model, config
 
     def _features(self) -> dict[str, Any]:
         names = getattr(self, "feature_names_in_", None)
@@ -250,14 +272,14 @@ class Regressor(RegressorMixin, BaseEstimator):
         }
 
     # -- predictions ----------------------------------------------------------------------------
-    def _filled(self, X: Any) -> list:
-        """:class:`scinum.fill.results.Filled` of every row of ``X`` with its targets filled."""
-        check_is_fitted(self, "model_")
+    def _filled(self, model: Any, X: Any) -> list:
+        """:class:`scinum.fill.results.Filled` of every row of ``X`` with its targets filled by
+        one member ``model``."""
         import pandas as pd
 
         targets_in_x = [c for c in X.columns if column_path(str(c)) in self.targets_] if isinstance(X, pd.DataFrame) else []
         records, _ = self._rows(X, reset=False, targets=targets_in_x)
-        known = set(self.model_.vocab.fields)
+        known = set(model.vocab.fields)
         targets = [parse_path(t) for t in self.targets_]
         for i, r in enumerate(records):
             for t in targets:
@@ -266,14 +288,25 @@ class Regressor(RegressorMixin, BaseEstimator):
                 for name in self.feature_names_in_ if hasattr(self, "feature_names_in_") else [f"x{j}" for j in range(self.n_features_in_)]:
                     if str(name) not in r and column_path(str(name)) in known:
                         r[str(name)] = None
-        return self.model_.predict_many(records, batch_size=256)
+        return model.predict_many(records, batch_size=256)
 
-    def _per_target(self, filled: list) -> list[list[Any]]:
-        """``[record][target]`` -> the target's :class:`~scinum.fill.results.FieldPrediction`."""
+    def _predictions(self, X: Any, need: str | None = None) -> list[np.ndarray]:
+        """Per member, its :class:`~scinum.fill.results.FieldPrediction` s, object array [N, T];
+        ``need``: the method that needs a distribution (checked before predicting)."""
+        check_is_fitted(self, "models_")
+        if need and not self.models_[0].model.head.has_distribution:
+            raise ScinumError(
+                f"Regressor.{need}: head {self.models_[0].meta.head.get('kind')!r} predicts no distribution; use head={{'kind': 'mixture'}}"
+            )
         out = []
-        for i, f in enumerate(filled):
-            by_path = {p.path: p for p in f.predictions}
-            out.append([by_path[_concrete(f.record, parse_path(t))] for t in self.targets_])
+        for model in self.models_:
+            filled = self._filled(model, X)
+            a = np.empty((len(filled), len(self.targets_)), dtype=object)
+            for i, f in enumerate(filled):
+                by_path = {p.path: p for p in f.predictions}
+                for j, t in enumerate(self.targets_):
+                    a[i, j] = by_path[_concrete(f.record, parse_path(t))]
+            out.append(a)
         return out
 
     def _shape(self, a: np.ndarray) -> np.ndarray:
@@ -281,38 +314,11 @@ class Regressor(RegressorMixin, BaseEstimator):
         return a[:, 0] if len(self.targets_) == 1 else a
 
     def predict(self, X: Any, return_std: bool = False):
-        """Point predictions float64[N] (one target) or [N, T]; with ``return_std``, also the
-        predicted standard deviations of the same shape (a head with a distribution)."""
-        preds = self._per_target(self._filled(X))
-        values = self._shape(np.array([[p.value for p in row] for row in preds], dtype=np.float64))
-        if not return_std:
-            return values
-        self._need_distribution("return_std")
-        return values, self._shape(np.array([[p.uncertainty["std"] for p in row] for row in preds]))
-
-    def _need_distribution(self, what: str) -> None:
-        if not self.model_.model.head.has_distribution:
-            raise ScinumError(
-                f"Regressor.{what}: head {self.model_.meta.head.get('kind')!r} predicts no distribution; use head={{'kind': 'mixture'}}"
-            )
-
-    def _levels_to_values(self, preds: list[list[Any]], levels: np.ndarray) -> np.ndarray:
-        """Values float64[N, T, Q] at (uncalibrated) ``levels`` [N, T, Q] after the checkpoint's
-        recalibration of each target's field."""
-        import torch
-
-        from .model.recalibration import GRID
-
-        head = self.model_.model.head
-        out = np.empty(levels.shape)
-        for t, path in enumerate(self.targets_):
-            fid = self.model_.vocab.field_index.get(field_of(path))
-            table = self.model_.recalibration.get(fid)
-            lv = np.clip(np.interp(levels[:, t], GRID, table) if table is not None else levels[:, t], 1e-9, 1 - 1e-9)
-            params = [np.array([row[t].uncertainty[k] for row in preds]) for k in ("weights", "means", "stds")]
-            mix = (torch.from_numpy(np.log(np.maximum(params[0], 1e-300))), torch.from_numpy(params[1]), torch.from_numpy(params[2]))
-            out[:, t] = head.quantile(mix, torch.from_numpy(np.ascontiguousarray(lv))).numpy()
-        return out
+        """Point predictions float64[N] (one target) or [N, T] (the members' mean); with
+        ``return_std``, also the predicted standard deviations of the same shape (a head with a
+        distribution; the members' mixture's)."""
+        point, std = ensemble.point_and_std(self._predictions(X, "return_std" if return_std else None), return_std)
+        return (self._shape(point), self._shape(std)) if return_std else self._shape(point)
 
     def predict_quantiles(self, X: Any, q: Sequence[float] | float):
         """Calibrated quantiles at levels ``q`` (in (0, 1)): float64[N, Q] (one target) or
@@ -320,47 +326,46 @@ class Regressor(RegressorMixin, BaseEstimator):
         qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
         if not np.all((qs > 0) & (qs < 1)):
             raise ValueError(f"quantile levels must be in (0, 1), got {qs.tolist()}")
-        filled = self._filled(X)
-        self._need_distribution("predict_quantiles")
-        preds = self._per_target(filled)
-        levels = np.broadcast_to(qs, (len(preds), len(self.targets_), len(qs)))
-        return self._shape(self._levels_to_values(preds, levels))
+        preds = self._predictions(X, "predict_quantiles")
+        levels = np.broadcast_to(qs, (*preds[0].shape, len(qs)))
+        return self._shape(ensemble.quantiles(self.models_, self.targets_, preds, levels))
 
     def sample(self, X: Any, n: int = 1, random_state: int | None = None):
         """``n`` draws of each target from the calibrated predicted distribution: float64[N, n]
         (one target) or [N, T, n]; ``random_state`` (default: the ``seed``) seeds them."""
-        filled = self._filled(X)
-        self._need_distribution("sample")
-        preds = self._per_target(filled)
+        preds = self._predictions(X, "sample")
         rng = np.random.default_rng(self.seed if random_state is None else random_state)
-        levels = rng.uniform(size=(len(preds), len(self.targets_), int(n)))
-        return self._shape(self._levels_to_values(preds, levels))
+        return self._shape(ensemble.draws(self.models_, self.targets_, preds, int(n), rng))
 
     # -- persistence ----------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        """Export the fitted model (:mod:`scinum.share.export`: safetensors + config.json + card); the
-        estimator's targets, inputs and parameters travel in its ``run`` entry."""
+        """Export the fitted members (:mod:`scinum.share.export`: safetensors + config.json + card
+        each): the first into ``path``, member ``i`` into ``path/member-i``, so that ``scinum fill
+        path`` reads the first. The estimator's targets, inputs, parameters and member count
+        travel in each one's ``run`` entry."""
         from .model.checkpoint import save_checkpoint
         from .share.export import export
 
-        check_is_fitted(self, "model_")
-        self.model_.meta.run["estimator"]["params"] = self.get_params()
-        with tempfile.TemporaryDirectory(prefix="scinum-regressor-") as tmp:
-            ckpt = Path(tmp) / "model.ckpt"
-            save_checkpoint(ckpt, self.model_.model, self.model_.meta)
-            export(ckpt, path)
+        check_is_fitted(self, "models_")
+        for i, model in enumerate(self.models_):
+            model.meta.run["estimator"].update(params=self.get_params(), members=len(self.models_))
+            with tempfile.TemporaryDirectory(prefix="scinum-regressor-") as tmp:
+                ckpt = Path(tmp) / "model.ckpt"
+                save_checkpoint(ckpt, model.model, model.meta)
+                export(ckpt, Path(path) / f"member-{i}" if i else path)
 
     @classmethod
     def load(cls, path: str | Path, device: str = "cpu") -> "Regressor":
         """A fitted regressor from a directory written by :meth:`save`."""
         from .fill.model import load
 
-        model = load(path, device=device)
-        est = model.meta.run.get("estimator")
+        first = load(path, device=device)
+        est = first.meta.run.get("estimator")
         if not est or "params" not in est:
             raise ScinumError(f"{path}: not a model saved by scinum.Regressor.save (no estimator entry)")
         reg = cls(**{**est["params"], "device": device})
-        reg.model_, reg.targets_, reg.input_kind_ = model, list(est["targets"]), est["input_kind"]
+        reg.models_ = [first, *(load(Path(path) / f"member-{i}", device=device) for i in range(1, est.get("members", 1)))]
+        reg.targets_, reg.input_kind_ = list(est["targets"]), est["input_kind"]
         reg.config_ = None
         for k, v in est["features"].items():
             if v is not None:

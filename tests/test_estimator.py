@@ -17,7 +17,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 import scinum  # noqa: E402
 from scinum.cli.main import main as scinum_cli  # noqa: E402
-from scinum.errors import RecordError, ScinumError  # noqa: E402
+from scinum.errors import ConfigError, RecordError, ScinumError  # noqa: E402
 from scinum.estimator import DEFAULTS, split_records  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -58,7 +58,7 @@ def test_fit_predict_std_quantiles_samples_on_a_dataframe(fitted):
     assert 0.8 < inside.mean() < 0.98, inside.mean()
     np.testing.assert_array_equal(draws, reg.sample(df.iloc[:3], 500))  # seeded
     assert isinstance(reg.score(df, y), float)
-    assert reg.model_.meta.run["best"]["step"] % 10 == 0  # early stopping is on: the best step kept
+    assert reg.models_[0].meta.run["best"]["step"] % 10 == 0  # early stopping is on: the best step kept
 
 
 def test_missing_inputs_are_masked_not_imputed(fitted):
@@ -79,14 +79,15 @@ def test_params_are_stored_verbatim_and_clone_refits_the_same(fitted):
     reg, df, y = fitted
     assert reg.get_params()["budget"] == TINY["budget"] and reg.get_params()["data"] is None
     other = clone(reg).set_params(seed=0)
-    assert not hasattr(other, "model_")
+    assert not hasattr(other, "models_")
     np.testing.assert_array_equal(other.fit(df, y).predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
 
 
 def test_save_load_and_pickle_predict_the_same(fitted, tmp_path):
     reg, df, _ = fitted
     reg.save(tmp_path / "ozone")
-    assert (tmp_path / "ozone" / "model.safetensors").is_file()
+    assert (tmp_path / "ozone" / "model.safetensors").is_file()  # the first member: `scinum fill` reads it
+    assert [(tmp_path / "ozone" / f"member-{i}" / "model.safetensors").is_file() for i in (1, 2, 3)] == [True, True, False]
     back = scinum.Regressor.load(tmp_path / "ozone")
     assert back.get_params() == reg.get_params() and back.targets_ == reg.targets_
     np.testing.assert_array_equal(back.predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
@@ -179,11 +180,11 @@ def test_missing_scikit_learn_is_one_line_saying_what_to_install():
 
 def test_cli_and_estimator_give_the_same_predictions(tmp_path, capsys):
     """The estimator's model is `scinum build jsonl` + `scinum fit` on the same records and run
-    config: the CLI path, given them, fills the same numbers."""
+    config: the CLI path, given them, fills the same numbers (one member: the CLI trains one)."""
     import yaml
 
     df, y = _frame(60)
-    reg = scinum.Regressor(**TINY).fit(df, y)
+    reg = scinum.Regressor(**TINY, members=1).fit(df, y)
     records = [{**{k: v for k, v in r.items()}, "ozone": float(t)} for r, t in zip(df.to_dict("records"), y)]
     train, val = split_records(records, DEFAULTS["val_fraction"], seed=0)
     for name, part in (("train", train), ("val", val)):
@@ -213,6 +214,28 @@ def test_cli_and_estimator_give_the_same_predictions(tmp_path, capsys):
     assert scinum_cli(["fill", "--ckpt", str(tmp_path / "run" / "model.ckpt"), "--input", str(tmp_path / "q.jsonl")]) == 0
     cli = [json.loads(line)["ozone"] for line in capsys.readouterr().out.splitlines()]
     np.testing.assert_array_equal(np.array(cli), reg.predict(df.iloc[:6]))
+
+
+def test_an_ensemble_is_its_members_mean_and_their_mixture(fitted):
+    """members=2 trains what two one-member regressors with seeds 0 and 1000 train; it predicts
+    their mean, the standard deviation of their mixture, and quantiles that its draws (a member
+    drawn, then a draw from it) reproduce."""
+    _, df, y = fitted
+    pair = scinum.Regressor(**TINY, members=2).fit(df, y)
+    alone = [scinum.Regressor(**TINY, members=1, seed=s).fit(df, y) for s in (0, 1000)]
+    rows = df.iloc[:5]
+    (p0, s0), (p1, s1) = (r.predict(rows, return_std=True) for r in alone)
+    assert np.abs(p0 - p1).max() > 1e-4  # two different models
+    p, s = pair.predict(rows, return_std=True)
+    np.testing.assert_allclose(p, (p0 + p1) / 2, rtol=1e-12)
+    np.testing.assert_allclose(s, np.sqrt((s0**2 + s1**2) / 2 + ((p0 - p1) / 2) ** 2), rtol=1e-9)
+    q = pair.predict_quantiles(rows, [0.1, 0.5, 0.9])
+    own = np.stack([r.predict_quantiles(rows, [0.1, 0.5, 0.9]) for r in alone])
+    assert (own.min(0) <= q + 1e-12).all() and (q <= own.max(0) + 1e-12).all()
+    draws = pair.sample(rows, 20000, random_state=1)
+    np.testing.assert_allclose(np.quantile(draws, [0.1, 0.5, 0.9], axis=1).T, q, atol=0.03 * (q[:, 2:] - q[:, :1]).max())
+    with pytest.raises(ConfigError, match="members"):
+        scinum.Regressor(**TINY, members=0).fit(df, y)
 
 
 #: scikit-learn's checks that do not apply, and why (docs/tabular.md lists them too)
@@ -264,9 +287,9 @@ def test_the_defaults_ask_the_target_alone_on_the_linear_value_path(fitted):
     over the defaults and gives the paper's trunk."""
     reg, df, y = fitted
     assert reg.config_["data"]["mask_fields_alone"] is True and reg.config_["data"]["mask_fields"] == ["ozone"]
-    assert reg.model_.model.trunk.cfg.value_path == "linear"
-    head = reg.model_.model.head
+    assert reg.models_[0].model.trunk.cfg.value_path == "linear"
+    head = reg.models_[0].model.head
     assert head.shared_location and head.mse_weight == 1.0 and head.init_range == (-1.0, 1.0)
     paper = scinum.Regressor(**{**TINY, "model": {**TINY["model"], "value_path": "layernorm"}}).fit(df, y)
     assert paper.config_["model"]["value_path"] == "layernorm" and paper.config_["model"]["d_model"] == 16
-    assert paper.model_.model.trunk.cfg.value_path == "layernorm"
+    assert paper.models_[0].model.trunk.cfg.value_path == "layernorm"

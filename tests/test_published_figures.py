@@ -965,12 +965,12 @@ def cpu_ablation_row(prefix: str) -> str:
 CHANGED_154K = ("maske1.0-154k", "mask0.35-154k", "lr1.4e-3-154k", "nlw0.5-154k")  # the four that keep e₁
 
 
-def r30(seed: int | str, field: str, split: str, metric: str) -> float:
-    """A cell of docs/results/planets-parity-b64-30min: xVal's per seed (0-2) or its "mean" over
-    them, or a reference's ("ridge", "boosted trees") from the same table."""
-    results = RESULTS / "planets-parity-b64-30min"
+def r30(seed: int | str, field: str, split: str, metric: str, preset: str = "parity-b64-30min") -> float:
+    """A cell of docs/results/planets-<preset> (a cost-cap recipe run): xVal's per seed (0-2) or
+    its "mean" over them, or a reference's ("ridge", "boosted trees") from the same table."""
+    results = RESULTS / f"planets-{preset}"
     if seed == "mean":
-        return float(np.mean([r30(s, field, split, metric) for s in (0, 1, 2)]))
+        return float(np.mean([r30(s, field, split, metric, preset) for s in (0, 1, 2)]))
     if isinstance(seed, str):
         t = csv(results / "table.csv")
         row = t[(t.model == seed) & (t.field == field) & (t.split == split) & (t.metric == metric)]
@@ -979,12 +979,12 @@ def r30(seed: int | str, field: str, split: str, metric: str) -> float:
     return float(t[(t.model == "xval") & (t.seed == seed) & (t.field == field) & (t.split == split)].iloc[0][metric])
 
 
-def r30_row(seed: int | str) -> str:
-    """``| seed | e₁ R² | a₁ | a₁ OoD | Δt | Δt OoD | training s |`` of parity.md's cost-cap table."""
-    cells = [f"{r30(seed, E1, 'test', 'r2'):.3f}"]
+def r30_row(seed: int | str, preset: str = "parity-b64-30min") -> str:
+    """``| seed | e₁ R² | a₁ | a₁ OoD | Δt | Δt OoD | training s |`` of parity.md's cost-cap tables."""
+    cells = [f"{r30(seed, E1, 'test', 'r2', preset):.3f}"]
     for field, split, fmt in ((A1, "test", sig2), (A1, "ood_a1", sig2), (DT, "test", exp1), (DT, "ood_stepsize", sig2)):
-        cells.append(fmt(r30(seed, field, split, "mse")))
-    runs = meta(RESULTS / "planets-parity-b64-30min" / "meta.json")["runs"]
+        cells.append(fmt(r30(seed, field, split, "mse", preset)))
+    runs = meta(RESULTS / f"planets-{preset}" / "meta.json")["runs"]
     cells.append(thousands(runs[f"xval/seed{seed}"]["train_seconds"]) if isinstance(seed, int) else "")  # references: none
     return f"| {seed} | " + " | ".join(cells).rstrip() + " |"
 

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from recipes.tables_by_range import HELD_OUT_BY, load, splits, table
+from recipes.tabular import SCINUM_ROWS
 
 
 @pytest.mark.parametrize("name", sorted(HELD_OUT_BY))
@@ -40,11 +41,12 @@ def test_unseen_names_the_four_tables_run_after_the_defaults_were_chosen(tmp_pat
 
     import recipes.tables_by_range as tbr
 
-    assert set(tbr.TUNED) | set(tbr.UNSEEN) == set(HELD_OUT_BY) and not set(tbr.TUNED) & set(tbr.UNSEEN)
+    assert set(tbr.TUNED) | set(tbr.UNSEEN) | set(tbr.FRESH) == set(HELD_OUT_BY) and len(HELD_OUT_BY) == 12
     seen = []
 
-    def fake(name, seed):
+    def fake(name, seed, rows):
         seen.append(name)
+        assert rows == list(SCINUM_ROWS)
         return [
             {"table": name, "seed": seed, "model": m, "split": s, "mse": 1.0, "n": 2}
             for m in ("linear (OLS)", "boosted trees")
@@ -55,3 +57,6 @@ def test_unseen_names_the_four_tables_run_after_the_defaults_were_chosen(tmp_pat
     assert tbr.main(["--tables", "unseen", "--seeds", "0", "--out", str(tmp_path)]) == 0
     assert seen == list(tbr.UNSEEN)
     assert json.loads((tmp_path / "meta.json").read_text())["tables"] == list(tbr.UNSEEN)
+    seen.clear()
+    assert tbr.main(["--tables", "fresh", "engel", "--seeds", "0", "--out", str(tmp_path)]) == 0
+    assert seen == [*tbr.FRESH, "engel"]
