@@ -6,10 +6,11 @@ francs; nothing is downloaded). The task: predict ``foodexp`` from ``income``.
 
 Splits: the 10 % of households with the highest incomes are held out (``extrap``: incomes above
 any the models trained on); of the rest, a seeded 25 % is the ``test`` split (inside the training
-range) and 75 % is trained on. scinum.Regressor (its :data:`~scinum.estimator.DEFAULTS`) is
-compared with the standard regressors fitted on the same rows: the training mean, ordinary least
-squares and gradient-boosted trees (scikit-learn); four more scinum rows: xVal's own head
-instead of the mixture; the mixture with a mean per component and no MSE term (``head:
+range) and 75 % is trained on. scinum.Regressor (its :data:`~scinum.estimator.DEFAULTS`: an
+ensemble of three) is compared with the standard regressors fitted on the same rows: the training
+mean, ordinary least squares and gradient-boosted trees (scikit-learn); five more scinum rows, one
+model each (``members: 1``, the estimator's default before): the defaults otherwise; xVal's own
+head instead of the mixture; the mixture with a mean per component and no MSE term (``head:
 {location: free, mse_weight: 0}``: the estimator's head before); that with the target hidden
 among MLM masks (``data: {mask_fields_alone: false}``); and that with the paper's pre-LN trunk
 too (``model: {value_path: layernorm}``: the estimator's defaults before it took the others).
@@ -20,7 +21,7 @@ of households inside the 90 % interval (heads with a distribution); mean and ran
     python recipes/tabular.py --out docs/results/tabular-engel [--seeds 0 1 2]
 
 writes ``table.md`` and ``engel.png`` (predictions and 90 % intervals against the truth) there.
-Needs ``pip install -e ".[examples,baselines]"``. About 4 minutes on one core.
+Needs ``pip install -e ".[examples,baselines]"``. About 6 minutes on one core.
 """
 
 from __future__ import annotations
