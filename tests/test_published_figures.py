@@ -779,12 +779,12 @@ CLAIMS = [
     ),
     (
         "docs/parity.md",
-        "on the CPU, 0.0015, 5.7×)",
-        lambda: "{}, {:.1f}×)".format(
+        "on the CPU, 0.0015, 5.7×;",
+        lambda: "{}, {:.1f}×;".format(
             sig2(r30("mean", A1, "test", "mse")), r30("mean", A1, "test", "mse") / r30("boosted trees", A1, "test", "mse")
         ),
     ),
-    ("docs/parity.md", "seeds 0–2 on the CPU, 0.0070)", lambda: f"{sig2(r30('mean', DT, 'ood_stepsize', 'mse'))})"),
+    ("docs/parity.md", "seeds 0–2 on the CPU, 0.0070;", lambda: f"{sig2(r30('mean', DT, 'ood_stepsize', 'mse'))};"),
     (
         "docs/parity.md",
         "learns e₁: R² 0.801 against 0.017, with a₁ 0.0015, Δt 1.4e-4 and Δt OoD 0.0049",
@@ -807,16 +807,102 @@ CLAIMS = [
             exp1(cfg64("lr1.4e-3-461k", seed=0)["optim"]["lr"]),
         ),
     ),
-    (
-        R,
-        "seed 0 learns none of it (at LR 1.4e-3 instead of 2e-3 it does: 0.801, one run)",
-        lambda: f"it does: {cpu64('lr1.4e-3-461k', 'xval', E1, 'test', 'r2', seed=0):.3f}, one run)",
+    # parity-b64-30min-lr1.4e-3, the same cap at LR 1.4e-3 (docs/results/planets-parity-b64-30min-lr1.4e-3)
+    *(
+        ("docs/parity.md", quote, lambda seed=seed: r30_row(seed, LR14))
+        for seed, quote in (
+            (0, "| 0 | 0.758 | 0.0016 | 0.00049 | 1.7e-4 | 0.0063 | 2 073 |"),
+            (1, "| 1 | 0.842 | 0.0016 | 0.0022 | 1.4e-4 | 0.0060 | 2 059 |"),
+            (2, "| 2 | 0.913 | 0.0020 | 0.0013 | 4.9e-5 | 0.0026 | 1 395 |"),
+            ("mean", "| mean | 0.837 | 0.0017 | 0.0013 | 1.2e-4 | 0.0050 | |"),
+            ("ridge", "| ridge | 0.841 | 0.0013 | 0.0060 | 9.3e-5 | 0.0013 | |"),
+            ("boosted trees", "| boosted trees | 0.806 | 0.00026 | 0.0054 | 4.5e-4 | 0.0072 | |"),
+        )
     ),
     (
         "docs/parity.md",
-        "(at 153 600 samples the same rate gave seed 1 0.485 against 0.430, below)",
-        lambda: "the same rate gave seed 1 {:.3f} against {:.3f}".format(
-            cpu64("lr1.4e-3-154k", "xval", E1, "test", "r2"), cpu64("154k", "xval", E1, "test", "r2")
+        "(0.758, 0.842, 0.913; at 2e-3: 0.017, 0.840, 0.727), and the mean, 0.837, is ridge's (0.841) and above the trees' (0.806)",
+        lambda: (
+            "({:.3f}, {:.3f}, {:.3f}; at 2e-3: {:.3f}, {:.3f}, {:.3f}), and the mean, {:.3f}, is ridge's ({:.3f}) "
+            "and above the trees' ({:.3f})".format(
+                *(r30(s, E1, "test", "r2", LR14) for s in (0, 1, 2)),
+                *(r30(s, E1, "test", "r2") for s in (0, 1, 2)),
+                *(r30(s, E1, "test", "r2", LR14) for s in ("mean", "ridge", "boosted trees")),
+            )
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "seed 0 is the one that changes (0.017 → 0.758), seed 1 does not (0.840 → 0.842)",
+        lambda: "({:.3f} → {:.3f}), seed 1 does not ({:.3f} → {:.3f})".format(
+            r30(0, E1, "test", "r2"), r30(0, E1, "test", "r2", LR14), r30(1, E1, "test", "r2"), r30(1, E1, "test", "r2", LR14)
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "a₁ 6.6× the trees' error, Δt in distribution 1.3× ridge's (seed 2, 4.9e-5, is below it) and out of distribution "
+        "3.7× (0.0050 against 0.0013; at 2e-3: 0.0070)",
+        lambda: (
+            "a₁ {:.1f}× the trees' error, Δt in distribution {:.1f}× ridge's (seed 2, {}, is below it) and out of distribution "
+            "{:.1f}× ({} against {}; at 2e-3: {})".format(
+                r30("mean", A1, "test", "mse", LR14) / r30("boosted trees", A1, "test", "mse", LR14),
+                r30("mean", DT, "test", "mse", LR14) / r30("ridge", DT, "test", "mse", LR14),
+                exp1(r30(2, DT, "test", "mse", LR14)),
+                r30("mean", DT, "ood_stepsize", "mse", LR14) / r30("ridge", DT, "ood_stepsize", "mse", LR14),
+                sig2(r30("mean", DT, "ood_stepsize", "mse", LR14)),
+                sig2(r30("ridge", DT, "ood_stepsize", "mse", LR14)),
+                sig2(r30("mean", DT, "ood_stepsize", "mse")),
+            )
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "better than both regressors (0.0013 against 0.0054 and 0.0060)",
+        lambda: "({} against {} and {})".format(*(sig2(r30(m, A1, "ood_a1", "mse", LR14)) for m in ("mean", "boosted trees", "ridge"))),
+    ),
+    (
+        "docs/parity.md",
+        "the two give R² 0.758 and 0.801",
+        lambda: "R² {:.3f} and {:.3f}".format(r30(0, E1, "test", "r2", LR14), cpu64("lr1.4e-3-461k", "xval", E1, "test", "r2", seed=0)),
+    ),
+    (
+        "docs/parity.md",
+        "Training took 23 minutes for the seed beside one other job and 34–35 for the two beside two",
+        lambda: "took {} minutes for the seed beside one other job and {}–{} for".format(*lr14_minutes()),
+    ),
+    (
+        "docs/parity.md",
+        "0.837 (0.758, 0.842, 0.913), every seed, ridge's level",
+        lambda: "{:.3f} ({:.3f}, {:.3f}, {:.3f})".format(*(r30(s, E1, "test", "r2", LR14) for s in ("mean", 0, 1, 2))),
+    ),
+    (
+        "docs/parity.md",
+        "at LR 1.4e-3 0.0017, 6.6×)",
+        lambda: "{}, {:.1f}×)".format(
+            sig2(r30("mean", A1, "test", "mse", LR14)), r30("mean", A1, "test", "mse", LR14) / r30("boosted trees", A1, "test", "mse", LR14)
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "at LR 1.4e-3 1.2e-4 (1.3×; seed 2 4.9e-5)",
+        lambda: "{} ({:.1f}×; seed 2 {})".format(
+            exp1(r30("mean", DT, "test", "mse", LR14)),
+            r30("mean", DT, "test", "mse", LR14) / r30("ridge", DT, "test", "mse", LR14),
+            exp1(r30(2, DT, "test", "mse", LR14)),
+        ),
+    ),
+    ("docs/parity.md", "at LR 1.4e-3 0.0050)", lambda: sig2(r30("mean", DT, "ood_stepsize", "mse", LR14)) + ")"),
+    (
+        R,
+        "every seed learns it: 0.758, 0.842 and 0.913, mean 0.837, ridge's level, not yet 0.9; a₁ 6.6× the trees' error, "
+        "Δt out of distribution 3.7× ridge's",
+        lambda: (
+            "{:.3f}, {:.3f} and {:.3f}, mean {:.3f}, ridge's level, not yet 0.9; a₁ {:.1f}× the trees' error, "
+            "Δt out of distribution {:.1f}× ridge's".format(
+                *(r30(s, E1, "test", "r2", LR14) for s in (0, 1, 2, "mean")),
+                r30("mean", A1, "test", "mse", LR14) / r30("boosted trees", A1, "test", "mse", LR14),
+                r30("mean", DT, "ood_stepsize", "mse", LR14) / r30("ridge", DT, "ood_stepsize", "mse", LR14),
+            )
         ),
     ),
     # seven one-seed runs at 153 600 samples, one setting changed each (docs/results/planets-batch64-cpu)
@@ -977,6 +1063,33 @@ def r30(seed: int | str, field: str, split: str, metric: str, preset: str = "par
         return float(row.iloc[0]["mean"])
     t = csv(results / "seeds.csv")
     return float(t[(t.model == "xval") & (t.seed == seed) & (t.field == field) & (t.split == split)].iloc[0][metric])
+
+
+LR14 = "parity-b64-30min-lr1.4e-3"
+
+
+def lr14_minutes() -> tuple[int, int, int]:
+    """Training minutes of the LR 1.4e-3 cost-cap run: seed 2's, then seeds 0-1's least and most."""
+    runs = meta(RESULTS / f"planets-{LR14}" / "meta.json")["runs"]
+    m = [round(runs[f"xval/seed{s}"]["train_seconds"] / 60) for s in (0, 1, 2)]
+    return m[2], min(m[:2]), max(m[:2])
+
+
+def test_the_lr14_cost_cap_runs_are_the_one_seed_run_but_for_validation_and_where_they_ran():
+    """docs/parity.md: the recipe's seed 0 and the one-seed scratch run differ only in how often they
+    validate and save, where their files live and the accelerator's name (both on the CPU)."""
+
+    def flat(d, prefix=""):
+        out = {}
+        for k, v in d.items():
+            out.update(flat(v, f"{prefix}{k}.") if isinstance(v, dict) else {f"{prefix}{k}": v})
+        return out
+
+    a = flat(json.loads((RESULTS / f"planets-{LR14}" / "xval-seed0-config.json").read_text()))
+    b = flat(cfg64("lr1.4e-3-461k", seed=0))
+    differ = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
+    assert differ == {"data.path", "out_dir", "trainer.accelerator", "trainer.val_check_interval", "trainer.checkpoint_every_n_steps"}
+    assert (a["trainer.accelerator"], b["trainer.accelerator"]) == ("auto", "cpu") and a["optim.lr"] == 1.4e-3
 
 
 def r30_row(seed: int | str, preset: str = "parity-b64-30min") -> str:
