@@ -24,15 +24,32 @@ def model():
     return scinum.load(EXPORT)
 
 
+#: how far a float32 model's numbers may move on another CPU's matrix kernels (measured: 3e-8
+#: relative on an AMD EPYC against the machine that wrote expected.json; ATEN_CPU_CAPABILITY does
+#: not choose those kernels)
+REL = 1e-6
+
+
+def _same(got, want) -> bool:
+    """Equal structure and text; floats within ``REL``."""
+    if isinstance(want, dict):
+        return isinstance(got, dict) and got.keys() == want.keys() and all(_same(got[k], want[k]) for k in want)
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
+    if isinstance(want, float) and not isinstance(got, bool):
+        return got == pytest.approx(want, rel=REL)
+    return type(got) is type(want) and got == want
+
+
 def test_old_export_fills_as_it_did(model):
     for case in CASES:
-        assert model.fill(case["record"], mask=case["mask"]) == case["filled"]
+        assert _same(model.fill(case["record"], mask=case["mask"]), case["filled"]), case["record"]
 
 
 def test_old_export_predicts_as_it_did(model):
-    """Values and mixture parameters exactly as at a11b41d; the intervals within 1e-6 relative:
-    the mixture CDF they invert is now renormalised in float64 and clamped to [0, 1] (issue 37),
-    which moves a quantile by float32 rounding, ~1e-7."""
+    """Values, mixture parameters and intervals as at a11b41d, within ``REL``: the mixture CDF the
+    intervals invert is now renormalised in float64 and clamped to [0, 1] (issue 37), which moves
+    a quantile by float32 rounding, ~1e-7, and other CPUs' kernels move every number by as much."""
     for case in CASES:
         got = json.loads(json.dumps(model.predict(case["record"], mask=case["mask"]).to_dict()))
         want = case["predicted"]
@@ -42,11 +59,8 @@ def test_old_export_predicts_as_it_did(model):
             old = want["predictions"][path]
             assert pred.keys() == old.keys()
             for key, value in pred.items():
-                if key.startswith("interval_"):
-                    assert value == pytest.approx(old[key], rel=1e-6), (path, key)
-                else:
-                    assert value == old[key], (path, key)
-        assert {k: v for k, v in got.items() if k != "predictions"} == {k: v for k, v in want.items() if k != "predictions"}
+                assert _same(value, old[key]), (path, key, value, old[key])
+        assert _same({k: v for k, v in got.items() if k != "predictions"}, {k: v for k, v in want.items() if k != "predictions"})
     assert any(c["predicted"]["predictions"] for c in CASES)
 
 
