@@ -22,12 +22,10 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from ..model.recalibration import GRID
+from ..model.recalibration import calibrated_levels, model_levels
 from ..records.paths import field_of
 
 __all__ = ["point_and_std", "quantiles", "draws"]
-
-_EPS = 1e-9  # levels stay inside (0, 1): quantiles at 0 and 1 are infinite
 
 
 def point_and_std(preds: Sequence[np.ndarray], with_std: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -84,10 +82,8 @@ class _Member:
 
     def quantile(self, q: np.ndarray) -> np.ndarray:
         """Values [N, Q] at calibrated levels ``q`` [N, Q]."""
-        raw = np.interp(q, GRID, self.table) if self.table is not None else q
-        return self.head.quantile(self.mix, torch.from_numpy(np.ascontiguousarray(np.clip(raw, _EPS, 1 - _EPS)))).numpy()
+        return self.head.quantile(self.mix, torch.from_numpy(np.ascontiguousarray(model_levels(q, self.table)))).numpy()
 
     def cdf(self, y: np.ndarray) -> np.ndarray:
         """Calibrated CDF [N, Q] at values ``y`` [N, Q]."""
-        raw = self.head.cdf(self.mix, torch.from_numpy(np.ascontiguousarray(y))).numpy()
-        return np.interp(raw, self.table, GRID) if self.table is not None else raw
+        return calibrated_levels(self.head.cdf(self.mix, torch.from_numpy(np.ascontiguousarray(y))).numpy(), self.table)

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["GRID", "check_table", "recalibrated"]
+__all__ = ["GRID", "calibrated_levels", "check_table", "model_levels", "recalibrated"]
 
 #: the levels at which a recalibration table is stored
 GRID = np.linspace(0.0, 1.0, 101)
@@ -25,9 +25,21 @@ def recalibrated(levels: Sequence[float], fields: np.ndarray, tables: dict[int, 
     """Model levels float64[N, Q] that give the requested quantile ``levels`` [Q] for rows of
     field ids ``fields`` int[N] (rows of fields without a table keep the requested levels)."""
     q = np.asarray(levels, dtype=np.float64)
-    out = np.broadcast_to(q, (len(fields), len(q))).copy()
+    out = np.broadcast_to(model_levels(q, None), (len(fields), len(q))).copy()
     for fid, table in tables.items():
         rows = fields == fid
         if rows.any():
-            out[rows] = np.interp(q, GRID, table)
-    return np.clip(out, _EPS, 1 - _EPS)
+            out[rows] = model_levels(q, table)
+    return out
+
+
+def model_levels(levels: np.ndarray, table: np.ndarray | None) -> np.ndarray:
+    """The head's levels (any shape, inside (0, 1)) that give the requested quantile ``levels``
+    under one field's recalibration ``table`` (None: the requested levels themselves)."""
+    raw = np.interp(levels, GRID, table) if table is not None else np.asarray(levels, dtype=np.float64)
+    return np.clip(raw, _EPS, 1 - _EPS)
+
+
+def calibrated_levels(levels: np.ndarray, table: np.ndarray | None) -> np.ndarray:
+    """The inverse of :func:`model_levels`: the calibrated level of each head level (its CDF)."""
+    return np.interp(levels, table, GRID) if table is not None else levels
