@@ -63,7 +63,7 @@ def test_trunk_conventions():
         ModelConfig(vocab_size=10, d_model=30, n_heads=4)
 
 
-@pytest.mark.parametrize("value_path", ["layernorm", "linear"])
+@pytest.mark.parametrize("value_path", ["layernorm", "linear", "linear_mlp"])
 @pytest.mark.parametrize("positions", ["learned", "structure"])
 @pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
 def test_padding_invariance(name, positions, value_path):
@@ -239,7 +239,7 @@ def test_linear_value_path_lets_a_prediction_grow_with_its_input():
     maps, so the prediction keeps changing as the input grows without bound; the paper's pre-LN
     trunk normalizes what every token receives and its prediction converges (it cannot leave a
     bounded range, whatever the input)."""
-    for path in ("layernorm", "linear"):
+    for path in ("layernorm", "linear", "linear_mlp"):
         vocab, seqs, norm, enc, model = _setup("xval", positions="structure", value_path=path)
         far, farther = (_prediction_at(model, vocab, norm, enc, a) for a in (1e4, 1e5))
         if path == "layernorm":
@@ -248,14 +248,43 @@ def test_linear_value_path_lets_a_prediction_grow_with_its_input():
             assert abs(farther - far) > 1.0 and abs(farther) > 5 * abs(_prediction_at(model, vocab, norm, enc, 1e3))
 
 
-def test_linear_value_path_normalizes_only_the_token_head():
+@pytest.mark.parametrize("value_path", ["linear", "linear_mlp"])
+def test_linear_value_path_normalizes_only_the_token_head(value_path):
     """The trunk's output is the residual stream; the tied token head reads its LayerNorm."""
-    t = Transformer(ModelConfig(vocab_size=20, d_model=32, n_heads=4, max_positions=16, value_path="linear"))
+    t = Transformer(ModelConfig(vocab_size=20, d_model=32, n_heads=4, max_positions=16, value_path=value_path))
     h = torch.randn(5, 32) * 7 + 3
     assert torch.allclose(t.token_logits(h), t.ln_f(h) @ t.tok.weight.T)
 
 
-@pytest.mark.parametrize("value_path", ["layernorm", "linear"])
+def test_linear_mlp_path_feeds_the_residual_stream_to_the_mlps():
+    """``linear_mlp``: a block's MLP reads ``x`` itself (no second LayerNorm, so no weight left
+    without a gradient), and scaling a block's input scales what its MLP receives; the
+    ``linear`` path's MLP input is the same whatever the scale."""
+    from scinum.model.trunk import Block
+
+    torch.manual_seed(0)
+    blocks = {
+        path: Block(ModelConfig(vocab_size=20, d_model=32, n_heads=4, max_positions=16, value_path=path))
+        for path in ("linear", "linear_mlp")
+    }
+    blocks["linear_mlp"].load_state_dict(blocks["linear"].state_dict(), strict=False)
+    assert "ln2.weight" not in blocks["linear_mlp"].state_dict()
+    seen = {}
+    for path, block in blocks.items():
+        block.fc.register_forward_hook(lambda mod, args, out, path=path: seen.setdefault(path, []).append(args[0]))
+        x = torch.randn(2, 6, 32)
+        block(x, None, None)
+        block(10 * x, None, None)
+    small, large = seen["linear_mlp"]
+    assert large.norm() > 5 * small.norm()  # the attention's output grows with x on these paths
+    small, large = seen["linear"]
+    assert torch.allclose(large.norm(dim=-1), small.norm(dim=-1), rtol=1e-4)  # LN: unit scale
+    out = blocks["linear_mlp"](torch.randn(2, 6, 32), None, None)
+    out.sum().backward()
+    assert all(p.grad is not None for p in blocks["linear_mlp"].parameters())
+
+
+@pytest.mark.parametrize("value_path", ["layernorm", "linear", "linear_mlp"])
 @pytest.mark.parametrize("positions", ["learned", "rope", "both"])
 def test_wanted_rows_give_the_full_outputs_at_those_positions(positions, value_path):
     """Inference computes the last block only at the masked positions: the same hidden states

@@ -41,7 +41,7 @@ def test_unseen_names_the_four_tables_run_after_the_defaults_were_chosen(tmp_pat
 
     import recipes.tables_by_range as tbr
 
-    assert set(tbr.TUNED) | set(tbr.UNSEEN) | set(tbr.FRESH) == set(HELD_OUT_BY) and len(HELD_OUT_BY) == 12
+    assert set(tbr.TUNED) | set(tbr.UNSEEN) | set(tbr.FRESH) | set(tbr.BLIND) == set(HELD_OUT_BY) and len(HELD_OUT_BY) == 16
     seen = []
 
     def fake(name, seed, rows):
@@ -60,3 +60,6 @@ def test_unseen_names_the_four_tables_run_after_the_defaults_were_chosen(tmp_pat
     seen.clear()
     assert tbr.main(["--tables", "fresh", "engel", "--seeds", "0", "--out", str(tmp_path)]) == 0
     assert seen == [*tbr.FRESH, "engel"]
+    seen.clear()
+    assert tbr.main(["--tables", "blind", "--seeds", "0", "--out", str(tmp_path)]) == 0
+    assert seen == list(tbr.BLIND)

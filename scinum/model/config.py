@@ -17,7 +17,7 @@ POSITIONS = ("learned", "rope", "both", "structure")
 #: how number features enter the trunk (see the module docstring)
 COMBINES = ("multiply", "add", "replace", "none")
 #: what the attention values and the number head read (see :mod:`scinum.model.trunk`)
-VALUE_PATHS = ("layernorm", "linear")
+VALUE_PATHS = ("layernorm", "linear", "linear_mlp")
 #: the largest trunk (weights of its blocks) a config may ask for: 1e11 float32 weights are
 #: 400 GB, past any single machine; a typo such as d_model 1000000000 is refused in one line
 MAX_TRUNK_PARAMETERS = 1e11
@@ -111,7 +111,7 @@ class ModelConfig:
 
 
 def value_path_text(model: dict[str, Any]) -> str:
-    """``", linear value path"`` for a ``model:`` section (or :meth:`ModelConfig.to_dict`) of a
-    trunk on the linear value path, for the texts that describe a trunk; else nothing (the
-    paper's, and older configs without the key)."""
-    return ", linear value path" if model.get("value_path") == "linear" else ""
+    """``", linear value path"`` (``", linear value and MLP path"``) for a ``model:`` section (or
+    :meth:`ModelConfig.to_dict`) of a trunk on the ``linear`` (``linear_mlp``) value path, for the
+    texts that describe a trunk; else nothing (the paper's, and older configs without the key)."""
+    return {"linear": ", linear value path", "linear_mlp": ", linear value and MLP path"}.get(model.get("value_path"), "")

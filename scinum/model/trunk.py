@@ -45,6 +45,11 @@
     least squares' with ``"layernorm"``, 0.77× with ``"linear"``, xVal's head; ``docs/parity.md``).
     The trunk's output (:meth:`Transformer.forward`) is then the residual stream, and
     :meth:`Transformer.token_logits` normalizes it for the token head.
+  - ``"linear_mlp"`` — ``"linear"``, and the MLPs read the residual stream un-normalized too
+    (``fc(x)``, not ``fc(LN(x))``; the blocks then have no second LayerNorm): only queries, keys
+    and the token head are normalized. An MLP's GELU is linear for large inputs, so a number's
+    value also passes the MLPs without being squashed to the scale of one LayerNorm
+    (``docs/tabular.md``, *The MLPs on the residual stream*).
 
 Numbers enter at their tokens as the encoding prescribes (``combine``): ``"multiply"`` (xVal)
 scales the token embedding by the single feature, ``"add"`` adds a linear map (no bias) of the
@@ -97,11 +102,12 @@ class Block(nn.Module):
         super().__init__()
         d = cfg.d_model
         self.n_heads, self.dropout = cfg.n_heads, cfg.dropout
-        self.linear_values = cfg.value_path == "linear"
+        self.linear_values = cfg.value_path in ("linear", "linear_mlp")
         self.ln1 = nn.LayerNorm(d, bias=False)
         self.qkv = nn.Linear(d, 3 * d, bias=False)
         self.proj = nn.Linear(d, d, bias=False)
-        self.ln2 = nn.LayerNorm(d, bias=False)
+        # the MLP's input norm; none on the linear_mlp path (an unused weight would stall DDP)
+        self.ln2 = nn.Identity() if cfg.value_path == "linear_mlp" else nn.LayerNorm(d, bias=False)
         self.fc = nn.Linear(d, cfg.mlp_ratio * d, bias=False)
         self.fc_out = nn.Linear(cfg.mlp_ratio * d, d, bias=False)
         self.drop = nn.Dropout(cfg.dropout)
@@ -139,7 +145,8 @@ class Block(nn.Module):
 
 class Transformer(nn.Module):
     """Token + number embedding (+ learned positions) -> ``n_layers`` blocks -> final LayerNorm
-    (``value_path`` ``"layernorm"``; ``"linear"``: in the token head only); tied token head."""
+    (``value_path`` ``"layernorm"``; ``"linear"``, ``"linear_mlp"``: in the token head only); tied
+    token head."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -215,7 +222,7 @@ class Transformer(nn.Module):
         structure: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Hidden states float[B, L, d]: what the number head reads (the final LayerNorm's
-        output, or with ``value_path: linear`` the residual stream itself).
+        output, or with ``value_path`` ``linear`` / ``linear_mlp`` the residual stream itself).
 
         ``attend`` bool[B, L]: True at real tokens, False at padding (None: no padding). Rows of
         padding positions are computed but meaningless. ``rows`` int64[B, M]: only the hidden
@@ -231,12 +238,12 @@ class Transformer(nn.Module):
         mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
         for n, block in enumerate(self.blocks):
             x = block(x, rope, mask, rows if n == len(self.blocks) - 1 else None)
-        return x if self.cfg.value_path == "linear" else self.ln_f(x)
+        return self.ln_f(x) if self.cfg.value_path == "layernorm" else x
 
     def token_logits(self, h: torch.Tensor) -> torch.Tensor:
         """Tied token head on :meth:`forward`'s hidden states: h[..., d] -> logits[..., vocab_size]
         (normalized by the final LayerNorm first where ``forward`` left that out)."""
-        if self.cfg.value_path == "linear":
+        if self.cfg.value_path != "layernorm":
             h = self.ln_f(h)
         return h @ self.tok.weight.T
 
