@@ -8,14 +8,14 @@ Splits: the 10 % of households with the highest incomes are held out (``extrap``
 any the models trained on); of the rest, a seeded 25 % is the ``test`` split (inside the training
 range) and 75 % is trained on. scinum.Regressor (its :data:`~scinum.estimator.DEFAULTS`: an
 ensemble of three) is compared with the standard regressors fitted on the same rows: the training
-mean, ordinary least squares and gradient-boosted trees (scikit-learn); the ensemble on the trunk's
-``linear_mlp`` value path (``model: {value_path: linear_mlp}``: the MLPs read the residual stream
-un-normalized too); five more scinum rows, one model each (``members: 1``, the estimator's default
-before): the defaults otherwise; xVal's own
-head instead of the mixture; the mixture with a mean per component and no MSE term (``head:
-{location: free, mse_weight: 0}``: the estimator's head before); that with the target hidden
-among MLM masks (``data: {mask_fields_alone: false}``); and that with the paper's pre-LN trunk
-too (``model: {value_path: layernorm}``: the estimator's defaults before it took the others).
+mean, ordinary least squares and gradient-boosted trees (scikit-learn); and the scinum rows of
+:data:`SCINUM_ROWS`, each taking back one more of the estimator's changes: one member (``members:
+1``); the trunk's ``linear`` value path instead of ``linear_mlp`` (``model: {value_path: linear}``:
+the MLPs read LayerNorms), three members and one; then, one member each, xVal's own head instead
+of the mixture; the mixture with a mean per component and no MSE term (``head: {location: free,
+mse_weight: 0}``: the estimator's head before); that with the target hidden among MLM masks
+(``data: {mask_fields_alone: false}``); and that with the paper's pre-LN trunk too (``model:
+{value_path: layernorm}``: the estimator's first defaults).
 Metrics per split: R², mean squared error and its ratio to the best standard model's (OLS or
 trees, whichever is lower on that split, over the seeds' mean), mean absolute error and the share
 of households inside the 90 % interval (heads with a distribution); mean and range over the seeds.
@@ -57,17 +57,21 @@ def load(seed: int):
 _FREE = {"head": {"location": "free", "mse_weight": 0.0}}
 #: one model, not the default ensemble of three (the estimator's default before)
 _ONE = {"members": 1}
+#: the MLPs read LayerNorms, only the attention values the residual stream (the default before)
+_LINEAR = {"model": {"value_path": "linear"}}
 #: the scinum rows: label -> scinum.Regressor options over its defaults; the second is one
-#: member of the first, the third the trunk's ``linear_mlp`` value path (MLPs read the residual
-#: stream un-normalized); each row after it takes back one more of the defaults' changes
+#: member of the first, the third the first on the linear value path (the default before), the
+#: fourth one member of that; each row after it takes back one more of the defaults' changes
 SCINUM_ROWS = {
     "scinum.Regressor": {},
     "scinum.Regressor, one member": _ONE,
-    "scinum.Regressor, MLPs on the residual stream": {"model": {"value_path": "linear_mlp"}},
-    "scinum.Regressor, one member, xVal's head": {**_ONE, "head": {"kind": "native"}},
-    "scinum.Regressor, one member, free mixture means": {**_ONE, **_FREE},
-    "scinum.Regressor, one member, free mixture means, target not asked alone": {
+    "scinum.Regressor, linear value path": _LINEAR,
+    "scinum.Regressor, one member, linear value path": {**_ONE, **_LINEAR},
+    "scinum.Regressor, one member, linear value path, xVal's head": {**_ONE, **_LINEAR, "head": {"kind": "native"}},
+    "scinum.Regressor, one member, linear value path, free mixture means": {**_ONE, **_LINEAR, **_FREE},
+    "scinum.Regressor, one member, linear value path, free mixture means, target not asked alone": {
         **_ONE,
+        **_LINEAR,
         **_FREE,
         "data": {"mask_fields_alone": False},
     },
