@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shlex
 import time
 from importlib import import_module
 from pathlib import Path
@@ -125,6 +126,17 @@ def model_configs(
             cfg["seed"], cfg["budget"] = seed, copy.deepcopy(budget)
             out[(label, seed)] = cfg
     return out
+
+
+def override_words(overrides: dict | None, prefix: str = "") -> list[str]:
+    """``--set`` words (``model.value_path=linear_mlp``) of a nested overrides dict, in order."""
+    words = []
+    for key, value in (overrides or {}).items():
+        if isinstance(value, dict):
+            words += override_words(value, f"{prefix}{key}.")
+        else:
+            words.append(f"{prefix}{key}={json.dumps(value) if not isinstance(value, str) else value}")
+    return words
 
 
 def _varies(preset: dict[str, Any], where: str) -> list[str]:
@@ -196,6 +208,8 @@ def run_comparison(
         raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
     baselines = _baselines(preset, data, where, log=log)
     command = f"python recipes/{name}.py --preset {preset_name} --seeds {seeds}"
+    command += f" --models {shlex.join(models)}" if models else ""
+    command += f" --set {shlex.join(override_words(overrides))}" if overrides else ""
     results = {}
     for b, (sub, w, o) in plans.items():
         if b:
@@ -351,6 +365,7 @@ def _compare(
         "recipe": name,
         "preset_name": preset_name,
         "command": command,
+        "overrides": override_words(overrides),
         "budget": preset["budget"],
         "seeds": list(range(seeds)),
         "seed_varies": "model initialisation, MLM masking and batch order (training config "

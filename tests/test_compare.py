@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recipes.compare import model_configs
+from recipes.compare import model_configs, override_words
 from scinum.util.provenance import versions
 from recipes.runner import load_preset
 from scinum.errors import ConfigError, RecipeError
@@ -60,7 +60,11 @@ def test_every_row_of_a_published_comparison_is_labelled_in_its_table(tmp_path):
     assert settings["xval+gmm(mse1)"]["head"] == "mixture(n_components=8, mse_weight=1.0)"
     assert {s["positions"] for s in settings.values()} == {"learned"}
     md = _settings_md({"row_settings": settings}, preset["table"], list(settings))
-    assert "in every row: a 64 × 2 trunk" in md
+    assert "in every row: a 64 × 2 trunk" in md and "overrides" not in md
+    words = override_words({"model": {"value_path": "linear_mlp", "d_model": 32}, "normalizer": "scale"})
+    assert words == ["model.value_path=linear_mlp", "model.d_model=32", "normalizer=scale"]
+    changed = _settings_md({"row_settings": settings, "overrides": words}, preset["table"], list(settings))
+    assert "**This run overrides the preset for every row** (`--set model.value_path=linear_mlp model.d_model=32" in changed
     assert "| xval | xval | minmax | native | learned |" in md and "the paper's xVal: none" in md
     parity = row_settings(model_configs("planets", load_preset(RECIPES / "planets.yaml", "parity"), tmp_path / "p", tmp_path, seeds=1))
     assert parity["xval(structure, linear)"]["trunk"] == "64 × 2, 2 heads, linear value path"
@@ -178,7 +182,7 @@ def test_tiny_comparison_end_to_end(tmp_path):
     meta = json.loads((out / "meta.json").read_text())
     assert meta["budget"] == {"samples": 64} and meta["seeds"] == [0, 1] and not meta["missing"]
     assert {"torch", "numpy", "lightning", "rebound", "python"} <= set(meta["versions"])
-    assert meta["command"] == "python recipes/planets.py --preset compare --seeds 2"
+    assert meta["command"] == "python recipes/planets.py --preset compare --seeds 2 --models xval p1000 bittokens 'xval+gmm(mse1)'"
     runs = meta["runs"]
     assert {r["steps"] for r in runs.values()} == {8} and {r["samples"] for r in runs.values()} == {64}
     # text encodings spend more tokens on the same samples

@@ -116,7 +116,8 @@ def _predictions_csv(predictions: pd.DataFrame) -> bytes:
 def _settings_md(meta: dict, spec: dict, models: Sequence[str]) -> str:
     """Under a table: what each row is (``meta["row_settings"]``, read from its runs' configs)
     and how it departs from its paper's form (``spec["departures"]``: label -> text, ``all`` for
-    every row, as the preset declares them); empty when the meta has no settings."""
+    every row, as the preset declares them; ``meta["overrides"]``: the ``--set`` words the run
+    changed them by, said so); empty when the meta has no settings."""
     settings = meta.get("row_settings") or {}
     if not settings:
         return ""
@@ -126,6 +127,11 @@ def _settings_md(meta: dict, spec: dict, models: Sequence[str]) -> str:
     text = "\n**What each row is** (from its runs' configs) **and how it departs from its paper's form**"
     if departures.get("all"):
         text += f"; in every row: {departures['all']}"
+    if meta.get("overrides"):
+        text += (
+            f". **This run overrides the preset for every row** (`--set {' '.join(meta['overrides'])}`): the settings "
+            "columns show what ran; a departure text that names a setting the override changes is the preset's, not this run's"
+        )
     return text + "\n\n" + md_table(["model", *keys, "departs from its paper"], rows)
 
 
