@@ -256,6 +256,14 @@ def test_linear_value_path_normalizes_only_the_token_head(value_path):
     assert torch.allclose(t.token_logits(h), t.ln_f(h) @ t.tok.weight.T)
 
 
+def test_value_path_text_names_every_departure_from_the_pre_ln_trunk():
+    from scinum.model.config import VALUE_PATHS, value_path_text
+
+    texts = {path: value_path_text({"value_path": path}) for path in VALUE_PATHS}
+    assert texts == {"layernorm": "", "linear": ", linear value path", "linear_mlp": ", linear value and MLP path"}
+    assert value_path_text({}) == ""  # configs from before the key: the paper's trunk
+
+
 def test_linear_mlp_path_feeds_the_residual_stream_to_the_mlps():
     """``linear_mlp``: a block's MLP reads ``x`` itself (no second LayerNorm, so no weight left
     without a gradient), and scaling a block's input scales what its MLP receives; the
