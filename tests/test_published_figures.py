@@ -1771,12 +1771,17 @@ def test_the_mlp_path_tables_are_their_scores_and_their_claims_hold():
     for name, t in (("copper", "copper"), ("the El Niño December", "elnino"), ("Grunfeld", "grunfeld"), ("the committees", "committee")):
         assert "{} {:.2f}× → {:.2f}×".format(name, *r[t, "extrap"]) in tabular, t
     assert "`macrodata` {:.2f}× → {:.2f}×".format(*r["macrodata", "extrap"]) in tabular
+    line_best = [t for t in ("copper", "elnino", "grunfeld", "macrodata") if _ratio("linear (OLS)", t, "extrap", mlp_run[t]) == 1.0]
+    assert len(line_best) == 4 and _ratio("boosted trees", "committee", "extrap", BLIND_RUN) == 1.0
+    assert "(there the trees are the better one, OLS {:.2f}×)".format(_ratio("linear (OLS)", "committee", "extrap", BLIND_RUN)) in tabular
     assert "cancer deaths {:.2f}× → {:.2f}×".format(*r["cancer", "extrap"]) in tabular
     assert "Linnerud's ({1:.2f}× against {0:.2f}×".format(*r["linnerud", "extrap"]) in tabular
     assert [t for t in BLIND if r[t, "extrap"][0] <= 1.5] == [t for t in BLIND if r[t, "extrap"][1] <= 1.5] == ["committee"]
     assert sum(r[t, "extrap"][1] < r[t, "extrap"][0] for t in BLIND) == 3
     assert "card spending ({1:.2f}×, linear path {0:.2f}×)".format(*r["ccard", "extrap"]) in tabular
     assert "crime rates ({1:.2f}×, {0:.2f}×)".format(*r["statecrime", "extrap"]) in tabular
+    assert "(OLS {:.2f}×, the trees best)".format(_ratio("linear (OLS)", "ccard", "extrap", ENSEMBLE)) in tabular
+    assert _ratio("boosted trees", "ccard", "extrap", ENSEMBLE) == 1.0 and _ratio("linear (OLS)", "statecrime", "extrap", ENSEMBLE) == 1.0
     assert (count("test", 1), count("test", 0), better("test")) == (12, 13, 9)
     assert f"geometric mean {gmean('test', 1):.2f}× against {gmean('test', 0):.2f}×; better on {words[9]}" in tabular
     assert (
