@@ -73,7 +73,7 @@ from typing import Any, Sequence
 from scinum.util.provenance import versions
 from scinum.train.config import check_budget
 from scinum.datasets import builders
-from recipes.presets import model_config
+from recipes.presets import model_config, override_words
 from recipes.compare_runs import batches_seen, prepare_runs, row_settings, run_pool
 from scinum.errors import RecipeError
 
@@ -126,17 +126,6 @@ def model_configs(
             cfg["seed"], cfg["budget"] = seed, copy.deepcopy(budget)
             out[(label, seed)] = cfg
     return out
-
-
-def override_words(overrides: dict | None, prefix: str = "") -> list[str]:
-    """``--set`` words (``model.value_path=linear_mlp``) of a nested overrides dict, in order."""
-    words = []
-    for key, value in (overrides or {}).items():
-        if isinstance(value, dict):
-            words += override_words(value, f"{prefix}{key}.")
-        else:
-            words.append(f"{prefix}{key}={json.dumps(value) if not isinstance(value, str) else value}")
-    return words
 
 
 def _varies(preset: dict[str, Any], where: str) -> list[str]:

@@ -1,10 +1,12 @@
 """One ``scinum fit`` config per model of a recipe preset, assembled the same way by every
 recipe (runner, comparisons, arithmetic): the preset's ``train`` section with the dataset and
-output directory, then the model's own settings, then the command line's overrides."""
+output directory, then the model's own settings, then the command line's overrides (and those
+overrides written back as ``--set`` words, for a result's command)."""
 
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,3 +29,14 @@ def model_config(
     base["out_dir"] = str(out_dir)
     cfg = apply_overrides(assemble_config(overrides=base), preset["models"][label] or {})
     return apply_overrides(cfg, overrides or {})
+
+
+def override_words(overrides: dict | None, prefix: str = "") -> list[str]:
+    """``--set`` words (``model.value_path=linear_mlp``) of a nested overrides dict, in order."""
+    words = []
+    for key, value in (overrides or {}).items():
+        if isinstance(value, dict):
+            words += override_words(value, f"{prefix}{key}.")
+        else:
+            words.append(f"{prefix}{key}={json.dumps(value) if not isinstance(value, str) else value}")
+    return words

@@ -83,6 +83,25 @@ SETS = {"unseen": UNSEEN, "fresh": FRESH, "blind": BLIND}
 STANDARD = ("linear (OLS)", "boosted trees")
 
 
+#: the other statsmodels tables: name -> (inputs, target), all read as floats
+_STATSMODELS = {
+    "grunfeld": (["value", "capital"], "invest"),
+    "statecrime": (["poverty", "single", "urban", "hs_grad", "white"], "violent"),
+    "ccard": (["AGE", "INCOME", "OWNRENT"], "AVGEXP"),
+    "longley": (["GNP", "POP", "UNEMP", "ARMED"], "TOTEMP"),
+    "copper": (["COPPERPRICE", "INCOMEINDEX", "ALUMPRICE", "INVENTORYINDEX"], "WORLDCONSUMPTION"),
+    "danish_data": (["lry", "lpy", "ibo", "ide"], "lrm"),
+    "scotland": (["COUTAX", "UNEMPF", "MOR", "ACT", "GDP", "AGE"], "YES"),
+    "star98": (
+        ["LOWINC", "PERASIAN", "PERBLACK", "PERHISP", "PERMINTE", "AVYRSEXP", "AVSALK", "PERSPENK", "PTRATIO", "PCTAF"],
+        "MATHABOVE",
+    ),
+    "committee": (["SIZE", "SUBS", "STAFF", "PRESTIGE", "BILLS103"], "BILLS104"),
+    "elnino": (["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV"], "DEC"),
+    "cancer": (["population"], "cancer"),
+}
+
+
 def load(name: str):
     """``(X, y)`` DataFrame and Series of a table (module docstring)."""
     if name == "engel":
@@ -105,49 +124,20 @@ def load(name: str):
 
         d = stackloss.load_pandas().data
         return d[["AIRFLOW", "WATERTEMP", "ACIDCONC"]], d["STACKLOSS"]
-    if name in UNSEEN:
-        import statsmodels.datasets as sd
-
-        d = getattr(sd, name).load_pandas().data
-        inputs, target = {
-            "grunfeld": (["value", "capital"], "invest"),
-            "statecrime": (["poverty", "single", "urban", "hs_grad", "white"], "violent"),
-            "ccard": (["AGE", "INCOME", "OWNRENT"], "AVGEXP"),
-            "longley": (["GNP", "POP", "UNEMP", "ARMED"], "TOTEMP"),
-        }[name]
-        return d[inputs].astype(float).reset_index(drop=True), d[target].astype(float).reset_index(drop=True)
-    if name in FRESH:
-        import statsmodels.datasets as sd
-
-        d = getattr(sd, name).load_pandas().data.astype(float).reset_index(drop=True)
-        if name == "star98":  # the share of a school's pupils above the national median in maths
-            d["MATHABOVE"] = d["NABOVE"] / (d["NABOVE"] + d["NBELOW"])
-        inputs, target = {
-            "copper": (["COPPERPRICE", "INCOMEINDEX", "ALUMPRICE", "INVENTORYINDEX"], "WORLDCONSUMPTION"),
-            "danish_data": (["lry", "lpy", "ibo", "ide"], "lrm"),
-            "scotland": (["COUTAX", "UNEMPF", "MOR", "ACT", "GDP", "AGE"], "YES"),
-            "star98": (
-                ["LOWINC", "PERASIAN", "PERBLACK", "PERHISP", "PERMINTE", "AVYRSEXP", "AVSALK", "PERSPENK", "PTRATIO", "PCTAF"],
-                "MATHABOVE",
-            ),
-        }[name]
-        return d[inputs], d[target]
     if name == "linnerud":
         from sklearn.datasets import load_linnerud
 
         exercise, body = load_linnerud(return_X_y=True, as_frame=True)
         X = exercise.assign(Weight=body["Weight"])[["Weight", "Chins", "Situps", "Jumps"]].astype(float)
         return X, body["Waist"].astype(float)
-    if name in BLIND:
+    if name in _STATSMODELS:
         import statsmodels.datasets as sd
 
-        d = getattr(sd, name).load_pandas().data.astype(float).reset_index(drop=True)
-        inputs, target = {
-            "committee": (["SIZE", "SUBS", "STAFF", "PRESTIGE", "BILLS103"], "BILLS104"),
-            "elnino": (["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV"], "DEC"),
-            "cancer": (["population"], "cancer"),
-        }[name]
-        return d[inputs], d[target]
+        d = getattr(sd, name).load_pandas().data
+        if name == "star98":  # the share of a school's pupils above the national median in maths
+            d["MATHABOVE"] = d["NABOVE"].astype(float) / (d["NABOVE"] + d["NBELOW"]).astype(float)
+        inputs, target = _STATSMODELS[name]
+        return d[inputs].astype(float).reset_index(drop=True), d[target].astype(float).reset_index(drop=True)
     raise ValueError(f"unknown table {name!r}; known: {sorted(HELD_OUT_BY)}")
 
 

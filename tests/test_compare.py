@@ -6,8 +6,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recipes.compare import model_configs, override_words
+from recipes.compare import model_configs
 from scinum.util.provenance import versions
+from recipes.presets import override_words
 from recipes.runner import load_preset
 from scinum.errors import ConfigError, RecipeError
 

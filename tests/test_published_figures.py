@@ -25,6 +25,9 @@ DT, A1, E1, M1 = (f"description.{k}" for k in ("stepsize", "planet0.a", "planet0
 TUNED, GMM = "bittokens-tuned(16bit,binade,mean,mse30)", "xval+gmm(mse1)"
 CLAMP = "oracle: truth clamped to training range"
 TEXT = ("p10", "p1000", "b1999", "fp15")
+#: the cost-cap presets at LR 1.4e-3 (docs/results/planets-<preset>)
+LR14 = "parity-b64-30min-lr1.4e-3"
+MLP14 = "parity-b64-30min-lr1.4e-3-linear-mlp"  # the same, --set model.value_path=linear_mlp
 
 
 @cache
@@ -807,26 +810,21 @@ CLAIMS = [
             exp1(cfg64("lr1.4e-3-461k", seed=0)["optim"]["lr"]),
         ),
     ),
-    # parity-b64-30min-lr1.4e-3, the same cap at LR 1.4e-3 (docs/results/planets-parity-b64-30min-lr1.4e-3)
+    # the same cap at LR 1.4e-3 (docs/results/planets-parity-b64-30min-lr1.4e-3), and that with
+    # --set model.value_path=linear_mlp (docs/results/planets-parity-b64-30min-lr1.4e-3-linear-mlp)
     *(
-        ("docs/parity.md", quote, lambda seed=seed: r30_row(seed, LR14))
-        for seed, quote in (
-            (0, "| 0 | 0.758 | 0.0016 | 0.00049 | 1.7e-4 | 0.0063 | 2 073 |"),
-            (1, "| 1 | 0.842 | 0.0016 | 0.0022 | 1.4e-4 | 0.0060 | 2 059 |"),
-            (2, "| 2 | 0.913 | 0.0020 | 0.0013 | 4.9e-5 | 0.0026 | 1 395 |"),
-            ("mean", "| mean | 0.837 | 0.0017 | 0.0013 | 1.2e-4 | 0.0050 | |"),
-            ("ridge", "| ridge | 0.841 | 0.0013 | 0.0060 | 9.3e-5 | 0.0013 | |"),
-            ("boosted trees", "| boosted trees | 0.806 | 0.00026 | 0.0054 | 4.5e-4 | 0.0072 | |"),
-        )
-    ),
-    # the same cap with --set model.value_path=linear_mlp (docs/results/planets-parity-b64-30min-lr1.4e-3-linear-mlp)
-    *(
-        ("docs/parity.md", quote, lambda seed=seed: r30_row(seed, MLP14))
-        for seed, quote in (
-            (0, "| 0 | 0.249 | 0.0023 | 0.0011 | 2.1e-4 | 0.0041 | 1 284 |"),
-            (1, "| 1 | 0.595 | 0.0052 | 0.0030 | 2.9e-4 | 0.0042 | 1 292 |"),
-            (2, "| 2 | 0.180 | 0.0015 | 0.0015 | 2.2e-4 | 0.0036 | 1 224 |"),
-            ("mean", "| mean | 0.341 | 0.0030 | 0.0019 | 2.4e-4 | 0.0040 | |"),
+        ("docs/parity.md", quote, lambda seed=seed, preset=preset: r30_row(seed, preset))
+        for preset, seed, quote in (
+            (LR14, 0, "| 0 | 0.758 | 0.0016 | 0.00049 | 1.7e-4 | 0.0063 | 2 073 |"),
+            (LR14, 1, "| 1 | 0.842 | 0.0016 | 0.0022 | 1.4e-4 | 0.0060 | 2 059 |"),
+            (LR14, 2, "| 2 | 0.913 | 0.0020 | 0.0013 | 4.9e-5 | 0.0026 | 1 395 |"),
+            (LR14, "mean", "| mean | 0.837 | 0.0017 | 0.0013 | 1.2e-4 | 0.0050 | |"),
+            (LR14, "ridge", "| ridge | 0.841 | 0.0013 | 0.0060 | 9.3e-5 | 0.0013 | |"),
+            (LR14, "boosted trees", "| boosted trees | 0.806 | 0.00026 | 0.0054 | 4.5e-4 | 0.0072 | |"),
+            (MLP14, 0, "| 0 | 0.249 | 0.0023 | 0.0011 | 2.1e-4 | 0.0041 | 1 284 |"),
+            (MLP14, 1, "| 1 | 0.595 | 0.0052 | 0.0030 | 2.9e-4 | 0.0042 | 1 292 |"),
+            (MLP14, 2, "| 2 | 0.180 | 0.0015 | 0.0015 | 2.2e-4 | 0.0036 | 1 224 |"),
+            (MLP14, "mean", "| mean | 0.341 | 0.0030 | 0.0019 | 2.4e-4 | 0.0040 | |"),
         )
     ),
     (
@@ -1135,10 +1133,6 @@ def r30(seed: int | str, field: str, split: str, metric: str, preset: str = "par
         return float(row.iloc[0]["mean"])
     t = csv(results / "seeds.csv")
     return float(t[(t.model == "xval") & (t.seed == seed) & (t.field == field) & (t.split == split)].iloc[0][metric])
-
-
-LR14 = "parity-b64-30min-lr1.4e-3"
-MLP14 = "parity-b64-30min-lr1.4e-3-linear-mlp"  # the same, --set model.value_path=linear_mlp
 
 
 def lr14_minutes() -> tuple[int, int, int]:

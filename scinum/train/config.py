@@ -197,8 +197,7 @@ class RunConfig:
     calibrate: bool = True
     # positions: structure (the default: from the record's JSON structure, docs/parity.md) |
     # learned (xVal's additive table) | rope | both; max_positions None: the longest training
-    # record; value_path: layernorm (the paper's) | linear (values un-normalized) | linear_mlp (values
-    # and MLP inputs un-normalized; scinum.model.trunk)
+    # record; value_path: layernorm (the paper's) | linear | linear_mlp (scinum.model.trunk)
     model: ModelConfig = field(default=None)  # type: ignore[assignment]
     optim: OptimConfig = field(default_factory=OptimConfig)
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
