@@ -28,6 +28,29 @@ TEXT = ("p10", "p1000", "b1999", "fp15")
 #: the cost-cap presets at LR 1.4e-3 (docs/results/planets-<preset>)
 LR14 = "parity-b64-30min-lr1.4e-3"
 MLP14 = "parity-b64-30min-lr1.4e-3-linear-mlp"  # the same, --set model.value_path=linear_mlp
+CMP64 = RESULTS / "planets-compare-b64-30min"  # every encoding on that trunk at that cap
+#: its table in docs/parity.md (*Every encoding at the cap*), row by model
+CMP64_ROWS = {
+    'xval': (
+        '| xval | 0.837 [0.758, 0.913] | 0.0017 [0.0016, 0.0020] |'
+        ' 0.0013 [0.00049, 0.0022] | 1.2e-4 [4.9e-5, 1.7e-4] | 0.0050 [0.0026, 0.0063] | 23–35 |'
+    ),
+    'fone': (
+        '| fone | -1.224 [-1.955, -0.771] | 0.0024 [0.0018, 0.0029] |'
+        ' 0.0053 [0.0038, 0.0077] | 7.0e-4 [2.5e-4, 1.2e-3] | 0.0057 [0.0054, 0.0059] | 26–32 |'
+    ),
+    'bittokens-tuned(16bit,binade,mean,mse30)': (
+        '| bittokens-tuned(16bit,binade,mean,mse30) | 0.303 [-0.008, 0.504] |'
+        ' 0.0020 [0.0016, 0.0027] | 0.0064 [0.0047, 0.0087] | 6.8e-5 [2.6e-5, 9.1e-5] | 0.0064 [0.0055, 0.0078] | 25–28 |'
+    ),
+    'xval+gmm(mse1)': (
+        '| xval+gmm(mse1) | 0.869 [0.817, 0.900] | 0.0018 [0.0013, 0.0021] |'
+        ' 0.0040 [0.0031, 0.0057] | 5.3e-5 [3.4e-5, 7.5e-5] | 0.0058 [0.0041, 0.0070] | 27–32 |'
+    ),
+    'train mean': '| train mean | -0.022 | 0.43 | 0.30 | 5.3e-2 | 0.058 | |',
+    'ridge': '| ridge | 0.841 | 0.0013 | 0.0060 | 9.3e-5 | 0.0013 | |',
+    'boosted trees': '| boosted trees | 0.806 | 0.00026 | 0.0054 | 4.5e-4 | 0.0072 | |',
+}
 
 
 @cache
@@ -827,6 +850,119 @@ CLAIMS = [
             (MLP14, "mean", "| mean | 0.341 | 0.0030 | 0.0019 | 2.4e-4 | 0.0040 | |"),
         )
     ),
+    # every encoding on the parity trunk at the cap (docs/results/planets-compare-b64-30min)
+    (
+        "docs/parity.md",
+        "xVal+GMM 0.869, the highest mean there, not 0.9",
+        lambda: (
+            "xVal+GMM {:.3f}, the highest mean there, not 0.9".format(np.mean(cmp64(GMM, E1, "test", "r2")))
+            if max(CMP64_ROWS, key=lambda m: np.mean(cmp64(m, E1, "test", "r2"))) == GMM
+            else "not the highest"
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "xVal+GMM 5.3e-5, every seed below ridge** (tuned BitTokens 6.8e-5, every seed too;",
+        lambda: (
+            "xVal+GMM {}, every seed below ridge** (tuned BitTokens {}, every seed too;".format(
+                exp1(np.mean(cmp64(GMM, DT, "test"))), exp1(np.mean(cmp64(TUNED, DT, "test")))
+            )
+            if max(cmp64(GMM, DT, "test") + cmp64(TUNED, DT, "test")) < cmp64("ridge", DT, "test")[0]
+            else "not every seed"
+        ),
+    ),
+    *(("docs/parity.md", quote, lambda model=model: cmp64_row(model)) for model, quote in CMP64_ROWS.items()),
+    (
+        ("README.md", "docs/parity.md"),
+        "xVal+GMM's e₁ R² 0.869 (0.817–0.900; xVal 0.837, ridge 0.841) and Δt 5.3e-5, every seed below ridge's 9.3e-5 (the most 7.5e-5)",
+        lambda: (
+            "xVal+GMM's e₁ R² {:.3f} ({:.3f}–{:.3f}; xVal {:.3f}, ridge {:.3f}) and Δt {}, every seed below ridge's {} (the most {})"
+        ).format(
+            np.mean(cmp64(GMM, E1, "test", "r2")),
+            min(cmp64(GMM, E1, "test", "r2")),
+            max(cmp64(GMM, E1, "test", "r2")),
+            np.mean(cmp64("xval", E1, "test", "r2")),
+            cmp64("ridge", E1, "test", "r2")[0],
+            exp1(np.mean(cmp64(GMM, DT, "test"))),
+            exp1(cmp64("ridge", DT, "test")[0]),
+            exp1(max(cmp64(GMM, DT, "test"))) if max(cmp64(GMM, DT, "test")) < cmp64("ridge", DT, "test")[0] else "not every seed",
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "every seed's Δt below ridge's (6.8e-5, the most 9.1e-5) but learns little e₁ (0.303)",
+        lambda: "every seed's Δt below ridge's ({}, the most {}) but learns little e₁ ({:.3f})".format(
+            exp1(np.mean(cmp64(TUNED, DT, "test"))),
+            exp1(max(cmp64(TUNED, DT, "test"))) if max(cmp64(TUNED, DT, "test")) < cmp64("ridge", DT, "test")[0] else "not every seed",
+            np.mean(cmp64(TUNED, E1, "test", "r2")),
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "(ratios 0.84 and 0.48 for the mixture head, intervals spanning 1)",
+        lambda: (
+            "(ratios {:.2f} and {:.2f} for the mixture head, intervals spanning 1)".format(
+                p_paired(GMM, "e₁", CMP64 / "paired.csv")["ratio"], p_paired(GMM, "Δt", CMP64 / "paired.csv")["ratio"]
+            )
+            if all(
+                p_paired(GMM, k, CMP64 / "paired.csv")["ratio_low"] < 1 < p_paired(GMM, k, CMP64 / "paired.csv")["ratio_high"]
+                for k in ("e₁", "Δt")
+            )
+            else "an interval excludes 1"
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "(R² −1.224: worse than predicting the mean; 14.5× xVal's MSE, surviving Holm) and has Δt in distribution 7.0e-4",
+        lambda: "(R² {}: worse than predicting the mean; {:.1f}× xVal's MSE, surviving Holm{}) and has Δt in distribution {}".format(
+            f"{np.mean(cmp64('fone', E1, 'test', 'r2')):.3f}".replace("-", "−"),
+            p_paired("fone", "e₁", CMP64 / "paired.csv")["ratio"],
+            "" if p_paired("fone", "e₁", CMP64 / "paired.csv")["survives_holm"] else " NOT",
+            exp1(np.mean(cmp64("fone", DT, "test"))),
+        ),
+    ),
+    (
+        ("README.md", "docs/parity.md"),
+        "(0.0017–0.0024, 6.6–9.0× the trees' 0.00026) and Δt out of distribution (0.0050–0.0064, 3.7–4.8× ridge's 0.0013)",
+        lambda: "({}–{}, {:.1f}–{:.1f}× the trees' {}) and Δt out of distribution ({}–{}, {:.1f}–{:.1f}× ridge's {})".format(
+            *(sig2(f(a1)) for f, a1 in ((min, cmp64_means(A1, "test")), (max, cmp64_means(A1, "test")))),
+            min(cmp64_means(A1, "test")) / cmp64("boosted trees", A1, "test")[0],
+            max(cmp64_means(A1, "test")) / cmp64("boosted trees", A1, "test")[0],
+            sig2(cmp64("boosted trees", A1, "test")[0]),
+            *(sig2(f(d)) for f, d in ((min, cmp64_means(DT, "ood_stepsize")), (max, cmp64_means(DT, "ood_stepsize")))),
+            min(cmp64_means(DT, "ood_stepsize")) / cmp64("ridge", DT, "ood_stepsize")[0],
+            max(cmp64_means(DT, "ood_stepsize")) / cmp64("ridge", DT, "ood_stepsize")[0],
+            sig2(cmp64("ridge", DT, "ood_stepsize")[0]),
+        ),
+    ),
+    (
+        "docs/parity.md",
+        (
+            "xVal (0.0013) and the mixture head (0.0040) are below both regressors (0.0054, 0.0060);"
+            " FoNE and tuned BitTokens are 4.5× and 5.6× xVal's there (both surviving Holm)"
+        ),
+        lambda: (
+            "xVal ({}) and the mixture head ({}) are below both regressors ({}, {}); FoNE and tuned"
+            " BitTokens are {:.1f}× and {:.1f}× xVal's there (both surviving Holm{})"
+        ).format(
+            sig2(np.mean(cmp64("xval", A1, "ood_a1"))),
+            sig2(np.mean(cmp64(GMM, A1, "ood_a1"))),
+            sig2(cmp64("boosted trees", A1, "ood_a1")[0]),
+            sig2(cmp64("ridge", A1, "ood_a1")[0]),
+            p_paired("fone", "a₁ (OoD)", CMP64 / "paired.csv")["ratio"],
+            p_paired(TUNED, "a₁ (OoD)", CMP64 / "paired.csv")["ratio"],
+            "" if all(p_paired(m, "a₁ (OoD)", CMP64 / "paired.csv")["survives_holm"] for m in ("fone", TUNED)) else " NOT",
+        ),
+    ),
+    (
+        "docs/parity.md",
+        "Cost: 348 core-minutes of training and evaluation; a run took 23–35 minutes",
+        lambda: "Cost: {:.0f} core-minutes of training and evaluation; a run took {:.0f}–{:.0f} minutes".format(
+            meta(CMP64 / "meta.json")["core_seconds"] / 60,
+            min(r["train_seconds"] for r in meta(CMP64 / "meta.json")["runs"].values()) / 60,
+            max(r["train_seconds"] for r in meta(CMP64 / "meta.json")["runs"].values()) / 60,
+        ),
+    ),
     (
         "docs/parity.md",
         "| the linear path (above) | 0.837 | 0.0017 | 0.0013 | 1.2e-4 | 0.0050 | |",
@@ -1172,6 +1308,37 @@ def r30_row(seed: int | str, preset: str = "parity-b64-30min") -> str:
     runs = meta(RESULTS / f"planets-{preset}" / "meta.json")["runs"]
     cells.append(thousands(runs[f"xval/seed{seed}"]["train_seconds"]) if isinstance(seed, int) else "")  # references: none
     return f"| {seed} | " + " | ".join(cells).rstrip() + " |"
+
+
+def cmp64(model: str, field: str, split: str, metric: str = "mse") -> list[float]:
+    """Per-seed values (seeds 0-2) of a model in the compare-b64-30min run (a reference: its one value)."""
+    if model in csv(CMP64 / "seeds.csv").model.unique():
+        t = csv(CMP64 / "seeds.csv")
+        return t[(t.model == model) & (t.field == field) & (t.split == split)].sort_values("seed")[metric].tolist()
+    t = csv(CMP64 / "table.csv")
+    return [float(t[(t.model == model) & (t.field == field) & (t.split == split) & (t.metric == metric)].iloc[0]["mean"])]
+
+
+def cmp64_means(field: str, split: str) -> list[float]:
+    """Each encoding's mean MSE over its seeds in the compare-b64-30min run."""
+    return [float(np.mean(cmp64(m, field, split))) for m in CMP64_ROWS if m in csv(CMP64 / "seeds.csv").model.unique()]
+
+
+def cmp64_row(model: str) -> str:
+    """``| model | e₁ test R² | a₁ test | a₁ OoD | Δt test | Δt OoD | training min |`` of
+    parity.md's every-encoding table: the mean over seeds and [least, most] (a reference: its value)."""
+
+    def cell(values: list[float], fmt) -> str:
+        mean = fmt(float(np.mean(values)))
+        return mean if len(values) == 1 else f"{mean} [{fmt(min(values))}, {fmt(max(values))}]"
+
+    cells = [cell(cmp64(model, E1, "test", "r2"), lambda x: f"{x:.3f}")]
+    for field, split, fmt in ((A1, "test", sig2), (A1, "ood_a1", sig2), (DT, "test", exp1), (DT, "ood_stepsize", sig2)):
+        cells.append(cell(cmp64(model, field, split), fmt))
+    runs = meta(CMP64 / "meta.json")["runs"]
+    minutes = [r["train_seconds"] / 60 for k, r in runs.items() if k.rsplit("/seed", 1)[0] == model]
+    cells.append(f"{min(minutes):.0f}–{max(minutes):.0f}" if minutes else "")
+    return f"| {model} | " + " | ".join(cells).rstrip() + " |"
 
 
 def throughput(call: str) -> dict:
