@@ -31,25 +31,25 @@ MLP14 = "parity-b64-30min-lr1.4e-3-linear-mlp"  # the same, --set model.value_pa
 CMP64 = RESULTS / "planets-compare-b64-30min"  # every encoding on that trunk at that cap
 #: its table in docs/parity.md (*Every encoding at the cap*), row by model
 CMP64_ROWS = {
-    'xval': (
-        '| xval | 0.837 [0.758, 0.913] | 0.0017 [0.0016, 0.0020] |'
-        ' 0.0013 [0.00049, 0.0022] | 1.2e-4 [4.9e-5, 1.7e-4] | 0.0050 [0.0026, 0.0063] | 23–35 |'
+    "xval": (
+        "| xval | 0.837 [0.758, 0.913] | 0.0017 [0.0016, 0.0020] |"
+        " 0.0013 [0.00049, 0.0022] | 1.2e-4 [4.9e-5, 1.7e-4] | 0.0050 [0.0026, 0.0063] | 23–35 |"
     ),
-    'fone': (
-        '| fone | -1.224 [-1.955, -0.771] | 0.0024 [0.0018, 0.0029] |'
-        ' 0.0053 [0.0038, 0.0077] | 7.0e-4 [2.5e-4, 1.2e-3] | 0.0057 [0.0054, 0.0059] | 26–32 |'
+    "fone": (
+        "| fone | -1.224 [-1.955, -0.771] | 0.0024 [0.0018, 0.0029] |"
+        " 0.0053 [0.0038, 0.0077] | 7.0e-4 [2.5e-4, 1.2e-3] | 0.0057 [0.0054, 0.0059] | 26–32 |"
     ),
-    'bittokens-tuned(16bit,binade,mean,mse30)': (
-        '| bittokens-tuned(16bit,binade,mean,mse30) | 0.303 [-0.008, 0.504] |'
-        ' 0.0020 [0.0016, 0.0027] | 0.0064 [0.0047, 0.0087] | 6.8e-5 [2.6e-5, 9.1e-5] | 0.0064 [0.0055, 0.0078] | 25–28 |'
+    "bittokens-tuned(16bit,binade,mean,mse30)": (
+        "| bittokens-tuned(16bit,binade,mean,mse30) | 0.303 [-0.008, 0.504] |"
+        " 0.0020 [0.0016, 0.0027] | 0.0064 [0.0047, 0.0087] | 6.8e-5 [2.6e-5, 9.1e-5] | 0.0064 [0.0055, 0.0078] | 25–28 |"
     ),
-    'xval+gmm(mse1)': (
-        '| xval+gmm(mse1) | 0.869 [0.817, 0.900] | 0.0018 [0.0013, 0.0021] |'
-        ' 0.0040 [0.0031, 0.0057] | 5.3e-5 [3.4e-5, 7.5e-5] | 0.0058 [0.0041, 0.0070] | 27–32 |'
+    "xval+gmm(mse1)": (
+        "| xval+gmm(mse1) | 0.869 [0.817, 0.900] | 0.0018 [0.0013, 0.0021] |"
+        " 0.0040 [0.0031, 0.0057] | 5.3e-5 [3.4e-5, 7.5e-5] | 0.0058 [0.0041, 0.0070] | 27–32 |"
     ),
-    'train mean': '| train mean | -0.022 | 0.43 | 0.30 | 5.3e-2 | 0.058 | |',
-    'ridge': '| ridge | 0.841 | 0.0013 | 0.0060 | 9.3e-5 | 0.0013 | |',
-    'boosted trees': '| boosted trees | 0.806 | 0.00026 | 0.0054 | 4.5e-4 | 0.0072 | |',
+    "train mean": "| train mean | -0.022 | 0.43 | 0.30 | 5.3e-2 | 0.058 | |",
+    "ridge": "| ridge | 0.841 | 0.0013 | 0.0060 | 9.3e-5 | 0.0013 | |",
+    "boosted trees": "| boosted trees | 0.806 | 0.00026 | 0.0054 | 4.5e-4 | 0.0072 | |",
 }
 
 
@@ -902,12 +902,9 @@ CLAIMS = [
         "(ratios 0.84 and 0.48 for the mixture head, intervals spanning 1)",
         lambda: (
             "(ratios {:.2f} and {:.2f} for the mixture head, intervals spanning 1)".format(
-                p_paired(GMM, "e₁", CMP64 / "paired.csv")["ratio"], p_paired(GMM, "Δt", CMP64 / "paired.csv")["ratio"]
+                cmp64_paired(GMM, "e₁")["ratio"], cmp64_paired(GMM, "Δt")["ratio"]
             )
-            if all(
-                p_paired(GMM, k, CMP64 / "paired.csv")["ratio_low"] < 1 < p_paired(GMM, k, CMP64 / "paired.csv")["ratio_high"]
-                for k in ("e₁", "Δt")
-            )
+            if all(cmp64_paired(GMM, k)["ratio_low"] < 1 < cmp64_paired(GMM, k)["ratio_high"] for k in ("e₁", "Δt"))
             else "an interval excludes 1"
         ),
     ),
@@ -916,8 +913,8 @@ CLAIMS = [
         "(R² −1.224: worse than predicting the mean; 14.5× xVal's MSE, surviving Holm) and has Δt in distribution 7.0e-4",
         lambda: "(R² {}: worse than predicting the mean; {:.1f}× xVal's MSE, surviving Holm{}) and has Δt in distribution {}".format(
             f"{np.mean(cmp64('fone', E1, 'test', 'r2')):.3f}".replace("-", "−"),
-            p_paired("fone", "e₁", CMP64 / "paired.csv")["ratio"],
-            "" if p_paired("fone", "e₁", CMP64 / "paired.csv")["survives_holm"] else " NOT",
+            cmp64_paired("fone", "e₁")["ratio"],
+            "" if cmp64_paired("fone", "e₁")["survives_holm"] else " NOT",
             exp1(np.mean(cmp64("fone", DT, "test"))),
         ),
     ),
@@ -949,9 +946,9 @@ CLAIMS = [
             sig2(np.mean(cmp64(GMM, A1, "ood_a1"))),
             sig2(cmp64("boosted trees", A1, "ood_a1")[0]),
             sig2(cmp64("ridge", A1, "ood_a1")[0]),
-            p_paired("fone", "a₁ (OoD)", CMP64 / "paired.csv")["ratio"],
-            p_paired(TUNED, "a₁ (OoD)", CMP64 / "paired.csv")["ratio"],
-            "" if all(p_paired(m, "a₁ (OoD)", CMP64 / "paired.csv")["survives_holm"] for m in ("fone", TUNED)) else " NOT",
+            cmp64_paired("fone", "a₁ (OoD)")["ratio"],
+            cmp64_paired(TUNED, "a₁ (OoD)")["ratio"],
+            "" if all(cmp64_paired(m, "a₁ (OoD)")["survives_holm"] for m in ("fone", TUNED)) else " NOT",
         ),
     ),
     (
@@ -1317,6 +1314,11 @@ def cmp64(model: str, field: str, split: str, metric: str = "mse") -> list[float
         return t[(t.model == model) & (t.field == field) & (t.split == split)].sort_values("seed")[metric].tolist()
     t = csv(CMP64 / "table.csv")
     return [float(t[(t.model == model) & (t.field == field) & (t.split == split) & (t.metric == metric)].iloc[0]["mean"])]
+
+
+def cmp64_paired(model: str, column: str) -> pd.Series:
+    """A model's paired test against xVal in the compare-b64-30min run."""
+    return p_paired(model, column, CMP64 / "paired.csv")
 
 
 def cmp64_means(field: str, split: str) -> list[float]:
