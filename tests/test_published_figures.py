@@ -140,6 +140,12 @@ def planets_seeds() -> list[int]:
     return meta(PLANETS / "meta.json")["seeds"]
 
 
+def tokens_per_number(name: str) -> int:
+    from scinum import encodings
+
+    return encodings.from_config({"name": name}).tokens_per_number
+
+
 def time_ratios(model: str) -> list[float]:
     return [train_s(model, s) / train_s("xval", s) for s in planets_seeds()]
 
@@ -433,6 +439,13 @@ CLAIMS = [
     (C, "28 %/58 % of `ood_a1`'s a₁", lambda: f"{pct(cov(A1, 'ood_a1', 68))}/{pct(cov(A1, 'ood_a1', 95))} of `ood_a1`'s a₁"),
     # cost
     ((R, C), "4.2–6.2×", lambda: span(time_ratios("fp15"), lambda x: f"{x:.1f}")),
+    (
+        "docs/parity.md",
+        "spell a number in 5, 3 and 2 tokens, and in the compare preset FP15's training took 4.2–6.2× xVal's",
+        lambda: "spell a number in {}, {} and {} tokens, and in the compare preset FP15's training took {}× xVal's".format(
+            *(tokens_per_number(n) for n in ("p10", "p1000", "b1999")), span(time_ratios("fp15"), lambda x: f"{x:.1f}")
+        ),
+    ),
     ((R, C), "136 core-minutes", lambda: f"{meta(PLANETS / 'meta.json')['core_seconds'] / 60:.0f} core-minutes"),
     (
         C,
