@@ -28,18 +28,20 @@ from scinum.train.fit import fit
 TARGET = 1.3
 
 
-def seconds_per_sample(data: Path, out: Path, model: dict, steps: int, batch_size: int) -> float:
-    """Training seconds per sample of the quick config with the ``model`` section's ``model`` keys."""
+def seconds_per_sample(data: Path, out: Path, sections: dict[str, dict], steps: int, batch_size: int) -> float:
+    """Training seconds per sample of the quick config with ``sections`` (``{"model": {...},
+    "optim": {...}}``) merged into its sections."""
     config = quick_config(data, out, batch_size, steps, limit_val_batches=0)
-    config["model"].update(model)
+    for section, keys in sections.items():
+        config[section].update(keys)
     fit(config)
     trained = json.loads((out / "training.json").read_text())
     return trained["train_seconds"] / (trained["steps"] * batch_size)
 
 
 def ab_costs(variants: dict[str, dict], headline: str, target: float = TARGET) -> None:
-    """Train ``variants`` (name -> ``model`` keys; the first is the reference, the others are
-    ours) A B A B on the same data and print each one's ms/sample (median over rounds, and each
+    """Train ``variants`` (name -> config sections to merge, ``{"model": {...}}``; the first is
+    the reference, the others are ours) A B A B on the same data and print each one's ms/sample (median over rounds, and each
     round) and, per variant after the first, the ratio ``ours / reference`` against ``target``
     (the last line: the last variant's)."""
     ap = argparse.ArgumentParser(description=headline)
@@ -52,8 +54,8 @@ def ab_costs(variants: dict[str, dict], headline: str, target: float = TARGET) -
     with tempfile.TemporaryDirectory() as tmp:
         data = make_dataset(Path(tmp) / "data")
         for r in range(args.rounds):
-            for name, model in variants.items():
-                times[name].append(seconds_per_sample(data, Path(tmp) / f"{name}-{r}", model, args.steps, args.batch_size))
+            for name, sections in variants.items():
+                times[name].append(seconds_per_sample(data, Path(tmp) / f"{name}-{r}", sections, args.steps, args.batch_size))
     print(f"{'variant':<10} {'ms/sample (median)':>20} {'rounds':>40}")
     for name, t in times.items():
         print(f"{name:<10} {1e3 * statistics.median(t):>20.3f} {str([round(1e3 * x, 3) for x in t]):>40}")
@@ -66,7 +68,7 @@ def ab_costs(variants: dict[str, dict], headline: str, target: float = TARGET) -
 
 
 def main() -> None:
-    ab_costs({"learned": {"positions": "learned"}, "structure": {"positions": "structure"}}, __doc__.splitlines()[0])
+    ab_costs({"learned": {"model": {"positions": "learned"}}, "structure": {"model": {"positions": "structure"}}}, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from positions_cost import ab_costs
 
 
 def main() -> None:
-    variants = {path: {"positions": "structure", "value_path": path} for path in ("layernorm", "linear", "linear_mlp")}
+    variants = {path: {"model": {"positions": "structure", "value_path": path}} for path in ("layernorm", "linear", "linear_mlp")}
     ab_costs(variants, __doc__.splitlines()[0])
 
 

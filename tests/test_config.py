@@ -121,6 +121,10 @@ def test_scinum_fit_validates_its_config_once_and_builds_one_encoding(dataset, t
         ({"normalizer": "minmx"}, ["normalizer", "'minmx'", "choices:", "minmax", "standard"]),
         ({"model": {"d_model": 30}}, ["model", "d_model 30", "4 heads"]),
         ({"budget": {"samples": -3}}, ["budget.samples", "-3"]),
+        ({"optim": {"curvature_weight": -1}}, ["optim.curvature_weight", "-1", ">= 0"]),
+        ({"optim": {"curvature_share": 0}}, ["optim.curvature_share", "(0, 1]"]),
+        ({"optim": {"curvature_weight": 1}, "encoding": {"name": "p10"}}, ["optim.curvature_weight", "p10 spells them in tokens"]),
+        ({"optim": {"curvature_weight": 1}, "encoding": {"name": "fone"}}, ["optim.curvature_weight", "DigitHead has none"]),
     ],
 )
 def test_a_bad_config_is_one_line_naming_the_key_value_and_choices(tmp_path, monkeypatch, bad, parts):

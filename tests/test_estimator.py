@@ -293,3 +293,14 @@ def test_the_defaults_ask_the_target_alone_on_the_linear_mlp_value_path(fitted):
     paper = scinum.Regressor(**{**TINY, "model": {**TINY["model"], "value_path": "layernorm"}}).fit(df, y)
     assert paper.config_["model"]["value_path"] == "layernorm" and paper.config_["model"]["d_model"] == 16
     assert paper.models_[0].model.trunk.cfg.value_path == "layernorm"
+
+
+def test_a_curvature_penalty_trains_end_to_end_and_a_head_without_a_gradient_is_refused():
+    """``optim={"curvature_weight": ...}`` reaches training (the fit logs its penalty); FoNE's
+    digit head, whose point prediction has no gradient, is refused before anything trains."""
+    df, y = _frame(60)
+    reg = scinum.Regressor(**{**TINY, "members": 1, "budget": {"samples": 320}, "optim": {**TINY["optim"], "curvature_weight": 3.0}})
+    reg.fit(df, y)
+    assert reg.config_["optim"]["curvature_weight"] == 3.0 and np.isfinite(reg.predict(df)).all()
+    with pytest.raises(ConfigError, match="curvature_weight = 1.*DigitHead has none"):
+        scinum.Regressor(**{**TINY, "encoding": {"name": "fone"}, "head": {"kind": "native"}, "optim": {"curvature_weight": 1}}).fit(df, y)

@@ -56,6 +56,9 @@ class NumberHead(nn.Module):
     #: whether the head predicts a distribution with ``cdf(out, x)`` and quantiles (its intervals
     #: can then be recalibrated, :mod:`scinum.fill.calibration`)
     has_distribution = False
+    #: whether :meth:`smooth_point` gives a point prediction with a gradient (what the curvature
+    #: penalty, :mod:`scinum.model.curvature`, differentiates)
+    has_smooth_point = False
     outputs: ClassVar[HeadOutputs] = HeadOutputs()
 
     @classmethod
@@ -87,6 +90,11 @@ class NumberHead(nn.Module):
 
     def predict(self, out: Any) -> torch.Tensor:
         raise NotImplementedError
+
+    def smooth_point(self, out: Any) -> torch.Tensor:
+        """float[N]: a point prediction through which gradients flow (heads with
+        :attr:`has_smooth_point`), in normalized units."""
+        raise NotImplementedError(f"{type(self).__name__} has no point prediction with a gradient")
 
     def uncertainty(self, out: Any, quantiles: Sequence[float] = ()) -> dict[str, Any]:
         return {}

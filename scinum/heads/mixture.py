@@ -63,6 +63,7 @@ class MixtureHead(MLPHead):
 
     uncertainty_kind = "mixture"
     has_distribution = True
+    has_smooth_point = True  # the mixture's mean, whichever point it predicts
     outputs = HeadOutputs(
         point="mean (or mode) of the mixture",
         uncertainty="quantiles",
@@ -161,8 +162,7 @@ class MixtureHead(MLPHead):
         log_p = -0.5 * ((t - mu) / sigma) ** 2 - sigma.log() - 0.5 * math.log(2 * math.pi)
         nll = -torch.logsumexp(log_w + log_p, dim=-1)
         if self.mse_weight:
-            mean = (log_w.exp() * out[1]).sum(-1)
-            nll = nll + self.mse_weight * (mean - t.squeeze(-1)) ** 2
+            nll = nll + self.mse_weight * (self.smooth_point(out) - t.squeeze(-1)) ** 2
         return nll
 
     def _moments(self, out) -> tuple[torch.Tensor, torch.Tensor]:
@@ -171,6 +171,10 @@ class MixtureHead(MLPHead):
         mean = (w * mu).sum(-1)
         var = (w * (sigma**2 + mu**2)).sum(-1) - mean**2
         return mean, var.clamp(min=0).sqrt()
+
+    def smooth_point(self, out) -> torch.Tensor:
+        log_w, mu, _ = out
+        return (log_w.exp() * mu).sum(-1)
 
     def predict(self, out) -> torch.Tensor:
         if self.point == "mean":

@@ -17,6 +17,8 @@ from .base import MLPHead, NumberHead
 class ScalarHead(MLPHead):
     """xVal's head: one number, trained with MSE. Gives no uncertainty."""
 
+    has_smooth_point = True
+
     def __init__(self, d_model: int):
         super().__init__(d_model, 1)
 
@@ -28,6 +30,9 @@ class ScalarHead(MLPHead):
 
     def predict(self, out: torch.Tensor) -> torch.Tensor:
         return out.to(torch.float64)
+
+    def smooth_point(self, out: torch.Tensor) -> torch.Tensor:
+        return out
 
 
 class DigitHead(MLPHead):

@@ -76,6 +76,7 @@ from torch import nn
 from ..heads import NumberHead
 from ..tokens.structure import COLUMNS
 from .config import ModelConfig
+from .curvature import Curvature, curvature_penalty
 
 if TYPE_CHECKING:
     from ..tokens.batch import Batch
@@ -297,7 +298,12 @@ class NumberMLM(nn.Module):
         )
 
     def losses(
-        self, batch: Batch, number_loss_weight: float = 1.0, fields: dict[int, str] | None = None, mean_over: str = "numbers"
+        self,
+        batch: Batch,
+        number_loss_weight: float = 1.0,
+        fields: dict[int, str] | None = None,
+        mean_over: str = "numbers",
+        curvature: Curvature | None = None,
     ) -> dict[str, Any]:
         """Training losses of a :func:`~scinum.tokens.batch.make_batch` batch.
 
@@ -306,7 +312,9 @@ class NumberMLM(nn.Module):
         none; ``mean_over="fields"``: the mean over the batch's fields of each field's mean),
         and ``number_abs_err``: mean |prediction − target| (normalized units, over the
         predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
-        error is also returned on its own, as ``err/<name>``: (mean error, count)."""
+        error is also returned on its own, as ``err/<name>``: (mean error, count). ``curvature``
+        (in training, with a weight): its penalty (:mod:`scinum.model.curvature`) is added to
+        ``loss`` and returned as ``curvature``."""
         h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
         tok = batch["targets"] != -100
         logits = self.trunk.token_logits(h[tok]).float()
@@ -324,6 +332,9 @@ class NumberMLM(nn.Module):
             finite = err.isfinite()
             abs_err = torch.where(finite, err, 0).sum() / finite.sum().clamp(min=1)
         res: dict[str, Any] = dict(zip(LOSS_NAMES, (token_ce + number_loss_weight * number_loss, token_ce, number_loss, abs_err.float())))
+        if curvature is not None and curvature.weight and self.training:
+            res["curvature"] = curvature_penalty(self, batch, self.head.smooth_point(out), curvature)
+            res["loss"] = res["loss"] + res["curvature"]
         for fid, name in (fields or {}).items():
             on = (batch["num_field"] == fid) & finite
             if bool(on.any()):

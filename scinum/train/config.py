@@ -105,6 +105,11 @@ class OptimConfig:
     # of each field's mean ("fields": a field with one number per record, e.g. an orbit's
     # eccentricity, weighs as much as one with a hundred, e.g. its trajectory's coordinates)
     number_loss_mean: str = one_of("numbers", ("numbers", "fields"), "number loss mean")
+    # the curvature penalty (scinum.model.curvature): its weight (0: none), how far the visible
+    # values move (normalized units) and the share of each batch's records it reads
+    curvature_weight: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
+    curvature_step: float = positive(1.0)
+    curvature_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
 
 
 def _devices(v: Any) -> str | None:
@@ -360,6 +365,14 @@ def validate_config(config: dict) -> NumberEncoding:
         heads.check_options(encoding, config["head"])
     except ValueError as e:
         raise ConfigError(f"config: head = {brief(config['head'], 120)}: {_first_line(e)}") from None
+    weight = config.get("optim", {}).get("curvature_weight")
+    if weight:
+        from ..model.curvature import check_curvature
+
+        try:
+            check_curvature(encoding, config["head"])
+        except ValueError as e:
+            raise ConfigError(f"config: optim.curvature_weight = {brief(weight)}: {_first_line(e)}") from None
     model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
     try:
         ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})

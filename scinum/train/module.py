@@ -17,7 +17,9 @@ import lightning as L
 import torch
 
 from ..tokens.batch import Batch
+from ..errors import ConfigError
 from ..model.checkpoint import CheckpointMeta, digest
+from ..model.curvature import Curvature, check_curvature
 from .config import OptimConfig
 from .distributed import MetricSums
 from ..model.trunk import LOSS_NAMES, NumberMLM
@@ -63,16 +65,30 @@ class MLMModule(L.LightningModule):
         self.meta, self.max_steps, self.plan = meta, max_steps, plan
         self.watch = dict(watch or {})
         self.model = meta.build_model() if meta is not None else None
+        self.curvature: Curvature | None = None  # set in configure_model, once the model is built
 
     def configure_model(self) -> None:
         if self.model is None:
             self.meta, self.model, self.watch = self.plan(self.trainer.datamodule)
+        self.curvature = None
+        if self.optim.curvature_weight:
+            encoding = self.meta.make_encoding()
+            try:
+                check_curvature(encoding, self.model.head)
+            except ValueError as e:
+                raise ConfigError(f"config: optim.curvature_weight = {self.optim.curvature_weight}: {e}") from None
+            o = self.optim
+            self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, encoding)
 
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
         loss weight (and, in validation, the watched fields' errors)."""
         return self.model.losses(
-            batch, self.optim.number_loss_weight, None if self.training else self.watch, mean_over=self.optim.number_loss_mean
+            batch,
+            self.optim.number_loss_weight,
+            None if self.training else self.watch,
+            mean_over=self.optim.number_loss_mean,
+            curvature=self.curvature,
         )
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:

@@ -1,0 +1,103 @@
+"""A curvature penalty: predictions kept straight along the record's values unless the data bend them.
+
+A model that reads numbers through attention, MLPs and a mixture head bends its fit near the edge
+of the training range, so past the range its slope shrinks and it predicts worse than a straight
+line (docs/parity.md, *Why the slope shrinks past the range*). The penalty is a smoothing-spline
+prior in finite differences: in a share of each training batch, every visible number of a record
+is moved by ``step`` normalized units along one random direction (a unit vector over the record's
+visible numbers, drawn per record), and the model is run at ``x + step·u`` and ``x − step·u``;
+with ``f`` the head's point prediction at the hidden numbers,
+
+    penalty = weight · mean( ((f(x + step·u) + f(x − step·u) − 2 f(x)) / step²)² )
+
+— the mean square of the second derivative of ``f`` along ``u``, estimated across ``step``.
+A linear function pays nothing, so a trend the data show is kept and carried past the range;
+a bend is paid for unless the number loss gains more from it.
+
+Cost: two more forward and backward passes over the share of the batch it reads
+(``share`` 1: about three times a step's work).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from ..tokens.codec import INT, NUM, SPECIALS
+
+if TYPE_CHECKING:
+    from .trunk import NumberMLM
+
+__all__ = ["Curvature", "curvature_penalty", "check_curvature"]
+
+#: the token ids a visible one-token number has ([NUM], [INT]: fixed places of every vocabulary)
+_NUMBER_IDS = (SPECIALS.index(NUM), SPECIALS.index(INT))
+
+
+@dataclass(frozen=True)
+class Curvature:
+    """What :func:`curvature_penalty` computes: ``weight`` (0: none), ``step`` (normalized
+    units: how far the values move), ``share`` (of each batch's records, the first
+    ``ceil(share·B)``; the batches are shuffled), and the ``encoding`` that turns the moved
+    values into the trunk's features."""
+
+    weight: float
+    step: float
+    share: float
+    encoding: Any
+
+
+def check_curvature(encoding: Any, head: Any) -> None:
+    """Raise ``ValueError`` where the penalty cannot act: an encoding that gives the trunk no
+    features (its values are tokens) or a head whose point prediction has no gradient. ``head``:
+    the model's, or the ``head:`` section of a run config (a small one is built to ask)."""
+    if not encoding.dim:
+        raise ValueError(f"needs an encoding that gives the trunk its values as features; {encoding.name} spells them in tokens")
+    if isinstance(head, dict):
+        from ..heads import make_head
+
+        head = make_head(encoding, 8, head)
+    if not head.has_smooth_point:
+        raise ValueError(
+            f"needs a head whose point prediction has a gradient (xVal's head, the mixture head); the {type(head).__name__} has none"
+        )
+
+
+def curvature_penalty(model: "NumberMLM", batch: dict, point: torch.Tensor, spec: Curvature) -> torch.Tensor:
+    """The penalty (module docstring) of ``batch``: a float32 scalar (0 where the records read
+    hide no number or show none). ``point`` float[N]: the head's differentiable point prediction
+    at the batch's hidden numbers (row-major over ``num_hidden``), from the step's own forward."""
+    ids, feats, num = batch["ids"], batch["feats"], batch["num_hidden"]
+    take = min(len(ids), max(1, math.ceil(spec.share * len(ids))))
+    ids, feats, num = ids[:take], feats[:take], num[:take]
+    visible = (ids == _NUMBER_IDS[0]) | (ids == _NUMBER_IDS[1])
+    n_hidden = int(num.sum())
+    if not n_hidden or not bool(visible.any()):
+        return point.new_zeros((), dtype=torch.float32)
+    values = spec.encoding.decode(feats[visible]).to(torch.float64)
+    direction = torch.zeros(visible.shape, dtype=torch.float64, device=ids.device)
+    direction[visible] = torch.randn(len(values), dtype=torch.float64, device=ids.device)
+    direction = direction / direction.norm(dim=1, keepdim=True).clamp(min=1e-12)
+    u = direction[visible]
+    ok = spec.encoding.representable(values + spec.step * u) & spec.encoding.representable(values - spec.step * u)
+    if not bool(ok.all()):  # a record with a value the encoding cannot hold once moved stays where it is
+        bad = torch.zeros(visible.shape, dtype=torch.bool, device=ids.device)
+        bad[visible] = ~ok
+        u = torch.where(bad.any(1, keepdim=True).expand_as(visible)[visible], 0.0, u)
+    from .trunk import _wanted_rows
+
+    rows, valid = _wanted_rows(num)
+    structure = batch.get("structure")
+    structure = None if structure is None else structure[:take]
+
+    def moved(sign: float) -> torch.Tensor:
+        f = feats.clone()
+        f[visible] = spec.encoding.encode(values + sign * spec.step * u).to(f.dtype)
+        h = model(ids, f, batch["attend"][:take], rows, structure)[valid]
+        return model.head.smooth_point(model.head(h, model.trunk.token_logits(h)))
+
+    bend = (moved(1.0) + moved(-1.0) - 2 * point[:n_hidden]) / spec.step**2
+    return spec.weight * bend.float().pow(2).mean()

@@ -1,0 +1,119 @@
+"""The curvature penalty (scinum.model.curvature): exact on functions whose second derivative is
+known, zero on straight ones, records whose moved values the encoding cannot hold left in place,
+and wired into the training loss."""
+
+import math
+
+import pytest
+import torch
+
+from scinum import encodings
+from scinum.heads import make_head
+from scinum.model.curvature import Curvature, curvature_penalty
+from test_model import _batch, _setup
+
+NUM, MASK = 2, 1  # [NUM] and [MASK]: fixed places of every vocabulary
+
+
+class _Head:
+    """Reads the first hidden feature as the prediction; its point has a gradient."""
+
+    has_smooth_point = True
+
+    def __call__(self, h, logits=None):
+        return h[..., 0]
+
+    def smooth_point(self, out):
+        return out
+
+
+class _Stub:
+    """A stand-in model: every hidden row of a record predicts ``g`` summed over the record's
+    visible values (feats[..., 0], xVal's features), so the second derivative along any unit
+    direction is known. It reads the features of any encoding through ``decode``."""
+
+    def __init__(self, g, enc):
+        self.g, self.enc, self.head, self.trunk = g, enc, _Head(), self
+
+    def __call__(self, ids, feats, attend=None, rows=None, structure=None):
+        visible = ids == NUM
+        values = torch.zeros(ids.shape, dtype=torch.float64)
+        values[visible] = self.enc.decode(feats[visible])
+        total = (self.g(values) * visible).sum(1)  # [B]
+        h = total[:, None, None].expand(-1, ids.shape[1], 1)
+        return h if rows is None else h.gather(1, rows[..., None])
+
+    def token_logits(self, h):
+        return h
+
+
+def _toy_batch(values, hidden_per_record=2, encoding="xval", **options):
+    """Records of visible values (one row each) followed by ``hidden_per_record`` hidden numbers."""
+    enc = encodings.get(encoding, **options)
+    B, V = values.shape
+    ids = torch.cat([torch.full((B, V), NUM), torch.full((B, hidden_per_record), MASK)], 1)
+    feats = torch.ones(B, V + hidden_per_record, enc.dim)
+    feats[:, :V] = enc.encode(values.double())
+    num = torch.cat([torch.zeros(B, V, dtype=torch.bool), torch.ones(B, hidden_per_record, dtype=torch.bool)], 1)
+    return {"ids": ids, "feats": feats, "attend": torch.ones_like(num), "num_hidden": num}, enc
+
+
+def _penalty(g, batch, enc, weight=1.0, step=0.5, share=1.0):
+    model = _Stub(g, enc)
+    point = model(batch["ids"], batch["feats"])[batch["num_hidden"]][..., 0]
+    return curvature_penalty(model, batch, point, Curvature(weight, step, share, enc))
+
+
+def test_a_straight_prediction_pays_nothing_and_a_parabola_pays_its_second_derivative_squared():
+    torch.manual_seed(0)
+    batch, enc = _toy_batch(torch.randn(5, 3))
+    assert float(_penalty(lambda v: 3 * v - 1, batch, enc)) == pytest.approx(0, abs=1e-6)
+    # c·Σv²: second derivative 2c along every unit direction, whatever the step
+    for step in (0.1, 1.0, 3.0):
+        assert float(_penalty(lambda v: 0.7 * v**2, batch, enc, weight=2.0, step=step)) == pytest.approx(2.0 * 1.4**2, rel=1e-4)
+
+
+def test_the_penalty_reads_the_share_of_the_batch_it_is_given():
+    values = torch.zeros(4, 2)
+    values[2:] = 1.0  # the last two records show values where a cubic bends more
+    batch, enc = _toy_batch(values)
+    cubic = lambda v: v**3  # noqa: E731  second derivative 6v along each coordinate
+    half, whole = _penalty(cubic, batch, enc, share=0.5, step=1e-3), _penalty(cubic, batch, enc, share=1.0, step=1e-3)
+    assert float(half) == pytest.approx(0, abs=1e-3)  # only the first two records (values 0)
+    assert float(whole) > 1.0
+
+
+def test_a_record_whose_moved_values_the_encoding_cannot_hold_stays_in_place():
+    # FoNE with one integer digit holds |x| < 10: a record at 9.9 cannot move by 0.5 and pays nothing
+    batch, enc = _toy_batch(torch.tensor([[9.9, 0.0], [1.0, 2.0]]), encoding="fone", int_digits=1, frac_digits=3)
+    parabola = lambda v: v**2  # noqa: E731
+    both = _penalty(parabola, batch, enc, step=0.5)
+    assert float(both) == pytest.approx(0.5 * 2.0**2, rel=1e-3)  # the second record's 4, over both records' rows
+
+
+def test_training_loss_adds_the_penalty_and_it_trains_the_model():
+    vocab, seqs, norm, enc, model = _setup("xval", value_path="linear_mlp")
+    batch = _batch(vocab, seqs, [torch.rand(len(s)).numpy() < 0.3 for s in seqs], norm, enc)
+    model.train()
+    torch.manual_seed(1)
+    plain = model.losses(batch)
+    torch.manual_seed(1)
+    res = model.losses(batch, curvature=Curvature(5.0, 1.0, 1.0, enc))
+    assert "curvature" not in plain and res["curvature"].item() > 0
+    assert res["loss"].item() == pytest.approx((plain["loss"] + res["curvature"]).item(), rel=1e-5)
+    res["curvature"].backward()
+    grads = [p.grad for p in model.trunk.parameters() if p.grad is not None]
+    assert grads and any(float(g.abs().sum()) > 0 for g in grads)
+    model.eval()  # never in evaluation: what is measured is the fit
+    assert "curvature" not in model.losses(batch, curvature=Curvature(5.0, 1.0, 1.0, enc))
+
+
+def test_the_mixture_heads_smooth_point_is_its_mean_with_a_gradient():
+    enc = encodings.get("xval")
+    head = make_head(enc, 16, {"kind": "mixture"})
+    out = head(torch.randn(7, 16, requires_grad=True))
+    smooth = head.smooth_point(out)
+    assert smooth.requires_grad
+    assert torch.allclose(smooth.double(), head.uncertainty(out)["mean"], atol=1e-6)
+    assert head.has_smooth_point and not make_head(encodings.get("fone"), 16).has_smooth_point
+    assert math.isfinite(float(smooth.sum()))
