@@ -63,3 +63,31 @@ def test_unseen_names_the_four_tables_run_after_the_defaults_were_chosen(tmp_pat
     seen.clear()
     assert tbr.main(["--tables", "blind", "--seeds", "0", "--out", str(tmp_path)]) == 0
     assert seen == list(tbr.BLIND)
+
+
+def test_jobs_fit_the_pairs_elsewhere_and_keep_their_order(tmp_path, monkeypatch):
+    """``--jobs 2`` hands each (table, seed) pair to a worker (here a thread pool standing in for
+    the process pool) and writes the rows in the order of the pairs, whichever finishes first."""
+    import json
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    import recipes.tables_by_range as tbr
+    import scinum.util.processes
+
+    def fake(name, seed, rows):
+        time.sleep(0.05 if seed == 0 else 0.0)  # the first pair finishes last
+        cells = [(m, s) for m in tbr.STANDARD for s in ("test", "extrap")]
+        return [{"table": name, "seed": seed, "model": m, "split": s, "mse": 1.0 + seed, "n": 2} for m, s in cells]
+
+    monkeypatch.setattr(tbr, "scores", fake)
+    monkeypatch.setattr(scinum.util.processes, "worker_pool", lambda n: ThreadPoolExecutor(n))
+    threads = []
+    monkeypatch.setattr(torch, "set_num_threads", threads.append)
+    assert tbr.main(["--tables", "engel", "cancer", "--seeds", "0", "1", "--jobs", "2", "--out", str(tmp_path)]) == 0
+    frame = pd.read_csv(tmp_path / "scores.csv")
+    pairs = list(dict.fromkeys(zip(frame["table"], frame["seed"])))
+    assert pairs == [("engel", 0), ("engel", 1), ("cancer", 0), ("cancer", 1)] and threads == [1] * 4
+    assert json.loads((tmp_path / "meta.json").read_text())["tables"] == ["engel", "cancer"]
