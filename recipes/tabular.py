@@ -9,7 +9,8 @@ any the models trained on); of the rest, a seeded 25 % is the ``test`` split (in
 range) and 75 % is trained on. scinum.Regressor (its :data:`~scinum.estimator.DEFAULTS`: an
 ensemble of three) is compared with the standard regressors fitted on the same rows: the training
 mean, ordinary least squares and gradient-boosted trees (scikit-learn); and the scinum rows of
-:data:`SCINUM_ROWS`, each taking back one more of the estimator's changes: one member (``members:
+:data:`SCINUM_ROWS`: the ensemble without the curvature penalty (``optim: {curvature_weight: 0}``:
+the default before); then, each taking back one more of the estimator's changes: one member (``members:
 1``); the trunk's ``linear`` value path instead of ``linear_mlp`` (``model: {value_path: linear}``:
 the MLPs read LayerNorms), three members and one; then, one member each, xVal's own head instead
 of the mixture; the mixture with a mean per component and no MSE term (``head: {location: free,
@@ -59,15 +60,15 @@ _FREE = {"head": {"location": "free", "mse_weight": 0.0}}
 _ONE = {"members": 1}
 #: the MLPs read LayerNorms, only the attention values the residual stream (the default before)
 _LINEAR = {"model": {"value_path": "linear"}}
-#: the curvature penalty (scinum.model.curvature) at weight 10 on every record of a batch (chosen
-#: with one model, seeds 0 and 1, on the six tables held out by range where the ensemble was above
-#: 1.5x: docs/tabular.md, *A curvature penalty*)
-_CURVATURE = {"optim": {"curvature_weight": 10.0}}
-#: the scinum rows: label -> scinum.Regressor options over its defaults; the second is one
-#: member of the first, the third the first on the linear value path (the default before), the
-#: fourth one member of that; each row after it takes back one more of the defaults' changes
+#: without the curvature penalty (the default before; docs/tabular.md, *A curvature penalty*)
+_NO_CURVATURE = {"optim": {"curvature_weight": 0.0}}
+#: the scinum rows: label -> scinum.Regressor options over its defaults; the second is the first
+#: without the curvature penalty (the default before), the third one member of the first, the
+#: fourth the first on the linear value path, the fifth one member of that; each row after it
+#: takes back one more of the defaults' changes
 SCINUM_ROWS = {
     "scinum.Regressor": {},
+    "scinum.Regressor, no curvature penalty": _NO_CURVATURE,
     "scinum.Regressor, one member": _ONE,
     "scinum.Regressor, linear value path": _LINEAR,
     "scinum.Regressor, one member, linear value path": {**_ONE, **_LINEAR},
@@ -85,7 +86,6 @@ SCINUM_ROWS = {
         "model": {"value_path": "layernorm"},
         "data": {"mask_fields_alone": False},
     },
-    "scinum.Regressor, curvature penalty": _CURVATURE,
 }
 #: the standard models whose best MSE a row is compared with
 STANDARD = ("linear (OLS)", "boosted trees")

@@ -282,12 +282,13 @@ def test_readme_three_line_example_runs(one_thread):
 
 
 def test_the_defaults_ask_the_target_alone_on_the_linear_mlp_value_path(fitted):
-    """The estimator trains on the linear_mlp value path with its targets asked alone and a mixture
-    whose means share a location (docs/tabular.md); ``model={"value_path": "layernorm"}`` merges
+    """The estimator trains on the linear_mlp value path with its targets asked alone, a mixture
+    whose means share a location and the curvature penalty (docs/tabular.md); ``model={"value_path": "layernorm"}`` merges
     over the defaults and gives the paper's trunk."""
     reg, df, y = fitted
     assert reg.config_["data"]["mask_fields_alone"] is True and reg.config_["data"]["mask_fields"] == ["ozone"]
     assert reg.models_[0].model.trunk.cfg.value_path == "linear_mlp"
+    assert reg.config_["optim"]["curvature_weight"] == 10.0 and reg.config_["optim"]["lr"] == 3e-3  # TINY's lr, the default's penalty
     head = reg.models_[0].model.head
     assert head.shared_location and head.mse_weight == 1.0 and head.init_range == (-1.0, 1.0)
     paper = scinum.Regressor(**{**TINY, "model": {**TINY["model"], "value_path": "layernorm"}}).fit(df, y)

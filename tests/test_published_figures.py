@@ -1972,3 +1972,111 @@ def test_the_mlp_path_tables_are_their_scores_and_their_claims_hold():
         f"{min(rest):.1f}–{max(rest):.1f}× on the other {len(rest)}".replace(f"other {len(rest)}", "other six")
         in doc("docs/parity.md")
     )
+
+
+CURVATURE_RUN, CURVATURE_SWEEP = RESULTS / "tables-by-range-curvature", RESULTS / "tables-curvature-sweep"
+CURVATURE = "scinum.Regressor, curvature penalty"
+
+
+def _curvature_ratios() -> dict[tuple[str, str], tuple[float, float]]:
+    """(table, split) -> (the ensemble before, with the penalty): MSE ÷ the better standard model's."""
+    from recipes.tables_by_range import BLIND, HELD_OUT_BY
+
+    return {
+        (t, s): (_ratio(MLP, t, s, BLIND_RUN if t in BLIND else MLP_RUN), _ratio(CURVATURE, t, s, CURVATURE_RUN))
+        for t in HELD_OUT_BY
+        for s in ("test", "extrap")
+    }
+
+
+def test_the_curvature_table_is_its_scores_and_its_claims_hold():
+    """docs/tabular.md *A curvature penalty*: the sixteen-table table rebuilt from the published
+    runs, and every count, mean and figure of its bullets."""
+    from recipes.tables_by_range import HELD_OUT_BY, STANDARD, table
+
+    tabular = doc("docs/tabular.md").replace("**", "")
+    assert table(csv(CURVATURE_RUN / "scores.csv")) == (CURVATURE_RUN / "table.md").read_text()
+    m = meta(CURVATURE_RUN / "meta.json")
+    assert m["commit"].startswith("8b42ebf") and not m["dirty"] and m["rows"] == [CURVATURE] and m["tables"] == list(HELD_OUT_BY)
+    r = _curvature_ratios()
+    n = csv(CURVATURE_RUN / "scores.csv").groupby(["table", "split"])["n"].first()
+    for t in HELD_OUT_BY:
+        o, tr = (_ratio(x, t, "extrap", CURVATURE_RUN) for x in STANDARD)
+        best = f"OLS (trees {tr:.2f}×)" if o == 1.0 else f"trees (OLS {o:.2f}×)"
+        cells = [f"{n[t, s]} | {r[t, s][0]:.2f}× | {r[t, s][1]:.2f}×" for s in ("test", "extrap")]
+        assert f"| {t} ({HELD_OUT_BY[t]}) | {cells[0]} | {cells[1]} | {best} |" in tabular, t
+
+    def split(s):
+        return [v for (t, x), v in r.items() if x == s]
+
+    def gmean(vs, i):
+        return float(np.exp(np.mean([np.log(v[i]) for v in vs])))
+
+    words = {9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 14: "fourteen"}
+    up, inside = split("extrap"), split("test")
+    within = [words[sum(v[i] <= 1.5 for v in up)] for i in (1, 0)] + [words[sum(v[1] < v[0] for v in up)]]
+    assert f"within 1.5× of the better standard model on {within[0]} of sixteen tables (before: {within[1]}), better on {within[2]}" in tabular
+    assert f"geometric mean of the ratios {gmean(up, 1):.2f}× against {gmean(up, 0):.2f}×" in tabular
+    for name, t in (("cancer deaths", "cancer"), ("Linnerud", "linnerud"), ("copper", "copper"), ("the El Niño December", "elnino")):
+        assert "{} {:.2f}× → {:.2f}×".format(name, *r[t, "extrap"]) in tabular, t
+        assert _ratio("linear (OLS)", t, "extrap", CURVATURE_RUN) == 1.0
+    assert "the card spending {:.2f}× → {:.2f}×".format(*r["ccard", "extrap"]) in tabular
+    assert "the committees {:.2f}× → {:.2f}×".format(*r["committee", "extrap"]) in tabular
+    assert _ratio("boosted trees", "committee", "extrap", CURVATURE_RUN) == 1.0
+    assert "stack loss {:.2f}× → {:.2f}×".format(*r["stackloss", "extrap"]) in tabular
+    assert "Engel {:.2f}× → {:.2f}× (still within)".format(*r["engel", "extrap"]) in tabular and r["engel", "extrap"][1] <= 1.5
+    scores = csv(CURVATURE_RUN / "scores.csv")
+
+    def per_seed(t):
+        d = scores[(scores.table == t) & (scores.split == "extrap")].pivot(index="seed", columns="model", values="mse")
+        return (d[CURVATURE] / d[list(STANDARD)].min(axis=1)).tolist()
+
+    assert "(2 rows; seeds {:.2f}×, {:.2f}×, {:.2f}×)".format(*per_seed("stackloss")) in tabular
+    lin = per_seed("linnerud")
+    assert f"Linnerud (one seed of three at {lin[2]:.2f}×, the other two {lin[0]:.2f}×, {lin[1]:.2f}×)" in tabular
+    above = [t for t in HELD_OUT_BY if r[t, "extrap"][1] > 1.5]
+    assert above == ["stackloss", "statecrime", "ccard", "committee", "linnerud"]
+    assert "the crime rates ({:.2f}×)".format(r["statecrime", "extrap"][1]) in tabular
+    within_in = [words[sum(v[i] <= 1.5 for v in inside)] for i in (1, 0)]
+    assert f"better on {words[sum(v[1] < v[0] for v in inside)]} of sixteen: within 1.5× on {within_in[0]} (before: {within_in[1]})" in tabular
+    assert f"geometric mean {gmean(inside, 1):.2f}× against {gmean(inside, 0):.2f}×" in tabular
+    readme, est = doc("README.md"), doc("scinum/estimator.py")
+    for text in (readme, est):
+        assert f"on {sum(v[1] <= 1.5 for v in up)} of 16 tables ({sum(v[0] <= 1.5 for v in up)} without)" in text
+    rest = [v[1] for v in up if v[1] > 1.5]
+    assert (
+        f"on {sum(v[1] <= 1.5 for v in inside)} inside it ({sum(v[0] <= 1.5 for v in inside)} without), "
+        f"{min(rest):.1f}–{max(rest):.1f}× on the other five" in readme
+    )
+    assert f"inside it on {sum(v[1] <= 1.5 for v in inside)} ({sum(v[0] <= 1.5 for v in inside)} without)" in est
+    assert (
+        f"within 1.5× on {sum(v[1] <= 1.5 for v in up)} of 16 above the range (inside it on {sum(v[1] <= 1.5 for v in inside)}), "
+        f"{min(rest):.1f}–{max(rest):.1f}× on the other five" in doc("docs/parity.md")
+    )
+
+
+def test_the_curvature_sweep_is_its_file():
+    """docs/tabular.md *A curvature penalty*, the weight sweep: every cell and claim from sweep.jsonl."""
+    rows: dict = {}
+    for line in (CURVATURE_SWEEP / "sweep.jsonl").read_text().splitlines():
+        d = json.loads(line)
+        o = d["opts"]["optim"]
+        rows.setdefault((o["curvature_weight"], o.get("curvature_share", 1)), {})[d["table"], d["seed"]] = d
+    tabular = doc("docs/tabular.md")
+    tables = ["cancer", "statecrime", "ccard", "copper", "elnino", "linnerud"]
+    for (w, share), v in rows.items():
+        cells = [" / ".join(f"{v[t, s]['extrap']:.2f}" for s in (0, 1) if (t, s) in v) or "—" for t in tables]
+        label = "0 (before) | —" if w == 0 else f"{w:g} | {share:g}"
+        assert f"| {label} | " + " | ".join(cells) + " |" in tabular, (w, share)
+    base, ten, quarter = rows[0, 1], rows[10, 1], rows[10, 0.25]
+    below = [k for k in base if ten[k]["extrap"] < base[k]["extrap"]]
+    assert len(below) == 10 and sorted(set(base) - set(below)) == [("copper", 1), ("elnino", 0)]
+    thirty = rows[30, 1]
+    assert sum(all(thirty[t, s]["extrap"] < ten[t, s]["extrap"] for s in (0, 1)) for t in tables) == 4
+
+    def mean(v, t):
+        return (v[t, 0]["extrap"] + v[t, 1]["extrap"]) / 2
+
+    assert sum(mean(quarter, t) > mean(ten, t) for t in tables) == 5
+    seconds = [sum(d["s"] for d in v.values()) for v in (ten, base)]
+    assert f"took {seconds[0]} s with it against {seconds[1]} s" in tabular and f"({seconds[0] / seconds[1]:.2f}×" in tabular
