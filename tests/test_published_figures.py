@@ -2015,7 +2015,8 @@ def test_the_curvature_table_is_its_scores_and_its_claims_hold():
     words = {9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 14: "fourteen"}
     up, inside = split("extrap"), split("test")
     within = [words[sum(v[i] <= 1.5 for v in up)] for i in (1, 0)] + [words[sum(v[1] < v[0] for v in up)]]
-    assert f"within 1.5× of the better standard model on {within[0]} of sixteen tables (before: {within[1]}), better on {within[2]}" in tabular
+    claim = f"within 1.5× of the better standard model on {within[0]} of sixteen tables (before: {within[1]}), better on {within[2]}"
+    assert claim in tabular
     assert f"geometric mean of the ratios {gmean(up, 1):.2f}× against {gmean(up, 0):.2f}×" in tabular
     for name, t in (("cancer deaths", "cancer"), ("Linnerud", "linnerud"), ("copper", "copper"), ("the El Niño December", "elnino")):
         assert "{} {:.2f}× → {:.2f}×".format(name, *r[t, "extrap"]) in tabular, t
@@ -2038,7 +2039,8 @@ def test_the_curvature_table_is_its_scores_and_its_claims_hold():
     assert above == ["stackloss", "statecrime", "ccard", "committee", "linnerud"]
     assert "the crime rates ({:.2f}×)".format(r["statecrime", "extrap"][1]) in tabular
     within_in = [words[sum(v[i] <= 1.5 for v in inside)] for i in (1, 0)]
-    assert f"better on {words[sum(v[1] < v[0] for v in inside)]} of sixteen: within 1.5× on {within_in[0]} (before: {within_in[1]})" in tabular
+    better_in = words[sum(v[1] < v[0] for v in inside)]
+    assert f"better on {better_in} of sixteen: within 1.5× on {within_in[0]} (before: {within_in[1]})" in tabular
     assert f"geometric mean {gmean(inside, 1):.2f}× against {gmean(inside, 0):.2f}×" in tabular
     readme, est = doc("README.md"), doc("scinum/estimator.py")
     for text in (readme, est):
