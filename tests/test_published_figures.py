@@ -2082,3 +2082,49 @@ def test_the_curvature_sweep_is_its_file():
     assert sum(mean(quarter, t) > mean(ten, t) for t in tables) == 5
     seconds = [sum(d["s"] for d in v.values()) for v in (ten, base)]
     assert f"took {seconds[0]} s with it against {seconds[1]} s" in tabular and f"({seconds[0] / seconds[1]:.2f}×" in tabular
+
+
+def test_the_planets_curvature_probe_is_its_runs():
+    """docs/parity.md *A curvature penalty on planets*: every MSE from the probe's seeds.csv files."""
+    probe = RESULTS / "planets-curvature-probe"
+    seeds = pd.concat([csv(probe / "seeds.csv"), csv(probe / "weight1" / "seeds.csv")])
+    mse = seeds[seeds.kind == "model"].set_index(["model", "field", "split"])["mse"]
+    cols = [("planet0.a", "test"), ("planet0.a", "ood_a1"), ("planet0.e", "test"), ("stepsize", "test"), ("stepsize", "ood_stepsize")]
+    parity = doc("docs/parity.md")
+    for label, model in (("xVal+GMM", "none"), ("+ penalty, weight 10", "curv10"), ("+ penalty, weight 1", "curv1")):
+        cells = " | ".join(f"{mse[model, 'description.' + f, s]:.2g}" for f, s in cols)
+        assert f"| {label} | {cells} |" in parity, (label, cells)
+    trees_a1_ood = 0.0054  # the better regressor's a₁ OoD MSE on these records (the probe's table.md)
+    assert set(seeds.seed) == {0} and all(mse[m, "description.planet0.a", "ood_a1"] < trees_a1_ood for m in ("curv1", "curv10"))
+    assert "| *boosted trees* (standard regressor" in (probe / "table.md").read_text()
+    dt = [(m, "description.stepsize", s) for m in ("curv1", "curv10") for s in ("test", "ood_stepsize")]
+    assert all(mse[k] > mse[("none",) + k[1:]] for k in dt)  # Δt worse in and out of distribution at both weights
+
+
+def test_the_engel_figures_with_the_curvature_penalty_are_its_run():
+    """docs/tabular.md and the README on Engel's table with the penalty: the new run's default row,
+    and its row without the penalty equal to the published run's default row."""
+    new, old = (RESULTS / "tabular-engel-curvature" / "table.md").read_text(), (RESULTS / "tabular-engel" / "table.md").read_text()
+
+    def row(text, model, split):
+        return next(x for x in text.splitlines() if x.startswith(f"| {model} | {split} |")).split(" | ")
+
+    tabular, readme = doc("docs/tabular.md"), doc("README.md")
+    cur = {s: row(new, DEFAULT, s) for s in ("test", "extrap")}
+    before = {s: row(new, "scinum.Regressor, no curvature penalty", s) for s in ("test", "extrap")}
+    for s in ("test", "extrap"):
+        assert before[s][2:] == row(old, DEFAULT, s)[2:]  # the same figures as the published defaults
+    assert (
+        f"the ensemble is {cur['test'][4]} the better standard model inside the range and {cur['extrap'][4]} above it "
+        f"(R² {cur['extrap'][2].split()[0]} there); without the penalty {before['test'][4]} and {before['extrap'][4]} "
+        f"(R² {before['extrap'][2].split()[0]})" in tabular
+    )
+    claim = f"it is {cur['test'][4]} the better standard model inside that range ({before['test'][4]} before)"
+    assert f"{claim} and {cur['extrap'][4]} a straight line's" in readme
+    assert row(new, "linear (OLS)", "extrap")[4] == "1.00×"
+    m = meta(RESULTS / "tabular-engel-curvature" / "meta.json")
+    assert m["commit"].startswith("2b70c71") and not m["dirty"]
+    s_new, s_old = m["fit_seconds"], meta(RESULTS / "tabular-engel" / "meta.json")["fit_seconds"]
+    assert (
+        f"took {min(s_new):.0f}–{max(s_new):.0f} s per seed (the published run without it: {min(s_old):.0f}–{max(s_old):.0f} s" in tabular
+    )
