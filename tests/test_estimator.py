@@ -305,3 +305,22 @@ def test_a_curvature_penalty_trains_end_to_end_and_a_head_without_a_gradient_is_
     assert reg.config_["optim"]["curvature_weight"] == 3.0 and np.isfinite(reg.predict(df)).all()
     with pytest.raises(ConfigError, match="curvature_weight = 1.*DigitHead has none"):
         scinum.Regressor(**{**TINY, "encoding": {"name": "fone"}, "head": {"kind": "native"}, "optim": {"curvature_weight": 1}}).fit(df, y)
+
+
+def test_a_fit_leaves_the_signal_handlers_as_it_found_them_and_nothing_of_it_alive():
+    """Lightning restores the pre-fit handlers before the callbacks' teardown; the stop-on-signal
+    callback must not put Lightning's back (they would hold the trainer, its data and model — the
+    memory-mapped token files of a deleted temporary directory — for the rest of the process)."""
+    import gc
+    import signal
+
+    from scinum.datasets.token_shards import TokenShards
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    df, y = _frame(60)
+    reg = scinum.Regressor(**{**TINY, "members": 1, "budget": {"samples": 160}}).fit(df, y)
+    assert {s: signal.getsignal(s) for s in before} == before
+    assert np.isfinite(reg.predict(df)).all()
+    del reg
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, TokenShards)]

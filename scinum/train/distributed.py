@@ -177,7 +177,12 @@ class StopOnSignal(L.Callback):
             return
         signal.set_wakeup_fd(self._old_fd)
         for s, h in self._previous.items():
-            signal.signal(s, h if h is not None else signal.SIG_DFL)
+            # only where ours is still installed: Lightning's teardown, which runs before the
+            # callbacks' and restores the handlers from before the fit, has replaced it (putting
+            # Lightning's back would keep its handler, and through it the trainer, data and
+            # model, alive for the rest of the process)
+            if signal.getsignal(s) == self._on_signal:
+                signal.signal(s, h if h is not None else signal.SIG_DFL)
         self._previous = {}
         r, w = self._wakeup
         self._wakeup = None
