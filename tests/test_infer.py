@@ -118,9 +118,9 @@ def test_predictions_are_the_head_output_in_record_units(ckpt, one_thread):
     assert field["scale"] != 1.0 and field["shift"] != 0.0  # a non-trivial map
     hide = hidden_positions(m.codec, RECORD, ["params.a"])
     b = make_batch([m.codec.encode(RECORD)], [hide], codec=m.codec, normalizer=m.normalizer, encoding=m.encoding, structure=True)
-    from scinum.model.trunk import _wanted_rows
+    from scinum.tokens.batch import hidden_rows
 
-    rows, valid = _wanted_rows(b["num_hidden"])
+    rows, valid = hidden_rows(b["num_hidden"])
     with torch.no_grad():
         norm = float(m.model.head.predict(m.model.head(m.model(b["ids"], b["feats"], b["attend"], rows, b["structure"])[valid]))[0])
         h = m.model(b["ids"], b["feats"], b["attend"], structure=b["structure"])

@@ -294,10 +294,10 @@ def test_linear_mlp_path_feeds_the_residual_stream_to_the_mlps():
 
 @pytest.mark.parametrize("value_path", ["layernorm", "linear", "linear_mlp"])
 @pytest.mark.parametrize("positions", ["learned", "rope", "both"])
-def test_wanted_rows_give_the_full_outputs_at_those_positions(positions, value_path):
+def test_hidden_rows_give_the_full_outputs_at_those_positions(positions, value_path):
     """Inference computes the last block only at the masked positions: the same hidden states
     as the full forward there (float32 sums aside), padding and uneven counts included."""
-    from scinum.model.trunk import _wanted_rows
+    from scinum.tokens.batch import hidden_rows
 
     torch.manual_seed(0)
     cfg = ModelConfig(vocab_size=30, d_model=32, n_layers=3, n_heads=2, positions=positions, max_positions=16, value_path=value_path)
@@ -310,7 +310,7 @@ def test_wanted_rows_give_the_full_outputs_at_those_positions(positions, value_p
     want[0, [1, 5, 11]] = True
     want[1, 8] = True
     want[2, [0, 3]] = True
-    rows, valid = _wanted_rows(want)
+    rows, valid = hidden_rows(want)
     with torch.no_grad():
         full = net(ids, feats, attend)[want]
         part = net(ids, feats, attend, rows)[valid]

@@ -22,14 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
+from ..tokens.batch import hidden_rows
 from ..tokens.codec import INT, NUM, SPECIALS
-
-if TYPE_CHECKING:
-    from .trunk import NumberMLM
 
 __all__ = ["Curvature", "curvature_penalty", "check_curvature"]
 
@@ -66,8 +64,9 @@ def check_curvature(encoding: Any, head: Any) -> None:
         )
 
 
-def curvature_penalty(model: "NumberMLM", batch: dict, point: torch.Tensor, spec: Curvature) -> torch.Tensor:
-    """The penalty (module docstring) of ``batch``: a float32 scalar (0 where the records read
+def curvature_penalty(model: Any, batch: dict, point: torch.Tensor, spec: Curvature) -> torch.Tensor:
+    """The penalty (module docstring) of ``batch`` for ``model`` (a
+    :class:`~scinum.model.trunk.NumberMLM`): a float32 scalar (0 where the records read
     hide no number or show none). ``point`` float[N]: the head's differentiable point prediction
     at the batch's hidden numbers (row-major over ``num_hidden``), from the step's own forward."""
     ids, feats, num = batch["ids"], batch["feats"], batch["num_hidden"]
@@ -87,9 +86,7 @@ def curvature_penalty(model: "NumberMLM", batch: dict, point: torch.Tensor, spec
         bad = torch.zeros(visible.shape, dtype=torch.bool, device=ids.device)
         bad[visible] = ~ok
         u = torch.where(bad.any(1, keepdim=True).expand_as(visible)[visible], 0.0, u)
-    from .trunk import _wanted_rows
-
-    rows, valid = _wanted_rows(num)
+    rows, valid = hidden_rows(num)
     structure = batch.get("structure")
     structure = None if structure is None else structure[:take]
 

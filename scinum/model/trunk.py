@@ -74,6 +74,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..heads import NumberHead
+from ..tokens.batch import hidden_rows
 from ..tokens.structure import COLUMNS
 from .config import ModelConfig
 from .curvature import Curvature, curvature_penalty
@@ -347,18 +348,8 @@ class NumberMLM(nn.Module):
         block computes only those rows. ``quantiles`` (levels [Q], or [N, Q] per row): passed to
         the head's uncertainty."""
         num = batch["num_hidden"]
-        rows, valid = _wanted_rows(num)
+        rows, valid = hidden_rows(num)
         h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
         logits = self.trunk.token_logits(h)
         out = self.head(h, logits)
         return NumberOutputs(self.head.predict(out), self.head.uncertainty(out, quantiles), logits.argmax(-1), num.sum(1))
-
-
-def _wanted_rows(num_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """bool[B, L] -> (rows int64[B, M], valid bool[B, M]): each sequence's True positions in
-    order, padded to the longest count M with position 0; ``h[rows][valid] == h[num_hidden]``."""
-    counts = num_hidden.sum(1)
-    m = max(int(counts.max()) if len(counts) else 0, 1)
-    valid = torch.arange(m, device=num_hidden.device)[None, :] < counts[:, None]
-    order = torch.argsort((~num_hidden).to(torch.int8), dim=1, stable=True)  # True positions first
-    return order[:, :m], valid

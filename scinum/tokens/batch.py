@@ -21,7 +21,7 @@ from .normalize import Normalizer
 from ..records.paths import numbers_named
 from .structure import COLUMNS, list_indices
 
-__all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "MASK_PROB"]
+__all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "hidden_rows", "MASK_PROB"]
 
 #: probability that a token is hidden in MLM training (xVal paper, seed 002; its Table 9 found
 #: 0.3 slightly better)
@@ -148,3 +148,13 @@ def make_batch(
             where[b, : len(s), 1:] = list_indices(s.ids, codec)
         batch["structure"] = torch.from_numpy(where)
     return batch
+
+
+def hidden_rows(num_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """bool[B, L] -> (rows int64[B, M], valid bool[B, M]): each sequence's True positions in
+    order, padded to the longest count M with position 0; ``h[rows][valid] == h[num_hidden]``."""
+    counts = num_hidden.sum(1)
+    m = max(int(counts.max()) if len(counts) else 0, 1)
+    valid = torch.arange(m, device=num_hidden.device)[None, :] < counts[:, None]
+    order = torch.argsort((~num_hidden).to(torch.int8), dim=1, stable=True)  # True positions first
+    return order[:, :m], valid
