@@ -48,16 +48,15 @@ class Curvature:
     encoding: Any
 
 
-def check_curvature(encoding: Any, head: Any) -> None:
+def check_curvature(encoding: Any, head_config: dict) -> None:
     """Raise ``ValueError`` where the penalty cannot act: an encoding that gives the trunk no
-    features (its values are tokens) or a head whose point prediction has no gradient. ``head``:
-    the model's, or the ``head:`` section of a run config (a small one is built to ask)."""
+    features (its values are tokens) or a head (the ``head:`` section of a run config; a small
+    one is built to ask) whose point prediction has no gradient."""
     if not encoding.dim:
         raise ValueError(f"needs an encoding that gives the trunk its values as features; {encoding.name} spells them in tokens")
-    if isinstance(head, dict):
-        from ..heads import make_head
+    from ..heads import make_head
 
-        head = make_head(encoding, 8, head)
+    head = make_head(encoding, 8, head_config)
     if not head.has_smooth_point:
         raise ValueError(
             f"needs a head whose point prediction has a gradient (xVal's head, the mixture head); the {type(head).__name__} has none"

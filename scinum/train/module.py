@@ -17,9 +17,8 @@ import lightning as L
 import torch
 
 from ..tokens.batch import Batch
-from ..errors import ConfigError
 from ..model.checkpoint import CheckpointMeta, digest
-from ..model.curvature import Curvature, check_curvature
+from ..model.curvature import Curvature
 from .config import OptimConfig
 from .distributed import MetricSums
 from ..model.trunk import LOSS_NAMES, NumberMLM
@@ -71,14 +70,9 @@ class MLMModule(L.LightningModule):
         if self.model is None:
             self.meta, self.model, self.watch = self.plan(self.trainer.datamodule)
         self.curvature = None
-        if self.optim.curvature_weight:
-            encoding = self.meta.make_encoding()
-            try:
-                check_curvature(encoding, self.model.head)
-            except ValueError as e:
-                raise ConfigError(f"config: optim.curvature_weight = {self.optim.curvature_weight}: {e}") from None
-            o = self.optim
-            self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, encoding)
+        o = self.optim
+        if o.curvature_weight:  # the encoding and head were checked with the config (validate_config)
+            self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, self.meta.make_encoding())
 
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
