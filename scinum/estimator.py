@@ -14,10 +14,9 @@ then removed. It trains ``members`` such models (default 3), member ``i`` with s
 (:mod:`scinum.fill.ensemble`: the mean of their points, the mixture of their distributions). Each
 member fills the targets with :meth:`scinum.fill.model.Model.predict_many`: each target is a
 ``null`` placeholder, and so is every missing input at a numeric field the model knows — hidden
-from the model and predicted jointly (masked, not imputed). The default head is the Gaussian
-mixture with its means sharing one location (a regression output, so predictions follow a trend
-past the training range: docs/tabular.md), so ``return_std``, :meth:`~Regressor.predict_quantiles`
-and :meth:`~Regressor.sample` read its calibrated distribution (:mod:`scinum.fill.calibration`).
+from the model and predicted jointly (masked, not imputed). The default head is the Gaussian mixture with its means
+sharing one location (a regression output, so predictions follow a trend past the training range: docs/tabular.md),
+so ``return_std``, :meth:`~Regressor.predict_quantiles` and :meth:`~Regressor.sample` read its calibrated distribution.
 
 Targets: ``fit(X, y)`` adds ``y`` as key ``y`` (a 2-D ``y``: ``y0``, ``y1``...; a Series or
 DataFrame: its names); ``fit(X, targets=[...])`` names columns of ``X`` (or JSON paths of its
@@ -61,10 +60,8 @@ __all__ = ["DEFAULTS", "Regressor", "split_records"]
 #: within 1.5× of the better standard model above the range on 10 of 16 bundled tables, against
 #: 8 (docs/tabular.md, *The MLPs on the residual stream*). ``members``: models trained (each on
 #: the whole budget) whose ensemble predicts: 3 (docs/tabular.md, *An ensemble of three*).
-#: ``optim.curvature_weight`` 10 (:mod:`scinum.model.curvature`: predictions kept straight along
-#: the inputs unless the data bend them): within 1.5x of the better standard model above the range
-#: on 11 of 16 tables (10 without), inside it on 14 (12 without), for about twice the training
-#: time (docs/tabular.md, *A curvature penalty*).
+#: ``optim.curvature_weight`` 10 (:mod:`scinum.model.curvature`): within 1.5x above the range on 11 of 16 tables (10 without),
+#: inside it on 14 (12 without), for about twice the training time (docs/tabular.md, *A curvature penalty*).
 DEFAULTS: dict[str, Any] = {
     "budget": {"samples": 20000},
     "members": 3,

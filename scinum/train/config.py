@@ -22,15 +22,13 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
     optim:     {lr: 3e-4, warmup_steps: 200, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
     trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
 
-Overrides: ``--trainer.max_steps 100``, ``--trainer.max_steps=100`` or ``trainer.max_steps=100``;
+Overrides (:mod:`scinum.train.overrides`): ``--trainer.max_steps 100``, ``--trainer.max_steps=100`` or ``trainer.max_steps=100``;
 values are parsed as YAML (``1e-3``, ``true``, ``[1, 2]``, ``null``).
 """
 
 from __future__ import annotations
 
-import copy
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -39,9 +37,10 @@ import yaml
 
 from ..tokens.batch import MASK_PROB
 from ..tokens.codec import MAX_RUN
-from ..errors import ConfigError, ConfigKeyError, brief
+from ..errors import ConfigError, brief
 from ..model.config import ModelConfig
 from ..tokens.normalize import METHODS
+from .overrides import FREE_SECTIONS, ConfigLoader, apply_overrides, parse_overrides
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
 
 if TYPE_CHECKING:
@@ -208,83 +207,6 @@ class RunConfig:
     trainer: TrainerConfig = field(default_factory=TrainerConfig)
 
 
-#: sections whose keys are free (encoding/head options are checked by their constructors)
-_FREE = ("encoding", "head")
-
-
-def _merge(base: dict, new: dict, where: str = "") -> dict:
-    for k, v in new.items():
-        name = f"{where}{k}"
-        if where.rstrip(".") not in _FREE and k not in base:
-            raise ConfigKeyError(f"config: {name}: unknown key; choices: {', '.join(base)}")
-        if isinstance(v, dict) and isinstance(base.get(k), dict) and k not in _FREE:
-            _merge(base[k], v, name + ".")
-        else:
-            base[k] = copy.deepcopy(v)
-    return base
-
-
-def parse_overrides(tokens: Sequence[str]) -> dict:
-    """``["--trainer.max_steps", "100", "optim.lr=1e-3"]`` -> ``{"trainer": {"max_steps": 100}, ...}``."""
-    out: dict = {}
-    toks = list(tokens)
-    while toks:
-        t = toks.pop(0)
-        key = t[2:] if t.startswith("--") else t
-        if "=" in key:
-            key, text = key.split("=", 1)
-        elif t.startswith("--") and toks:
-            text = toks.pop(0)
-        else:
-            raise ConfigError(f"override {brief(t)}: write --section.key VALUE or section.key=VALUE")
-        node = out
-        *parents, leaf = key.split(".")
-        for p in parents:
-            node = node.setdefault(p, {})
-            if not isinstance(node, dict):
-                raise ConfigError(f"override {brief(t)}: {p} is set to a value by another override, not a section")
-        try:
-            node[leaf] = _value(text)
-        except yaml.YAMLError as e:  # a !!python/... tag, unbalanced brackets: not a plain value
-            why = str(getattr(e, "problem", None) or e).splitlines()[0]
-            raise ConfigError(f"override {brief(t)}: {brief(text)} is not a plain YAML value ({brief(why, 120)})") from None
-    return out
-
-
-class _Loader(yaml.SafeLoader):
-    """Safe YAML that also reads ``1e-3`` as a float (YAML 1.1 wants ``1.0e-3``)."""
-
-
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
-)
-
-
-def _value(text: str) -> Any:
-    return yaml.load(text, Loader=_Loader)
-
-
-def apply_overrides(config: dict, overrides: dict) -> dict:
-    """Deep-merge ``overrides`` into a copy of ``config``; unknown keys raise
-    :class:`~scinum.errors.ConfigKeyError` (a ``KeyError``) listing the keys there are.
-    An ``encoding`` override with a different ``name`` replaces the encoding options."""
-    config = copy.deepcopy(config)
-    enc = overrides.get("encoding")
-    if isinstance(enc, dict) and "name" in enc and enc["name"] != config["encoding"].get("name"):
-        config["encoding"] = {}
-    head = overrides.get("head")
-    if isinstance(head, dict) and "kind" in head and head["kind"] != config["head"].get("kind"):
-        config["head"] = {}
-    for section in _FREE:
-        if isinstance(overrides.get(section), dict) and isinstance(config[section], dict):
-            config[section].update(overrides[section])
-        elif section in overrides:  # not a mapping: validate_config says so
-            config[section] = copy.deepcopy(overrides[section])
-    if "budget" in overrides:  # a budget is replaced whole: one kind at a time
-        config["budget"] = copy.deepcopy(overrides["budget"])
-    return _merge(config, {k: v for k, v in overrides.items() if k not in (*_FREE, "budget")})
-
-
 def assemble_config(path: str | Path | None = None, overrides: Sequence[str] | dict = ()) -> dict:
     """Defaults <- YAML file <- overrides, not validated (unknown keys are refused): what a run
     hands to :func:`scinum.train.fit.fit`, which validates it once. Paths in
@@ -292,7 +214,7 @@ def assemble_config(path: str | Path | None = None, overrides: Sequence[str] | d
     config = section_defaults(RunConfig)
     if path is not None:
         try:
-            loaded = yaml.load(Path(path).read_text(), Loader=_Loader) or {}
+            loaded = yaml.load(Path(path).read_text(), Loader=ConfigLoader) or {}
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -352,7 +274,7 @@ def validate_config(config: dict) -> NumberEncoding:
         raise ConfigError("config: data.path (the dataset directory) is required")
     from .. import encodings, heads  # local: the registries import the encodings and heads
 
-    for section in _FREE:
+    for section in FREE_SECTIONS:
         if not isinstance(config.get(section), dict):
             fail(section, config.get(section), "a mapping")
     check_choice("encoding.name", config["encoding"].get("name"), encodings.names(), "number encoding")
