@@ -58,10 +58,10 @@ def _toy_batch(values, hidden_per_record=2, encoding="xval", **options):
     return {"ids": ids, "feats": feats, "attend": torch.ones_like(num), "num_hidden": num}, enc
 
 
-def _penalty(g, batch, enc, weight=1.0, step=0.5, share=1.0):
+def _penalty(g, batch, enc, weight=1.0, step=0.5, share=1.0, reach=0.0):
     model = _Stub(g, enc)
     point = model(batch["ids"], batch["feats"])[batch["num_hidden"]][..., 0]
-    return curvature_penalty(model, batch, point, Curvature(weight, step, share, enc))
+    return curvature_penalty(model, batch, point, Curvature(weight, step, share, enc, reach))
 
 
 def test_a_straight_prediction_pays_nothing_and_a_parabola_pays_its_second_derivative_squared():
@@ -71,6 +71,19 @@ def test_a_straight_prediction_pays_nothing_and_a_parabola_pays_its_second_deriv
     # c·Σv²: second derivative 2c along every unit direction, whatever the step
     for step in (0.1, 1.0, 3.0):
         assert float(_penalty(lambda v: 0.7 * v**2, batch, enc, weight=2.0, step=step)) == pytest.approx(2.0 * 1.4**2, rel=1e-4)
+
+
+def test_with_a_reach_lines_still_pay_nothing_parabolas_their_second_derivative_and_it_reads_farther_out():
+    torch.manual_seed(0)
+    batch, enc = _toy_batch(torch.randn(5, 3))
+    assert float(_penalty(lambda v: 3 * v - 1, batch, enc, reach=4.0)) == pytest.approx(0, abs=1e-5)
+    assert float(_penalty(lambda v: 0.7 * v**2, batch, enc, weight=2.0, reach=4.0)) == pytest.approx(2.0 * 1.4**2, rel=1e-4)
+    # v³ at v = 0 along u = ±1: the parabola through -s, 0 and s + c bends by ±2c; c ~ U(0, r)
+    # makes the mean square 4 r²/3, where the symmetric stencil (reach 0) reads nothing
+    batch, enc = _toy_batch(torch.zeros(4000, 1), hidden_per_record=1)
+    cubic = lambda v: v**3  # noqa: E731
+    assert float(_penalty(cubic, batch, enc, step=0.5)) == pytest.approx(0, abs=1e-6)
+    assert float(_penalty(cubic, batch, enc, step=0.5, reach=3.0)) == pytest.approx(4 * 3.0**2 / 3, rel=0.1)
 
 
 def test_the_penalty_reads_the_share_of_the_batch_it_is_given():

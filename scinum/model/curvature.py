@@ -14,6 +14,12 @@ with ``f`` the head's point prediction at the hidden numbers,
 A linear function pays nothing, so a trend the data show is kept and carried past the range;
 a bend is paid for unless the number loss gains more from it.
 
+With a ``reach`` r > 0 one arm of the stencil is longer: the points are ``x − step·u``, ``x`` and
+``x + (step + c)·u`` with ``c`` drawn from U(0, r) per record, and ``f''`` is the second derivative
+of the parabola through the three (exact for parabolas, zero for lines). As ``u``'s sign is
+random, the penalty then also reads the model up to ``step + r`` from the data on either side —
+where a prediction past the training range is made.
+
 Cost: two more forward and backward passes over the share of the batch it reads
 (``share`` 1: about three times a step's work).
 """
@@ -39,13 +45,15 @@ _NUMBER_IDS = (SPECIALS.index(NUM), SPECIALS.index(INT))
 class Curvature:
     """What :func:`curvature_penalty` computes: ``weight`` (0: none), ``step`` (normalized
     units: how far the values move), ``share`` (of each batch's records, the first
-    ``ceil(share·B)``; the batches are shuffled), and the ``encoding`` that turns the moved
-    values into the trunk's features."""
+    ``ceil(share·B)``; the batches are shuffled), the ``encoding`` that turns the moved
+    values into the trunk's features, and ``reach`` (normalized units, >= 0: how much longer the
+    stencil's outer arm may be; 0: the symmetric stencil)."""
 
     weight: float
     step: float
     share: float
     encoding: Any
+    reach: float = 0.0
 
 
 def check_curvature(encoding: Any, head_config: dict) -> None:
@@ -80,7 +88,13 @@ def curvature_penalty(model: Any, batch: dict, point: torch.Tensor, spec: Curvat
     direction[visible] = torch.randn(len(values), dtype=torch.float64, device=ids.device)
     direction = direction / direction.norm(dim=1, keepdim=True).clamp(min=1e-12)
     u = direction[visible]
-    ok = spec.encoding.representable(values + spec.step * u) & spec.encoding.representable(values - spec.step * u)
+    # the stencil's offsets along u, per record: -step, 0 and step + c (c = 0 without a reach)
+    near = torch.full((take,), -spec.step, dtype=torch.float64, device=ids.device)
+    far = -near
+    if spec.reach:
+        far = far + spec.reach * torch.rand(take, dtype=torch.float64, device=ids.device)
+    of_visible = visible.nonzero()[:, 0]
+    ok = spec.encoding.representable(values + far[of_visible] * u) & spec.encoding.representable(values + near[of_visible] * u)
     if not bool(ok.all()):  # a record with a value the encoding cannot hold once moved stays where it is
         bad = torch.zeros(visible.shape, dtype=torch.bool, device=ids.device)
         bad[visible] = ~ok
@@ -89,11 +103,17 @@ def curvature_penalty(model: Any, batch: dict, point: torch.Tensor, spec: Curvat
     structure = batch.get("structure")
     structure = None if structure is None else structure[:take]
 
-    def moved(sign: float) -> torch.Tensor:
+    def moved(offset: torch.Tensor) -> torch.Tensor:
         f = feats.clone()
-        f[visible] = spec.encoding.encode(values + sign * spec.step * u).to(f.dtype)
-        h = model(ids, f, batch["attend"][:take], rows, structure)[valid]
+        f[visible] = spec.encoding.encode(values + offset[of_visible] * u).to(f.dtype)
+        h = model(ids, f, attend, rows, structure)[valid]
         return model.head.smooth_point(model.head(h, model.trunk.token_logits(h)))
 
-    bend = (moved(1.0) + moved(-1.0) - 2 * point[:n_hidden]) / spec.step**2
+    attend = batch["attend"][:take]
+    if not spec.reach:
+        bend = (moved(far) + moved(near) - 2 * point[:n_hidden]) / spec.step**2
+    else:  # the second derivative of the parabola through (a, f(a)), (0, f(0)) and (b, f(b))
+        of_hidden = num.nonzero()[:, 0]
+        a, b = near[of_hidden].to(point.dtype), far[of_hidden].to(point.dtype)
+        bend = 2 * (moved(far) / (b * (b - a)) + moved(near) / (a * (a - b)) + point[:n_hidden] / (a * b))
     return spec.weight * bend.float().pow(2).mean()

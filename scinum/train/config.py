@@ -105,10 +105,12 @@ class OptimConfig:
     # eccentricity, weighs as much as one with a hundred, e.g. its trajectory's coordinates)
     number_loss_mean: str = one_of("numbers", ("numbers", "fields"), "number loss mean")
     # the curvature penalty (scinum.model.curvature): its weight (0: none), how far the visible
-    # values move (normalized units) and the share of each batch's records it reads
+    # values move (normalized units), the share of each batch's records it reads, and its reach
+    # (normalized units: how much farther from the data its outer point may go, drawn per record)
     curvature_weight: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
     curvature_step: float = positive(1.0)
     curvature_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
+    curvature_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
 
 
 def _devices(v: Any) -> str | None:
