@@ -72,7 +72,8 @@ class MLMModule(L.LightningModule):
         self.curvature = None
         o = self.optim
         if o.curvature_weight:  # the encoding and head were checked with the config (validate_config)
-            self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, self.meta.make_encoding(), o.curvature_reach)
+            encoding = self.meta.make_encoding()
+            self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, encoding, o.curvature_reach)
 
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
