@@ -99,8 +99,15 @@ def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path)
     differ = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
     bookkeeping = {"data.path", "out_dir", "trainer.accelerator", "trainer.progress_bar", "trainer.max_steps"}
     checks = {"trainer.val_check_interval", "trainer.checkpoint_every_n_steps"}  # how often it validates and saves
-    # options added since, at the defaults that keep them off (the curvature penalty: weight 0)
-    added = {"optim.curvature_weight", "optim.curvature_step", "optim.curvature_share", "optim.curvature_reach"}
+    # options added since, at the defaults that keep them off (the curvature penalty, mixup: weight 0)
+    added = {
+        "optim.curvature_weight",
+        "optim.curvature_step",
+        "optim.curvature_share",
+        "optim.curvature_reach",
+        "optim.mixup_weight",
+        "optim.mixup_share",
+    }
     assert not added & b.keys() and a["optim.curvature_weight"] == 0
     assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks, *added}
     assert a["trainer.accelerator"] == "auto" and a["trainer.precision"] == "32-true"

@@ -124,6 +124,8 @@ def test_scinum_fit_validates_its_config_once_and_builds_one_encoding(dataset, t
         ({"optim": {"curvature_weight": -1}}, ["optim.curvature_weight", "-1", ">= 0"]),
         ({"optim": {"curvature_share": 0}}, ["optim.curvature_share", "(0, 1]"]),
         ({"optim": {"curvature_reach": -2}}, ["optim.curvature_reach", "-2", ">= 0"]),
+        ({"optim": {"mixup_share": 2}}, ["optim.mixup_share", "(0, 1]"]),
+        ({"optim": {"mixup_weight": 1}, "encoding": {"name": "p10"}}, ["optim.mixup_weight", "p10 spells them in tokens"]),
         ({"optim": {"curvature_weight": 1}, "encoding": {"name": "p10"}}, ["optim.curvature_weight", "p10 spells them in tokens"]),
         ({"optim": {"curvature_weight": 1}, "encoding": {"name": "fone"}}, ["optim.curvature_weight", "DigitHead has none"]),
     ],

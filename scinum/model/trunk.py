@@ -78,6 +78,7 @@ from ..tokens.batch import hidden_rows
 from ..tokens.structure import COLUMNS
 from .config import ModelConfig
 from .curvature import Curvature, curvature_penalty
+from .mixup import Mixup, mixup_loss
 
 if TYPE_CHECKING:
     from ..tokens.batch import Batch
@@ -305,6 +306,7 @@ class NumberMLM(nn.Module):
         fields: dict[int, str] | None = None,
         mean_over: str = "numbers",
         curvature: Curvature | None = None,
+        mixup: Mixup | None = None,
     ) -> dict[str, Any]:
         """Training losses of a :func:`~scinum.tokens.batch.make_batch` batch.
 
@@ -315,7 +317,8 @@ class NumberMLM(nn.Module):
         predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
         error is also returned on its own, as ``err/<name>``: (mean error, count). ``curvature``
         (in training, with a weight): its penalty (:mod:`scinum.model.curvature`) is added to
-        ``loss`` and returned as ``curvature``."""
+        ``loss`` and returned as ``curvature``; ``mixup`` likewise (:mod:`scinum.model.mixup`),
+        as ``mixup``."""
         h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
         tok = batch["targets"] != -100
         logits = self.trunk.token_logits(h[tok]).float()
@@ -336,6 +339,9 @@ class NumberMLM(nn.Module):
         if curvature is not None and curvature.weight and self.training:
             res["curvature"] = curvature_penalty(self, batch, self.head.smooth_point(out), curvature)
             res["loss"] = res["loss"] + res["curvature"]
+        if mixup is not None and mixup.weight and self.training:
+            res["mixup"] = mixup_loss(self, batch, mixup)
+            res["loss"] = res["loss"] + res["mixup"]
         for fid, name in (fields or {}).items():
             on = (batch["num_field"] == fid) & finite
             if bool(on.any()):

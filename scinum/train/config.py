@@ -111,6 +111,10 @@ class OptimConfig:
     curvature_step: float = positive(1.0)
     curvature_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
     curvature_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
+    # mixup of records of one layout (scinum.model.mixup): its weight (0: none), the share of each
+    # batch's records it mixes
+    mixup_weight: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
+    mixup_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
 
 
 def _devices(v: Any) -> str | None:
@@ -297,6 +301,14 @@ def validate_config(config: dict) -> NumberEncoding:
             check_curvature(encoding, config["head"])
         except ValueError as e:
             raise ConfigError(f"config: optim.curvature_weight = {brief(weight)}: {_first_line(e)}") from None
+    weight = config.get("optim", {}).get("mixup_weight")
+    if weight:
+        from ..model.mixup import check_mixup
+
+        try:
+            check_mixup(encoding)
+        except ValueError as e:
+            raise ConfigError(f"config: optim.mixup_weight = {brief(weight)}: {_first_line(e)}") from None
     model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
     try:
         ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})
