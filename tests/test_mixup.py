@@ -97,6 +97,37 @@ def test_the_mixed_record_hides_what_either_hides_and_shows_the_mixed_values():
     assert float(loss) == pytest.approx(2.0 * float(((mixed[0] - mixed[1:]) ** 2).mean()), rel=1e-5)
 
 
+def test_with_a_reach_mixed_records_go_past_either_record_and_a_line_still_pays_nothing():
+    enc = encodings.get("xval")
+    values = torch.tensor([[1.0, 2.0, 3.0], [5.0, 7.0, 12.0]])  # the last number is the others' sum
+    hidden = torch.tensor([[False, False, True], [False, False, True]])
+    lams = []
+    for seed in range(40):
+        model = _Stub(lambda s: s, enc)
+        torch.manual_seed(seed)
+        loss = mixup_loss(model, _toy_batch(values, hidden, enc), Mixup(1.0, 0.5, enc, reach=0.5))
+        assert float(loss) == pytest.approx(0, abs=1e-9)
+        lams.append((float(enc.decode(model.calls[0][1][0, :1]).item()) - 5.0) / (1.0 - 5.0))
+    assert -0.5 <= min(lams) < 0 and 1 < max(lams) <= 1.5
+
+
+def test_a_pair_whose_mixed_values_the_encoding_cannot_hold_is_left_out():
+    # FoNE with one integer digit holds |x| < 10: 9 and 1 mixed past 9 by up to 4 cannot be held
+    enc = encodings.get("fone", int_digits=1, frac_digits=3, strict=False)
+    values = torch.tensor([[9.0, 0.0], [1.0, 0.0]])
+    hidden = torch.tensor([[False, True], [False, True]])
+    dropped = 0
+    for seed in range(40):
+        model = _Stub(lambda s: s, enc)
+        torch.manual_seed(seed)
+        mixup_loss(model, _toy_batch(values, hidden, enc), Mixup(1.0, 0.5, enc, reach=0.5))
+        if not model.calls:
+            dropped += 1
+        else:
+            assert abs(float(enc.decode(model.calls[0][1][0, :1]).item())) < 10
+    assert 0 < dropped < 40
+
+
 def test_records_of_different_layouts_are_not_mixed():
     enc = encodings.get("xval")
     batch = _toy_batch(torch.ones(2, 3), torch.tensor([[False, False, True], [False, False, True]]), enc)

@@ -12,7 +12,9 @@ lengths: only the numbers differ), a weight ``λ ~ U(0, 1)`` is drawn per pair, 
 
 with every number hidden in ``i`` or in ``j`` hidden, and pays the head's loss at those toward
 their mixed values. A function linear in the record's numbers fits mixed records exactly, so a
-trend between records is asked for and a step between them is paid for.
+trend between records is asked for and a step between them is paid for. With a ``reach`` r > 0,
+``λ ~ U(−r, 1 + r)``: a mixed record may also lie past either record on the line through both,
+where a trend is asked to go on (a pair whose mixed values the encoding cannot hold is left out).
 
 Cost: one more forward and backward pass over the share of the batch it reads.
 """
@@ -39,11 +41,13 @@ class Mixup:
     """What :func:`mixup_loss` computes: ``weight`` (0: none; times the mean head loss at the
     mixed records' hidden numbers), ``share`` (of each batch's records, the first
     ``ceil(share·B)``, each mixed with a partner from the whole batch), and the ``encoding`` that
-    turns mixed values into the trunk's features."""
+    turns mixed values into the trunk's features; ``reach`` (>= 0): how far past either record
+    of a pair ``λ`` may go (0: between them)."""
 
     weight: float
     share: float
     encoding: Any
+    reach: float = 0.0
 
 
 def check_mixup(encoding: Any) -> None:
@@ -94,7 +98,11 @@ def mixup_loss(model: Any, batch: dict, spec: Mixup) -> torch.Tensor:
         return feats.new_zeros(())
     values = _values(batch, spec.encoding, numbers)
     lam = torch.rand(len(i), 1, dtype=torch.float64, device=ids.device)
+    if spec.reach:
+        lam = (1 + 2 * spec.reach) * lam - spec.reach
     mixed = lam * values[i] + (1 - lam) * values[j]
+    held = (spec.encoding.representable(mixed) | ~numbers[i]).all(1)
+    i, j, lam, mixed = i[held], j[held], lam[held], mixed[held]
     hide = hidden[i] | hidden[j]
     ask = hide & numbers[i]
     if not bool(ask.any()):

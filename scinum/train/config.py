@@ -112,9 +112,10 @@ class OptimConfig:
     curvature_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
     curvature_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
     # mixup of records of one layout (scinum.model.mixup): its weight (0: none), the share of each
-    # batch's records it mixes
+    # batch's records it mixes, and its reach (how far past either record of a pair it may go)
     mixup_weight: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
     mixup_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
+    mixup_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
 
 
 def _devices(v: Any) -> str | None:

@@ -74,7 +74,7 @@ class MLMModule(L.LightningModule):
         self.curvature, self.mixup = None, None
         o = self.optim
         if o.mixup_weight:  # the encoding was checked with the config (validate_config)
-            self.mixup = Mixup(o.mixup_weight, o.mixup_share, self.meta.make_encoding())
+            self.mixup = Mixup(o.mixup_weight, o.mixup_share, self.meta.make_encoding(), o.mixup_reach)
         if o.curvature_weight:  # the encoding and head were checked with the config (validate_config)
             encoding = self.meta.make_encoding()
             self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, encoding, o.curvature_reach)
