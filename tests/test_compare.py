@@ -107,6 +107,7 @@ def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path)
         "optim.curvature_reach",
         "optim.mixup_weight",
         "optim.mixup_share",
+        "optim.mixup_reach",
     }
     assert not added & b.keys() and a["optim.curvature_weight"] == 0
     assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks, *added}
