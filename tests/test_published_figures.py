@@ -2128,3 +2128,71 @@ def test_the_engel_figures_with_the_curvature_penalty_are_its_run():
     assert (
         f"took {min(s_new):.0f}–{max(s_new):.0f} s per seed (the published run without it: {min(s_old):.0f}–{max(s_old):.0f} s" in tabular
     )
+
+
+def _mixup_row(seeds: pd.DataFrame, model: str, label: str) -> str:
+    """docs/parity.md *Mixup of records*: a model's row, mean [least, most] over its seeds."""
+    cols = [("planet0.e", "test", "r2"), ("planet0.a", "test", "mse"), ("planet0.a", "ood_a1", "mse"), ("stepsize", "test", "mse")]
+    cols += [("stepsize", s, "mse") for s in ("ood_stepsize", "ood_stepsize:interp", "ood_stepsize:extrap")]
+    s = seeds[(seeds.model == model) & (seeds.kind == "model")]
+    cells = []
+    for field, split, metric in cols:
+        v = s[(s.field == "description." + field) & (s.split == split)][metric]
+        f = (lambda x: f"{x:.3f}") if metric == "r2" else g
+        cells.append(f"{f(v.mean())} [{f(v.min())}, {f(v.max())}]")
+    return f"| {label} | " + " | ".join(cells) + " |"
+
+
+def test_the_planets_mixup_probe_is_its_runs():
+    """docs/parity.md *Mixup of records* and the README: every row from the probes' seeds.csv, and
+    the sentences' claims."""
+    probe = RESULTS / "planets-mixup-probe"
+    seeds, reach = csv(probe / "seeds.csv"), csv(probe / "reach0.5" / "seeds.csv")
+    parity, readme = doc("docs/parity.md"), doc("README.md")
+    for frame, model, label in ((seeds, "none", "xVal+GMM"), (seeds, "mixup", "+ mixup"), (reach, "mixup-reach0.5", "+ mixup, reach 0.5")):
+        assert set(frame[frame.model == model].seed) == {0, 1, 2}
+        assert _mixup_row(frame, model, label) in parity, label
+    mse = seeds[seeds.kind == "model"].set_index(["model", "field", "split", "seed"])["mse"].sort_index()
+    dt = "description.stepsize"
+    per_seed = [mse["mixup", dt, "ood_stepsize", s] for s in (0, 1, 2)]
+    assert [round(x, 4) for x in per_seed] == [0.0019, 0.0040, 0.0017] and sum(x < 0.0021 for x in per_seed) == 2
+    table = csv(probe / "table.csv").set_index(["model", "field", "split", "metric"])["mean"]
+    ridge = {s: table["ridge", dt, s, "mse"] for s in ("ood_stepsize", "ood_stepsize:interp", "ood_stepsize:extrap")}
+    assert min(per_seed) > ridge["ood_stepsize"] and [g(v) for v in ridge.values()] == ["0.0013", "0.0012", "0.0016"]
+    means = {m: mse[m, dt, "ood_stepsize"].mean() for m in ("none", "mixup")}
+    assert f"xVal+GMM {g(means['none'])} → {g(means['mixup'])} over seeds 0–2" in readme
+    assert g(mse["none", dt, "ood_stepsize:extrap"].mean()) == g(mse["mixup", dt, "ood_stepsize:extrap"].mean()) == "0.0039"
+    nearest = table["oracle: nearest training value", dt, "ood_stepsize:interp", "mse"]
+    assert f"(0.0053 against {g(nearest)}; ridge {g(ridge['ood_stepsize:interp'])})" in parity
+    for run in (probe, probe / "reach0.5", probe / "weight4-quarter"):
+        assert meta(run / "meta.json")["commit"][:7] in {"821b280", "6b7ff71"}
+
+
+def test_the_reach_and_mixup_sweep_is_its_file():
+    """docs/results/tables-reach-mixup-sweep and docs/tabular.md: the geometric means and counts
+    from the sweep (the default's six tables from tables-curvature-sweep)."""
+    lines = [json.loads(x) for x in (RESULTS / "tables-reach-mixup-sweep" / "sweep.jsonl").read_text().splitlines()]
+    before = [json.loads(x) for x in (RESULTS / "tables-curvature-sweep" / "sweep.jsonl").read_text().splitlines() if x.startswith("{")]
+    groups: dict[str, list] = {}
+    for d in lines + [d for d in before if d["opts"] == {"members": 1, "optim": {"curvature_weight": 10}}]:
+        groups.setdefault(json.dumps(d["opts"]["optim"], sort_keys=True), []).append(d)
+    readme, tabular = (RESULTS / "tables-reach-mixup-sweep" / "README.md").read_text(), doc("docs/tabular.md")
+    labels = {
+        '{"curvature_weight": 10}': "`curvature_weight: 10` (the default)",
+        '{"curvature_reach": 2, "curvature_weight": 10}': "+ `curvature_reach: 2`",
+        '{"curvature_reach": 5, "curvature_weight": 10}': "+ `curvature_reach: 5`",
+        '{"curvature_reach": 2, "curvature_weight": 10, "weight_decay": 0}': "+ `curvature_reach: 2, weight_decay: 0`",
+        '{"curvature_weight": 10, "mixup_weight": 1}': "+ `mixup_weight: 1`",
+        '{"curvature_weight": 10, "mixup_reach": 0.5, "mixup_weight": 1}': "+ `mixup_weight: 1, mixup_reach: 0.5`",
+    }
+    assert set(groups) == set(labels)
+    gm = {}
+    for key, rows in groups.items():
+        assert len(rows) == 16 and {(d["table"], d["seed"]) for d in rows} == {(d["table"], d["seed"]) for d in groups[key]}
+        e, t = (math.exp(np.mean(np.log([d[s] for d in rows]))) for s in ("extrap", "test"))
+        within = sum(d["extrap"] <= 1.5 for d in rows)
+        assert f"| {labels[key]} | {e:.2f} | {t:.2f} | {within} |" in readme, key
+        gm[key] = e
+    assert min(gm, key=gm.get) == '{"curvature_weight": 10}'  # none better above the range than the default
+    assert "Against the default's geometric mean of 1.57× above the range (8 of the 16 table-seeds within 1.5×)" in tabular
+    assert "mixup 2.34× (4), mixup with reach 0.5 1.97× (6), the card spending once at 63×" in tabular
