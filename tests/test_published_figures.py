@@ -2196,3 +2196,22 @@ def test_the_reach_and_mixup_sweep_is_its_file():
     assert min(gm, key=gm.get) == '{"curvature_weight": 10}'  # none better above the range than the default
     assert "Against the default's geometric mean of 1.57× above the range (8 of the 16 table-seeds within 1.5×)" in tabular
     assert "mixup 2.34× (4), mixup with reach 0.5 1.97× (6), the card spending once at 63×" in tabular
+
+
+def test_the_mixup_run_at_the_cap_is_its_runs():
+    """docs/parity.md *Mixup of records*: the two seeds at the cap beside compare-b64-30min's
+    xVal+GMM of the same seeds, every figure from the two seeds.csv."""
+    new, old = csv(RESULTS / "planets-mixup-probe" / "cap" / "seeds.csv"), csv(RESULTS / "planets-compare-b64-30min" / "seeds.csv")
+
+    def at(frame, model, field, split, metric="mse"):
+        s = frame[(frame.model == model) & (frame.kind == "model") & (frame.field == "description." + field) & (frame.split == split)]
+        return [float(s[s.seed == seed][metric].iloc[0]) for seed in (0, 1)]
+
+    parity = doc("docs/parity.md")
+    e1 = [", ".join(f"{x:.3f}" for x in at(f, m, "planet0.e", "test", "r2")) for f, m in ((new, "mixup"), (old, "xval+gmm(mse1)"))]
+    assert f"e₁ stays learnable — R² {e1[0]} (without mixup" in parity and f"compare-b64-30min/table.md): {e1[1]})" in parity
+    dt = [", ".join(g(x) for x in at(f, m, "stepsize", "ood_stepsize")) for f, m in ((new, "mixup"), (old, "xval+gmm(mse1)"))]
+    assert f"Δt OoD is {dt[0]} (without {dt[1]})" in parity
+    a1 = [", ".join(g(x) for x in at(f, m, "planet0.a", "ood_a1")) for f, m in ((new, "mixup"), (old, "xval+gmm(mse1)"))]
+    assert f"a₁ OoD {a1[0]} (without {a1[1]})" in parity
+    assert meta(RESULTS / "planets-mixup-probe" / "cap" / "meta.json")["commit"].startswith("7128910")
