@@ -116,6 +116,8 @@ class OptimConfig:
     mixup_weight: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
     mixup_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
     mixup_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
+    # the decay of the weights' moving average that is validated and written (scinum.train.weight_average); 0: none
+    weight_average: float = checked(lambda v: None if type(v) in (int, float) and 0 <= v < 1 else "0 (none) or a decay in (0, 1)", 0.0)
 
 
 def _devices(v: Any) -> str | None:

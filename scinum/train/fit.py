@@ -30,6 +30,7 @@ from .data import MLMDataModule
 from .sampler import check_batches
 from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_strategy
 from .early_stopping import BestWeights
+from .weight_average import WeightAverage
 from ..errors import ConfigError, TrainingError
 from .module import MLMModule
 from ..model.config import ModelConfig
@@ -148,6 +149,8 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
     patience, progress = t.pop("early_stopping_patience"), t.pop("progress_bar")
     best = BestWeights(patience) if patience and has_val else None
+    decay = config["optim"]["weight_average"]
+    average = [WeightAverage(decay)] if decay else []  # after best: it keeps the averages validated
     val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
     # the remaining trainer keys (max_steps, accelerator, devices, num_nodes, strategy,
     # accumulate_grad_batches, log_every_n_steps) are Trainer arguments of the same name
@@ -159,7 +162,7 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
         enable_progress_bar=progress,
         gradient_clip_val=config["optim"]["grad_clip"],
         use_distributed_sampler=False,
-        callbacks=[ckpt_cb, stopper, clock, *([best] if best else []), *([StderrProgressBar()] if progress else []), *callbacks],
+        callbacks=[ckpt_cb, stopper, clock, *([best] if best else []), *average, *([StderrProgressBar()] if progress else []), *callbacks],
         logger=_loggers(out),
         default_root_dir=out,
         deterministic=False,
