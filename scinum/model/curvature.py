@@ -32,13 +32,9 @@ from typing import Any
 
 import torch
 
-from ..tokens.batch import hidden_rows
-from ..tokens.codec import INT, NUM, SPECIALS
+from ..tokens.batch import hidden_rows, shown_numbers
 
 __all__ = ["Curvature", "curvature_penalty", "check_curvature"]
-
-#: the token ids a visible one-token number has ([NUM], [INT]: fixed places of every vocabulary)
-_NUMBER_IDS = (SPECIALS.index(NUM), SPECIALS.index(INT))
 
 
 @dataclass(frozen=True)
@@ -79,7 +75,7 @@ def curvature_penalty(model: Any, batch: dict, point: torch.Tensor, spec: Curvat
     ids, feats, num = batch["ids"], batch["feats"], batch["num_hidden"]
     take = min(len(ids), max(1, math.ceil(spec.share * len(ids))))
     ids, feats, num = ids[:take], feats[:take], num[:take]
-    visible = (ids == _NUMBER_IDS[0]) | (ids == _NUMBER_IDS[1])
+    visible = shown_numbers(ids)
     n_hidden = int(num.sum())
     if not n_hidden or not bool(visible.any()):
         return point.new_zeros((), dtype=torch.float32)

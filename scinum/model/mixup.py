@@ -27,12 +27,11 @@ from typing import Any
 
 import torch
 
-from ..tokens.batch import hidden_rows
-from ..tokens.codec import INT, MASK, NUM, SPECIALS
+from ..tokens.batch import hidden_rows, shown_numbers
+from ..tokens.codec import MASK, SPECIALS
 
 __all__ = ["Mixup", "check_mixup", "mixup_loss", "partners"]
 
-_NUMBER_IDS = (SPECIALS.index(NUM), SPECIALS.index(INT))
 _MASK_ID = SPECIALS.index(MASK)
 
 
@@ -89,7 +88,7 @@ def mixup_loss(model: Any, batch: dict, spec: Mixup) -> torch.Tensor:
     ids, feats, attend = batch["ids"], batch["feats"], batch["attend"]
     hidden = batch["targets"] != -100
     tokens = torch.where(hidden, batch["targets"], ids)  # the records' own tokens, nothing hidden
-    numbers = batch["num_hidden"] | (ids == _NUMBER_IDS[0]) | (ids == _NUMBER_IDS[1])
+    numbers = batch["num_hidden"] | shown_numbers(ids)
     take = min(len(ids), max(1, math.ceil(spec.share * len(ids))))
     i = torch.arange(take, device=ids.device)
     j = partners(tokens)[:take]

@@ -15,13 +15,13 @@ from typing import Any, Sequence, TypedDict
 import numpy as np
 import torch
 
-from .codec import Codec, Encoded
+from .codec import INT, NUM, SPECIALS, Codec, Encoded
 from ..errors import RecordError
 from .normalize import Normalizer
 from ..records.paths import numbers_named
 from .structure import COLUMNS, list_indices
 
-__all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "hidden_rows", "MASK_PROB"]
+__all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "hidden_rows", "shown_numbers", "MASK_PROB"]
 
 #: probability that a token is hidden in MLM training (xVal paper, seed 002; its Table 9 found
 #: 0.3 slightly better)
@@ -158,3 +158,11 @@ def hidden_rows(num_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     valid = torch.arange(m, device=num_hidden.device)[None, :] < counts[:, None]
     order = torch.argsort((~num_hidden).to(torch.int8), dim=1, stable=True)  # True positions first
     return order[:, :m], valid
+
+
+_NUMBER_IDS = (SPECIALS.index(NUM), SPECIALS.index(INT))  # token ids of a shown number (float or integer)
+
+
+def shown_numbers(ids: torch.Tensor) -> torch.Tensor:
+    """int64[B, L] token ids -> bool[B, L]: the positions that show a number (not hidden, not text)."""
+    return (ids == _NUMBER_IDS[0]) | (ids == _NUMBER_IDS[1])
