@@ -84,6 +84,16 @@ def test_the_run_validates_and_writes_the_average_of_its_weights(tmp_path):
     assert [torch.equal(a, b) for a, b in zip(plain.steps[-1], seen.steps[-1])] == [True] * len(seen.steps[-1])  # training unchanged
 
 
+def test_early_stopping_keeps_the_average_it_judged(tmp_path):
+    data = _data(tmp_path)
+    seen = _Weights()
+    cfg = _config(tmp_path, data, "best", weight_average=DECAY)
+    cfg["trainer"]["early_stopping_patience"] = 100
+    meta, net = load_checkpoint(fit(cfg, callbacks=[seen]))
+    kept = dict(seen.validated)[meta.run["best"]["step"]]
+    assert [torch.equal(a, b) for a, b in zip(net.parameters(), kept)] == [True] * len(kept)
+
+
 def test_a_killed_run_resumes_to_the_same_average(tmp_path):
     data = _data(tmp_path)
     _, whole = load_checkpoint(fit(_config(tmp_path, data, "whole", weight_average=DECAY)))
