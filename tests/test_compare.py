@@ -108,6 +108,7 @@ def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path)
         "optim.mixup_weight",
         "optim.mixup_share",
         "optim.mixup_reach",
+        "optim.weight_average",
     }
     assert not added & b.keys() and a["optim.curvature_weight"] == 0
     assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks, *added}
@@ -116,6 +117,24 @@ def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path)
     runs = RECIPES.parent / "docs/results/planets-batch64-gpu"
     steps = [json.loads((runs / f"840k-seed{s}-training.json").read_text())["steps"] for s in (1, 2, 3)]
     assert min(steps) <= a["budget.samples"] // a["data.batch_size"] == 13200 <= max(steps)
+
+
+def test_the_weight_average_preset_trains_what_its_published_runs_trained(tmp_path):
+    """parity-b64-30min-avg is the config of docs/results/planets-weight-average's runs, key for key,
+    but for the decay: those runs kept their averages in a callback (the same formula) and wrote
+    the last weights as model.ckpt, so their config says weight_average 0."""
+    preset = load_preset(RECIPES / "planets.yaml", "parity-b64-30min-avg")
+    runs = RECIPES.parent / "docs/results/planets-weight-average"
+    for seed in (0, 1, 2):
+        ours = model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=3)[("xval+gmm(mse1,avg0.99)", seed)]
+        published = json.loads((runs / f"seed{seed}" / "config.json").read_text())
+        a, b = ours["optim"], published["optim"]
+        assert a.pop("weight_average") == 0.99 and b.pop("weight_average") == 0
+        assert a == b and ours["seed"] == published["seed"] == seed
+        for section in ("model", "encoding", "head", "budget"):
+            assert ours[section] == published[section], section
+        keep = {"path"}
+        assert {k: v for k, v in ours["data"].items() if k not in keep} == {k: v for k, v in published["data"].items() if k not in keep}
 
 
 @pytest.mark.parametrize(

@@ -1075,8 +1075,8 @@ CLAIMS = [
     ),
     (
         "docs/parity.md",
-        "at LR 1.4e-3 0.0017, 6.6×)",
-        lambda: "{}, {:.1f}×)".format(sig2(r30("mean", A1, "test", "mse", LR14)), r30_ratio(A1, "test", "boosted trees", LR14)),
+        "at LR 1.4e-3 0.0017, 6.6×;",
+        lambda: "{}, {:.1f}×;".format(sig2(r30("mean", A1, "test", "mse", LR14)), r30_ratio(A1, "test", "boosted trees", LR14)),
     ),
     (
         "docs/parity.md",
@@ -2215,3 +2215,111 @@ def test_the_mixup_run_at_the_cap_is_its_runs():
     a1 = [", ".join(g(x) for x in at(f, m, "planet0.a", "ood_a1")) for f, m in ((new, "mixup"), (old, "xval+gmm(mse1)"))]
     assert f"a₁ OoD {a1[0]} (without {a1[1]})" in parity
     assert meta(RESULTS / "planets-mixup-probe" / "cap" / "meta.json")["commit"].startswith("7128910")
+
+
+def test_the_weight_average_sweep_on_tables_is_its_file():
+    """docs/results/tables-weight-average-sweep and docs/tabular.md: the geometric means, counts
+    and the card-spending ratios from the sweep (the default's lines from the two sweeps before)."""
+    lines = [json.loads(x) for x in (RESULTS / "tables-weight-average-sweep" / "sweep.jsonl").read_text().splitlines()]
+    before = [json.loads(x) for x in (RESULTS / "tables-curvature-sweep" / "sweep.jsonl").read_text().splitlines() if x.startswith("{")]
+    before += [json.loads(x) for x in (RESULTS / "tables-reach-mixup-sweep" / "sweep.jsonl").read_text().splitlines()]
+    default = [d for d in before if d["opts"] == {"members": 1, "optim": {"curvature_weight": 10}}]
+    groups = {"the default": default}
+    for d in lines:
+        assert d["opts"]["optim"]["curvature_weight"] == 10 and d["opts"]["members"] == 1
+        groups.setdefault(f"+ `weight_average: {d['opts']['optim']['weight_average']:g}`", []).append(d)
+    readme, tabular = (RESULTS / "tables-weight-average-sweep" / "README.md").read_text(), doc("docs/tabular.md")
+    assert list(groups) == ["the default", "+ `weight_average: 0.99`", "+ `weight_average: 0.98`"]
+    keys = {(d["table"], d["seed"]) for d in default}
+    gm = {}
+    for label, rows in groups.items():
+        assert len(rows) == 16 and {(d["table"], d["seed"]) for d in rows} == keys
+        e, t = (math.exp(np.mean(np.log([d[s] for d in rows]))) for s in ("extrap", "test"))
+        within = sum(d["extrap"] <= 1.5 for d in rows)
+        shown = "`curvature_weight: 10` (the default)" if label == "the default" else label
+        assert f"| {shown} | {e:.2f} | {t:.2f} | {within} |" in readme, label
+        gm[label] = (e, t, within)
+    (e99, t99, w99), (e98, t98, w98) = gm["+ `weight_average: 0.99`"], gm["+ `weight_average: 0.98`"]
+    assert f"decay 0.99 gives a geometric mean of {e99:.2f}× above the range ({w99} of 16 within 1.5×), 0.98 {e98:.2f}× ({w98})" in tabular
+    (e0, t0, w0) = gm["the default"]
+    assert f"against the default's {e0:.2f}× ({w0}); inside the range {t99:.2f}× and {t98:.2f}× against {t0:.2f}×" in tabular
+    card = [d["extrap"] for d in lines + default if d["table"] == "ccard" and d["seed"] == 0]
+    assert f"goes from {card[-1]:.2f}× to {card[0]:.0f}× and {card[1]:.0f}× above the range" in tabular
+    assert min(v[0] for v in gm.values()) == gm["the default"][0]  # neither better above the range
+
+
+def _average_row(frame: pd.DataFrame, val: pd.DataFrame, model: str, label: str) -> str:
+    """docs/parity.md *A moving average of the weights*: a row, mean [least, most] over seeds 0-2,
+    then e₁'s validation MSE (mean of seeds 0 and 1)."""
+    cols = [("planet0.e", "test", "r2"), ("planet0.a", "test", "mse"), ("planet0.a", "ood_a1", "mse")]
+    cols += [("stepsize", "test", "mse"), ("stepsize", "ood_stepsize", "mse")]
+    cells = []
+    for field, split, metric in cols:
+        rows = frame[(frame.model == model) & (frame.field == "description." + field)]
+        v = rows[(rows.split == split) & (rows.subset == "all")][metric]
+        assert len(v) == 3
+        f = (lambda x: f"{x:.3f}") if metric == "r2" else g
+        cells.append(f"{f(v.mean())} [{f(v.min())}, {f(v.max())}]")
+    e = val[(val.model == model) & (val.field == "description.planet0.e") & (val.subset == "all")].mse
+    cells.append(f"{e.mean():.3f}")
+    return f"| {label} | " + " | ".join(cells) + " |"
+
+
+def test_the_weight_average_runs_are_their_tables():
+    """docs/parity.md and the README: every row and figure of the weight-average section from the
+    three seeds' evaluations; the last weights are compare-b64-30min's runs, decay 0.999 the
+    recipe's run, and the decay chosen is the one of lowest validation e₁ error."""
+    runs = RESULTS / "planets-weight-average"
+    frame = pd.concat([csv(runs / f"seed{s}" / "table.csv").assign(seed=s) for s in (0, 1, 2)])
+    val = pd.concat([csv(runs / f"seed{s}" / "val" / "table.csv").assign(seed=s) for s in (0, 1)])
+    parity, readme = doc("docs/parity.md"), doc("README.md")
+    labels = {
+        "raw": "the last step's (compare-b64-30min's xVal+GMM)",
+        "avg0.99": "**average, decay 0.99 (parity-b64-30min-avg)**",
+        "avg0.995": "average, decay 0.995",
+        "avg0.998": "average, decay 0.998",
+        "avg0.999": "average, decay 0.999 (0.9995: the same weights)",
+    }
+    for model, label in labels.items():
+        assert _average_row(frame, val, model, label) in parity, model
+    e_val = val[(val.field == "description.planet0.e") & (val.subset == "all")].groupby("model").mse.mean()
+    assert e_val.idxmin() == "avg0.99"  # the decay of the preset: lowest validation e₁ error
+
+    def per_seed(model, field, split, metric="mse"):
+        s = frame[(frame.model == model) & (frame.field == "description." + field) & (frame.split == split) & (frame.subset == "all")]
+        return s.sort_values("seed")[metric].tolist()
+
+    old = csv(CMP64 / "seeds.csv")
+    for field, split, metric in (("planet0.e", "test", "r2"), ("planet0.a", "ood_a1", "mse"), ("stepsize", "ood_stepsize", "mse")):
+        published = old[(old.model == "xval+gmm(mse1)") & (old.kind == "model")]
+        published = published[(published.field == "description." + field) & (published.split == split)]
+        assert per_seed("raw", field, split, metric) == published.sort_values("seed")[metric].tolist()
+        recipe = csv(runs / "recipe-0.999" / "seeds.csv")
+        r = recipe[(recipe.kind == "model") & (recipe.field == "description." + field) & (recipe.split == split)].sort_values("seed")
+        assert r[metric].tolist() == per_seed("avg0.999", field, split, metric)[:2]
+    assert per_seed("avg0.999", "planet0.e", "test", "r2") == per_seed("avg0.9995", "planet0.e", "test", "r2")
+    e1 = per_seed("avg0.99", "planet0.e", "test", "r2")
+    raw = per_seed("raw", "planet0.e", "test", "r2")
+    mean = float(np.mean(e1))
+    from scipy import stats
+
+    lo, hi = stats.t.interval(0.95, 2, loc=mean, scale=np.std(e1, ddof=1) / np.sqrt(3))
+    seeds = ", ".join(f"{x:.3f}" for x in e1)
+    assert mean >= 0.9 and f"0.903 ({seeds}), seeds 0–2, 24–25 one-core minutes a run" in parity and f"{mean:.3f}" == "0.903"
+    assert f"three seeds give a 95 % t interval of [{lo:.3f}, {min(hi, 1):.1f}] for the mean" in parity
+    assert f"(0.817 → {e1[0]:.3f}, 0.900 → {e1[1]:.3f}), the third level ({raw[2]:.3f} → {e1[2]:.3f})" in parity
+    assert f"R² to {mean:.3f} over the same seeds ({seeds}; the last weights {np.mean(raw):.3f})" in readme
+    dt = {m: g(np.mean(per_seed(m, "stepsize", "test"))).replace("e-0", "e-") for m in ("avg0.99", "avg0.999")}
+    assert f"Δt to {dt['avg0.99']}" in readme and f"({dt['avg0.99']} at 0.99, {dt['avg0.999']} at 0.999" in parity
+    assert max(max(per_seed(m, "stepsize", "test")) for m in labels if m != "raw") < 9.3e-5  # every seed below ridge
+    trees = csv(CMP64 / "table.csv").set_index(["model", "field", "split", "metric"])["mean"][
+        "boosted trees", "description.planet0.a", "test", "mse"
+    ]
+    a1 = np.mean(per_seed("avg0.99", "planet0.a", "test"))
+    assert f"xVal+GMM with the weights averaged, decay 0.99, {g(a1)}, {a1 / trees:.1f}×)" in parity
+    secs = [json.loads((runs / f"seed{s}" / "training.json").read_text())["train_seconds"] for s in (0, 1, 2)]
+    assert 24 * 60 <= min(secs) and max(secs) < 26 * 60 and f"({min(secs):,.0f}–{max(secs):,.0f} s of training".replace(",", " ") in parity
+    for s in (0, 1, 2):
+        config = json.loads((runs / f"seed{s}" / "config.json").read_text())
+        assert config["seed"] == s and config["budget"] == {"samples": 460800} and config["trainer"]["max_steps"] == 7258
+    assert meta(runs / "recipe-0.999" / "meta.json")["commit"].startswith("e576221")
