@@ -35,7 +35,7 @@ class WeightAverage(L.Callback):
         self.swapped = False
 
     def _params(self, pl_module: L.LightningModule) -> list[torch.Tensor]:
-        return [p for p in pl_module.model.parameters()]
+        return list(pl_module.model.parameters())
 
     def on_fit_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         params = self._params(pl_module)
@@ -74,7 +74,8 @@ class WeightAverage(L.Callback):
             p.copy_(a)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"decay": self.decay, "updates": self.updates, "averages": [a.detach().cpu() for a in self.averages or []] or None}
+        averages = None if self.averages is None else [a.detach().cpu() for a in self.averages]
+        return {"decay": self.decay, "updates": self.updates, "averages": averages}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.updates, self.averages = state_dict["updates"], state_dict["averages"]
