@@ -24,6 +24,7 @@ COMMANDS = {
     "fit": ("scinum.cli.fit", "train a model from a YAML config"),
     "fill": ("scinum.cli.fill", "fill masked numeric fields of JSONL records with a trained model"),
     "evaluate": ("scinum.analysis.evaluate", "ID vs OOD metrics of a checkpoint on a dataset"),
+    "attention": ("scinum.analysis.attention", "where a model looks when it fills a field: attention shares per layer and head"),
     "plot": ("scinum.analysis.plots", "plots from an evaluation results directory"),
     "export": ("scinum.share.export", "write a model directory to share: model.safetensors, config.json, a model card"),
     "info": ("scinum.cli.info", "what a model (checkpoint or export directory) fills and expects"),

@@ -115,6 +115,31 @@ class Block(nn.Module):
         self.fc_out = nn.Linear(cfg.mlp_ratio * d, d, bias=False)
         self.drop = nn.Dropout(cfg.dropout)
 
+    def _qkv(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None) -> tuple[torch.Tensor, ...]:
+        """Queries, keys (rotated where ``rope``) and values, each [B, H, L, hd]."""
+        B, L, d = x.shape
+        if self.linear_values:  # queries and keys from LN(x), values from x itself
+            w_qk, w_v = self.qkv.weight.split([2 * d, d])
+            q, k = F.linear(self.ln1(x), w_qk).view(B, L, 2, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+            v = F.linear(x, w_v).view(B, L, self.n_heads, d // self.n_heads).transpose(1, 2)
+        else:
+            # [3, B, H, L, hd] split by unbind, whose gradient is one stack (slicing's would be a
+            # zero-filled copy of the whole projection for each slice)
+            q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
+        if rope is not None:
+            q, k = _rope(q, *rope), _rope(k, *rope)
+        return q, k, v
+
+    def attention(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None, attn_mask: torch.Tensor | None) -> torch.Tensor:
+        """The attention weights this block applies to ``x`` [B, L, d]: float[B, H, L (query),
+        L (key)], each row summing to 1 over the keys it may attend (what
+        :func:`~torch.nn.functional.scaled_dot_product_attention` computes inside, without dropout)."""
+        q, k, _ = self._qkv(x, rope)
+        logits = q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5
+        if attn_mask is not None:
+            logits = logits.masked_fill(~attn_mask, float("-inf"))
+        return logits.softmax(-1)
+
     def forward(
         self,
         x: torch.Tensor,
@@ -127,17 +152,8 @@ class Block(nn.Module):
         ``rows`` int64[B, M]: compute the output only at these positions of each sequence (keys
         and values still come from all of them) -> [B, M, d]; None: every position -> [B, L, d].
         """
-        B, L, d = x.shape
-        if self.linear_values:  # queries and keys from LN(x), values from x itself
-            w_qk, w_v = self.qkv.weight.split([2 * d, d])
-            q, k = F.linear(self.ln1(x), w_qk).view(B, L, 2, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
-            v = F.linear(x, w_v).view(B, L, self.n_heads, d // self.n_heads).transpose(1, 2)
-        else:
-            # [3, B, H, L, hd] split by unbind, whose gradient is one stack (slicing's would be a
-            # zero-filled copy of the whole projection for each slice)
-            q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
-        if rope is not None:
-            q, k = _rope(q, *rope), _rope(k, *rope)
+        B, d = x.shape[0], x.shape[-1]
+        q, k, v = self._qkv(x, rope)
         if rows is not None:  # only the queries of the wanted positions
             q = q.gather(2, rows[:, None, :, None].expand(-1, q.shape[1], -1, q.shape[3]))
             x = x.gather(1, rows[:, :, None].expand(-1, -1, d))
@@ -234,14 +250,36 @@ class Transformer(nn.Module):
         ``structure``: see :meth:`embed`.
         """
         x = self.embed(ids, feats, structure)
-        rope = None
-        if self.cfg.positions in ("rope", "both"):
-            ang = torch.outer(torch.arange(ids.shape[1], device=ids.device, dtype=torch.float32), self.inv_freq)
-            rope = (ang.cos().to(x.dtype), ang.sin().to(x.dtype))
-        mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
+        rope, mask = self._rope_and_mask(x, attend)
         for n, block in enumerate(self.blocks):
             x = block(x, rope, mask, rows if n == len(self.blocks) - 1 else None)
         return self.ln_f(x) if self.cfg.value_path == "layernorm" else x
+
+    def _rope_and_mask(
+        self, x: torch.Tensor, attend: torch.Tensor | None
+    ) -> tuple[tuple[torch.Tensor, torch.Tensor] | None, torch.Tensor | None]:
+        """What every block reads besides ``x`` [B, L, d]: RoPE's (cos, sin) [L, hd/2] or None,
+        and the padding mask bool[B, 1, 1, L] or None."""
+        rope = None
+        if self.cfg.positions in ("rope", "both"):
+            ang = torch.outer(torch.arange(x.shape[1], device=x.device, dtype=torch.float32), self.inv_freq)
+            rope = (ang.cos().to(x.dtype), ang.sin().to(x.dtype))
+        mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
+        return rope, mask
+
+    @torch.no_grad()
+    def attention_maps(
+        self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None = None, structure: torch.Tensor | None = None
+    ) -> list[torch.Tensor]:
+        """Each block's attention weights on this input (:meth:`Block.attention`): a list of
+        ``n_layers`` float[B, H, L, L] (query, key); arguments as :meth:`forward`'s."""
+        x = self.embed(ids, feats, structure)
+        rope, mask = self._rope_and_mask(x, attend)
+        maps = []
+        for block in self.blocks:
+            maps.append(block.attention(x, rope, mask))
+            x = block(x, rope, mask)
+        return maps
 
     def token_logits(self, h: torch.Tensor) -> torch.Tensor:
         """Tied token head on :meth:`forward`'s hidden states: h[..., d] -> logits[..., vocab_size]
