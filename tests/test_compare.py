@@ -137,6 +137,23 @@ def test_the_weight_average_preset_trains_what_its_published_runs_trained(tmp_pa
         assert {k: v for k, v in ours["data"].items() if k not in keep} == {k: v for k, v in published["data"].items() if k not in keep}
 
 
+def test_the_four_heads_preset_trains_what_its_published_runs_trained(tmp_path):
+    """parity-b64-30min-4heads is the config of docs/results/planets-4heads's runs (seeds 0-4),
+    key for key but for where the data lives; they validated every 400 steps, on the CPU."""
+    preset = load_preset(RECIPES / "planets.yaml", "parity-b64-30min-4heads")
+    runs = RECIPES.parent / "docs/results/planets-4heads"
+    for seed in (0, 1, 2, 3, 4):
+        ours = model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=5)[("xval+gmm(mse1,avg0.99,4heads)", seed)]
+        published = json.loads((runs / f"seed{seed}" / "config.json").read_text())
+        assert ours["seed"] == published["seed"] == seed
+        for section in ("model", "encoding", "head", "budget", "optim"):
+            assert ours[section] == published[section], section
+        assert ours["model"]["n_heads"] == 4 and ours["optim"]["weight_average"] == 0.99
+        keep = {"path"}
+        assert {k: v for k, v in ours["data"].items() if k not in keep} == {k: v for k, v in published["data"].items() if k not in keep}
+        assert published["trainer"]["val_check_interval"] == 400 and published["trainer"]["accelerator"] == "cpu"
+
+
 @pytest.mark.parametrize(
     "change,match",
     [

@@ -68,3 +68,85 @@ def test_seed_3_reads_other_numbers():
     assert f"layer 1 head 0: {planet[(1, 0, 0)]:.2f} of its weight" in text
     assert round(planet[(1, 1, 1)], 2) == 1.0 and "(layer 1 head 1: all of its weight)" in text
     assert f"layer 0 head 0 puts {s[(0, 0)]['(not a number)']:.2f} on tokens that are not numbers): R² 0.318" in text
+
+
+@pytest.fixture(scope="module")
+def heads():
+    spec = importlib.util.spec_from_file_location("heads_table", ROOT / "docs" / "results" / "planets-4heads" / "table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_four_heads_section_is_its_runs(heads):
+    """docs/parity.md's *Four heads*: the table and the bullets' figures from the five runs."""
+    from statistics import mean, stdev
+
+    text = parity()
+    assert " ".join(heads.markdown().split()) in text
+    runs = {s: heads.four_heads(s) for s in heads.SEEDS}
+    two = {s: heads.two_heads(s) for s in heads.SEEDS}
+    e = [runs[s][("description.planet0.e", "test", "r2")] for s in heads.SEEDS]
+    e2 = [two[s][("description.planet0.e", "test", "r2")] for s in heads.SEEDS]
+    m = mean(e)
+    lo, hi = stats.t.interval(0.95, len(e) - 1, loc=m, scale=stdev(e) / len(e) ** 0.5)
+    seeds = ", ".join(f"{x:.3f}" for x in e)
+    assert m >= 0.9 and f"inside the cap**: {m:.3f} ({seeds}), against {mean(e2):.3f} for two heads" in text
+    assert f"give {mean(e[:3]):.3f}. The 95 % t interval of the five-seed mean is [{lo:.3f}, {min(hi, 1):.2f}]" in text
+    assert f"learns most of e₁ ({e2[3]:.3f} → {e[3]:.3f})" in text
+    dt = [runs[s][("description.stepsize", "test", "mse")] for s in heads.SEEDS]
+    a1 = [runs[s][("description.planet0.a", "test", "mse")] for s in heads.SEEDS]
+    ridge = heads.regressor("ridge")
+    assert max(dt) < ridge[("description.stepsize", "test", "mse")] and max(a1) < ridge[("description.planet0.a", "test", "mse")]
+    trees = heads.regressor("boosted trees")[("description.planet0.a", "test", "mse")]
+    assert f"{mean(a1) / trees:.1f}× the trees' {trees:.2g}" in text
+    # the seed whose heads do not sit on the first positions, and the others' shares
+    shares = {s: heads.largest_share(heads.HERE / f"seed{s}" / "attention.csv")[0] for s in heads.SEEDS}
+    assert shares[1] < 0.2 and all(shares[s] > 0.8 for s in heads.SEEDS if s != 1)
+    others = [shares[s] for s in heads.SEEDS if s != 1]
+    assert f"every seed but seed 1 has a head that gives planet 0's first positions {min(others):.2f}–{max(others):.2f}" in text
+    assert f"seed 1 learns e₁ (R² {e[1]:.3f}) with no head on the first positions (largest share {shares[1]:.2f})" in text
+
+
+def test_the_four_heads_validation_curves_are_quoted(heads):
+    steps = []
+    for s in heads.SEEDS:
+        with open(heads.HERE / f"seed{s}" / "val_e1.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert 1.75 < float(rows[0]["mean_abs_err"]) < 1.95  # "1.8–1.9 before e₁ is learnt"
+        first = next(int(r["step"]) for r in rows if float(r["mean_abs_err"]) < 1.0)
+        steps.append(f"{first:,}".replace(",", " ") + f" (seed {s})")
+    assert "falls below 1.0 at step " + ", ".join(steps) + ", of 7 258" in parity()
+
+
+def test_the_readme_quotes_the_four_heads_runs(heads):
+    from statistics import mean
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    runs = {s: heads.four_heads(s) for s in heads.SEEDS}
+    e = [runs[s][("description.planet0.e", "test", "r2")] for s in heads.SEEDS]
+    two = mean(heads.two_heads(s)[("description.planet0.e", "test", "r2")] for s in heads.SEEDS)
+    assert f"R² {mean(e):.3f} over seeds 0–4 ({', '.join(f'{x:.3f}' for x in e)}; two heads {two:.3f})" in readme
+    dt = mean(runs[s][("description.stepsize", "test", "mse")] for s in heads.SEEDS)
+    a1 = mean(runs[s][("description.planet0.a", "test", "mse")] for s in heads.SEEDS)
+    dto = mean(runs[s][("description.stepsize", "ood_stepsize", "mse")] for s in heads.SEEDS)
+    trees = heads.regressor("boosted trees")[("description.planet0.a", "test", "mse")]
+    assert f"Δt {dt:.2g} and a₁ {a1:.2g} in distribution".replace("e-0", "e-") in readme
+    assert f"a₁ is still {a1 / trees:.1f}× the trees' error" in readme and f"(Δt {dto:.2g} against ridge's 0.0013)" in readme
+
+
+def test_the_page_opens_with_where_the_best_model_stands(heads):
+    from statistics import mean
+
+    runs = {s: heads.four_heads(s) for s in heads.SEEDS}
+    ridge, trees = heads.regressor("ridge"), heads.regressor("boosted trees")
+    for key in (("description.planet0.e", "test", "r2"),):
+        assert min(runs[s][key] for s in heads.SEEDS) > max(ridge[key], trees[key])
+    key = ("description.stepsize", "test", "mse")
+    assert max(runs[s][key] for s in heads.SEEDS) < min(ridge[key], trees[key])
+    a1 = mean(runs[s][("description.planet0.a", "test", "mse")] for s in heads.SEEDS) / trees[("description.planet0.a", "test", "mse")]
+    dto = (
+        mean(runs[s][("description.stepsize", "ood_stepsize", "mse")] for s in heads.SEEDS)
+        / ridge[("description.stepsize", "ood_stepsize", "mse")]
+    )
+    assert f"a₁ in distribution ({a1:.1f}× the trees') and Δt out of distribution ({dto:.1f}× ridge's) are not met" in parity()

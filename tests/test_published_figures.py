@@ -2316,7 +2316,7 @@ def test_the_weight_average_runs_are_their_tables():
         "boosted trees", "description.planet0.a", "test", "mse"
     ]
     a1 = np.mean(per_seed("avg0.99", "planet0.a", "test"))
-    assert f"xVal+GMM with the weights averaged, decay 0.99, {g(a1)}, {a1 / trees:.1f}×)" in parity
+    assert f"xVal+GMM with the weights averaged, decay 0.99, {g(a1)}, {a1 / trees:.1f}×;" in parity
     ratios = [np.mean(per_seed(m, "planet0.a", "test")) / trees for m in ("avg0.99", "avg0.995", "avg0.998", "avg0.999")]
     assert f"still {min(ratios):.1f}–{max(ratios):.1f}× the trees'" in parity
     secs = [json.loads((runs / f"seed{s}" / "training.json").read_text())["train_seconds"] for s in (0, 1, 2)]
