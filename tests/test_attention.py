@@ -132,3 +132,23 @@ def test_bad_input_is_named(ckpt, tmp_path, capsys):
     assert "some.jsonl:2" in capsys.readouterr().err
     assert main(["attention", "--model", str(path), "--records", str(data), "--split", "nope", "--field", "params.a"]) == 1
     assert "no split 'nope'" in capsys.readouterr().err
+
+
+def test_a_number_spelled_in_several_tokens_counts_once_per_path(tmp_path, one_thread):
+    """P10 spells a number in 5 tokens: the hidden number's tokens all ask, and a visible number's
+    tokens add up under its one path; shares still sum to 1 per head."""
+    write_dataset(tmp_path / "data", Line(), {"train": 32, "val": 8}, builder="line", shard_size=64)
+    cfg = tiny_config(
+        tmp_path / "data",
+        tmp_path / "run",
+        encoding={"name": "p10"},
+        trainer={"max_steps": 3, "val_check_interval": 1000, "checkpoint_every_n_steps": 1000},
+    )
+    model = scinum.load(fit(load_config(overrides=cfg)))
+    assert model.codec.tokens_per_number == 5
+    record = Line()(7)[0]
+    report = attention_report(model, [record], "params.a")
+    n_points = len(record["points"])
+    for shares in report.share.values():
+        assert sum(shares.values()) == pytest.approx(1.0, abs=1e-6)
+        assert set(shares) == {OTHER} | {f"points[{i}][{j}]" for i in range(n_points) for j in range(2)}
