@@ -13,12 +13,17 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "docs" / "results" / "planets-attention"
 
 
-@pytest.fixture(scope="module")
-def table():
-    spec = importlib.util.spec_from_file_location("attention_table", HERE / "table.py")
+def script(path: Path, name: str):
+    """A results folder's table.py, imported under ``name`` (both folders' scripts are table.py)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+@pytest.fixture(scope="module")
+def table():
+    return script(HERE / "table.py", "attention_table")
 
 
 def parity() -> str:
@@ -72,10 +77,7 @@ def test_seed_3_reads_other_numbers():
 
 @pytest.fixture(scope="module")
 def heads():
-    spec = importlib.util.spec_from_file_location("heads_table", ROOT / "docs" / "results" / "planets-4heads" / "table.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return script(ROOT / "docs" / "results" / "planets-4heads" / "table.py", "heads_table")
 
 
 def test_the_four_heads_section_is_its_runs(heads):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -29,6 +28,7 @@ import torch
 
 from ..errors import RecordError, ScinumError
 from ..records.paths import format_path
+from ..util.atomic import atomic_path
 
 __all__ = ["AttentionReport", "attention_report", "OTHER", "add_arguments", "run"]
 
@@ -162,15 +162,9 @@ def run(args: argparse.Namespace) -> int:
     report = attention_report(model, _records(Path(args.records), args.split), args.field, limit=args.limit)
     print(report.text(args.top))
     if args.out:
-        tmp = f"{args.out}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=["layer", "head", "path", "share"])
-                w.writeheader()
-                w.writerows(report.rows())
-            os.replace(tmp, args.out)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+        with atomic_path(args.out) as tmp, open(tmp, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["layer", "head", "path", "share"])
+            w.writeheader()
+            w.writerows(report.rows())
         print(f"wrote {args.out}")
     return 0
