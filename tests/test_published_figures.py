@@ -2212,6 +2212,7 @@ def test_the_mixup_run_at_the_cap_is_its_runs():
     assert f"e₁ stays learnable — R² {e1[0]} (without mixup" in parity and f"compare-b64-30min/table.md): {e1[1]})" in parity
     dt = [", ".join(g(x) for x in at(f, m, "stepsize", "ood_stepsize")) for f, m in ((new, "mixup"), (old, "xval+gmm(mse1)"))]
     assert f"Δt OoD is {dt[0]} (without {dt[1]})" in parity
+    assert f"at the cap, two seeds, {dt[0].replace(', ', ' and ')} (43 one-core minutes" in parity  # the targets table
     a1 = [", ".join(g(x) for x in at(f, m, "planet0.a", "ood_a1")) for f, m in ((new, "mixup"), (old, "xval+gmm(mse1)"))]
     assert f"a₁ OoD {a1[0]} (without {a1[1]})" in parity
     assert meta(RESULTS / "planets-mixup-probe" / "cap" / "meta.json")["commit"].startswith("7128910")
