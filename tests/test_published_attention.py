@@ -152,3 +152,118 @@ def test_the_page_opens_with_where_the_best_model_stands(heads):
         / ridge[("description.stepsize", "ood_stepsize", "mse")]
     )
     assert f"a₁ in distribution ({a1:.1f}× the trees') and Δt out of distribution ({dto:.1f}× ridge's) are not met" in parity()
+
+
+@pytest.fixture(scope="module")
+def curve():
+    return script(ROOT / "docs" / "results" / "planets-4heads" / "curve" / "curve.py", "heads_curve")
+
+
+def flat(config: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in config.items():
+        out.update(flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {prefix + key: value})
+    return out
+
+
+def test_the_curve_runs_are_the_preset_runs_with_more_samples(curve):
+    """Each point past the cap is its seed's four-heads config with budget.samples (and so the step
+    count) changed, and nothing else."""
+    import json
+
+    for n in curve.SAMPLES:
+        for s in curve.SEEDS:
+            ours = flat(json.loads((curve.run_dir(n, s) / "config.json").read_text()))
+            base = flat(json.loads((curve.FOUR_HEADS / f"seed{s}" / "config.json").read_text()))
+            changed = {k for k in ours.keys() | base.keys() if ours.get(k) != base.get(k)} - {"out_dir"}
+            assert ours["budget.samples"] == n and changed <= {"budget.samples", "trainer.max_steps"}
+            assert json.loads((curve.run_dir(n, s) / "training.json").read_text())["budget"]["samples"] == n
+
+
+def test_the_curve_section_is_its_runs(curve):
+    """docs/parity.md's *Four heads past the cap*: the table from the runs' files."""
+    assert " ".join(curve.markdown().split()) in parity()
+
+
+def test_the_curve_bullets_are_its_runs(curve):
+    """The bullets under the curve: each figure is the seeds' mean at each budget, in order."""
+    from statistics import mean
+
+    def seq(field: str, split: str, subset: str = "all", metric: str = "mse") -> str:
+        cells = (curve.fmt(mean(curve.scores(n, s)[(field, split, subset, metric)] for s in curve.SEEDS), metric) for n in curve.SAMPLES)
+        return " → ".join(cells).replace("e-0", "e-")
+
+    text = parity()
+    a, dt = "description.planet0.a", "description.stepsize"
+    assert f"a₁ in distribution halves from the cap to twice it**: {seq(a, 'test')} over seeds 0 and 1" in text
+    assert f"e₁ R² {seq('description.planet0.e', 'test', metric='r2')}, Δt {seq(dt, 'test')}" in text
+    between = seq(dt, "ood_stepsize", "interp")
+    assert f"does not move with budget**: {seq(dt, 'ood_stepsize')}; between the training step sizes {between}" in text
+    assert f"past them {seq(dt, 'ood_stepsize', 'extrap')} (ridge" in text
+    twice = [curve.scores(921600, s)[(a, "test", "all", "mse")] for s in curve.SEEDS]
+    trees = curve.regressor("boosted trees")[(a, "test", "all", "mse")]
+    f1, f0, ft = (curve.fmt(x, "mse") for x in (twice[1], twice[0], trees))
+    assert f"(seed 1 {f1}, {twice[1] / trees:.1f}× the trees' {ft}; seed 0 {f0})" in text
+    ridge = curve.regressor("ridge")[(a, "test", "all", "mse")]
+    assert all(curve.scores(n, s)[(a, "test", "all", "mse")] < ridge for n in curve.SAMPLES for s in curve.SEEDS)
+    seconds = " and ".join(f"{curve.training_s(921600, s):,.0f}".replace(",", " ") for s in curve.SEEDS)
+    assert f"**Cost**: {seconds} s of training at twice the cap" in text
+
+
+def test_the_targets_summary_is_the_runs(heads, curve):
+    """docs/parity.md's targets *In short*: the four-heads cells over seeds 0-4 (mean [least,
+    most]), the ratios to the better regressor, twice the cap's means, and mixup's 0.0025."""
+    from statistics import mean
+
+    import pandas as pd
+
+    runs = {s: heads.four_heads(s) for s in heads.SEEDS}
+    ridge, trees = heads.regressor("ridge"), heads.regressor("boosted trees")
+
+    def cell(key, metric):
+        v = [runs[s][key] for s in heads.SEEDS]
+        return f"{heads.fmt(mean(v), metric)} [{heads.fmt(min(v), metric)}, {heads.fmt(max(v), metric)}]".replace("e-0", "e-")
+
+    def twice(key, metric):
+        return curve.fmt(mean(curve.scores(921600, s)[(*key, "all", metric)] for s in curve.SEEDS), metric).replace("e-0", "e-")
+
+    e1, a1 = ("description.planet0.e", "test"), ("description.planet0.a", "test")
+    dt, dto = ("description.stepsize", "test"), ("description.stepsize", "ood_stepsize")
+    text = parity()
+    best = {k: min(ridge[(*k, "mse")], trees[(*k, "mse")]) for k in (a1, dt, dto)}
+    assert f"| e₁ test R² ≥ 0.9 | {cell((*e1, 'r2'), 'r2')} | ridge {ridge[(*e1, 'r2')]:.3f} | yes, in the mean of five seeds" in text
+    assert trees[(*a1, "mse")] == best[a1] and ridge[(*dt, "mse")] == best[dt] and ridge[(*dto, "mse")] == best[dto]
+    ratio = mean(runs[s][(*a1, "mse")] for s in heads.SEEDS) / best[a1]
+    ratio2 = mean(curve.scores(921600, s)[(*a1, "all", "mse")] for s in curve.SEEDS) / best[a1]
+    assert f"| {cell((*a1, 'mse'), 'mse')} | boosted trees 0.00026 | no: {ratio:.1f}× | {twice(a1, 'mse')} ({ratio2:.1f}×) |" in text
+    assert max(runs[s][(*dt, "mse")] for s in heads.SEEDS) < best[dt]
+    assert f"| {cell((*dt, 'mse'), 'mse')} | ridge 9.3e-5 | yes, on every seed | {twice(dt, 'mse')} |" in text
+    ratio = mean(runs[s][(*dto, "mse")] for s in heads.SEEDS) / best[dto]
+    probe = pd.read_csv(ROOT / "docs" / "results" / "planets-mixup-probe" / "seeds.csv")
+    mixup = probe[(probe.model == "mixup") & (probe.kind == "model") & (probe.field == dto[0]) & (probe.split == dto[1])].mse.mean()
+    lowest = f"the lowest of any model inside the cap, mixup of records at a quarter of it, {mixup:.2g}"
+    assert f"| {cell((*dto, 'mse'), 'mse')} | ridge 0.0013 | no: {ratio:.1f}×; {lowest} | {twice(dto, 'mse')} |" in text
+
+
+def test_the_readme_says_where_it_stands(heads, curve):
+    """README's *Where it stands*: the same figures as the targets' summary."""
+    from statistics import mean
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    runs = {s: heads.four_heads(s) for s in heads.SEEDS}
+    ridge, trees = heads.regressor("ridge"), heads.regressor("boosted trees")
+    a1, dt = ("description.planet0.a", "test", "mse"), ("description.stepsize", "test", "mse")
+    dto = ("description.stepsize", "ood_stepsize", "mse")
+
+    def m(key):
+        return mean(runs[s][key] for s in heads.SEEDS)
+
+    e1 = m(("description.planet0.e", "test", "r2"))
+    assert f"on e₁ (R² {e1:.3f} over five seeds; ridge {ridge[('description.planet0.e', 'test', 'r2')]:.3f})" in readme
+    assert max(runs[s][dt] for s in heads.SEEDS) < ridge[dt] < trees[dt]
+    assert f"({heads.fmt(m(dt), 'mse')} against ridge's {heads.fmt(ridge[dt], 'mse')}, on every seed)".replace("e-0", "e-") in readme
+    twice = mean(curve.scores(921600, s)[("description.planet0.a", "test", "all", "mse")] for s in curve.SEEDS)
+    assert f"on a₁ ({m(a1) / trees[a1]:.1f}× their error; {twice / trees[a1]:.1f}× at twice the budget)" in readme
+    assert f"ridge on Δt out of distribution ({m(dto) / ridge[dto]:.1f}×, no better at twice the budget)" in readme
+    twice_dto = mean(curve.scores(921600, s)[("description.stepsize", "ood_stepsize", "all", "mse")] for s in curve.SEEDS)
+    assert twice_dto >= mean(runs[s][dto] for s in curve.SEEDS)  # no better than the same seeds at the cap

@@ -2055,6 +2055,7 @@ def test_the_curvature_table_is_its_scores_and_its_claims_hold():
         f"within 1.5× on {sum(v[1] <= 1.5 for v in up)} of 16 above the range (inside it on {sum(v[1] <= 1.5 for v in inside)}), "
         f"{min(rest):.1f}–{max(rest):.1f}× on the other five" in doc("docs/parity.md")
     )
+    assert f"`scinum.Regressor`: {sum(v[1] <= 1.5 for v in up)} of 16 above the range" in doc("docs/parity.md")  # its summary table
 
 
 def test_the_curvature_sweep_is_its_file():

@@ -1,0 +1,78 @@
+"""The budget curve of docs/parity.md's *Four heads, from a quarter of the cap to twice it*:
+parity-b64-30min-4heads's model trained on 115 200, 230 400, 460 800 and 921 600 samples, seeds 0
+and 1 (``samplesN/seedS`` here; 460 800 is the preset's own runs, ``../seedS``), beside the
+regressors fitted on the same records (compare-b64-30min's table).
+``python docs/results/planets-4heads/curve/curve.py`` prints it."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from statistics import mean
+
+HERE = Path(__file__).parent
+FOUR_HEADS = HERE.parent
+RESULTS = FOUR_HEADS.parent
+SAMPLES = (460800, 921600)
+SEEDS = (0, 1)
+#: (column, field, split, subset, metric); ``subset`` splits ood_stepsize into the step sizes
+#: between the four of training (interp) and past them (extrap)
+COLUMNS = (
+    ("e₁ test R²", "description.planet0.e", "test", "all", "r2"),
+    ("a₁ test", "description.planet0.a", "test", "all", "mse"),
+    ("a₁ OoD", "description.planet0.a", "ood_a1", "all", "mse"),
+    ("Δt test", "description.stepsize", "test", "all", "mse"),
+    ("Δt OoD", "description.stepsize", "ood_stepsize", "all", "mse"),
+    ("Δt OoD, between", "description.stepsize", "ood_stepsize", "interp", "mse"),
+    ("Δt OoD, past", "description.stepsize", "ood_stepsize", "extrap", "mse"),
+)
+
+
+def run_dir(samples: int, seed: int) -> Path:
+    return FOUR_HEADS / f"seed{seed}" if samples == 460800 else HERE / f"samples{samples}" / f"seed{seed}"
+
+
+def scores(samples: int, seed: int) -> dict[tuple[str, str, str, str], float]:
+    """(field, split, subset, metric) -> value of the run's model, from its table.csv."""
+    with open(run_dir(samples, seed) / "table.csv") as f:
+        return {(r["field"], r["split"], r["subset"], m): float(r[m]) for r in csv.DictReader(f) for m in ("mse", "r2")}
+
+
+def training_s(samples: int, seed: int) -> float:
+    return json.loads((run_dir(samples, seed) / "training.json").read_text())["train_seconds"]
+
+
+def regressor(name: str) -> dict[tuple[str, str, str, str], float]:
+    """The same keys for a regressor of compare-b64-30min (its subsets written as ``split:subset``)."""
+    out = {}
+    with open(RESULTS / "planets-compare-b64-30min" / "table.csv") as f:
+        for r in csv.DictReader(f):
+            if r["model"] == name:
+                split, _, subset = r["split"].partition(":")
+                out[(r["field"], split, subset or "all", r["metric"])] = float(r["mean"])
+    return out
+
+
+def fmt(x: float, metric: str) -> str:
+    return f"{x:.3f}" if metric == "r2" else f"{x:.2g}"
+
+
+def markdown() -> str:
+    lines = ["| samples | seed | " + " | ".join(c[0] for c in COLUMNS) + " | training s |", "|" + "---|" * (len(COLUMNS) + 3)]
+    for n in SAMPLES:
+        runs = {s: scores(n, s) for s in SEEDS}
+        for s in SEEDS:
+            cells = " | ".join(fmt(runs[s][c[1:]], c[4]) for c in COLUMNS)
+            lines.append(f"| {n:,} | {s} | {cells} | {training_s(n, s):,.0f} |".replace(",", " "))
+        cells = " | ".join(fmt(mean(runs[s][c[1:]] for s in SEEDS), c[4]) for c in COLUMNS)
+        lines.append(f"| {n:,} | mean | {cells} | |".replace(",", " "))
+    for name in ("ridge", "boosted trees"):
+        ref = regressor(name)
+        cells = " | ".join(fmt(ref[c[1:]], c[4]) if c[1:] in ref else "–" for c in COLUMNS)
+        lines.append(f"| {name} | | {cells} | |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown())
