@@ -267,3 +267,27 @@ def test_the_readme_says_where_it_stands(heads, curve):
     assert f"ridge on Δt out of distribution ({m(dto) / ridge[dto]:.1f}×, no better at twice the budget)" in readme
     twice_dto = mean(curve.scores(921600, s)[("description.stepsize", "ood_stepsize", "all", "mse")] for s in curve.SEEDS)
     assert twice_dto >= mean(runs[s][dto] for s in curve.SEEDS)  # no better than the same seeds at the cap
+
+
+def test_a1_by_range_is_its_predictions(curve):
+    """The table and sentences of *Where a₁'s remaining error is*, from a1-by-range/predictions.csv;
+    its models' overall MSEs are the evaluation's own table.csv."""
+    by = curve.a1_by_range()
+    assert sum(v["xval+gmm"][0] for v in by.values()) == 200
+    with open(curve.HERE / "a1-by-range" / "table.csv") as f:
+        table = {r["model"]: float(r["mse"]) for r in csv.DictReader(f)}
+    with open(curve.HERE / "a1-by-range" / "predictions.csv") as f:
+        rows = list(csv.DictReader(f))
+    for model in curve.A1_MODELS:
+        se = [(float(r["pred"]) - float(r["true"])) ** 2 for r in rows if r["model"] == model]
+        assert len(se) == 200 and abs(sum(se) / 200 - table[model]) < 1e-12 * max(1.0, table[model])
+    assert table["xval+gmm"] == curve.scores(921600, 1)[("description.planet0.a", "test", "all", "mse")]
+    text = parity()
+    assert " ".join(curve.a1_markdown().split()) in text
+    one, low, wide = (by[name[0]] for name in curve.A1_RANGES)
+    assert low["xval+gmm"][1] < low["boosted trees"][1] and wide["xval+gmm"][1] > wide["boosted trees"][1]
+    share = wide["xval+gmm"][0] * wide["xval+gmm"][1] / (200 * table["xval+gmm"])
+    assert f"where {share:.0%}".replace("%", " %") + " of its squared error is" in text
+    ratio = one["xval+gmm"][1] / one["boosted trees"][1]
+    assert f"the length unit, {one['xval+gmm'][0]} of 200 — the trees are all but exact and the model's error, " in text
+    assert f"{curve.fmt(one['xval+gmm'][1], 'mse').replace('e-0', 'e-')}, is small but {ratio:.0f} times theirs" in text

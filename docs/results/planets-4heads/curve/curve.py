@@ -54,6 +54,33 @@ def regressor(name: str) -> dict[tuple[str, str, str, str], float]:
     return out
 
 
+#: a₁'s ranges in a1-by-range: planet 0 the innermost (a₁ = 1, the length unit), then by value
+A1_RANGES = (("a₁ = 1 (planet 0 the innermost)", 1.0, 1.0), ("a₁ in (1, 2]", 1.0, 2.0), ("a₁ in (2, 3]", 2.0, 3.0))
+A1_MODELS = ("xval+gmm", "ridge", "boosted trees")
+
+
+def a1_by_range() -> dict[str, dict[str, tuple[int, float]]]:
+    """range -> model -> (records, MSE) of a₁ on the test split: twice the cap, seed 1, beside the
+    regressors fitted by the same ``scinum evaluate`` (a1-by-range/predictions.csv)."""
+    with open(HERE / "a1-by-range" / "predictions.csv") as f:
+        rows = list(csv.DictReader(f))
+    out: dict[str, dict[str, tuple[int, float]]] = {}
+    for name, lo, hi in A1_RANGES:
+        out[name] = {}
+        for model in A1_MODELS:
+            inside = [r for r in rows if r["model"] == model and (lo < float(r["true"]) <= hi or lo == hi == float(r["true"]))]
+            out[name][model] = (len(inside), mean((float(r["pred"]) - float(r["true"])) ** 2 for r in inside))
+    return out
+
+
+def a1_markdown() -> str:
+    lines = ["| records | n | four heads, twice the cap, seed 1 | ridge | boosted trees |", "|---|---|---|---|---|"]
+    for name, by_model in a1_by_range().items():
+        cells = " | ".join(fmt(by_model[m][1], "mse") for m in A1_MODELS)
+        lines.append(f"| {name} | {by_model[A1_MODELS[0]][0]} | {cells} |")
+    return "\n".join(lines)
+
+
 def fmt(x: float, metric: str) -> str:
     return f"{x:.3f}" if metric == "r2" else f"{x:.2g}"
 
@@ -75,4 +102,4 @@ def markdown() -> str:
 
 
 if __name__ == "__main__":
-    print(markdown())
+    print(markdown(), a1_markdown(), sep="\n\n")
