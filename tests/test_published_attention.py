@@ -195,19 +195,25 @@ def test_the_curve_bullets_are_its_runs(curve):
 
     text = parity()
     a, dt = "description.planet0.a", "description.stepsize"
-    assert f"a₁ in distribution halves from the cap to twice it**: {seq(a, 'test')} over seeds 0 and 1" in text
+    assert f"a₁ in distribution halves from the cap to twice it, then stops**: {seq(a, 'test')} over seeds 0 and 1" in text
     assert f"e₁ R² {seq('description.planet0.e', 'test', metric='r2')}, Δt {seq(dt, 'test')}" in text
     between = seq(dt, "ood_stepsize", "interp")
     assert f"does not move with budget**: {seq(dt, 'ood_stepsize')}; between the training step sizes {between}" in text
     assert f"past them {seq(dt, 'ood_stepsize', 'extrap')} (ridge" in text
+    assert f"a₁ out of distribution improves with budget** (not a target): {seq(a, 'ood_a1')}, below" in text
+    refs = [curve.regressor(r)[(a, "ood_a1", "all", "mse")] for r in ("ridge", "boosted trees")]
+    assert all(mean(curve.scores(n, s)[(a, "ood_a1", "all", "mse")] for s in curve.SEEDS) < min(refs) for n in curve.SAMPLES[1:])
     twice = [curve.scores(921600, s)[(a, "test", "all", "mse")] for s in curve.SEEDS]
     trees = curve.regressor("boosted trees")[(a, "test", "all", "mse")]
     f1, f0, ft = (curve.fmt(x, "mse") for x in (twice[1], twice[0], trees))
-    assert f"(seed 1 {f1}, {twice[1] / trees:.1f}× the trees' {ft}; seed 0 {f0})" in text
+    assert f"(at twice the cap seed 1 {f1}, {twice[1] / trees:.1f}× the trees' {ft}; seed 0 {f0}; at" in text
+    thrice = [curve.fmt(curve.scores(1382400, s)[(a, "test", "all", "mse")], "mse") for s in (1, 0)]
+    assert f"three times {thrice[0]} and {thrice[1]}). No budget measured meets the trees'" in text
+    assert all(curve.scores(n, s)[(a, "test", "all", "mse")] > trees for n in curve.SAMPLES for s in curve.SEEDS)
     ridge = curve.regressor("ridge")[(a, "test", "all", "mse")]
     assert all(curve.scores(n, s)[(a, "test", "all", "mse")] < ridge for n in curve.SAMPLES for s in curve.SEEDS)
-    seconds = " and ".join(f"{curve.training_s(921600, s):,.0f}".replace(",", " ") for s in curve.SEEDS)
-    assert f"**Cost**: {seconds} s of training at twice the cap" in text
+    seconds = [" and ".join(f"{curve.training_s(n, s):,.0f}".replace(",", " ") for s in curve.SEEDS) for n in curve.SAMPLES[1:]]
+    assert f"**Cost**: {seconds[0]} s of training at twice the cap, {seconds[1]} s at three times" in text
 
 
 def test_the_targets_summary_is_the_runs(heads, curve):
@@ -224,8 +230,9 @@ def test_the_targets_summary_is_the_runs(heads, curve):
         v = [runs[s][key] for s in heads.SEEDS]
         return f"{heads.fmt(mean(v), metric)} [{heads.fmt(min(v), metric)}, {heads.fmt(max(v), metric)}]".replace("e-0", "e-")
 
-    def twice(key, metric):
-        return curve.fmt(mean(curve.scores(921600, s)[(*key, "all", metric)] for s in curve.SEEDS), metric).replace("e-0", "e-")
+    def twice(key, metric):  # two and three times the cap, the mean of seeds 0 and 1
+        means = (curve.fmt(mean(curve.scores(n, s)[(*key, "all", metric)] for s in curve.SEEDS), metric) for n in curve.SAMPLES[1:])
+        return ", ".join(means).replace("e-0", "e-")
 
     e1, a1 = ("description.planet0.e", "test"), ("description.planet0.a", "test")
     dt, dto = ("description.stepsize", "test"), ("description.stepsize", "ood_stepsize")
@@ -234,8 +241,9 @@ def test_the_targets_summary_is_the_runs(heads, curve):
     assert f"| e₁ test R² ≥ 0.9 | {cell((*e1, 'r2'), 'r2')} | ridge {ridge[(*e1, 'r2')]:.3f} | yes, in the mean of five seeds" in text
     assert trees[(*a1, "mse")] == best[a1] and ridge[(*dt, "mse")] == best[dt] and ridge[(*dto, "mse")] == best[dto]
     ratio = mean(runs[s][(*a1, "mse")] for s in heads.SEEDS) / best[a1]
-    ratio2 = mean(curve.scores(921600, s)[(*a1, "all", "mse")] for s in curve.SEEDS) / best[a1]
-    assert f"| {cell((*a1, 'mse'), 'mse')} | boosted trees 0.00026 | no: {ratio:.1f}× | {twice(a1, 'mse')} ({ratio2:.1f}×) |" in text
+    past = [mean(curve.scores(n, s)[(*a1, "all", "mse")] for s in curve.SEEDS) for n in curve.SAMPLES[1:]]
+    past_cells = ", ".join(f"{curve.fmt(x, 'mse')} ({x / best[a1]:.1f}×)" for x in past)
+    assert f"| {cell((*a1, 'mse'), 'mse')} | boosted trees 0.00026 | no: {ratio:.1f}× | {past_cells} |" in text
     assert max(runs[s][(*dt, "mse")] for s in heads.SEEDS) < best[dt]
     assert f"| {cell((*dt, 'mse'), 'mse')} | ridge 9.3e-5 | yes, on every seed | {twice(dt, 'mse')} |" in text
     ratio = mean(runs[s][(*dto, "mse")] for s in heads.SEEDS) / best[dto]
@@ -262,11 +270,14 @@ def test_the_readme_says_where_it_stands(heads, curve):
     assert f"on e₁ (R² {e1:.3f} over five seeds; ridge {ridge[('description.planet0.e', 'test', 'r2')]:.3f})" in readme
     assert max(runs[s][dt] for s in heads.SEEDS) < ridge[dt] < trees[dt]
     assert f"({heads.fmt(m(dt), 'mse')} against ridge's {heads.fmt(ridge[dt], 'mse')}, on every seed)".replace("e-0", "e-") in readme
-    twice = mean(curve.scores(921600, s)[("description.planet0.a", "test", "all", "mse")] for s in curve.SEEDS)
-    assert f"on a₁ ({m(a1) / trees[a1]:.1f}× their error; {twice / trees[a1]:.1f}× at twice the budget)" in readme
-    assert f"ridge on Δt out of distribution ({m(dto) / ridge[dto]:.1f}×, no better at twice the budget)" in readme
-    twice_dto = mean(curve.scores(921600, s)[("description.stepsize", "ood_stepsize", "all", "mse")] for s in curve.SEEDS)
-    assert twice_dto >= mean(runs[s][dto] for s in curve.SEEDS)  # no better than the same seeds at the cap
+    past = [mean(curve.scores(n, s)[("description.planet0.a", "test", "all", "mse")] for s in curve.SEEDS) for n in curve.SAMPLES[1:]]
+    ratios = " and ".join(f"{x / trees[a1]:.1f}×" for x in past)
+    assert f"on a₁ ({m(a1) / trees[a1]:.1f}× their error; {ratios} at two and three times the budget)" in readme
+    assert f"ridge on Δt out of distribution ({m(dto) / ridge[dto]:.1f}×, no better at two or three times the budget)" in readme
+    for n in curve.SAMPLES[1:]:  # no better than the same seeds at the cap
+        assert mean(curve.scores(n, s)[("description.stepsize", "ood_stepsize", "all", "mse")] for s in curve.SEEDS) >= mean(
+            runs[s][dto] for s in curve.SEEDS
+        )
 
 
 def test_a1_by_range_is_its_predictions(curve):

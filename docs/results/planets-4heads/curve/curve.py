@@ -14,7 +14,7 @@ from statistics import mean
 HERE = Path(__file__).parent
 FOUR_HEADS = HERE.parent
 RESULTS = FOUR_HEADS.parent
-SAMPLES = (460800, 921600)
+SAMPLES = (460800, 921600, 1382400)
 SEEDS = (0, 1)
 #: (column, field, split, subset, metric); ``subset`` splits ood_stepsize into the step sizes
 #: between the four of training (interp) and past them (extrap)
