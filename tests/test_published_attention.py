@@ -249,6 +249,9 @@ def test_the_targets_summary_is_the_runs(heads, curve):
     ratio = mean(runs[s][(*dto, "mse")] for s in heads.SEEDS) / best[dto]
     probe = pd.read_csv(ROOT / "docs" / "results" / "planets-mixup-probe" / "seeds.csv")
     mixup = probe[(probe.model == "mixup") & (probe.kind == "model") & (probe.field == dto[0]) & (probe.split == dto[1])].mse.mean()
+    history = {k: " and ".join(twice(k, "mse").split(", ")) for k in (a1, dto)}  # the rows of every measurement
+    assert f"at two and three times the cap, seeds 0 and 1, {history[a1]}, [the curve]" in text
+    assert f"at two and three times the cap, seeds 0 and 1, {history[dto]} |" in text
     lowest = f"the lowest of any model inside the cap, mixup of records at a quarter of it, {mixup:.2g}"
     assert f"| {cell((*dto, 'mse'), 'mse')} | ridge 0.0013 | no: {ratio:.1f}×; {lowest} | {twice(dto, 'mse')} |" in text
 
