@@ -159,17 +159,12 @@ def curve():
     return script(ROOT / "docs" / "results" / "planets-4heads" / "curve" / "curve.py", "heads_curve")
 
 
-def flat(config: dict, prefix: str = "") -> dict:
-    out = {}
-    for key, value in config.items():
-        out.update(flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {prefix + key: value})
-    return out
-
-
 def test_the_curve_runs_are_the_preset_runs_with_more_samples(curve):
     """Each point past the cap is its seed's four-heads config with budget.samples (and so the step
     count) changed, and nothing else."""
     import json
+
+    from scinum.train.run_dir import _flat as flat  # the leaves by dotted key, as a resumed run compares configs
 
     for n in curve.SAMPLES:
         for s in curve.SEEDS:
