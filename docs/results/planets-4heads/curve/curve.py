@@ -1,7 +1,7 @@
-"""The budget curve of docs/parity.md's *Four heads, from a quarter of the cap to twice it*:
-parity-b64-30min-4heads's model trained on 115 200, 230 400, 460 800 and 921 600 samples, seeds 0
-and 1 (``samplesN/seedS`` here; 460 800 is the preset's own runs, ``../seedS``), beside the
-regressors fitted on the same records (compare-b64-30min's table).
+"""The budget curve of docs/parity.md's *Four heads past the cap*: parity-b64-30min-4heads's
+model trained on 460 800 (the cap), 921 600 and 1 382 400 samples, seeds 0 and 1
+(``samplesN/seedS`` here; 460 800 is the preset's own runs, ``../seedS``), beside the regressors
+fitted on the same records (compare-b64-30min's table), and a₁'s error by range at twice the cap.
 ``python docs/results/planets-4heads/curve/curve.py`` prints it."""
 
 from __future__ import annotations
