@@ -33,10 +33,15 @@ def run_dir(samples: int, seed: int) -> Path:
     return FOUR_HEADS / f"seed{seed}" if samples == 460800 else HERE / f"samples{samples}" / f"seed{seed}"
 
 
-def scores(samples: int, seed: int) -> dict[tuple[str, str, str, str], float]:
-    """(field, split, subset, metric) -> value of the run's model, from its table.csv."""
-    with open(run_dir(samples, seed) / "table.csv") as f:
+def table_scores(folder: Path) -> dict[tuple[str, str, str, str], float]:
+    """(field, split, subset, metric) -> value of the model in ``folder``'s table.csv."""
+    with open(folder / "table.csv") as f:
         return {(r["field"], r["split"], r["subset"], m): float(r[m]) for r in csv.DictReader(f) for m in ("mse", "r2")}
+
+
+def scores(samples: int, seed: int) -> dict[tuple[str, str, str, str], float]:
+    """:func:`table_scores` of the run with ``samples`` and ``seed``."""
+    return table_scores(run_dir(samples, seed))
 
 
 def training_s(samples: int, seed: int) -> float:
