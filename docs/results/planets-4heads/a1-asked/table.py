@@ -8,7 +8,6 @@ and the regressors fitted on the same records (compare-b64-30min's table).
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 from statistics import mean
 
@@ -34,15 +33,6 @@ def folder(label: str, samples: int, seed: int) -> Path:
     return HERE / f"seed{seed}" if samples == 460800 else HERE / f"samples{samples}" / f"seed{seed}"
 
 
-def training_s(folder: Path) -> float:
-    return json.loads((folder / "training.json").read_text())["train_seconds"]
-
-
-def spaced(x: float) -> str:
-    """``x`` rounded, thousands apart by a space: 460 800."""
-    return f"{x:,.0f}".replace(",", " ")
-
-
 def cells(values: dict[tuple[str, str, str, str], float]) -> str:
     return " | ".join(curve.fmt(values[c[1:]], c[4]) for c in curve.COLUMNS)
 
@@ -53,9 +43,11 @@ def markdown() -> str:
     for (label, n), seeds in SEEDS.items():
         runs = {s: curve.table_scores(folder(label, n, s)) for s in seeds}
         for s in seeds:
-            lines.append(f"| {label} | {spaced(n)} | {s} | {cells(runs[s])} | {spaced(training_s(folder(label, n, s)))} |")
+            lines.append(
+                f"| {label} | {curve.spaced(n)} | {s} | {cells(runs[s])} | {curve.spaced(curve.training_seconds(folder(label, n, s)))} |"
+            )
         means = {c[1:]: mean(r[c[1:]] for r in runs.values()) for c in curve.COLUMNS}
-        lines.append(f"| **{label}, mean** | {spaced(n)} | {seeds[0]}–{seeds[-1]} | {cells(means)} | |")
+        lines.append(f"| **{label}, mean** | {curve.spaced(n)} | {seeds[0]}–{seeds[-1]} | {cells(means)} | |")
     for name in ("ridge", "boosted trees"):
         ref = curve.regressor(name)
         lines.append(f"| {name} | | | " + " | ".join(curve.fmt(ref[c[1:]], c[4]) for c in curve.COLUMNS) + " | |")

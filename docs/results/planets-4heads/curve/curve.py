@@ -44,8 +44,18 @@ def scores(samples: int, seed: int) -> dict[tuple[str, str, str, str], float]:
     return table_scores(run_dir(samples, seed))
 
 
+def training_seconds(folder: Path) -> float:
+    """The training seconds of the run in ``folder`` (its training.json)."""
+    return json.loads((folder / "training.json").read_text())["train_seconds"]
+
+
 def training_s(samples: int, seed: int) -> float:
-    return json.loads((run_dir(samples, seed) / "training.json").read_text())["train_seconds"]
+    return training_seconds(run_dir(samples, seed))
+
+
+def spaced(x: float) -> str:
+    """``x`` rounded, thousands apart by a space: 460 800."""
+    return f"{x:,.0f}".replace(",", " ")
 
 
 def regressor(name: str) -> dict[tuple[str, str, str, str], float]:
@@ -96,9 +106,9 @@ def markdown() -> str:
         runs = {s: scores(n, s) for s in SEEDS}
         for s in SEEDS:
             cells = " | ".join(fmt(runs[s][c[1:]], c[4]) for c in COLUMNS)
-            lines.append(f"| {n:,} | {s} | {cells} | {training_s(n, s):,.0f} |".replace(",", " "))
+            lines.append(f"| {spaced(n)} | {s} | {cells} | {spaced(training_s(n, s))} |")
         cells = " | ".join(fmt(mean(runs[s][c[1:]] for s in SEEDS), c[4]) for c in COLUMNS)
-        lines.append(f"| {n:,} | mean | {cells} | |".replace(",", " "))
+        lines.append(f"| {spaced(n)} | mean | {cells} | |")
     for name in ("ridge", "boosted trees"):
         ref = regressor(name)
         cells = " | ".join(fmt(ref[c[1:]], c[4]) if c[1:] in ref else "–" for c in COLUMNS)
