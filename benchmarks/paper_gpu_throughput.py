@@ -60,18 +60,35 @@ def measured_bf16_peak(n: int = 8192) -> float:
 
 
 class Meter(L.Callback):
-    """Real tokens, samples and seconds of the training steps after the first ``warmup``."""
+    """Real tokens, samples and seconds of the training steps after the first ``warmup``, and of
+    every step (warm-up included): its batch length, whether this process had trained on that
+    length before (``seen``, shared by the models of one run), the GPU time from the step's start
+    to its end (CUDA events, no synchronisation inside the run) and the host's wait for the batch
+    before it (data loading)."""
 
-    def __init__(self, warmup: int):
-        self.warmup, self.t0, self.t1 = warmup, None, None
+    def __init__(self, warmup: int, seen: set[int]):
+        self.warmup, self.t0, self.t1, self.seen = warmup, None, None, seen
         self.tokens, self.samples, self.steps, self.model_config = None, 0, 0, None
+        self.per_step: list[dict] = []  # length, new, wait_ms; gpu_ms filled in at the end
+        self._events: list[tuple] = []
+        self._last_end: float | None = None
 
     def on_train_batch_start(self, trainer, module, batch, batch_idx):
+        now = time.perf_counter()
         if trainer.global_step == self.warmup and self.t0 is None:
             torch.cuda.synchronize()
             self.t0 = time.perf_counter()
+        length = int(batch["attend"].shape[1])
+        wait = None if self._last_end is None else (now - self._last_end) * 1e3
+        self.per_step.append({"length": length, "new": length not in self.seen, "wait_ms": wait})
+        self.seen.add(length)
+        start = torch.cuda.Event(enable_timing=True)
+        start.record()
+        self._events.append((start, torch.cuda.Event(enable_timing=True)))
 
     def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+        self._events[-1][1].record()
+        self._last_end = time.perf_counter()
         if self.t0 is None:
             return
         real = batch["attend"].sum()
@@ -83,6 +100,18 @@ class Meter(L.Callback):
         torch.cuda.synchronize()
         self.t1 = time.perf_counter()
         self.model_config = module.model.trunk.cfg  # the trunk as built: its FLOPs per token
+        for step, (start, end) in zip(self.per_step, self._events):
+            step["gpu_ms"] = start.elapsed_time(end)
+
+    def by_novelty(self) -> dict:
+        """Median GPU milliseconds of the steps on a batch length new to the process and of those
+        on a length seen before, with their counts, and the host's total wait for batches (s)."""
+        out = {"wait_s": sum(s["wait_ms"] or 0 for s in self.per_step) / 1e3}
+        for key, new in (("new", True), ("seen", False)):
+            ms = sorted(s["gpu_ms"] for s in self.per_step if s["new"] is new)
+            out[f"{key}_steps"] = len(ms)
+            out[f"{key}_median_ms"] = ms[len(ms) // 2] if ms else None
+        return out
 
 
 def write_records(out: Path, n_train: int, steps: tuple[int, int]) -> None:
@@ -99,7 +128,8 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=20, help="steps left out of the timing")
     ap.add_argument("--models", nargs="+", default=None, help="labels of the paper preset (default: all)")
     ap.add_argument("--records", type=int, default=4096, help="training records written")
-    ap.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    ap.add_argument("--pad-to", type=int, default=1, help="data.pad_to: batch lengths rounded up to a multiple of this")
+    ap.add_argument("--json", type=Path, default=None, help="also write the rows and every step's timing here")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("paper_gpu_throughput: no CUDA GPU here; this benchmark measures the paper preset on a GPU")
@@ -115,13 +145,13 @@ def main() -> int:
         + (f", datasheet {sheet / 1e12:.0f}" if sheet else ""),
         flush=True,
     )
-    rows = []
+    rows, seen, per_step = [], set(), {}
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "records"
         write_records(data, args.records, steps)
         for k, label in enumerate([*labels, labels[0]]):
             shown = f"{label} (again)" if k == len(labels) else label
-            meter = Meter(args.warmup)
+            meter = Meter(args.warmup, seen)
             cfg = model_config(
                 preset,
                 label,
@@ -129,6 +159,7 @@ def main() -> int:
                 Path(tmp) / f"run{k}",
                 overrides={
                     "budget": None,
+                    "data": {"pad_to": args.pad_to},
                     "trainer": {
                         "max_steps": args.warmup + args.steps,
                         "limit_val_batches": 0,
@@ -157,8 +188,11 @@ def main() -> int:
                 "mfu_measured": flops / peak,
                 "mfu_datasheet": flops / sheet if sheet else None,
                 "hours_500k_steps": 5e5 / (meter.steps / secs) / 3600,
+                "pad_to": args.pad_to,
+                **meter.by_novelty(),
             }
             rows.append(row)
+            per_step[shown] = meter.per_step
             print(json.dumps(row), flush=True)
     print(
         f"\n{'model':<16} {'steps/s':>8} {'samples/s':>10} {'tokens/s':>10} {'context':>8} {'TFLOP/s':>8} "
@@ -171,8 +205,16 @@ def main() -> int:
             f"{r['mean_context']:>8.0f} {r['model_tflops']:>8.1f} {r['mfu_measured']:>10.1%} {sheet_mfu:>10} "
             f"{r['hours_500k_steps']:>9.1f} h"
         )
+    print(
+        "\nevery step, warm-up included (GPU time per step; a length is new the first time this process "
+        f"trains on it; pad_to {args.pad_to})"
+    )
+    print(f"{'model':<16} {'new lengths':>12} {'median ms':>10} {'seen lengths':>13} {'median ms':>10} {'data wait':>10}")
+    for r in rows:
+        new, old = (f"{r[k]:.1f}" if r[k] is not None else "-" for k in ("new_median_ms", "seen_median_ms"))
+        print(f"{r['model']:<16} {r['new_steps']:>12} {new:>10} {r['seen_steps']:>13} {old:>10} {r['wait_s']:>9.1f}s")
     if args.json:
-        args.json.write_text(json.dumps({"device": card, "peak_bf16_measured": peak, "rows": rows}, indent=1))
+        args.json.write_text(json.dumps({"device": card, "peak_bf16_measured": peak, "rows": rows, "per_step": per_step}, indent=1))
     return 0
 
 

@@ -1,5 +1,6 @@
 """Tokenized shards, error locations, seeded masking, bucketing/resumable batch streams."""
 
+import itertools
 import json
 import random
 
@@ -165,3 +166,28 @@ def test_token_shards_are_read_only_views(tmp_path):
     assert meta["records"] == 40 and meta["tokens"] == int(train.offsets[-1])
     with pytest.raises(ValueError):
         train.ids[0] = 1
+
+
+def test_pad_to_rounds_batch_lengths_and_learned_positions_cover_them(tmp_path):
+    """``data.pad_to``: every batch's length is a multiple of it, the real tokens and their targets
+    are those of the unpadded batch, and the learned position table a fit sizes from
+    :meth:`longest_record` covers the padded length (it was sized to the raw longest record, so a
+    padded batch overran it)."""
+    from conftest import tiny_config
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+
+    ds = make_dataset(tmp_path / "ds")
+    enc = encodings.get("xval")
+    plain, padded = (MLMDataModule(str(ds), enc, batch_size=8, seed=3, pad_to=p) for p in (1, 16))
+    for dm in (plain, padded):
+        dm.prepare()
+    assert plain.longest_record() % 16 != 0  # the toy records' longest is not already a multiple
+    assert padded.longest_record() == -(-plain.longest_record() // 16) * 16
+    for a, b in itertools.islice(zip(plain.train_dataloader(), padded.train_dataloader()), 6):  # the stream is endless
+        T = a["attend"].shape[1]
+        assert b["attend"].shape[1] % 16 == 0 and T <= b["attend"].shape[1] < T + 16
+        assert torch.equal(b["attend"][:, :T], a["attend"]) and not b["attend"][:, T:].any()
+        assert torch.equal(b["targets"][:, :T], a["targets"]) and torch.equal(b["num_target"], a["num_target"])
+    fit(load_config(overrides=tiny_config(ds, tmp_path / "run", data={"pad_to": 16}, model={"positions": "learned"})))
+    assert (tmp_path / "run" / "model.ckpt").exists()

@@ -82,6 +82,9 @@ class DataConfig:
     mask_fields_alone: bool = False
     # a longer train/val record is refused before training (attention costs its square)
     max_record_tokens: int = positive(16384)
+    # each batch's length rounded up to a multiple of this (padding, which attention ignores): on
+    # a GPU fewer distinct batch shapes (docs/training-on-gpus.md); 1: the longest record's length
+    pad_to: int = positive(1)
 
 
 def _betas(v: list) -> str | None:

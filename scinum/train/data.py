@@ -64,7 +64,7 @@ class MLMDataModule(L.LightningDataModule):
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
-    structure``).
+    structure``). ``pad_to``: each batch's length is rounded up to a multiple of it.
     """
 
     def __init__(
@@ -85,6 +85,7 @@ class MLMDataModule(L.LightningDataModule):
         mask_fields_prob: float = DataConfig.mask_fields_prob,
         mask_fields_alone: bool = DataConfig.mask_fields_alone,
         max_record_tokens: int = DataConfig.max_record_tokens,
+        pad_to: int = DataConfig.pad_to,
         structure: bool = False,
     ):
         super().__init__()
@@ -92,7 +93,7 @@ class MLMDataModule(L.LightningDataModule):
         self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
         self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
         self.val_split, self.max_record_tokens = val_split, max_record_tokens
-        self.structure = structure
+        self.structure, self.pad_to = structure, pad_to
         self.mask_fields = list(mask_fields)
         self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
         self.mask_fields_alone = mask_fields_alone
@@ -133,8 +134,8 @@ class MLMDataModule(L.LightningDataModule):
         self.setup()
 
     def longest_record(self) -> int:
-        """The longest train/validation record in tokens (after :meth:`setup`) — the context
-        the model must hold; a record longer than ``max_record_tokens`` raises
+        """The longest train/validation record in tokens (after :meth:`setup`), rounded up to
+        ``pad_to`` — the context the model must hold; a record longer than ``max_record_tokens`` raises
         :class:`~scinum.errors.ConfigError` naming the split, the record and the cost (attention
         grows with the square of the length)."""
         longest = {split: (int(s.lengths.max()), int(s.lengths.argmax())) for split, s in self.shards.items()}
@@ -145,7 +146,7 @@ class MLMDataModule(L.LightningDataModule):
                 f"{self.max_record_tokens}: the model would attend over {n} positions ({n * n / 1e6:.0f} M "
                 f"pairs per layer and head, every step); shorten the records or raise data.max_record_tokens"
             )
-        return n
+        return -(-n // self.pad_to) * self.pad_to
 
     @property
     def splits(self) -> list[str]:
@@ -171,6 +172,7 @@ class MLMDataModule(L.LightningDataModule):
             self.encoding,
             self.mask_prob,
             self.seed,
+            pad_to=self.pad_to,
             mask_fields_prob=self.mask_fields_prob,
             structure=self.structure,
             mask_fields_alone=self.mask_fields_alone,
