@@ -11,12 +11,14 @@ Printed per model: steps per second, samples per second, real tokens per second,
 FLOP/s (:meth:`scinum.model.config.ModelConfig.flops_per_token` at the mean context: trunk
 matrix products and attention, forward + backward) and its share of two peaks: the bf16 matrix
 product measured in the same run (8192³, mean of 10 after 3 warm-ups) and the card's datasheet
-dense bf16 figure where the card is known. Also: the hours the paper's 500k steps would take.
-The first model is timed again after the others ("again"): on an H100 the models timed first ran
-up to 3x slower than the same trunk timed later in the run (docs/training-on-gpus.md), so only
-the rows after the first show the steady rate, and the repeat says how much the order costs.
+dense bf16 figure where the card is known. Also: the hours the paper's 500k steps would take,
+and for every step (warm-up included) whether the process had trained on its batch length before
+and its GPU time. The first model is timed again after the others ("again"): a step on a batch
+length new to the process costs several times a step on a seen one (measured on an H200,
+docs/training-on-gpus.md), so the first model of a run is slow and the repeat shows the steady
+rate; ``--pad-to 64`` (``data.pad_to``) leaves fewer lengths to pay for.
 
-    python benchmarks/paper_gpu_throughput.py [--steps 100] [--models xval fone ...]
+    python benchmarks/paper_gpu_throughput.py [--steps 100] [--models xval fone ...] [--pad-to 64] [--json rows.json]
 
 Needs a CUDA GPU; on a CPU-only machine it says so and exits 2.
 """

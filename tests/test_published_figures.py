@@ -1191,6 +1191,45 @@ CLAIMS = [
             ("call1", "fp15", "| 18.0 | 1 152 | 514 000 | 144 | 17.9 % | 14.5 % | 7.7 h |"),
         )
     ),
+    # ... and on one H200 (docs/results/paper-throughput-h200), with every step timed
+    *(
+        ("docs/training-on-gpus.md", quote, lambda call=call, model=model: throughput_row(call, model, "h200"))
+        for call, model, quote in (
+            ("call1", "xval", "| 7.5 | 478 | 210 000 | 59 | 7.4 % | 5.9 % | 18.6 h | 176 (67) | 36 |"),
+            ("call1", "fone", "| 24.2 | 1 552 | 683 000 | 191 | 24.1 % | 19.3 % | 5.7 h | – (0) | 35 |"),
+            ("call1", "bittokens", "| 21.5 | 1 377 | 606 000 | 170 | 21.4 % | 17.2 % | 6.5 h | – (0) | 35 |"),
+            ("call1", "xval+gmm", "| 25.2 | 1 611 | 709 000 | 198 | 25.0 % | 20.0 % | 5.5 h | – (0) | 34 |"),
+            ("call1", "p1000", "| 6.3 | 406 | 406 000 | 126 | 15.9 % | 12.7 % | 21.9 h | 223 (68) | 76 |"),
+            ("call1", "fp15", "| 20.1 | 1 286 | 566 000 | 158 | 20.0 % | 16.0 % | 6.9 h | – (0) | 44 |"),
+            ("call1", "xval (again)", "| 26.9 | 1 723 | 759 000 | 212 | 26.7 % | 21.4 % | 5.2 h | – (0) | 32 |"),
+            ("call2", "xval", "| 21.8 | 1 394 | 614 000 | 171 | 21.6 % | 17.3 % | 6.4 h | 185 (9) | 38 |"),
+            ("call2", "xval (again)", "| 24.7 | 1 581 | 696 000 | 194 | 24.5 % | 19.7 % | 5.6 h | – (0) | 34 |"),
+        )
+    ),
+    (
+        "docs/training-on-gpus.md",
+        "bf16 8192³ product 792 TFLOP/s measured",
+        lambda: " and ".join(sorted({f"{throughput(c, 'h200')['peak_bf16_measured'] / 1e12:.0f} TFLOP/s" for c in ("call1", "call2")})),
+    ),
+    (
+        "docs/training-on-gpus.md",
+        "at the 0.36 s a new-length step took on average",
+        lambda: "{:.2f} s".format(np.mean([s["gpu_ms"] / 1e3 for s in throughput("call1", "h200")["per_step"]["xval"] if s["new"]])),
+    ),
+    (
+        "docs/training-on-gpus.md",
+        "leaves 9 lengths instead of 67",
+        lambda: "{} lengths instead of {}".format(
+            *(len({s["length"] for s in throughput(c, "h200")["per_step"]["xval"]}) for c in ("call2", "call1"))
+        ),
+    ),
+    (
+        "docs/training-on-gpus.md",
+        "under 1.3 s in all for batches in every row",
+        lambda: "under {:.1f} s".format(
+            math.ceil(10 * max(r["wait_s"] for c in ("call1", "call2") for r in throughput(c, "h200")["rows"])) / 10
+        ),
+    ),
     (
         "docs/training-on-gpus.md",
         "bf16 8192³ product 804 and 794 TFLOP/s in the two calls",
@@ -1356,13 +1395,14 @@ def cmp64_row(model: str) -> str:
     return f"| {model} | " + " | ".join(cells).rstrip() + " |"
 
 
-def throughput(call: str) -> dict:
-    return json.loads((RESULTS / "paper-throughput-h100" / f"{call}.json").read_text())
+def throughput(call: str, card: str = "h100") -> dict:
+    return json.loads((RESULTS / f"paper-throughput-{card}" / f"{call}.json").read_text())
 
 
-def throughput_row(call: str, model: str) -> str:
-    """A row of training-on-gpus.md's H100 table, from the benchmark's JSON."""
-    r = next(r for r in throughput(call)["rows"] if r["model"] == model)
+def throughput_row(call: str, model: str, card: str = "h100") -> str:
+    """A row of training-on-gpus.md's table for ``card``, from the benchmark's JSON; the H200's
+    rows also carry the steps on new and on seen batch lengths."""
+    r = next(r for r in throughput(call, card)["rows"] if r["model"] == model)
     cells = [
         f"{r['steps_per_s']:.1f}",
         f"{r['samples_per_s']:,.0f}",
@@ -1372,6 +1412,9 @@ def throughput_row(call: str, model: str) -> str:
         f"{100 * r['mfu_datasheet']:.1f} %",
         f"{r['hours_500k_steps']:.1f} h",
     ]
+    if card == "h200":
+        new = "–" if r["new_median_ms"] is None else f"{r['new_median_ms']:.0f}"
+        cells += [f"{new} ({r['new_steps']})", f"{r['seen_median_ms']:.0f}"]
     return ("| " + " | ".join(cells) + " |").replace(",", " ")
 
 
