@@ -41,6 +41,17 @@ def test_the_runs_change_only_the_hidden_fields(asked):
             assert ours["seed"] == s and ours["budget.samples"] == n
 
 
+def test_the_alone_runs_change_only_that_nothing_else_is_hidden(asked):
+    """Each ``alone`` run is its seed's e₁-and-a₁ run at the cap with data.mask_fields_alone on; its
+    data is the same build made again (data.path), and data.pad_to, added since, is 1."""
+    for s in asked.SEEDS[(asked.LABELS[2], 460800)]:
+        ours = flat(json.loads((asked.folder(asked.LABELS[2], 460800, s) / "config.json").read_text()))
+        base = flat(json.loads((asked.folder(asked.LABELS[1], 460800, s) / "config.json").read_text()))
+        changed = {k for k in ours.keys() | base.keys() if ours.get(k) != base.get(k)} - {"out_dir", "data.path"}
+        assert changed == {"data.mask_fields_alone", "data.pad_to"} and ours["data.pad_to"] == 1
+        assert ours["data.mask_fields_alone"] is True and base["data.mask_fields_alone"] is False and ours["seed"] == s
+
+
 def test_the_section_is_its_runs(asked):
     assert " ".join(asked.markdown().split()) in parity()
 
@@ -56,7 +67,7 @@ def wild(folder: Path) -> str:
 
 def test_the_bullets_are_its_runs(asked):
     fmt, cap, twice = asked.curve.fmt, 460800, 921600
-    base, ours = asked.LABELS
+    base, ours = asked.LABELS[:2]
     runs = {key: {s: asked.curve.table_scores(asked.folder(*key, s)) for s in seeds} for key, seeds in asked.SEEDS.items()}
     ridge, trees = (asked.curve.regressor(r) for r in ("ridge", "boosted trees"))
     a1, e1 = (A1, "test", "all", "mse"), (E1, "test", "all", "r2")
@@ -130,3 +141,35 @@ def test_the_targets_and_readme_quote_the_runs(asked):
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert f"a₁ comes to {r_twice} the trees at twice the budget (two seeds of three below them), but inside it e₁ falls below" in readme
     assert f"the target (R² {e1_cap})" in readme and m(cap, e1) < 0.9
+
+
+def alone_bullet(asked) -> list[str]:
+    """The figures of the *Asked alone* bullet, as docs/parity.md writes them, from the runs."""
+    fmt, cap = asked.curve.fmt, 460800
+    _, both, alone = asked.LABELS
+    runs = {label: {s: asked.curve.table_scores(asked.folder(label, cap, s)) for s in asked.SEEDS[(label, cap)]} for label in (both, alone)}
+    ridge, trees = (asked.curve.regressor(r) for r in ("ridge", "boosted trees"))
+    a1, e1 = (A1, "test", "all", "mse"), (E1, "test", "all", "r2")
+    dt, dto = (DT, "test", "all", "mse"), (DT, "ood_stepsize", "all", "mse")
+
+    def m(label, key):
+        return mean(r[key] for r in runs[label].values())
+
+    def each(label, key, metric="mse"):
+        return ", ".join(fmt(r[key], metric) for r in runs[label].values())
+
+    seconds = [asked.curve.training_seconds(asked.folder(alone, cap, s)) for s in runs[alone]]
+    return [
+        f"e₁ R² {fmt(m(alone, e1), 'r2')} ({each(alone, e1, 'r2')}) against {fmt(m(both, e1), 'r2')}",
+        f"a₁ {fmt(m(alone, a1), 'mse')} ({each(alone, a1)}) against {fmt(m(both, a1), 'mse')}, {m(alone, a1) / trees[a1]:.1f}× the trees",
+        f"Δt in distribution {fmt(m(alone, dt), 'mse')} ({each(alone, dt)}) against {fmt(m(both, dt), 'mse')}",
+        f"above ridge's {fmt(ridge[dt], 'mse')} on {'every seed' if min(r[dt] for r in runs[alone].values()) > ridge[dt] else 'some'}",
+        f"Δt out of distribution {fmt(m(alone, dto), 'mse')} ({each(alone, dto)}) against {fmt(m(both, dto), 'mse')}",
+        "{}–{} s of training each".format(*(asked.curve.spaced(f(seconds)) for f in (min, max))),
+    ]
+
+
+def test_the_alone_bullet_is_its_runs(asked):
+    text = parity()
+    for quote in alone_bullet(asked):
+        assert quote in text, quote

@@ -1,6 +1,7 @@
 """The table of docs/parity.md's *Four heads, a₁ asked as often as e₁*: parity-b64-30min-4heads's
 model with ``data.mask_fields`` [e₁, a₁] instead of [e₁] (each hidden in half the records), seeds
-0-2 at the cap (``seedS`` here) and at twice it (``samples921600/seedS``), beside the four-heads
+0-2 at the cap (``seedS`` here) and at twice it (``samples921600/seedS``), the same at the cap
+with nothing else hidden in a record where e₁ or a₁ is (``alone/seedS``), beside the four-heads
 runs of the same budgets (``../seedS``, seeds 0-2; ``../curve/samples921600/seedS``, seeds 0, 1)
 and the regressors fitted on the same records (compare-b64-30min's table).
 ``python docs/results/planets-4heads/a1-asked/table.py`` prints it."""
@@ -16,20 +17,24 @@ _spec = importlib.util.spec_from_file_location("heads_curve", HERE.parent / "cur
 curve = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(curve)
 
-LABELS = ("e₁ asked (four heads)", "e₁ and a₁ asked")
+LABELS = ("e₁ asked (four heads)", "e₁ and a₁ asked", "e₁ and a₁ asked, alone there")
 #: (label, samples) -> the seeds run, in the table's order: the cap, then twice it
 SEEDS = {
     (LABELS[0], 460800): (0, 1, 2),
     (LABELS[1], 460800): (0, 1, 2),
+    (LABELS[2], 460800): (0, 1, 2),
     (LABELS[0], 921600): (0, 1),
     (LABELS[1], 921600): (0, 1, 2),
 }
 
 
 def folder(label: str, samples: int, seed: int) -> Path:
-    """The run of ``label`` at ``samples`` and ``seed``: the four-heads runs and their curve, or this folder's."""
+    """The run of ``label`` at ``samples`` and ``seed``: the four-heads runs and their curve, or this
+    folder's (``alone/seedS``: nothing else hidden in a record where e₁ or a₁ is)."""
     if label == LABELS[0]:
         return curve.run_dir(samples, seed)
+    if label == LABELS[2]:
+        return HERE / "alone" / f"seed{seed}"
     return HERE / f"seed{seed}" if samples == 460800 else HERE / f"samples{samples}" / f"seed{seed}"
 
 
