@@ -21,7 +21,7 @@ from .normalize import Normalizer
 from ..records.paths import numbers_named
 from .structure import COLUMNS, list_indices
 
-__all__ = ["Batch", "make_batch", "hidden_positions", "expand_numbers", "hidden_rows", "shown_numbers", "MASK_PROB"]
+__all__ = ["Batch", "make_batch", "padded_length", "hidden_positions", "expand_numbers", "hidden_rows", "shown_numbers", "MASK_PROB"]
 
 #: probability that a token is hidden in MLM training (xVal paper, seed 002; its Table 9 found
 #: 0.3 slightly better)
@@ -83,6 +83,13 @@ def expand_numbers(hide: np.ndarray, ids: np.ndarray, codec: Codec) -> np.ndarra
     return out
 
 
+def padded_length(n: int, pad_to: int = 1) -> int:
+    """The length T of a batch whose longest sequence is ``n`` tokens: ``n`` (at least 1) rounded
+    up to a multiple of ``pad_to`` — what :func:`make_batch` pads to and a learned position table
+    must cover."""
+    return -(-max(n, 1) // pad_to) * pad_to
+
+
 def make_batch(
     seqs: Sequence[Encoded],
     hide: Sequence[np.ndarray],
@@ -112,8 +119,7 @@ def make_batch(
     """
     vocab = codec.vocab
     hide = [expand_numbers(np.asarray(h, bool), s.ids, codec) for s, h in zip(seqs, hide)]
-    B, T = len(seqs), max((len(s) for s in seqs), default=1)
-    T = -(-max(T, 1) // pad_to) * pad_to
+    B, T = len(seqs), padded_length(max((len(s) for s in seqs), default=1), pad_to)
     ids = np.full((B, T), vocab.pad_id, np.int64)
     vals = np.zeros((B, T), np.float64)
     fld = np.full((B, T), -1, np.int64)

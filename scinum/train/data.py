@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
+from ..tokens.batch import padded_length
 from ..tokens.codec import Codec, Encoded, Vocabulary
 from .config import DataConfig, RunConfig
 from ..datasets.directory import Dataset
@@ -146,7 +147,7 @@ class MLMDataModule(L.LightningDataModule):
                 f"{self.max_record_tokens}: the model would attend over {n} positions ({n * n / 1e6:.0f} M "
                 f"pairs per layer and head, every step); shorten the records or raise data.max_record_tokens"
             )
-        return -(-n // self.pad_to) * self.pad_to
+        return padded_length(n, self.pad_to)
 
     @property
     def splits(self) -> list[str]:
