@@ -1,6 +1,6 @@
 """The table of docs/parity.md's *Four heads, a₁ asked as often as e₁*: parity-b64-30min-4heads's
 model with ``data.mask_fields`` [e₁, a₁] instead of [e₁] (each hidden in half the records), seeds
-0-2 at the cap (``seedS`` here) and at twice it (``samples921600/seedS``), the same at the cap
+0-2 at the cap (``seedS`` here) and 0-4 at twice it (``samples921600/seedS``), the same at the cap
 with nothing else hidden in a record where e₁ or a₁ is (``alone/seedS``), beside the four-heads
 runs of the same budgets (``../seedS``, seeds 0-2; ``../curve/samples921600/seedS``, seeds 0, 1)
 and the regressors fitted on the same records (compare-b64-30min's table).
@@ -24,7 +24,7 @@ SEEDS = {
     (LABELS[1], 460800): (0, 1, 2),
     (LABELS[2], 460800): (0, 1, 2),
     (LABELS[0], 921600): (0, 1),
-    (LABELS[1], 921600): (0, 1, 2),
+    (LABELS[1], 921600): (0, 1, 2, 3, 4),
 }
 
 
