@@ -130,6 +130,7 @@ def test_the_bullets_are_its_runs(asked):
     assert f"**Cost**: the same steps, only which numbers are hidden differs: {cost[0]} s of training at the cap, {cost[1]} s" in text
     later = " and ".join(asked.curve.spaced(x) for x in sorted(asked.curve.training_seconds(asked.folder(ours, twice, s)) for s in (3, 4)))
     assert f"seeds 3 and 4 side by side at f76fcb2, {later} s)" in text
+    assert "At twice the cap, {:.0f}–{:.0f} one-core minutes a run".format(seconds[1][0] / 60, seconds[1][-1] / 60) in text
 
 
 def test_the_targets_and_readme_quote_the_runs(asked):
