@@ -1179,31 +1179,26 @@ CLAIMS = [
             .replace("e−", "e-")
         ),
     ),
-    # the paper preset's throughput on one H100 (docs/results/paper-throughput-h100)
+    # the paper preset's throughput on one H100 and on one H200 (docs/results/paper-throughput-h100,
+    # -h200; the H200's rows also time every step)
     *(
-        ("docs/training-on-gpus.md", quote, lambda call=call, model=model: throughput_row(call, model))
-        for call, model, quote in (
-            ("call2", "xval", "| 7.5 | 480 | 211 000 | 59 | 7.4 % | 6.0 % | 18.5 h |"),
-            ("call1", "fone", "| 7.1 | 452 | 200 000 | 56 | 7.0 % | 5.7 % | 19.7 h |"),
-            ("call1", "bittokens", "| 14.8 | 945 | 415 000 | 116 | 14.4 % | 11.7 % | 9.4 h |"),
-            ("call1", "xval+gmm", "| 23.0 | 1 469 | 643 000 | 180 | 22.3 % | 18.2 % | 6.0 h |"),
-            ("call1", "p1000", "| 6.3 | 403 | 404 000 | 125 | 15.6 % | 12.7 % | 22.1 h |"),
-            ("call1", "fp15", "| 18.0 | 1 152 | 514 000 | 144 | 17.9 % | 14.5 % | 7.7 h |"),
-        )
-    ),
-    # ... and on one H200 (docs/results/paper-throughput-h200), with every step timed
-    *(
-        ("docs/training-on-gpus.md", quote, lambda call=call, model=model: throughput_row(call, model, "h200"))
-        for call, model, quote in (
-            ("call1", "xval", "| 7.5 | 478 | 210 000 | 59 | 7.4 % | 5.9 % | 18.6 h | 176 (67) | 36 |"),
-            ("call1", "fone", "| 24.2 | 1 552 | 683 000 | 191 | 24.1 % | 19.3 % | 5.7 h | – (0) | 35 |"),
-            ("call1", "bittokens", "| 21.5 | 1 377 | 606 000 | 170 | 21.4 % | 17.2 % | 6.5 h | – (0) | 35 |"),
-            ("call1", "xval+gmm", "| 25.2 | 1 611 | 709 000 | 198 | 25.0 % | 20.0 % | 5.5 h | – (0) | 34 |"),
-            ("call1", "p1000", "| 6.3 | 406 | 406 000 | 126 | 15.9 % | 12.7 % | 21.9 h | 223 (68) | 76 |"),
-            ("call1", "fp15", "| 20.1 | 1 286 | 566 000 | 158 | 20.0 % | 16.0 % | 6.9 h | – (0) | 44 |"),
-            ("call1", "xval (again)", "| 26.9 | 1 723 | 759 000 | 212 | 26.7 % | 21.4 % | 5.2 h | – (0) | 32 |"),
-            ("call2", "xval", "| 21.8 | 1 394 | 614 000 | 171 | 21.6 % | 17.3 % | 6.4 h | 185 (9) | 38 |"),
-            ("call2", "xval (again)", "| 24.7 | 1 581 | 696 000 | 194 | 24.5 % | 19.7 % | 5.6 h | – (0) | 34 |"),
+        ("docs/training-on-gpus.md", quote, lambda card=card, call=call, model=model: throughput_row(call, model, card))
+        for card, call, model, quote in (
+            ("h100", "call2", "xval", "| 7.5 | 480 | 211 000 | 59 | 7.4 % | 6.0 % | 18.5 h |"),
+            ("h100", "call1", "fone", "| 7.1 | 452 | 200 000 | 56 | 7.0 % | 5.7 % | 19.7 h |"),
+            ("h100", "call1", "bittokens", "| 14.8 | 945 | 415 000 | 116 | 14.4 % | 11.7 % | 9.4 h |"),
+            ("h100", "call1", "xval+gmm", "| 23.0 | 1 469 | 643 000 | 180 | 22.3 % | 18.2 % | 6.0 h |"),
+            ("h100", "call1", "p1000", "| 6.3 | 403 | 404 000 | 125 | 15.6 % | 12.7 % | 22.1 h |"),
+            ("h100", "call1", "fp15", "| 18.0 | 1 152 | 514 000 | 144 | 17.9 % | 14.5 % | 7.7 h |"),
+            ("h200", "call1", "xval", "| 7.5 | 478 | 210 000 | 59 | 7.4 % | 5.9 % | 18.6 h | 176 (67) | 36 |"),
+            ("h200", "call1", "fone", "| 24.2 | 1 552 | 683 000 | 191 | 24.1 % | 19.3 % | 5.7 h | – (0) | 35 |"),
+            ("h200", "call1", "bittokens", "| 21.5 | 1 377 | 606 000 | 170 | 21.4 % | 17.2 % | 6.5 h | – (0) | 35 |"),
+            ("h200", "call1", "xval+gmm", "| 25.2 | 1 611 | 709 000 | 198 | 25.0 % | 20.0 % | 5.5 h | – (0) | 34 |"),
+            ("h200", "call1", "p1000", "| 6.3 | 406 | 406 000 | 126 | 15.9 % | 12.7 % | 21.9 h | 223 (68) | 76 |"),
+            ("h200", "call1", "fp15", "| 20.1 | 1 286 | 566 000 | 158 | 20.0 % | 16.0 % | 6.9 h | – (0) | 44 |"),
+            ("h200", "call1", "xval (again)", "| 26.9 | 1 723 | 759 000 | 212 | 26.7 % | 21.4 % | 5.2 h | – (0) | 32 |"),
+            ("h200", "call2", "xval", "| 21.8 | 1 394 | 614 000 | 171 | 21.6 % | 17.3 % | 6.4 h | 185 (9) | 38 |"),
+            ("h200", "call2", "xval (again)", "| 24.7 | 1 581 | 696 000 | 194 | 24.5 % | 19.7 % | 5.6 h | – (0) | 34 |"),
         )
     ),
     (
@@ -1417,7 +1412,7 @@ def steady_h200(key: str) -> tuple[float, float]:
     return min(values), max(values)
 
 
-def throughput_row(call: str, model: str, card: str = "h100") -> str:
+def throughput_row(call: str, model: str, card: str) -> str:
     """A row of training-on-gpus.md's table for ``card``, from the benchmark's JSON; the H200's
     rows also carry the steps on new and on seen batch lengths."""
     r = next(r for r in throughput(call, card)["rows"] if r["model"] == model)
