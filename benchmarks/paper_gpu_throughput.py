@@ -15,7 +15,7 @@ dense bf16 figure where the card is known. Also: the hours the paper's 500k step
 and for every step (warm-up included) whether the process had trained on its batch length before
 and its GPU time. The first model is timed again after the others ("again"): a step on a batch
 length new to the process costs several times a step on a seen one (measured on an H200,
-docs/training-on-gpus.md), so the first model of a run is slow and the repeat shows the steady
+experiments/training-on-gpus.md), so the first model of a run is slow and the repeat shows the steady
 rate; ``--pad-to 64`` (``data.pad_to``) leaves fewer lengths to pay for.
 
     python benchmarks/paper_gpu_throughput.py [--steps 100] [--models xval fone ...] [--pad-to 64] [--json rows.json]

@@ -1,6 +1,6 @@
 """Copy a recipe's results into the docs, with the provenance that produced them.
 
-    python -m recipes.publish results/planets docs/results/planets-quick
+    python -m recipes.publish results/planets experiments/planets-quick
 
 Writes ``DOCS/table.md`` (the results table under a header naming the commit, machine, preset and
 run time from ``meta.json``), ``DOCS/table.csv`` and ``DOCS/meta.json``, and copies the plots

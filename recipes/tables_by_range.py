@@ -31,10 +31,10 @@ quarter is ``test`` and the remainder trains. Rows: the scinum variants of
 :data:`recipes.tabular.SCINUM_ROWS`, ordinary least squares and histogram gradient-boosted trees;
 cells: the row's mean MSE over the seeds ÷ the better standard model's on that split.
 
-    python recipes/tables_by_range.py --out docs/results/tables-by-range [--seeds 0 1 2]
-    python recipes/tables_by_range.py --tables unseen --out docs/results/tables-by-range-unseen
-    python recipes/tables_by_range.py --tables fresh --out docs/results/tables-by-range-fresh
-    python recipes/tables_by_range.py --tables blind --out docs/results/tables-by-range-blind
+    python recipes/tables_by_range.py --out experiments/tables-by-range [--seeds 0 1 2]
+    python recipes/tables_by_range.py --tables unseen --out experiments/tables-by-range-unseen
+    python recipes/tables_by_range.py --tables fresh --out experiments/tables-by-range-fresh
+    python recipes/tables_by_range.py --tables blind --out experiments/tables-by-range-blind
 
 writes ``table.md`` and ``scores.csv`` (every seed's MSE) there. Needs
 ``pip install -e ".[examples,baselines]"``. About 15 minutes on one core for each set of four;

@@ -39,15 +39,15 @@ class ModelConfig:
     vocab_size: int
     num_dim: int = 1
     combine: str = "multiply"
-    d_model: int = positive(256)
-    n_layers: int = positive(4)
+    d_model: int = positive(64)
+    n_layers: int = positive(2)
     n_heads: int = positive(4)
     mlp_ratio: int = positive(4)
     dropout: float = fraction(0.0)
     rope_base: float = positive(10000.0)
     positions: str = one_of("structure", POSITIONS, "position encoding")
     max_positions: int | None = positive(None)
-    value_path: str = one_of("layernorm", VALUE_PATHS, "value path")
+    value_path: str = one_of("linear", VALUE_PATHS, "value path")
     n_fields: int = 0
 
     def flops_per_token(self, seq_len: float, training: bool = True) -> float:
@@ -100,13 +100,15 @@ class ModelConfig:
     def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
         """Inverse of :meth:`to_dict`. A dict without ``positions`` (checkpoints written before
         the option existed) describes a RoPE trunk, the only kind there was; one without
-        ``value_path`` the ``"layernorm"`` trunk (the field's default)."""
+        ``value_path`` the ``"layernorm"`` trunk, the only one there was before the key."""
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown model config keys {sorted(unknown)}")
         if "positions" not in d:
             d = {**d, "positions": "rope", "max_positions": None}
+        if "value_path" not in d:
+            d = {**d, "value_path": "layernorm"}
         return cls(**d)
 
 

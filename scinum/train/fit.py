@@ -190,6 +190,10 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
         module.model.load_state_dict(best.weights)
         module.meta.run["best"] = kept
     if trainer.is_global_zero:
+        if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
+            from ..fill.calibration import recalibrate
+
+            recalibrate(module.meta, module.model, dm.path, dm.val_split)  # in memory: one write below
         save_checkpoint(final, module.model, module.meta)
         write_text_atomic(
             out / "training.json",
@@ -211,10 +215,6 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
                 f"{kept['last_step']})",
                 file=sys.stderr,
             )
-        if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
-            from ..fill.calibration import recalibrate_checkpoint
-
-            recalibrate_checkpoint(final, dm.path, dm.val_split)
         from ..model.checkpoint import load_checkpoint
 
         load_checkpoint(final)  # success is reported only for a model that loads back
