@@ -1,0 +1,155 @@
+"""Fault corpus, fourth round (issue 63): tables read as written, refused builds that leave
+nothing, runs that are not retrained by accident, caches that follow their shards, results that
+never overwrite a user's files, and one-line errors naming the key or file."""
+
+import gzip
+import json
+
+import pytest
+
+from scinum.cli.main import main as scinum
+from scinum.datasets.directory import Dataset
+
+
+def _one_line_error(capsys, *parts):
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for p in parts:
+        assert str(p) in err, err
+    return err
+
+
+def _build(tmp_path, src, *flags, out="ds"):
+    return scinum(["build", "jsonl", str(tmp_path / out), "--train", str(src), *flags])
+
+
+# 4. tables keep their shape ------------------------------------------------------------------
+def test_csv_column_mixing_numbers_and_a_word_is_refused_naming_the_cell(tmp_path, capsys):
+    src = tmp_path / "t.csv"
+    src.write_text("a,b\n1,x\n2,y\noops,z\n4,w\n")
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv", "column 'a'", "line 4 (row 3)", "'oops'")
+    assert not (tmp_path / "ds").exists()
+
+
+def test_csv_text_and_boolean_columns_still_read(tmp_path):
+    src = tmp_path / "t.csv"
+    src.write_text("name,ok,v,n\nalpha,True,1.5,3\nbeta,False,,4\n,True,2e3,\n")
+    assert _build(tmp_path, src) == 0
+    assert list(Dataset(tmp_path / "ds").records("train")) == [
+        {"name": "alpha", "ok": True, "v": 1.5, "n": 3},
+        {"name": "beta", "ok": False, "n": 4},
+        {"ok": True, "v": 2000.0},
+    ]
+
+
+def test_csv_without_a_header_is_refused_unless_no_header(tmp_path, capsys):
+    src = tmp_path / "t.csv"
+    src.write_text("0,0.0,0.0\n1,2.5,3.5\n")
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv:1", "--no-header")
+    assert not (tmp_path / "ds").exists()
+    assert _build(tmp_path, src, "--no-header") == 0
+    assert list(Dataset(tmp_path / "ds").records("train")) == [{"col1": 0, "col2": 0.0, "col3": 0.0}, {"col1": 1, "col2": 2.5, "col3": 3.5}]
+
+
+@pytest.mark.parametrize("header", ["a,b,a", "a,,b"])
+def test_csv_duplicate_or_empty_column_names_are_refused(tmp_path, capsys, header):
+    src = tmp_path / "t.csv"
+    src.write_text(f"{header}\n1,2,3\n")
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv:1", "more than once" if header == "a,b,a" else "column 2 of the header has no name")
+    assert not (tmp_path / "ds").exists()
+
+
+def test_csv_with_another_delimiter_is_refused_suggesting_it(tmp_path, capsys):
+    src = tmp_path / "t.csv"
+    src.write_text("a;b\n1;2\n3;4\n")
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv:1", "--delimiter ';'")
+    assert not (tmp_path / "ds").exists()
+    assert _build(tmp_path, src, "--delimiter", ";") == 0
+    assert list(Dataset(tmp_path / "ds").records("train")) == [{"a": 1, "b": 2}, {"a": 3, "b": 4}]
+
+
+def test_csv_row_with_a_missing_cell_is_refused_not_padded(tmp_path, capsys):
+    src = tmp_path / "t.csv"
+    src.write_text("a,b\n1,2\n3\n")
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv:3, row 2", "1 cells where the table has 2 columns")
+
+
+# 10. locations: 1-based data rows and the real file line ---------------------------------------
+def test_csv_errors_name_the_one_based_row_and_the_file_line_after_a_multiline_cell(tmp_path, capsys):
+    src = tmp_path / "t.csv"
+    src.write_text('note,y\n"two\nlines",1\nok,2\nthird,inf\n')
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv:5, row 3, column 'y'", "not finite")
+    src.write_text('note,y\n"two\nlines",1\nok,2\nthird,9007199254740993\n')
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv:5, record 3", "y")
+
+
+# 6. a refused build leaves nothing: the fixed rerun works ------------------------------------
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_a_value_out_of_range_leaves_nothing_and_the_fixed_rerun_builds(tmp_path, capsys, suffix):
+    src = tmp_path / f"t{suffix}"
+    rows = [{"x": 1.0, "y": 2}, {"x": 2.0, "y": 2**53 + 1}]
+
+    def write(rows):
+        if suffix == ".csv":
+            src.write_text("x,y\n" + "".join(f"{r['x']},{r['y']}\n" for r in rows))
+        else:
+            src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    write(rows)
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv:3, record 2" if suffix == ".csv" else "t.jsonl:2", "2^53")
+    assert not (tmp_path / "ds").exists()
+    rows[1]["y"] = 3
+    write(rows)
+    assert _build(tmp_path, src) == 0
+    assert [r["y"] for r in Dataset(tmp_path / "ds").records("train")] == [2, 3]
+
+
+def test_a_refused_build_into_an_existing_empty_directory_keeps_the_directory_empty(tmp_path, capsys):
+    (tmp_path / "ds").mkdir()
+    src = tmp_path / "t.jsonl"
+    src.write_text('{"y": 9007199254740993}\n')
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.jsonl:1")
+    assert (tmp_path / "ds").is_dir() and list((tmp_path / "ds").iterdir()) == []
+
+
+# 7. table readers: one line naming the file, no output dir -----------------------------------
+def test_truncated_csv_gz_is_one_line_naming_the_file(tmp_path, capsys):
+    src = tmp_path / "t.csv.gz"
+    data = gzip.compress(("a,b\n" + "".join(f"{i},{i / 7}\n" for i in range(3000))).encode())
+    src.write_bytes(data[: len(data) // 2])
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv.gz", "truncated")
+    assert not (tmp_path / "ds").exists()
+
+
+def test_csv_gz_that_is_not_gzip_is_one_line_naming_the_file(tmp_path, capsys):
+    src = tmp_path / "t.csv.gz"
+    src.write_text("a,b\n1,2\n")
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.csv.gz", "gzip")
+    assert not (tmp_path / "ds").exists()
+
+
+@pytest.mark.parametrize("damage", ["not parquet", "truncated"])
+def test_bad_parquet_is_one_line_naming_the_file(tmp_path, capsys, damage):
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    src = tmp_path / "t.parquet"
+    if damage == "not parquet":
+        src.write_text("a,b\n1,2\n")
+    else:
+        pd.DataFrame({"a": [1.5] * 100}).to_parquet(src)
+        src.write_bytes(src.read_bytes()[:-20])
+    assert _build(tmp_path, src) != 0
+    _one_line_error(capsys, "t.parquet")
+    assert not (tmp_path / "ds").exists()
