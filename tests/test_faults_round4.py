@@ -153,3 +153,62 @@ def test_bad_parquet_is_one_line_naming_the_file(tmp_path, capsys, damage):
     assert _build(tmp_path, src) != 0
     _one_line_error(capsys, "t.parquet")
     assert not (tmp_path / "ds").exists()
+
+
+# leftovers of round 3: one-line config errors naming the key -----------------------------------
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("trainer.accelerator=tpu", "trainer.accelerator"),
+        ("model.max_positions=1000000000", "model.max_positions"),
+        ("model.max_positions=1e9", "model.max_positions"),
+        ("model.max_positions=20000", "model.max_positions"),  # past data.max_record_tokens (16384)
+    ],
+)
+def test_unavailable_accelerator_and_huge_max_positions_are_config_errors(tmp_path, override, key):
+    from scinum.errors import ConfigError
+    from scinum.train.config import load_config
+
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")) as e:
+        load_config(None, [f"data.path={tmp_path}", override])
+    assert "\n" not in str(e.value)
+
+
+def test_fit_with_tpu_or_huge_max_positions_in_yaml_is_one_line(tmp_path, capsys):
+    for key, value in [("accelerator", "tpu"), ("max_positions", "1e9")]:
+        section = "trainer" if key == "accelerator" else "model"
+        cfg = tmp_path / f"{key}.yaml"
+        cfg.write_text(f"data: {{path: {tmp_path}}}\nout_dir: {tmp_path / 'run'}\n{section}: {{{key}: {value}}}\n")
+        with pytest.raises(SystemExit) as e:
+            scinum(["fit", "--config", str(cfg)])
+        assert f"{section}.{key}" in str(e.value) and "\n" not in str(e.value)
+        assert not (tmp_path / "run").exists()
+
+
+# 9. early stopping that cannot work is said ---------------------------------------------------
+def _tiny_data(tmp_path, split):
+    import random
+
+    from scinum.datasets.jsonl import build
+
+    r = random.Random(0)
+    recs = [{"x": [round(r.uniform(0, 1), 4), round(r.uniform(0, 1), 4)]} for _ in range(80)]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(x) + "\n" for x in recs))
+    build(tmp_path / "ds", train=[tmp_path / "a.jsonl"], split=split, progress=False)  # split None: no val
+    return tmp_path / "ds"
+
+
+@pytest.mark.parametrize("why", ["no val split", "limit_val_batches 0"])
+def test_early_stopping_without_validation_says_so(tmp_path, capsys, one_thread, why):
+    from conftest import tiny_config
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+
+    data = _tiny_data(tmp_path, None if why == "no val split" else [0.7, 0.3, 0.0])
+    trainer = {"early_stopping_patience": 2, "val_check_interval": 2, "max_steps": 4}
+    if why != "no val split":
+        trainer["limit_val_batches"] = 0
+    fit(load_config(None, tiny_config(data, tmp_path / "run", trainer=trainer)))
+    err = capsys.readouterr().err
+    assert "trainer.early_stopping_patience = 2 has no effect" in err, err
+    assert ("no 'val' split" if why == "no val split" else "trainer.limit_val_batches is 0") in err

@@ -149,6 +149,13 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
     patience, progress = t.pop("early_stopping_patience"), t.pop("progress_bar")
     best = BestWeights(patience) if patience and has_val else None
+    if patience and not has_val and trainer_rank_zero():
+        why = "trainer.limit_val_batches is 0" if len(dm.splits) > 1 else f"the dataset has no {dm.val_split!r} split"
+        print(
+            f"scinum fit: warning: trainer.early_stopping_patience = {patience} has no effect: {why}, so no validation runs; "
+            f"training takes every one of its {t['max_steps']} steps",
+            file=sys.stderr,
+        )
     decay = config["optim"]["weight_average"]
     average = [WeightAverage(decay)] if decay else []  # after best: it keeps the averages validated
     val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
@@ -219,6 +226,13 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
 
         load_checkpoint(final)  # success is reported only for a model that loads back
     return final
+
+
+def trainer_rank_zero() -> bool:
+    """Whether this process speaks for the run (before the Trainer exists: rank 0 of a launch)."""
+    from lightning.pytorch.utilities import rank_zero_only
+
+    return getattr(rank_zero_only, "rank", 0) == 0
 
 
 def _plan(config: dict, encoding: NumberEncoding, dm: MLMDataModule) -> tuple[CheckpointMeta, NumberMLM, dict[int, str]]:
