@@ -212,3 +212,129 @@ def test_early_stopping_without_validation_says_so(tmp_path, capsys, one_thread,
     err = capsys.readouterr().err
     assert "trainer.early_stopping_patience = 2 has no effect" in err, err
     assert ("no 'val' split" if why == "no val split" else "trainer.limit_val_batches is 0") in err
+
+
+# 3. a finished run is not retrained by its own command ----------------------------------------
+def _es_data(tmp_path):
+    import random
+
+    from scinum.datasets.jsonl import build
+
+    r = random.Random(0)
+    recs = [{"x": [round(r.uniform(0, 1), 4), round(r.uniform(0, 1), 4)]} for _ in range(300)]
+    for x in recs:
+        x["y"] = round(x["x"][0] + x["x"][1], 4)
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(x) + "\n" for x in recs))
+    build(tmp_path / "ds", train=[tmp_path / "a.jsonl"], split=[0.8, 0.2, 0.0], progress=False)
+    return tmp_path / "ds"
+
+
+def _es_yaml(tmp_path, data, **trainer):
+    import yaml
+
+    from conftest import tiny_config
+
+    # a high learning rate and patience 1: the validation loss stalls early (step 6 of 14)
+    cfg = tiny_config(
+        data,
+        tmp_path / "run",
+        seed=0,
+        data={"batch_size": 32},
+        model={"positions": "learned"},
+        optim={"lr": 3e-1, "warmup_steps": 1},
+        trainer={"max_steps": 14, "val_check_interval": 2, "early_stopping_patience": 1, **trainer},
+    )
+    f = tmp_path / "run.yaml"
+    f.write_text(yaml.safe_dump(cfg))
+    return ["fit", "--config", str(f)]
+
+
+def _steps(tmp_path):
+    return json.loads((tmp_path / "run" / "training.json").read_text())["steps"]
+
+
+def test_rerunning_an_early_stopped_run_trains_nothing_and_keeps_its_model(tmp_path, capsys, one_thread):
+    cmd = _es_yaml(tmp_path, _es_data(tmp_path))
+    assert scinum(cmd) == 0
+    steps, model = _steps(tmp_path), (tmp_path / "run" / "model.ckpt").read_bytes()
+    assert steps < 14  # stopped early
+    capsys.readouterr()
+    assert scinum(cmd) == 0
+    err = capsys.readouterr().err
+    assert "stopped early" in err and "nothing to train" in err and "Restor" not in err, err
+    assert _steps(tmp_path) == steps and (tmp_path / "run" / "model.ckpt").read_bytes() == model
+    # fewer steps than the run reached: one line, exit 1
+    with pytest.raises(SystemExit) as e:
+        scinum(_es_yaml(tmp_path, tmp_path / "ds", max_steps=steps - 2))
+    assert "trainer.max_steps" in str(e.value) and f"below step {steps}" in str(e.value) and "\n" not in str(e.value)
+    assert (tmp_path / "run" / "model.ckpt").read_bytes() == model
+
+
+def test_rerunning_a_finished_run_trains_nothing_and_more_steps_train_longer(tmp_path, capsys, one_thread):
+    data = _es_data(tmp_path)
+    cmd = _es_yaml(tmp_path, data, early_stopping_patience=None, max_steps=4)
+    assert scinum(cmd) == 0 and _steps(tmp_path) == 4
+    model = (tmp_path / "run" / "model.ckpt").read_bytes()
+    capsys.readouterr()
+    assert scinum(cmd) == 0
+    assert "finished at step 4: it trained trainer.max_steps; nothing to train" in capsys.readouterr().err
+    assert (tmp_path / "run" / "model.ckpt").read_bytes() == model
+    assert scinum(_es_yaml(tmp_path, data, early_stopping_patience=None, max_steps=6)) == 0  # the resume convention: train longer
+    assert _steps(tmp_path) == 6
+
+
+def test_max_steps_below_a_killed_runs_checkpoint_is_refused(tmp_path, one_thread):
+    from scinum.errors import ConfigError
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+
+    import yaml
+
+    cmd = _es_yaml(tmp_path, _es_data(tmp_path), early_stopping_patience=None, max_steps=6)
+    assert scinum(cmd) == 0
+    (tmp_path / "run" / "training.json").unlink()  # as if killed after its last checkpoint
+    cfg = yaml.safe_load((tmp_path / "run.yaml").read_text())
+    cfg["trainer"]["max_steps"] = 3
+    with pytest.raises(ConfigError, match=r"trainer\.max_steps = 3 is below step 6"):
+        fit(load_config(None, cfg))
+
+
+# 2. the token cache follows the shards' content ----------------------------------------------
+def _edit_first_record(ds, key, value):
+    shard = sorted((ds / "train").glob("part-*.jsonl"))[0]
+    lines = shard.read_text().splitlines(keepends=True)
+    rec = json.loads(lines[0])
+    rec[key] = value
+    lines[0] = json.dumps(rec) + "\n"
+    shard.write_text("".join(lines))
+
+
+def test_a_shard_edited_in_place_is_tokenized_again(tmp_path):
+    from scinum.datasets.token_shards import tokenize_dataset
+
+    ds = _es_data(tmp_path)
+    _, shards = tokenize_dataset(ds, ["train"])
+    first = shards["train"][0]
+    _edit_first_record(ds, "y", 12345.5)
+    _, again = tokenize_dataset(ds, ["train"])
+    assert 12345.5 in again["train"][0].values.tolist()  # not the cached tokens of before
+    assert 12345.5 not in first.values.tolist()
+    # unchanged shards are not hashed again: their sha256 is kept with size and mtime
+    assert list((ds / ".tokens").glob("shards-*.json"))
+
+
+def test_resuming_after_a_shard_was_edited_is_refused(tmp_path, one_thread):
+    from scinum.errors import ConfigError
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+
+    import yaml
+
+    ds = _es_data(tmp_path)
+    assert scinum(_es_yaml(tmp_path, ds, early_stopping_patience=None, max_steps=4)) == 0
+    (tmp_path / "run" / "training.json").unlink()  # as if killed after its last checkpoint
+    _edit_first_record(ds, "y", 12345.5)
+    cfg = yaml.safe_load((tmp_path / "run.yaml").read_text())
+    cfg["trainer"]["max_steps"] = 6
+    with pytest.raises(ConfigError, match="a shard of .* was changed since this run trained on it"):
+        fit(load_config(None, cfg))
