@@ -338,3 +338,64 @@ def test_resuming_after_a_shard_was_edited_is_refused(tmp_path, one_thread):
     cfg["trainer"]["max_steps"] = 6
     with pytest.raises(ConfigError, match="a shard of .* was changed since this run trained on it"):
         fit(load_config(None, cfg))
+
+
+# 1. publish never replaces a user's files -----------------------------------------------------
+def _recipe_results(root):
+    (root / "plots").mkdir(parents=True)
+    (root / "table.md").write_text("| a |\n|---|\n| 2 |\n")
+    (root / "table.csv").write_text("a\n2\n")
+    (root / "plots" / "ood_x.png").write_bytes(b"new")
+    meta = {
+        "recipe": "planets",
+        "commit": "0123456789abcdef",
+        "dirty": False,
+        "machine": "m",
+        "elapsed_s": 60.0,
+        "preset_name": "quick",
+        "finished": "2026-11-22T12:00:00+00:00",
+    }
+    (root / "meta.json").write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("mine", ["table.md", "meta.json", "ood_x.png"])
+def test_publish_refuses_to_replace_a_users_own_file(tmp_path, capsys, mine):
+    from recipes.publish import main
+
+    res, docs = tmp_path / "res", tmp_path / "docs"
+    _recipe_results(res)
+    docs.mkdir()
+    (docs / mine).write_text("my own")
+    assert main([str(res), str(docs)]) == 1
+    _one_line_error(capsys, "recipes.publish: error", docs / mine, "not written by recipes.publish")
+    assert [p.name for p in docs.iterdir()] == [mine] and (docs / mine).read_text() == "my own"
+
+
+def test_publish_replaces_its_own_files_and_no_others(tmp_path, capsys):
+    from recipes.publish import main
+
+    res, docs = tmp_path / "res", tmp_path / "docs"
+    _recipe_results(res)
+    assert main([str(res), str(docs)]) == 0
+    published = json.loads((docs / "meta.json").read_text())["published_files"]
+    assert published == ["meta.json", "ood_x.png", "table.csv", "table.md"]
+    (res / "table.csv").write_text("a\n3\n")
+    assert main([str(res), str(docs)]) == 0  # publishing again replaces what publish wrote
+    assert (docs / "table.csv").read_text() == "a\n3\n"
+    (res / "plots" / "ood_y.png").write_bytes(b"y")
+    (docs / "ood_y.png").write_text("my own plot")  # a plot of the user's, named like a new one
+    assert main([str(res), str(docs)]) == 1
+    _one_line_error(capsys, docs / "ood_y.png")
+    assert (docs / "ood_y.png").read_text() == "my own plot"
+
+
+def test_publish_into_a_directory_published_before_the_list_existed(tmp_path):
+    from recipes.publish import main
+
+    res, docs = tmp_path / "res", tmp_path / "docs"
+    _recipe_results(res)
+    docs.mkdir()
+    (docs / "meta.json").write_text((res / "meta.json").read_text())  # a publish's meta, no list
+    (docs / "table.md").write_text("old")
+    assert main([str(res), str(docs)]) == 0
+    assert (docs / "table.md").read_text().startswith("Results of")
