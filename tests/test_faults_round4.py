@@ -399,3 +399,37 @@ def test_publish_into_a_directory_published_before_the_list_existed(tmp_path):
     (docs / "table.md").write_text("old")
     assert main([str(res), str(docs)]) == 0
     assert (docs / "table.md").read_text().startswith("Results of")
+
+
+# 1. results directories: a user's own files are never replaced -------------------------------
+@pytest.mark.parametrize("mine", ["table.md", "meta.json", "plots/ood_x.png"])
+def test_writing_results_refuses_a_directory_holding_a_users_files(tmp_path, mine):
+    import pandas as pd
+
+    from scinum.analysis.evaluate import write_results
+    from scinum.errors import ResultsError
+
+    out = tmp_path / "out"
+    (out / mine).parent.mkdir(parents=True, exist_ok=True)
+    (out / mine).write_text("my own")
+    table = pd.DataFrame({"model": ["m"], "field": ["y"], "split": ["test"], "mse": [1.0]})
+    preds = pd.DataFrame({"model": ["m"], "field": ["y"], "split": ["test"], "true": [1.0], "pred": [1.0]})
+    with pytest.raises(ResultsError, match="not a results directory scinum wrote") as e:
+        write_results(out, table, preds, {}, {"dataset": "d"})
+    assert str(out / mine) in str(e.value) and "\n" not in str(e.value)
+    assert (out / mine).read_text() == "my own" and not (out / "table.csv").exists()
+    fresh = tmp_path / "fresh"
+    write_results(fresh, table, preds, {}, {"dataset": "d"})
+    write_results(fresh, table, preds, {}, {"dataset": "d"})  # its own results: written again
+
+
+def test_a_recipe_refuses_a_users_directory_before_any_work(tmp_path):
+    from recipes.runner import run_recipe
+    from scinum.errors import ResultsError
+
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "table.md").write_text("my own")
+    with pytest.raises(ResultsError, match="table.md"):
+        run_recipe("planets", {"build": {"train": 4}, "models": {}}, work=tmp_path / "work", out=out, log=lambda s: None)
+    assert not (tmp_path / "work").exists() and (out / "table.md").read_text() == "my own"
