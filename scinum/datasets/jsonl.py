@@ -2,7 +2,12 @@
 
 A ``.csv``, ``.csv.gz`` or ``.parquet`` input is a table: each row is a record, each column a
 top-level key of the same name (``Solar.R`` is one key, path ``["Solar.R"]``), an empty cell
-leaves its key out (:mod:`scinum.datasets.tables`); Parquet needs pyarrow.
+leaves its key out (:mod:`scinum.datasets.tables`); Parquet needs pyarrow. A CSV is read as
+written, never guessed into another shape (:func:`~scinum.datasets.tables.table_rows`): a column
+mixing numbers and text, a header that looks like data (``--no-header`` reads a file without
+one), an empty or repeated column name, a row of another width, or one column where another
+delimiter would give several (``--delimiter``) is refused naming the file, its line (where the
+row starts, quoted multi-line cells counted) and the 1-based data row.
 
 Splits come from files (``--train A.jsonl B.jsonl.gz --val V.jsonl --test T.jsonl --ood
 late=L.jsonl``) or from one deterministic split of the train files (``--split 0.9,0.05,0.05
