@@ -113,7 +113,10 @@ def run_recipe(
     from scinum.analysis.scoring import default_fields
     from scinum.analysis import plots
 
+    from scinum.analysis.results import check_results_dir
+
     t0 = time.time()
+    check_results_dir(out)  # before hours of training: a user's own table.md is never replaced
     if "source" in preset["build"] and preset["build"]["source"] is None:
         raise RecipeError(
             f"recipes/{name}.yaml preset {preset_name or '?'}: build.source is null: "

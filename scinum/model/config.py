@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from ..util.schema import fraction, one_of, positive
 
-__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "VALUE_PATHS", "value_path_text", "MAX_TRUNK_PARAMETERS"]
+__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "VALUE_PATHS", "value_path_text", "MAX_TRUNK_PARAMETERS", "MAX_POSITIONS"]
 
 #: position encodings of the trunk (see the module docstring)
 POSITIONS = ("learned", "rope", "both", "structure")
@@ -21,6 +21,9 @@ VALUE_PATHS = ("layernorm", "linear", "linear_mlp")
 #: the largest trunk (weights of its blocks) a config may ask for: 1e11 float32 weights are
 #: 400 GB, past any single machine; a typo such as d_model 1000000000 is refused in one line
 MAX_TRUNK_PARAMETERS = 1e11
+#: the longest position table a config may ask for (tokens): far past any record a run trains on
+#: (``data.max_record_tokens``, 16384 by default); a typo such as 1000000000 is refused in one line
+MAX_POSITIONS = 1 << 20
 
 
 @dataclass
@@ -92,6 +95,8 @@ class ModelConfig:
                 f"learned table) > 0, got {self.max_positions!r} (a run config's null "
                 f"is set to the longest training record)"
             )
+        if self.max_positions is not None and not (type(self.max_positions) is int and self.max_positions <= MAX_POSITIONS):
+            raise ValueError(f"max_positions must be an integer of at most {MAX_POSITIONS} tokens, got {self.max_positions!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

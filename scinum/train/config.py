@@ -38,7 +38,7 @@ import yaml
 from ..tokens.batch import MASK_PROB
 from ..tokens.codec import MAX_RUN
 from ..errors import ConfigError, brief
-from ..model.config import ModelConfig
+from ..model.config import MAX_POSITIONS, ModelConfig
 from ..tokens.normalize import METHODS
 from .overrides import FREE_SECTIONS, ConfigLoader, apply_overrides, parse_overrides
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
@@ -302,6 +302,15 @@ def validate_config(config: dict) -> NumberEncoding:
             check_curvature(encoding, config["head"])
         except ValueError as e:
             raise ConfigError(f"config: optim.curvature_weight = {brief(weight)}: {_first_line(e)}") from None
+    positions = config["model"].get("max_positions")
+    longest = config["data"]["max_record_tokens"]
+    if positions is not None and positions > min(longest, MAX_POSITIONS):
+        fail(
+            "model.max_positions",
+            positions,
+            f"null (the longest training record) or at most data.max_record_tokens ({longest}), the longest record a run "
+            f"trains on, and at most {MAX_POSITIONS}",
+        )
     model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
     try:
         ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})
@@ -318,6 +327,19 @@ def validate_config(config: dict) -> NumberEncoding:
 
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
         fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU is available: use cpu or auto)")
+    if accelerator not in ("auto", "cpu", "gpu", "cuda"):
+        from lightning.pytorch.accelerators import AcceleratorRegistry
+
+        try:  # TPU without torch_xla, MPS off a Mac: refused here, not in a traceback of the Trainer
+            available = bool(AcceleratorRegistry[accelerator]["accelerator"].is_available())
+        except Exception:
+            available = False
+        if not available:
+            fail(
+                "trainer.accelerator",
+                accelerator,
+                f"an accelerator this machine has ({accelerator} is not available here: use cpu or auto)",
+            )
     return encoding
 
 
