@@ -228,7 +228,6 @@ def _bash_block_after(heading: str) -> str:
     return README.split(heading, 1)[1].split("```bash\n", 1)[1].split("\n```", 1)[0]
 
 
-@pytest.mark.slow
 def test_the_own_records_quickstart_runs_as_written_and_fills_the_field(tmp_path):
     script = _bash_block_after("## Quickstart: fill a field of your own records")
     env = {**__import__("os").environ, "OMP_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}"}
