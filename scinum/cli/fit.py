@@ -38,9 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         required=True,
-        help="YAML config: for your own records see recipes/co2.yaml and the README's "
-        "'Your own data' (planets: configs/planets-tiny.yaml); every key and its default: "
-        "scinum fit --print-config",
+        help="YAML config naming what differs from the defaults (docs/reference/config.md; the README's "
+        "quickstart; planets: configs/planets-tiny.yaml); every key and its default: scinum fit --print-config",
     )
     parser.add_argument("--print-config", action="store_true", help="print the full resolved config as YAML and exit without training")
     parser.epilog = "overrides: --section.key VALUE or section.key=VALUE, e.g. --trainer.max_steps 100 encoding.name=fone head.kind=mixture"
