@@ -17,11 +17,14 @@ Steps (each is one command a user with their own file would run; see the README)
 2. ``scinum build jsonl <work>/data --train ... --val ... --test ... --ood late=... --fields co2[6]``;
 3. ``scinum fit --config recipes/co2.yaml`` (``data.mask_fields: [co2[6]]``) and, for
    comparison, the same model with MLM masking only;
-4. ``scinum evaluate`` on test and ood_late, next to the baselines a scientist would use:
-   linear interpolation between the neighbouring weeks, and the training mean;
+4. ``scinum evaluate`` on test and ood_late, next to linear interpolation between the
+   neighbouring weeks (the baseline a scientist would use) and the standard references every
+   recipe's table carries (:mod:`scinum.analysis.baselines`: the train mean, ridge and boosted
+   trees fitted on the training records, and on ``ood_late`` the two oracles);
 5. ``scinum fill`` on a few test records with the middle week removed.
 
-Results: ``results/co2/table.md`` (+ ``predictions.csv``, plots). About 5 minutes on 2 cores.
+Results: ``results/co2/table.md`` (+ ``predictions.csv``, plots); how long it took is in its
+``meta.json`` (``elapsed_s``).
 """
 
 from __future__ import annotations
@@ -80,29 +83,30 @@ def write_records(work: Path) -> dict[str, Path]:
     return files
 
 
-def baselines(data: Path, splits: list[str]):
-    """Linear interpolation between weeks 5 and 7, and the training mean of ``co2[*]``: the
-    rows and predictions a model is compared with."""
+def baselines(data: Path, splits: list[str], log=print):
+    """The rows and predictions a model is compared with: linear interpolation between weeks 5
+    and 7, and the standard references of every recipe's table
+    (:func:`scinum.analysis.baselines.baseline_results`: train mean, ridge, boosted trees, the
+    oracles on ``ood_late``; ridge and the trees are skipped with one line where scikit-learn is
+    not installed)."""
     import pandas as pd
 
+    from scinum.analysis.baselines import baseline_results
     from scinum.analysis.metrics import summarize
     from scinum.datasets.directory import Dataset
 
     ds = Dataset(data)
-    mean = float(np.mean([v for r in ds.records("train") for v in r["co2"]]))
     rows, preds = [], []
     for split in splits:
         recs = list(ds.records(split))
         true = np.array([r["co2"][MIDDLE] for r in recs])
-        for label, pred in (
-            ("linear interpolation", np.array([(r["co2"][MIDDLE - 1] + r["co2"][MIDDLE + 1]) / 2 for r in recs])),
-            ("training mean", np.full(len(recs), mean)),
-        ):
-            rows.append({"model": label, "field": FIELD, "split": split, **summarize(true, pred)})
+        for label, pred in (("linear interpolation", np.array([(r["co2"][MIDDLE - 1] + r["co2"][MIDDLE + 1]) / 2 for r in recs])),):
+            rows.append({"model": label, "kind": "reference", "field": FIELD, "split": split, **summarize(true, pred)})
             preds.append(
                 pd.DataFrame(
                     {
                         "model": label,
+                        "kind": "reference",
                         "encoding": "baseline",
                         "head": "",
                         "field": FIELD,
@@ -114,7 +118,9 @@ def baselines(data: Path, splits: list[str]):
                     }
                 )
             )
-    return pd.DataFrame(rows), pd.concat(preds, ignore_index=True)
+    table, pred, _ = baseline_results(data, [FIELD], splits, seed=0, log=log)
+    table = table[table["subset"] == "all"] if "subset" in table else table
+    return pd.concat([pd.DataFrame(rows), table], ignore_index=True), pd.concat(preds + [pred], ignore_index=True)
 
 
 def main(argv=None) -> int:
@@ -171,8 +177,8 @@ def main(argv=None) -> int:
         t, pr = ev.evaluate(ckpt, data, [FIELD], splits, label=label)
         tables.append(t)
         preds.append(pr)
-    bt, bp = baselines(data, splits)
-    table = pd.concat(tables + [bt], ignore_index=True)[["model", "field", "split", "n", "mse", "r2"]]
+    bt, bp = baselines(data, splits, log=log)
+    table = pd.concat(tables + [bt], ignore_index=True)[["model", "kind", "field", "split", "n", "mse", "r2"]]
     table = table.sort_values(["split", "mse"], kind="stable").reset_index(drop=True)
     a.out.mkdir(parents=True, exist_ok=True)
     ev.write_results(

@@ -248,8 +248,31 @@ def test_co2_example_runs_end_to_end(tmp_path):
         == 0
     )
     table = (tmp_path / "r" / "table.md").read_text()
-    for label in ("xval, fill-task", "xval, MLM only", "linear interpolation", "training mean"):
+    for label in ("xval, fill-task", "xval, MLM only", "linear interpolation", "train mean", "ridge", "boosted trees"):
         assert label in table
+
+
+def test_co2_table_carries_the_standard_regressors(tmp_path):
+    """Issue 66, 9: the co2 table had neither ridge nor boosted trees, where every other recipe's
+    table carries them; now its baselines are the standard references beside linear
+    interpolation, on both splits, fitted on the training records."""
+    pytest.importorskip("statsmodels")
+    pytest.importorskip("sklearn")
+    from recipes import co2
+    from scinum.datasets.jsonl import build as build_jsonl
+
+    files = co2.write_records(tmp_path / "w")
+    data = tmp_path / "data"
+    build_jsonl(data, train=[files["train"]], val=[files["val"]], test=[files["test"]], ood={"late": [files["late"]]}, fields=[co2.FIELD])
+    table, pred = co2.baselines(data, ["test", "ood_late"], log=lambda s: None)
+    for split in ("test", "ood_late"):
+        rows = table[table["split"] == split].set_index("model")
+        assert {"linear interpolation", "train mean", "ridge", "boosted trees"} <= set(rows.index), rows.index
+        assert rows.loc["ridge", "kind"] == rows.loc["boosted trees", "kind"] == "regressor"
+        assert rows.loc["ridge", "n"] == sum(1 for _ in open(files["test" if split == "test" else "late"]))
+    oracles = {"oracle: truth clamped to training range", "oracle: nearest training value"}
+    assert oracles <= set(table[table["split"] == "ood_late"]["model"])
+    assert set(pred["model"]) >= {"linear interpolation", "ridge", "boosted trees"}
 
 
 def test_build_refuses_integers_fill_would_refuse(tmp_path, capsys):
