@@ -89,6 +89,13 @@ def test_the_headline_planets_rows_are_the_published_four_heads_runs():
         assert cells[:3] == expect, label
 
 
+def test_the_compare_command_says_the_published_runs_core_minutes():
+    meta = json.loads((EXPERIMENTS / "planets-compare" / "meta.json").read_text())
+    minutes = round(meta["core_seconds"] / 60)
+    assert f"--preset compare --seeds 5      # {minutes} core-minutes: over an hour on 2 cores" in README
+    assert minutes / 2 > 60 and meta["seeds"] == [0, 1, 2, 3, 4]
+
+
 def _era5_cell(model: str) -> str:
     with open(EXPERIMENTS / "era5-compare" / "equal-tokens" / "table.csv") as f:
         rows = [r for r in csv.DictReader(f) if r["model"] == model and r["metric"] == "mse_K2" and r["split"] == "test"]
