@@ -28,7 +28,7 @@ figure; the first window's rate against the steady one; the hours of the paper's
 The last line is the best steady share of the measured peak (target: half of it).
 
     python benchmarks/paper_gpu_throughput.py [--variants preset,tuned+compile] [--models xval]
-        [--first 500 --steady 500] [--max-seconds 150] [--json rows.json]
+        [--first 500 --steady 500] [--max-seconds 150] [--pad-to 64] [--json rows.json]
 
 Needs a CUDA GPU; on a CPU-only machine it says so and exits 2, except with ``--smoke``: a tiny
 model, a few steps of each variant on the CPU (where pinning, fusing and compiling are off by
@@ -189,9 +189,10 @@ def write_records(out: Path, n_train: int, steps: tuple[int, int]) -> None:
     w.finish()
 
 
-def run_config(preset: dict, label: str, variant: str, data: Path, out: Path, steps: int, smoke: bool) -> dict:
+def run_config(preset: dict, label: str, variant: str, data: Path, out: Path, steps: int, smoke: bool, pad_to: int | None = None) -> dict:
     """The fit config of one (model, variant) run: the preset's model, the variant's overrides,
-    ``steps`` steps, no validation or checkpoints (and the tiny CPU settings with ``smoke``)."""
+    ``steps`` steps, no validation or checkpoints (and the tiny CPU settings with ``smoke``;
+    ``pad_to``: data.pad_to whatever the variant says)."""
     overrides = merged(
         VARIANTS[variant],
         {
@@ -201,6 +202,8 @@ def run_config(preset: dict, label: str, variant: str, data: Path, out: Path, st
     )
     if smoke:
         overrides = merged(overrides, SMOKE)
+    if pad_to is not None:
+        overrides = merged(overrides, {"data": {"pad_to": pad_to}})
     return model_config(preset, label, data, out, overrides=overrides)
 
 
@@ -266,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steady", type=int, default=500, help="steps timed after the first window")
     ap.add_argument("--max-seconds", type=float, default=None, help="a run stops after this long (its windows keep what ran)")
     ap.add_argument("--records", type=int, default=4096, help="training records written")
+    ap.add_argument("--pad-to", type=int, default=None, help="data.pad_to for every variant (default: each variant's own)")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows and every step's timing here (after each run)")
     ap.add_argument("--smoke", action="store_true", help="a tiny model a few steps on the CPU: checks that the script runs")
     args = ap.parse_args(argv)
@@ -299,13 +303,23 @@ def main(argv: list[str] | None = None) -> int:
         write_records(data, args.records, lengths)
         for k, (label, variant) in enumerate((m, v) for m in args.models for v in variants):
             meter = Meter(args.first, seen, cuda=not args.smoke, max_seconds=args.max_seconds)
-            cfg = run_config(preset, label, variant, data, Path(tmp) / f"run{k}", args.first + args.steady, args.smoke)
+            cfg = run_config(preset, label, variant, data, Path(tmp) / f"run{k}", args.first + args.steady, args.smoke, args.pad_to)
             try:
                 fit(cfg, callbacks=[meter])
             except Exception as e:  # one run's failure is its row's result, not the benchmark's end
                 print(f"{label} {variant}: training failed: {type(e).__name__}: {e}", flush=True)
                 continue
             row = row_of(meter, label, variant, peak, sheet)
+            d = cfg["data"]
+            row["settings"] = {
+                "pad_to": d["pad_to"],
+                "num_workers": d["num_workers"],
+                "prefetch_factor": d["prefetch_factor"],
+                "pin_memory": d["pin_memory"],
+                "fused": cfg["optim"]["fused"],
+                "compile": cfg["trainer"]["compile"],
+                "precision": cfg["trainer"]["precision"],
+            }
             rows.append(row)
             per_step[f"{label} {variant}"] = meter.per_step
             print(json.dumps(row), flush=True)
