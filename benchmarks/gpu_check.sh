@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The GPU check of the training path, in one bounded run (about 6 minutes, at most 7): the card's
+# The GPU check of the training path, in one bounded run (about 5 minutes, at most 6.5): the card's
 # matrix-product peak (peak_flops.py --device cuda), then the planets paper preset's xVal model
 # through `scinum fit` (paper_gpu_throughput.py) as the preset is and with the GPU options
 # (data.pad_to 128, 8 loader workers prefetching 4, pinned batches, fused AdamW, with and without
-# the trunk compiled), each in its own process: the first 500 steps' rate against the steady
+# the trunk compiled, last), each in its own process: the first 500 steps' rate against the steady
 # rate after them, and the steady share of the measured bf16 peak.
 #
 # Run from the repository root of a source checkout on a machine with a CUDA GPU and PyTorch,
@@ -15,7 +15,7 @@
 #   bash benchmarks/gpu_check.sh --smoke    # any machine, CPU only, seconds: the same steps at tiny sizes
 #
 # Files written into $OUT: env.txt (GPU, driver, package versions), peak_flops.json,
-# paper_tuned_compile.json, paper_tuned.json, paper_preset.json (rows and every step's timing,
+# paper_tuned.json, paper_preset.json, paper_tuned_compile.json (rows and every step's timing,
 # written after each run), summary.json (every script's last line and exit status), gpu_check.log.
 set -u
 cd "$(dirname "$0")/.."
@@ -63,8 +63,8 @@ if [ "$MODE" = "--smoke" ]; then
     MAXS=(60 60 60)
 else
     SMOKE="" DEVICE=cuda
-    LIMITS=(40 160 90 90)  # 380 s in all, at most
-    MAXS=(120 60 60)       # training seconds a run may take (its windows keep what ran), inside its limit
+    LIMITS=(40 90 90 160)  # 380 s in all, at most (about 5 minutes expected)
+    MAXS=(50 50 105)       # training seconds a run may take (its windows keep what ran), inside its limit
 fi
 declare -A STATUS LAST
 run() {  # name limit command...
@@ -78,16 +78,16 @@ run() {  # name limit command...
 }
 STEPS=(--first 500 --steady 300)
 run peak_flops "${LIMITS[0]}" "$PY" benchmarks/peak_flops.py --device $DEVICE --json "$OUT/peak_flops.json" $SMOKE
-run paper_tuned_compile "${LIMITS[1]}" "$PY" benchmarks/paper_gpu_throughput.py --variants tuned+compile "${STEPS[@]}" \
-    --max-seconds "${MAXS[0]}" --json "$OUT/paper_tuned_compile.json" $SMOKE
-run paper_tuned "${LIMITS[2]}" "$PY" benchmarks/paper_gpu_throughput.py --variants tuned "${STEPS[@]}" \
-    --max-seconds "${MAXS[1]}" --json "$OUT/paper_tuned.json" $SMOKE
-run paper_preset "${LIMITS[3]}" "$PY" benchmarks/paper_gpu_throughput.py --variants preset "${STEPS[@]}" \
-    --max-seconds "${MAXS[2]}" --json "$OUT/paper_preset.json" $SMOKE
+run paper_tuned "${LIMITS[1]}" "$PY" benchmarks/paper_gpu_throughput.py --variants tuned "${STEPS[@]}" \
+    --max-seconds "${MAXS[0]}" --json "$OUT/paper_tuned.json" $SMOKE
+run paper_preset "${LIMITS[2]}" "$PY" benchmarks/paper_gpu_throughput.py --variants preset "${STEPS[@]}" \
+    --max-seconds "${MAXS[1]}" --json "$OUT/paper_preset.json" $SMOKE
+run paper_tuned_compile "${LIMITS[3]}" "$PY" benchmarks/paper_gpu_throughput.py --variants tuned+compile "${STEPS[@]}" \
+    --max-seconds "${MAXS[2]}" --json "$OUT/paper_tuned_compile.json" $SMOKE
 
 # -- summary ---------------------------------------------------------------------------------------
 {
-    for name in peak_flops paper_tuned_compile paper_tuned paper_preset; do
+    for name in peak_flops paper_tuned paper_preset paper_tuned_compile; do
         printf '%s\t%s\t%s\n' "$name" "${STATUS[$name]:-not run}" "${LAST[$name]:-}"
     done
 } | "$PY" -c '

@@ -217,3 +217,25 @@ def test_the_gpu_options_are_no_ops_on_the_cpu(paper_gpu_throughput, tmp_path):
     )
     fit(load_config(overrides=cfg), callbacks=[Look()])
     assert seen == {"fused": False, "compiled": False, "pinned": False} or seen == {"fused": None, "compiled": False, "pinned": False}
+
+
+def test_the_gpu_check_script_parses():
+    done = subprocess.run(["bash", "-n", str(BENCH / "gpu_check.sh")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_the_gpu_check_runs_its_smoke_path_on_the_cpu(tmp_path):
+    """benchmarks/gpu_check.sh --smoke: every step at tiny size on the CPU, the files it writes."""
+    import json
+    import os
+
+    env = {**os.environ, "OUT": str(tmp_path), "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(BENCH / "gpu_check.sh"), "--smoke"], capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stdout[-3000:]
+    names = ("peak_flops", "paper_tuned", "paper_preset", "paper_tuned_compile")
+    assert {p.name for p in tmp_path.iterdir()} >= {"env.txt", "gpu_check.log", "summary.json", *(f"{n}.json" for n in names)}
+    runs = json.loads((tmp_path / "summary.json").read_text())["runs"]
+    assert [runs[n]["exit"] for n in names] == ["0"] * 4
+    assert RATIO.match(runs["peak_flops"]["last_line"])
+    assert all(BOUND.match(runs[n]["last_line"]) for n in names[1:])
