@@ -24,8 +24,9 @@ Printed per run: steps, samples and real tokens per second of the steady window,
 FLOP/s (:meth:`scinum.model.config.ModelConfig.flops_per_token` at the mean context: trunk
 matrix products and attention, forward + backward) and its share of the bf16 matrix product
 measured in the same process (8192³, mean of 10 after 3 warm-ups) and of the card's datasheet
-figure; the first window's rate against the steady one; the hours of the paper's 500k steps.
-The last line is the best steady share of the measured peak (target: half of it).
+figure; the first window's rate against the steady one (a step on a batch length new to the
+process costs several times a step on a seen one: experiments/training-on-gpus.md); the hours
+of the paper's 500k steps. The last line is the best steady share of the measured peak (target: half of it).
 
     python benchmarks/paper_gpu_throughput.py [--variants preset,tuned+compile] [--models xval]
         [--first 500 --steady 500] [--max-seconds 150] [--pad-to 64] [--json rows.json]

@@ -226,12 +226,13 @@ def run(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from recipes.runner import load_preset
+    from recipes.presets import load_preset
     from scinum.train.config import parse_overrides
     from scinum.errors import ScinumError
 
     p = argparse.ArgumentParser(prog="recipes/arithmetic.py", description=__doc__.splitlines()[0])
-    p.add_argument("--preset", default="quick", help="preset in recipes/arithmetic.yaml [quick]")
+    p.add_argument("--preset", default="quick", help="preset of the presets file [quick]")
+    p.add_argument("--presets", type=Path, default=HERE / "arithmetic.yaml", help="presets file [recipes/arithmetic.yaml]")
     p.add_argument("--work", type=Path, help="working directory [runs/arithmetic-<preset>]")
     p.add_argument("--out", type=Path, default=Path("results/arithmetic"), help="results directory [results/arithmetic]")
     p.add_argument("--tasks", nargs="+", help="subset of the preset's tasks (mul3 add6 ...)")
@@ -242,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     a = p.parse_args(argv)
     try:
-        preset = load_preset(HERE / "arithmetic.yaml", a.preset)
+        preset = load_preset(a.presets, a.preset)
         run(
             preset,
             work=a.work or Path("runs") / f"arithmetic-{a.preset}",

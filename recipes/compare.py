@@ -76,6 +76,7 @@ from scinum.datasets import builders
 from recipes.presets import model_config, override_words
 from recipes.compare_runs import batches_seen, prepare_runs, row_settings, run_pool
 from scinum.errors import RecipeError
+from scinum.analysis.results import check_results_dir
 
 __all__ = ["MODEL_KEYS", "budgets_of", "model_configs", "run_comparison"]
 
@@ -187,8 +188,10 @@ def run_comparison(
         else (single, work, out)
         for i, (b, budget) in enumerate(budgets.items())
     }
-    for b, (sub, w, _) in plans.items():  # every budget's configs are checked before anything runs
+    for b, (sub, w, o) in plans.items():  # every budget's configs are checked before anything runs
         model_configs(name, sub, data, w, seeds, models, overrides, where)
+        check_results_dir(o)  # and its results directory: a user's own files are never replaced
+    check_results_dir(out)
     params = dict(preset["build"], **({} if workers is None else {"workers": workers}))
     if not collect:
         log(f"[{name}] building dataset in {data}")

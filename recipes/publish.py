@@ -1,11 +1,13 @@
 """Copy a recipe's results into the docs, with the provenance that produced them.
 
-    python -m recipes.publish results/planets docs/results/planets-quick
+    python -m recipes.publish results/planets experiments/planets-quick
 
 Writes ``DOCS/table.md`` (the results table under a header naming the commit, machine, preset and
 run time from ``meta.json``), ``DOCS/table.csv`` and ``DOCS/meta.json``, and copies the plots
 named by ``--plots`` (default: the OOD plots). Refuses results made from uncommitted changes
-(``dirty``), so a published number always comes from committed code.
+(``dirty``), so a published number always comes from committed code. ``DOCS/meta.json`` lists
+the files publish wrote (``published_files``): publish replaces those, and refuses to replace
+any other file of DOCS (yours).
 
 Comparison results (``recipes/compare.py``: their ``meta.json`` names the ``command`` with its
 ``--seeds``) also bring ``seeds.csv``, ``paired.csv`` and ``predictions.csv.gz`` (every model's
@@ -33,7 +35,10 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
     checked and written into a staging directory inside ``docs`` first, then each file renamed
     into place (:func:`scinum.atomic.atomic_files`): a missing or bad input raises
     :class:`RecipeError` and leaves ``docs`` as it was, and the files of ``docs`` that publish
-    does not write (other pages) are never touched. ``docs`` the results directory is refused."""
+    does not write (other pages) are never touched. ``docs`` the results directory is refused.
+    A file of ``docs`` that publish would write but that an earlier publish did not (the
+    published ``meta.json`` lists what publish wrote, ``published_files``): a user's own
+    ``table.md``, ``meta.json`` or plot of the same name is refused in one line naming it."""
     meta = _read_meta(results)
     if docs.resolve() == results.resolve():
         raise RecipeError(
@@ -77,13 +82,45 @@ def publish(results: Path, docs: Path, plots: list[str] | None = None) -> Path:
         f"{meta['finished']}). Regenerate: that command in a clean checkout, then "
         f"`python -m recipes.publish {source} {_in_checkout(docs)}`.\n\n"
     )
+    written = ["meta.json", *sources]
+    owned = _owned(docs, written)
+    for name in written:
+        if (docs / name).exists() and name not in owned:
+            raise RecipeError(
+                f"{docs / name}: exists and was not written by recipes.publish (not listed in {docs / 'meta.json'} "
+                "'published_files'); move it away, or publish into another directory"
+            )
+    # what publish wrote here, now and before: the files a later publish may replace
+    mine = sorted(set(written) | {name for name in owned if (docs / name).exists()})
     with atomic_files(docs) as tmp:
         write_text_atomic(tmp / "table.md", header + sources.pop("table.md").read_text())
-        write_text_atomic(tmp / "meta.json", json.dumps(meta, indent=1))
+        write_text_atomic(tmp / "meta.json", json.dumps({**meta, PUBLISHED: mine}, indent=1))
         for name, src in sources.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, tmp / name)
     return docs
+
+
+#: the entry of a published meta.json listing the files publish wrote into that directory
+PUBLISHED = "published_files"
+
+
+def _owned(docs: Path, written: list[str]) -> set[str]:
+    """The files of ``docs`` that an earlier publish wrote (its ``meta.json``'s
+    :data:`PUBLISHED`); a directory published before that list existed (its ``meta.json`` a
+    publish's, without the list): the files this publish writes. Any other file of ``docs`` is
+    someone else's: publish never replaces it."""
+    try:
+        meta = json.loads((docs / "meta.json").read_text())
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(meta, dict):
+        return set()
+    listed = meta.get(PUBLISHED)
+    if isinstance(listed, list):
+        return {name for name in listed if isinstance(name, str)}
+    legacy = all(isinstance(meta.get(k), kind) and not isinstance(meta.get(k), bool) for k, kind in _META_KEYS.items())
+    return set(written) if legacy and "dirty" in meta else set()
 
 
 #: the entries of meta.json that the published header reads

@@ -27,23 +27,14 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-import yaml
-
 from scinum.datasets import builders
-from recipes.presets import model_config
+from recipes.presets import load_preset, model_config
 from scinum.train.config import parse_overrides
 from scinum.util.atomic import write_text_atomic
 from scinum.util.provenance import result_provenance
 from scinum.errors import RecipeError, ScinumError
 
-__all__ = ["load_preset", "run_recipe", "export_models", "main"]
-
-
-def load_preset(recipe_yaml: Path, preset: str) -> dict[str, Any]:
-    presets = yaml.safe_load(Path(recipe_yaml).read_text())
-    if preset not in presets:
-        raise RecipeError(f"{recipe_yaml.name}: no preset {preset!r} (have {sorted(presets)})")
-    return presets[preset]
+__all__ = ["run_recipe", "export_models", "main"]
 
 
 def _train_one(config: dict[str, Any]) -> str:
@@ -122,7 +113,10 @@ def run_recipe(
     from scinum.analysis.scoring import default_fields
     from scinum.analysis import plots
 
+    from scinum.analysis.results import check_results_dir
+
     t0 = time.time()
+    check_results_dir(out)  # before hours of training: a user's own table.md is never replaced
     if "source" in preset["build"] and preset["build"]["source"] is None:
         raise RecipeError(
             f"recipes/{name}.yaml preset {preset_name or '?'}: build.source is null: "
@@ -214,7 +208,8 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     """Command line of ``python recipes/<name>.py``."""
     here = Path(__file__).resolve().parent
     p = argparse.ArgumentParser(prog=f"recipes/{name}.py", description=f"{name}: build -> train each encoding -> evaluate -> plots")
-    p.add_argument("--preset", default="quick", help="preset in recipes/%s.yaml [quick]" % name)
+    p.add_argument("--preset", default="quick", help="preset of the presets file [quick]")
+    p.add_argument("--presets", type=Path, default=here / f"{name}.yaml", help=f"presets file [recipes/{name}.yaml]")
     p.add_argument("--work", type=Path, help=f"working directory [runs/{name}-<preset>]")
     p.add_argument("--out", type=Path, help=f"results directory [results/{name}]")
     p.add_argument("--models", nargs="+", help="subset of the preset's models")
@@ -234,7 +229,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     work = a.work or Path("runs") / f"{name}-{a.preset}"
     out = a.out or Path("results") / name
     try:
-        preset = load_preset(here / f"{name}.yaml", a.preset)
+        preset = load_preset(a.presets, a.preset)
         if a.source:
             preset["build"]["source"] = a.source
         if "budget" in preset or "budgets" in preset:  # a comparison (recipes/compare.py)
@@ -258,8 +253,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         if a.seeds != 1 or a.collect:  # options of comparisons only: never ignored silently
             flag = f"--seeds {a.seeds}" if a.seeds != 1 else "--collect"
             raise RecipeError(
-                f"{flag}: preset {a.preset!r} of recipes/{name}.yaml is not a comparison "
-                "(it declares no budget); it trains one seed per model"
+                f"{flag}: preset {a.preset!r} of {a.presets.name} is not a comparison (it declares no budget); it trains one seed per model"
             )
         run_recipe(
             name,

@@ -11,7 +11,7 @@ the number of training samples it would need to see as many.
 
     python recipes/sample_curve.py DATASET --field description.planet0.e [--epochs 64] [--seed 0]
 
-On the compare preset's planets data (docs/parity.md) e₁ needs about 32 000 targets to move and
+On the compare preset's planets data (experiments/parity.md) e₁ needs about 32 000 targets to move and
 256 000 to reach R² 0.89. Needs scikit-learn (``pip install -e ".[baselines]"``).
 """
 

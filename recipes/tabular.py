@@ -21,7 +21,7 @@ Metrics per split: R², mean squared error and its ratio to the best standard mo
 trees, whichever is lower on that split, over the seeds' mean), mean absolute error and the share
 of households inside the 90 % interval (heads with a distribution); mean and range over the seeds.
 
-    python recipes/tabular.py --out docs/results/tabular-engel [--seeds 0 1 2]
+    python recipes/tabular.py --out experiments/tabular-engel [--seeds 0 1 2]
 
 writes ``table.md`` and ``engel.png`` (predictions and 90 % intervals against the truth) there.
 Needs ``pip install -e ".[examples,baselines]"``. About 6 minutes on one core.
@@ -60,7 +60,7 @@ _FREE = {"head": {"location": "free", "mse_weight": 0.0}}
 _ONE = {"members": 1}
 #: the MLPs read LayerNorms, only the attention values the residual stream (the default before)
 _LINEAR = {"model": {"value_path": "linear"}}
-#: without the curvature penalty (the default before; docs/tabular.md, *A curvature penalty*)
+#: without the curvature penalty (the default before; experiments/tabular.md, *A curvature penalty*)
 _NO_CURVATURE = {"optim": {"curvature_weight": 0.0}}
 #: the scinum rows: label -> scinum.Regressor options over its defaults; the second is the first
 #: without the curvature penalty (the default before), the third one member of the first, the

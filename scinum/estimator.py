@@ -15,7 +15,7 @@ then removed. It trains ``members`` such models (default 3), member ``i`` with s
 member fills the targets with :meth:`scinum.fill.model.Model.predict_many`: each target is a
 ``null`` placeholder, and so is every missing input at a numeric field the model knows — hidden
 from the model and predicted jointly (masked, not imputed). The default head is the Gaussian mixture with its means
-sharing one location (a regression output, so predictions follow a trend past the training range: docs/tabular.md),
+sharing one location (a regression output, so predictions follow a trend past the training range: experiments/tabular.md),
 so ``return_std``, :meth:`~Regressor.predict_quantiles` and :meth:`~Regressor.sample` read its calibrated distribution.
 
 Targets: ``fit(X, y)`` adds ``y`` as key ``y`` (a 2-D ``y``: ``y0``, ``y1``...; a Series or
@@ -55,13 +55,13 @@ __all__ = ["DEFAULTS", "Regressor", "split_records"]
 #: 10-input check table, training R² at this budget, seeds 0 and 1: 0.79, 0.78 with it; 0.14, 0.15
 #: without); the un-normalized value path and the mixture's ``location: shared`` (its means a
 #: regression output plus offsets) with ``mse_weight`` 1 let predictions follow a trend past the
-#: training range (docs/tabular.md, measured with all three); ``value_path: linear_mlp`` (the
+#: training range (experiments/tabular.md, measured with all three); ``value_path: linear_mlp`` (the
 #: MLPs read the residual stream too, not only the attention values) rather than ``linear``:
 #: within 1.5× of the better standard model above the range on 10 of 16 bundled tables, against
-#: 8 (docs/tabular.md, *The MLPs on the residual stream*). ``members``: models trained (each on
-#: the whole budget) whose ensemble predicts: 3 (docs/tabular.md, *An ensemble of three*).
+#: 8 (experiments/tabular.md, *The MLPs on the residual stream*). ``members``: models trained (each on
+#: the whole budget) whose ensemble predicts: 3 (experiments/tabular.md, *An ensemble of three*).
 #: ``optim.curvature_weight`` 10 (:mod:`scinum.model.curvature`): within 1.5x above the range on 11 of 16 tables (10 without),
-#: inside it on 14 (12 without), for about twice the training time (docs/tabular.md, *A curvature penalty*).
+#: inside it on 14 (12 without), for about twice the training time (experiments/tabular.md, *A curvature penalty*).
 DEFAULTS: dict[str, Any] = {
     "budget": {"samples": 20000},
     "members": 3,

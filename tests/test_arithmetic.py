@@ -9,7 +9,7 @@ import pytest
 
 from recipes.arithmetic import load_tasks, main, run
 from recipes.arithmetic_data import Task, generate, operand_range, task_from_config, write_jsonl
-from recipes.runner import load_preset
+from recipes.presets import load_preset
 from scinum.errors import RecipeError
 
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"

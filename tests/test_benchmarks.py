@@ -102,7 +102,7 @@ def test_the_gpu_benchmark_marks_each_batch_length_new_once_per_process(paper_gp
 
 
 def test_the_gpu_benchmarks_records_come_in_81_lengths_under_xval_and_90_under_p1000(paper_gpu_throughput, tmp_path):
-    """docs/training-on-gpus.md: the benchmark's 4 096 records tokenize to 81 distinct lengths
+    """experiments/training-on-gpus.md: the benchmark's 4 096 records tokenize to 81 distinct lengths
     under xVal and 90 under P1000 (each length's first step is the slow one)."""
     from scinum import encodings
     from scinum.datasets.token_shards import tokenize_dataset
@@ -113,7 +113,7 @@ def test_the_gpu_benchmarks_records_come_in_81_lengths_under_xval_and_90_under_p
         for name in ("xval", "p1000")
     }
     assert counts == {"xval": 81, "p1000": 90}
-    doc = " ".join((BENCH.parent / "docs" / "training-on-gpus.md").read_text().split())
+    doc = " ".join((BENCH.parent / "experiments" / "training-on-gpus.md").read_text().split())
     assert "these records come in 81 lengths under xVal (90 under P1000" in doc
 
 

@@ -60,7 +60,7 @@ def test_a_plugin_head_declaring_quantiles_gets_the_uncertainty_prose(installed)
         "recalibrated on the validation split for `x`."
     )
     assert _front(text)["tags"][-2:] == ["bands", "uncertainty"]
-    assert "gives no uncertainty" not in _section(text, "Known limits")
+    assert "no uncertainty" not in _section(text, "Known limits")
 
 
 def test_a_head_declaring_no_uncertainty_gets_none(installed):
@@ -68,7 +68,8 @@ def test_a_head_declaring_no_uncertainty_gets_none(installed):
     assert "and the `plain` head (`{\"kind\": \"plain\"}`; point prediction: value)." in text
     assert _section(text, "Uncertainty") == "" and "uncertainty" not in _front(text)["tags"]
     assert "plain" in _front(text)["tags"]
-    assert "training range leave the range it saw. Its head gives no uncertainty." in text
+    limits = _section(text, "Known limits")
+    assert "training range leave the range it saw." in limits and "* its head gives a point, no uncertainty." in limits
 
 
 def test_native_and_mixture_heads_read_their_declarations():

@@ -9,7 +9,7 @@ import pytest
 from recipes.compare import model_configs
 from scinum.util.provenance import versions
 from recipes.presets import override_words
-from recipes.runner import load_preset
+from recipes.presets import load_preset
 from scinum.errors import ConfigError, RecipeError
 
 RECIPES = Path(__file__).resolve().parent.parent / "recipes"
@@ -67,94 +67,9 @@ def test_every_row_of_a_published_comparison_is_labelled_in_its_table(tmp_path):
     changed = _settings_md({"row_settings": settings, "overrides": words}, preset["table"], list(settings))
     assert "**This run overrides the preset for every row** (`--set model.value_path=linear_mlp model.d_model=32" in changed
     assert "| xval | xval | minmax | native | learned |" in md and "the paper's xVal: none" in md
-    parity = row_settings(model_configs("planets", load_preset(RECIPES / "planets.yaml", "parity"), tmp_path / "p", tmp_path, seeds=1))
-    assert parity["xval(structure, linear)"]["trunk"] == "64 × 2, 2 heads, linear value path"
-    assert parity["xval(structure)"]["trunk"] == "64 × 2, 2 heads"
-    for recipe, name in (
-        ("planets", "compare"),
-        ("planets", "parity"),
-        ("planets", "parity-b64"),
-        ("planets", "parity-b64-30min"),
-        ("planets", "parity-b64-30min-lr1.4e-3"),
-        ("era5", "compare"),
-    ):
+    for recipe, name in (("planets", "compare"), ("planets", "best"), ("era5", "compare")):
         p = load_preset(RECIPES / f"{recipe}.yaml", name)
         assert set(p["table"]["departures"]) == {"all", *p["models"]}, (recipe, name)
-
-
-def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path):
-    """parity-b64 is the config of docs/results/planets-batch64-gpu (e₁ R² 0.93/0.91/0.90),
-    key for key; only where it runs, its budget's form and its bookkeeping differ."""
-    preset = load_preset(RECIPES / "planets.yaml", "parity-b64")
-    ours = model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=2)[("xval", 1)]
-    published = json.loads((RECIPES.parent / "docs/results/planets-batch64-gpu/840k-seed1-config.json").read_text())
-
-    def flat(d, prefix=""):
-        out = {}
-        for k, v in d.items():
-            out.update(flat(v, f"{prefix}{k}.") if isinstance(v, dict) else {f"{prefix}{k}": v})
-        return out
-
-    a, b = flat(ours), flat(published)
-    differ = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
-    bookkeeping = {"data.path", "out_dir", "trainer.accelerator", "trainer.progress_bar", "trainer.max_steps"}
-    checks = {"trainer.val_check_interval", "trainer.checkpoint_every_n_steps"}  # how often it validates and saves
-    # options added since, at the defaults that keep them off (the curvature penalty, mixup: weight 0)
-    added = {
-        "optim.curvature_weight",
-        "optim.curvature_step",
-        "optim.curvature_share",
-        "optim.curvature_reach",
-        "optim.mixup_weight",
-        "optim.mixup_share",
-        "optim.mixup_reach",
-        "optim.weight_average",
-        "data.pad_to",  # batch lengths as the records make them: 1
-    }
-    assert not added & b.keys() and a["optim.curvature_weight"] == 0 and a["data.pad_to"] == 1
-    assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks, *added}
-    assert a["trainer.accelerator"] == "auto" and a["trainer.precision"] == "32-true"
-    # the published runs stopped on time at 13 088-13 214 steps of 64; the preset asks 13 200
-    runs = RECIPES.parent / "docs/results/planets-batch64-gpu"
-    steps = [json.loads((runs / f"840k-seed{s}-training.json").read_text())["steps"] for s in (1, 2, 3)]
-    assert min(steps) <= a["budget.samples"] // a["data.batch_size"] == 13200 <= max(steps)
-
-
-def test_the_weight_average_preset_trains_what_its_published_runs_trained(tmp_path):
-    """parity-b64-30min-avg is the config of docs/results/planets-weight-average's runs, key for key,
-    but for the decay: those runs kept their averages in a callback (the same formula) and wrote
-    the last weights as model.ckpt, so their config says weight_average 0."""
-    preset = load_preset(RECIPES / "planets.yaml", "parity-b64-30min-avg")
-    runs = RECIPES.parent / "docs/results/planets-weight-average"
-    for seed in (0, 1, 2):
-        ours = model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=3)[("xval+gmm(mse1,avg0.99)", seed)]
-        published = json.loads((runs / f"seed{seed}" / "config.json").read_text())
-        a, b = ours["optim"], published["optim"]
-        assert a.pop("weight_average") == 0.99 and b.pop("weight_average") == 0
-        assert a == b and ours["seed"] == published["seed"] == seed
-        for section in ("model", "encoding", "head", "budget"):
-            assert ours[section] == published[section], section
-        keep = {"path", "pad_to"}  # pad_to added since, at 1: batch lengths as the records make them
-        assert ours["data"]["pad_to"] == 1
-        assert {k: v for k, v in ours["data"].items() if k not in keep} == {k: v for k, v in published["data"].items() if k not in keep}
-
-
-def test_the_four_heads_preset_trains_what_its_published_runs_trained(tmp_path):
-    """parity-b64-30min-4heads is the config of docs/results/planets-4heads's runs (seeds 0-4),
-    key for key but for where the data lives; they validated every 400 steps, on the CPU."""
-    preset = load_preset(RECIPES / "planets.yaml", "parity-b64-30min-4heads")
-    runs = RECIPES.parent / "docs/results/planets-4heads"
-    for seed in (0, 1, 2, 3, 4):
-        ours = model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=5)[("xval+gmm(mse1,avg0.99,4heads)", seed)]
-        published = json.loads((runs / f"seed{seed}" / "config.json").read_text())
-        assert ours["seed"] == published["seed"] == seed
-        for section in ("model", "encoding", "head", "budget", "optim"):
-            assert ours[section] == published[section], section
-        assert ours["model"]["n_heads"] == 4 and ours["optim"]["weight_average"] == 0.99
-        keep = {"path", "pad_to"}  # pad_to added since, at 1: batch lengths as the records make them
-        assert ours["data"]["pad_to"] == 1
-        assert {k: v for k, v in ours["data"].items() if k not in keep} == {k: v for k, v in published["data"].items() if k not in keep}
-        assert published["trainer"]["val_check_interval"] == 400 and published["trainer"]["accelerator"] == "cpu"
 
 
 @pytest.mark.parametrize(
@@ -195,7 +110,7 @@ def test_versions_name_the_packages_a_result_depends_on():
 def test_tiny_comparison_end_to_end(tmp_path):
     from recipes.compare import run_comparison
 
-    preset = load_preset(RECIPES / "planets.yaml", "compare-tiny")
+    preset = load_preset(RECIPES.parent / "tests" / "presets" / "planets.yaml", "compare-tiny")
     models = ["xval", "p1000", "bittokens", "xval+gmm(mse1)"]
     out = run_comparison("planets", preset, work=tmp_path / "w", out=tmp_path / "r", seeds=2, models=models, workers=1, log=lambda s: None)
     everything = pd.read_csv(out / "table.csv")

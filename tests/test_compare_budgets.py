@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from recipes.compare import budgets_of, model_configs
-from recipes.runner import load_preset
+from recipes.presets import load_preset
 from scinum.analysis.report import write_budgets
 from scinum.errors import ConfigError, RecipeError
 
@@ -39,7 +39,7 @@ def test_bad_budgets_are_refused_naming_the_key(preset, match):
 
 
 def test_varies_lets_models_set_what_the_comparison_is_about(tmp_path):
-    preset = load_preset(RECIPES / "planets.yaml", "e1-curve")
+    preset = load_preset(RECIPES.parent / "experiments" / "presets" / "planets.yaml", "e1-curve")
     assert preset["varies"] == ["model"]
     configs = model_configs("planets", {**preset, "budget": {"samples": 8}}, tmp_path, tmp_path, 1)
     widths = {label: cfg["model"]["d_model"] for (label, _), cfg in configs.items()}
@@ -155,7 +155,7 @@ def test_budgets_report_lays_out_table_4_with_intervals_runtime_and_baselines(tm
 def test_tiny_era5_comparison_under_three_budgets_end_to_end(tmp_path):
     from recipes.compare import run_comparison
 
-    preset = load_preset(RECIPES / "era5.yaml", "compare-tiny")
+    preset = load_preset(RECIPES.parent / "tests" / "presets" / "era5.yaml", "compare-tiny")
     out = run_comparison(
         "era5",
         preset,

@@ -238,7 +238,7 @@ def test_an_ensemble_is_its_members_mean_and_their_mixture(fitted):
         scinum.Regressor(**TINY, members=0).fit(df, y)
 
 
-#: scikit-learn's checks that do not apply, and why (docs/tabular.md lists them too)
+#: scikit-learn's checks that do not apply, and why (experiments/tabular.md lists them too)
 NOT_APPLICABLE = {
     "check_regressors_train": "asserts R² > 0.5 on its 200-row table: a fit at the tests' tiny "
     "budget does not learn that much (test_regressors_train_at_the_default_budget "
@@ -283,7 +283,7 @@ def test_readme_three_line_example_runs(one_thread):
 
 def test_the_defaults_ask_the_target_alone_on_the_linear_mlp_value_path(fitted):
     """The estimator trains on the linear_mlp value path with its targets asked alone, a mixture
-    whose means share a location and the curvature penalty (docs/tabular.md); ``model={"value_path": "layernorm"}`` merges
+    whose means share a location and the curvature penalty (experiments/tabular.md); ``model={"value_path": "layernorm"}`` merges
     over the defaults and gives the paper's trunk."""
     reg, df, y = fitted
     assert reg.config_["data"]["mask_fields_alone"] is True and reg.config_["data"]["mask_fields"] == ["ozone"]

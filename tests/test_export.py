@@ -24,7 +24,7 @@ from scinum.util.provenance import file_sha256
 
 from conftest import tiny_config, write_dataset  # tests/conftest.py
 
-DOCS_RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results" / "planets-quick"
+DOCS_RESULTS = Path(__file__).resolve().parent.parent / "experiments" / "planets-quick"
 STEPS = (0.2, 0.3, 0.5, 0.8)
 
 
@@ -244,7 +244,7 @@ def test_card_has_front_matter_ranges_and_the_ood_table(ckpts, results, tmp_path
 
 
 def test_card_reads_the_published_planets_results(ckpts, tmp_path):
-    """The planets quick table as published in docs/ (table.csv and meta.json only)."""
+    """The planets quick table as published in experiments/ (table.csv and meta.json only)."""
     ev = read_results(DOCS_RESULTS, None, "xval")
     assert {r["split"] for r in ev["rows"]} == {"test", "ood_stepsize", "ood_a1"}
     config = json.loads((export(ckpts["xval"], tmp_path / "s") / CONFIG).read_text())

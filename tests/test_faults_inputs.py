@@ -207,11 +207,13 @@ def test_publish_is_all_or_nothing_with_a_one_line_error(tmp_path, capsys, damag
     from recipes.publish import main
 
     res, docs = tmp_path / "res", tmp_path / "docs"
+    _results(tmp_path / "res0")  # docs holds an earlier publish (publish replaces only its own files)
+    for name in ("table.md", "table.csv", "plots/ood_x.png"):
+        (tmp_path / "res0" / name).write_text("old")
+    assert main([str(tmp_path / "res0"), str(docs)]) == 0
+    capsys.readouterr()
+    old = {p.name: p.read_text() for p in docs.iterdir()}
     meta = _results(res)
-    docs.mkdir()
-    old = {"table.md": "old", "table.csv": "old", "meta.json": "{}", "ood_x.png": "old"}
-    for name, text in old.items():
-        (docs / name).write_text(text)
     plots = []
     if damage == "no table.csv":
         (res / "table.csv").unlink()
@@ -227,11 +229,11 @@ def test_publish_is_all_or_nothing_with_a_one_line_error(tmp_path, capsys, damag
     assert main([str(res), str(docs), *plots]) == 1
     _one_line_error(capsys, "recipes.publish: error")
     assert {p.name: p.read_text() for p in docs.iterdir()} == old
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "res"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "res", "res0"]  # no temporary left
     _results(tmp_path / "res2")
     assert main([str(tmp_path / "res2"), str(docs)]) == 0
     assert (docs / "table.csv").read_text() == "a\n2\n" and (docs / "ood_x.png").read_text() == "new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "res", "res2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "res", "res0", "res2"]
 
 
 def test_publish_writes_only_its_own_files(tmp_path, capsys):

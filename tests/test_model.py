@@ -48,7 +48,7 @@ def _batch(vocab, seqs, hides, norm, enc):
 
 
 def test_trunk_conventions():
-    cfg = ModelConfig(vocab_size=50, d_model=64, n_layers=3, n_heads=4, max_positions=512)
+    cfg = ModelConfig(vocab_size=50, d_model=64, n_layers=3, n_heads=4, max_positions=512, value_path="layernorm")
     t = Transformer(cfg)
     for name, p in t.named_parameters():
         assert "bias" not in name, name

@@ -8,7 +8,8 @@ import pandas as pd
 import torch
 import pytest
 
-from recipes.runner import load_preset, run_recipe
+from recipes.presets import load_preset
+from recipes.runner import run_recipe
 from scinum.util.provenance import result_provenance
 from scinum.errors import RecipeError
 

@@ -35,7 +35,7 @@ def test_build_reads_a_csv_table(tmp_path, capsys):
     bad.write_text("x,y\n1,inf\n")
     capsys.readouterr()
     assert scinum(["build", "jsonl", str(tmp_path / "ds2"), "--train", str(bad)]) != 0
-    assert "bad.csv: row 0, column 'y': value inf is not finite" in capsys.readouterr().err
+    assert "bad.csv:2, row 1, column 'y': value inf is not finite" in capsys.readouterr().err  # 1-based row, file line
     assert not (tmp_path / "ds2").exists()
 
 

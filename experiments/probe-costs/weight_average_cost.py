@@ -19,7 +19,10 @@ TRUNK = {"positions": "structure", "value_path": "linear"}
 
 
 def main() -> None:
-    ab_costs({"none": {"model": TRUNK}, "average 0.999": {"model": TRUNK, "optim": {"weight_average": 0.999}}}, __doc__.splitlines()[0])
+    ab_costs(
+        {"none": {"model": TRUNK, "optim": {"weight_average": 0.0}}, "average 0.999": {"model": TRUNK, "optim": {"weight_average": 0.999}}},
+        __doc__.splitlines()[0],
+    )
 
 
 if __name__ == "__main__":

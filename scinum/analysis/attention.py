@@ -8,8 +8,7 @@ The weight each key token receives is summed per JSON path of the number it belo
 every token that is not a visible number — keys, brackets, the ``[MASK]`` itself — counts under
 :data:`OTHER`. Each (layer, head) row then says, averaged over the records, what share of that
 head's attention goes where: a head whose share is spread thin, or sits on :data:`OTHER`, reads
-no particular number (docs/parity.md: on planets, e₁ is learnt in the seeds where a head reads
-planet 0's first positions, and not in the seed where none does).
+no particular number (experiments/planets-attention: what the shares went with on planets).
 
 Shares are of the attention weights, not of the prediction: a head can look at a number and the
 layers after it ignore what it read. Read them as where information *can* come from.

@@ -251,8 +251,12 @@ def write_results(
     """Write a results directory (module docstring): every file is written into a staging
     directory first and renamed into place only when all are (:func:`scinum.util.atomic.atomic_files`),
     so a failure leaves the old results whole, never new tables beside an old meta.json; the
-    other files of ``out`` (plots, a recipe's models) stay."""
+    other files of ``out`` (plots, a recipe's models) stay. An ``out`` that holds such files but
+    is not a results directory scinum wrote is refused (:func:`~.results.check_results_dir`)."""
+    from .results import check_results_dir
+
     out = Path(out)
+    check_results_dir(out)  # a user's own table.md or meta.json is never replaced
     meta = {**meta, "heads": {**head_declarations(predictions), **meta.get("heads", {})}}
     with atomic_files(out) as tmp:
         (tmp / "table.csv").write_text(table.to_csv(index=False))

@@ -35,6 +35,7 @@ from ..util.atomic import write_bytes_atomic, write_text_atomic
 from .comparison_plots import budgets_plot, comparison_plot, train_seconds
 from .report_cells import baseline_rows, cell_text, g, md_table, n_text, paired_md, value_text
 from .paired import RESAMPLES, SEED, paired_table
+from .results import check_results_dir
 from .stats import DIVERGENCE_FACTOR, LOG_METRICS, diverged, summarize_seeds
 
 __all__ = ["METRICS", "PREDICTION_COLUMNS", "write_comparison", "write_budgets"]
@@ -170,8 +171,11 @@ def write_comparison(
     :func:`scinum.analysis.scoring.rescore`); ``predictions``: every model's per-number
     predictions with unparsed ones scored (:func:`scinum.analysis.scoring.fill_unparsed`), which
     the paired differences resample (none given: no paired differences); ``train_ranges``: the
-    dataset's ``evaluation.train_ranges`` (for ``<split>:interp``/``:extrap`` columns)."""
+    dataset's ``evaluation.train_ranges`` (for ``<split>:interp``/``:extrap`` columns). An ``out``
+    holding such files that is not a results directory scinum wrote is refused
+    (:func:`~.results.check_results_dir`)."""
     out = Path(out)
+    check_results_dir(out)
     out.mkdir(parents=True, exist_ok=True)
     models = [m for m in (models or dict.fromkeys(per_seed["model"])) if m in set(per_seed["model"])]
     per_seed = _flagged(per_seed)
@@ -301,8 +305,10 @@ def write_budgets(
     """Several budgets' comparisons side by side (``per_seed`` and ``metas``: budget name -> that
     budget's per-seed frame and meta, as :func:`write_comparison` got them): ``table.md`` (Table 4
     layout: each column's metric and the training seconds per budget), ``table.csv`` and
-    ``seeds.csv`` with a ``budget`` column, ``meta.json``, ``plots/budgets_<metric>.png``."""
+    ``seeds.csv`` with a ``budget`` column, ``meta.json``, ``plots/budgets_<metric>.png`` (an
+    ``out`` that is not scinum's refused as :func:`write_comparison` does)."""
     out = Path(out)
+    check_results_dir(out)
     out.mkdir(parents=True, exist_ok=True)
     models = list(dict.fromkeys(m for f in per_seed.values() for m in f["model"]))
     per_seed = {b: _flagged(f) for b, f in per_seed.items()}

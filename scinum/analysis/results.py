@@ -21,9 +21,53 @@ import pandas as pd
 
 from ..errors import ResultsError
 
-__all__ = ["ResultsError", "Results", "load_results", "REQUIRED_COLUMNS"]
+__all__ = ["ResultsError", "Results", "load_results", "REQUIRED_COLUMNS", "check_results_dir", "RESULTS_FILES"]
 
 REQUIRED_COLUMNS = ("model", "field", "split", "true", "pred")
+
+#: the files scinum writes into a results directory (``scinum evaluate``, the recipes, the
+#: comparisons), beside the directories :data:`RESULTS_DIRS`
+RESULTS_FILES = (
+    "table.md",
+    "table.csv",
+    "meta.json",
+    "predictions.csv",
+    "predictions.csv.gz",
+    "train_values.json",
+    "seeds.csv",
+    "paired.csv",
+)
+RESULTS_DIRS = ("plots", "logs", "models")
+
+
+def _is_results_dir(out: Path) -> bool:
+    """Whether ``out``'s ``meta.json`` is one scinum wrote: ``scinum evaluate``'s carries
+    ``heads``, a recipe's or a comparison's ``recipe``."""
+    try:
+        meta = json.loads((out / "meta.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(meta, dict) and ("heads" in meta or "recipe" in meta)
+
+
+def check_results_dir(out: str | Path) -> None:
+    """Refuse, in one line naming the file, to write results into ``out`` when it holds a file
+    results are written as (:data:`RESULTS_FILES`, or any file under :data:`RESULTS_DIRS`) and is
+    not a results directory scinum wrote (its ``meta.json``): a user's own ``table.md``,
+    ``meta.json`` or plot is never replaced. A missing or empty ``out``, or one of scinum's
+    results (written again, as a re-run recipe does), passes."""
+    out = Path(out)
+    if not out.is_dir() or _is_results_dir(out):
+        return
+    found = [out / name for name in RESULTS_FILES if (out / name).exists()]
+    for d in RESULTS_DIRS:
+        if not found and (out / d).is_dir():
+            found = [p for p in sorted((out / d).rglob("*")) if p.is_file()][:1]
+    if found:
+        raise ResultsError(
+            f"{found[0]}: exists in {out}, which is not a results directory scinum wrote (its meta.json is not one): "
+            "it would be replaced; choose another output directory, or move the file away"
+        )
 
 
 @dataclass

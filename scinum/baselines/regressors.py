@@ -10,8 +10,7 @@ Regressors take float32 features ``[N, F]`` with NaN where a value is missing
   and ``random_state`` = the run's seed; it reads NaN as missing natively.
 
 Both fit and predict on one thread (:func:`one_thread`): the same numbers on any machine, and
-on a small shared machine several times faster than OpenMP over busy cores (measured: boosted
-trees on the quick planets data 3.3 s on one thread, 49 s on 2 busy cores).
+on a small shared machine no fight with the other processes for the cores.
 
 References: ``train mean``; ``persistence`` (a target's lag -1); and two *oracles* that read the
 truth — clamped into the training range, or the nearest training value: the best any model can

@@ -52,8 +52,10 @@ def run(args: argparse.Namespace) -> int:
     raw, fids = enc.values[is_num], enc.fields[is_num]
     paths = codec.number_paths(SAMPLE)
     print(f"{'encoding':<10} {'dim':>4}  {'field':<24} {'value':>22} {'decoded':>22}  error")
-    for name in ("xval", "fone", "bittokens"):
+    for name in encodings.names():  # every encoding with features (text spellings have none)
         e = encodings.get(name)
+        if not e.dim:
+            continue
         norm = Normalizer.fit(codec.vocab.fields, [(fids, raw)], e.default_normalizer)
         x = torch.from_numpy(norm.forward(raw, fids))
         back = norm.inverse(e.decode(e.encode(x)).numpy(), fids)

@@ -14,6 +14,7 @@ from ..errors import ConfigError
 from ..train.config import assemble_config, load_config
 from ..train.distributed import StoppedBySignal
 from ..train.fit import fit
+from ..train.run_dir import RunFinished
 
 __all__ = ["TAKES_OVERRIDES", "add_arguments", "run", "is_global_zero"]
 
@@ -59,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         path = fit(config)  # validates the config: once per run
     except ConfigError as e:
         _bad_config(e)
+    except RunFinished as done:  # the same command again: nothing to train, nothing rewritten
+        if is_global_zero():
+            print(f"scinum fit: {done}", file=sys.stderr)
+        return 0
     except StoppedBySignal as stop:
         if is_global_zero():
             print(stop.message, file=sys.stderr)

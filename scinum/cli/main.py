@@ -49,7 +49,7 @@ def _load_builder(name: str):
     try:
         return builders.get(name)
     except ModuleNotFoundError as e:
-        if name in builders._BUILT_IN and e.name and builders._BUILT_IN[name][0].startswith(e.name):
+        if name in builders.BUILT_IN and e.name and builders.BUILT_IN[name][0].startswith(e.name):
             raise SystemExit(f"scinum: 'build {name}' is not available in this version") from None
         raise
     except builders.PluginNotFound as e:
@@ -95,7 +95,7 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
     bsub = build.add_subparsers(dest="builder", metavar="BUILDER")
     from ..datasets import builders  # the registry: scinum's builders and the installed plug-ins'
 
-    for name in builders.names() if argv[:1] == ["build"] else builders._BUILT_IN:
+    for name in builders.names() if argv[:1] == ["build"] else builders.BUILT_IN:
         help_ = builders.describe(name, load=False)
         p = bsub.add_parser(name, help=help_, description=help_)
         if argv[:2] == ["build", name]:

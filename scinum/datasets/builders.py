@@ -60,12 +60,13 @@ def _check(builder: Any, name: str) -> None:
 
 #: builder name -> builder (a module or object); reads ``scinum.builders`` entry points on a miss
 REGISTRY: Registry[Any] = Registry("scinum.builders", "dataset builder", _check)
-_BUILT_IN = {
+#: scinum's own builders: name -> (module, one line for `scinum build`), registered without importing them
+BUILT_IN = {
     "planets": ("scinum_simulations.planets", "planetary orbits simulated with REBOUND (xVal paper)"),
     "era5": ("scinum_era5.builder", "ERA5 2 m temperature grids sampled into station series"),
     "jsonl": ("scinum.datasets.jsonl", "your own JSONL records (splits from files or --split)"),
 }
-for _name, (_module, _) in _BUILT_IN.items():
+for _name, (_module, _) in BUILT_IN.items():
     REGISTRY.register_lazy(_name, _module)
 
 
@@ -83,8 +84,8 @@ def names() -> list[str]:
 def describe(name: str, load: bool = True) -> str:
     """One line about builder ``name``: its ``DESCRIPTION`` (or first docstring line). Without
     ``load``, a plug-in is not imported: the package that provides it is named instead."""
-    if name in _BUILT_IN:
-        return _BUILT_IN[name][1]
+    if name in BUILT_IN:
+        return BUILT_IN[name][1]
     if not load:
         return f"from {REGISTRY.origin(name)}"
     builder = get(name)

@@ -2,7 +2,12 @@
 
 A ``.csv``, ``.csv.gz`` or ``.parquet`` input is a table: each row is a record, each column a
 top-level key of the same name (``Solar.R`` is one key, path ``["Solar.R"]``), an empty cell
-leaves its key out (:mod:`scinum.datasets.tables`); Parquet needs pyarrow.
+leaves its key out (:mod:`scinum.datasets.tables`); Parquet needs pyarrow. A CSV is read as
+written, never guessed into another shape (:func:`~scinum.datasets.tables.table_rows`): a column
+mixing numbers and text, a header that looks like data (``--no-header`` reads a file without
+one), an empty or repeated column name, a row of another width, or one column where another
+delimiter would give several (``--delimiter``) is refused naming the file, its line (where the
+row starts, quoted multi-line cells counted) and the 1-based data row.
 
 Splits come from files (``--train A.jsonl B.jsonl.gz --val V.jsonl --test T.jsonl --ood
 late=L.jsonl``) or from one deterministic split of the train files (``--split 0.9,0.05,0.05
@@ -52,19 +57,20 @@ KEEP_SKIPPED = 20
 _DRAWS = 1 << 16  # uniform draws generated at a time for --split
 
 
-def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """``(line number, raw bytes)`` of a JSONL or JSONL.gz file (1-based); a table's rows as
-    JSON lines (:func:`_table_lines`)."""
+def _lines(path: Path, table: Mapping[str, Any]) -> Iterator[tuple[int, bytes, int | None]]:
+    """``(line number, raw bytes, None)`` of a JSONL or JSONL.gz file (1-based); a table's rows
+    as JSON lines with their data row (:func:`_table_lines`)."""
     import gzip
     import zlib
 
     if path.name.lower().endswith(TABLES):
-        yield from _table_lines(path)
+        yield from _table_lines(path, table)
         return
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rb") as f:
-            yield from enumerate(f, start=1)
+            for line, raw in enumerate(f, start=1):
+                yield line, raw, None
     except (OSError, EOFError, zlib.error) as e:  # a truncated or corrupt .gz
         if isinstance(e, FileNotFoundError):
             raise
@@ -75,20 +81,16 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
 TABLES = (".csv", ".csv.gz", ".parquet")
 
 
-def _table_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """A CSV or Parquet table's rows as JSON lines (an empty cell leaves its key out), numbered
-    as the CSV's lines (its header is line 1) or the Parquet file's rows (from 1)."""
+def _table_lines(path: Path, table: Mapping[str, Any]) -> Iterator[tuple[int, bytes, int | None]]:
+    """A CSV or Parquet table's rows as JSON lines (an empty cell leaves its key out), with the
+    CSV line where each row starts (its header is line 1) or the Parquet row (from 1), and the
+    data row (from 1). ``table``: ``header`` and ``delimiter`` of :func:`~.tables.table_rows`."""
     import json
 
-    from .tables import frame_to_records, read_table
+    from .tables import table_rows
 
-    try:
-        records = frame_to_records(read_table(path))
-    except RecordError as e:
-        raise DatasetError(f"{path}: {e}") from None
-    first = 1 if path.name.lower().endswith(".parquet") else 2
-    for i, record in enumerate(records):
-        yield i + first, json.dumps(record).encode()
+    for line, row, record in table_rows(path, **table):
+        yield line, json.dumps(record).encode(), row
 
 
 def _sources(train: Sequence, val: Sequence, test: Sequence, ood: Mapping[str, Sequence] | None) -> dict[str, list[Path]]:
@@ -206,6 +208,8 @@ def build(
     shard_size: int = 1000,
     compress: bool = False,
     progress: bool = True,
+    header: bool = True,
+    delimiter: str = ",",
 ) -> dict:
     """Build a dataset directory from JSONL(.gz) files; returns its manifest.
 
@@ -213,6 +217,11 @@ def build(
     test drawn from the ``train`` files (then ``val``/``test`` files are not allowed).
     ``on_error``: ``"fail"`` (the first bad line raises, naming file:line and path) or
     ``"skip"`` (bad lines are skipped and counted in the manifest's ``skipped``).
+    ``header``, ``delimiter``: how CSV inputs are read (:func:`~.tables.table_rows`: ``header=False``
+    for a CSV without a header row, its columns named ``col1``, ``col2``...).
+
+    A build refused for its input (a bad line, a value out of range, an unreadable table) leaves
+    nothing it created: the same command with the fixed input starts afresh.
     """
     if on_error not in ("fail", "skip"):
         raise DatasetError(f"on_error must be 'fail' or 'skip', got {on_error!r}")
@@ -229,17 +238,35 @@ def build(
         split_name: [{"file": str(f), "bytes": f.stat().st_size, "sha256": file_sha256(f)} for f in files]
         for split_name, files in sources.items()
     }
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n":
+        raise DatasetError(f"--delimiter takes one character (',', ';', tab as '\\t'...), got {delimiter!r}")
     params = {"inputs": inputs, "split": list(fractions) if split is not None else None, "on_error": on_error}
-    fresh = not Path(out).exists() or not any(Path(out).iterdir())
+    table = {"header": bool(header), "delimiter": delimiter}
+    if table != {"header": True, "delimiter": ","}:  # how the tables are read (the default left out,
+        params["table"] = table  # so directories built before these options resume)
+    existed = Path(out).exists()
+    fresh = not existed or not any(Path(out).iterdir())
     writer = DatasetWriter(out, builder="jsonl", version="1", parameters=params, seed=seed, shard_size=shard_size, compress=compress)
     if writer.complete:
         return writer.finish()
     try:
-        return _stream(writer, sources, split is not None and fractions, seed, on_error, fields, progress)
-    except (MalformedJSON, DatasetError):
+        return _stream(writer, sources, split is not None and fractions, seed, on_error, fields, progress, table)
+    except (RecordError, DatasetError):  # a bad line, a value out of range, an unreadable table
         if fresh:  # a bad input, not an interruption: leave nothing behind (an interrupted
-            shutil.rmtree(out, ignore_errors=True)  # build stays, to resume)
+            _remove_build(Path(out), existed)  # build stays, to resume)
         raise
+
+
+def _remove_build(out: Path, existed: bool) -> None:
+    """Remove what a refused build wrote into ``out`` (``out`` itself unless it was there, empty, before)."""
+    if not existed:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for child in out.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 def _stream(
@@ -250,6 +277,7 @@ def _stream(
     on_error: str,
     fields: Sequence[str] | None,
     progress: bool,
+    table: Mapping[str, Any],
 ) -> dict:
     """Read every input line once, route each record to its split's shards; finish."""
     skipped, where = 0, []
@@ -263,7 +291,7 @@ def _stream(
     with tqdm(desc="jsonl", unit="record", dynamic_ncols=True, disable=None if progress else True) as bar:
         for source, files in sources.items():
             for f in files:
-                for line, raw in _lines(f):
+                for line, raw, row in _lines(f, table):
                     try:
                         text = raw.decode("utf-8")
                         if not text.strip():
@@ -273,7 +301,7 @@ def _stream(
                     except (MalformedJSON, ValueOutOfRange, UnicodeDecodeError) as e:
                         if isinstance(e, UnicodeDecodeError):
                             e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})", file=str(f), line=line)
-                        e = e.located(file=str(f), line=line)
+                        e = e.located(file=str(f), line=line, record=row)
                         if on_error == "fail":
                             raise e from None
                         skipped += 1
@@ -335,6 +363,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fields", nargs="+", action="append", metavar="PATH", help="the fields `scinum evaluate` scores by default (JSON paths)"
     )
+    parser.add_argument(
+        "--no-header",
+        action="store_true",
+        help="CSV inputs have no header row: their columns are named col1, col2... "
+        "(a header that looks like numbers is refused without it)",
+    )
+    parser.add_argument(
+        "--delimiter", default=",", metavar="CHAR", help="the delimiter of CSV inputs [,] (';', '|', tab as '\\t' or 'tab')"
+    )
     parser.add_argument("--shard-size", type=int, default=1000, help="records per shard [1000]")
     parser.add_argument("--compress", action="store_true", help="write .jsonl.gz shards")
 
@@ -371,6 +408,8 @@ def run(args: argparse.Namespace) -> int:
         fields=fields,
         shard_size=args.shard_size,
         compress=args.compress,
+        header=not args.no_header,
+        delimiter={"\\t": "\t", "tab": "\t"}.get(args.delimiter, args.delimiter),
     )
     counts = {s: v["count"] for s, v in manifest["splits"].items()}
     skipped = manifest["skipped"]

@@ -1,7 +1,8 @@
 """The shards' storage: a dataset directory tokenized once into memory-mapped arrays.
 
 * :func:`tokenize_dataset` writes ``<dataset>/.tokens/<key>/`` (or a cache dir of your choice);
-  ``key`` hashes the manifest and the codec options, so a rebuilt dataset gets new shards. The
+  ``key`` hashes the manifest, the content of every shard (:func:`shards_sha256`) and the codec
+  options, so a rebuilt dataset, or a shard edited in place, gets new token shards. The
   vocabulary is built from the train split and saved next to the shards (``vocab.json``). Raw
   float64 values are stored; normalization happens at batch time, so any normalizer can be used
   with the same shards. Encodings that spell numbers in tokens of their own (the text
@@ -22,24 +23,67 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..util.atomic import write_text_atomic
+from ..util.provenance import file_sha256
 from ..tokens.codec import MAX_RUN, ONE_TOKEN, Codec, Encoded, Spelling, Vocabulary
 from .directory import Dataset
 from ..errors import RecordError
 from ..records.strict import read_jsonl
 
-__all__ = ["tokenize_dataset", "TokenShards"]
+__all__ = ["tokenize_dataset", "TokenShards", "shards_sha256"]
 
 CACHE_FORMAT = 1
 _CHUNK = 1 << 20  # tokens per chunk when scanning shards
 
 
+def _cache_dir(dataset: Dataset, cache_dir: str | os.PathLike | None) -> Path:
+    return Path(cache_dir) if cache_dir else dataset.path / ".tokens"
+
+
+def shards_sha256(path: str | os.PathLike, cache_dir: str | os.PathLike | None = None) -> str:
+    """The identity of a dataset directory's content: sha256 over every shard of every split
+    (its name and the sha256 of its bytes), so a shard edited in place after the build changes
+    it while the manifest stays as it was. Each shard's sha256 is kept in
+    ``<cache dir>/shards-<id>.json`` with its size and modification time, and recomputed only
+    when either changed (a fit re-reads no shard it has hashed; a dataset on a read-only disk is
+    hashed every time)."""
+    dataset = Dataset(path)
+    root = _cache_dir(dataset, cache_dir)
+    known_file = root / f"shards-{hashlib.sha256(str(dataset.path.resolve()).encode()).hexdigest()[:12]}.json"
+    try:
+        known = json.loads(known_file.read_text())
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    entries, changed = [], False
+    for split in dataset.splits:
+        for f in dataset.files(split):
+            rel = str(f.relative_to(dataset.path))
+            st = f.stat()
+            k = known.get(rel)
+            if isinstance(k, dict) and k.get("size") == st.st_size and k.get("mtime_ns") == st.st_mtime_ns and k.get("sha256"):
+                sha = k["sha256"]
+            else:
+                sha, changed = file_sha256(f), True
+                known[rel] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha}
+            entries.append([rel, sha])
+    if changed:
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(known_file, json.dumps(known))
+        except OSError:  # a read-only place: hashed again next time, never wrong
+            pass
+    return hashlib.sha256(json.dumps(entries).encode()).hexdigest()
+
+
 def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: int, spelling: Spelling) -> Path:
     key = {"manifest": dataset.manifest, "max_run": max_run, "format": CACHE_FORMAT}
+    key["shards"] = shards_sha256(dataset.path, cache_dir)  # an edited shard: new token shards
     if spelling.value_in_tokens or spelling.tokens_per_number != 1 or spelling.vocabulary():
         key["text"] = spelling.config()  # one-token keys stay as they were (caches remain valid)
     key = json.dumps(key, sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return Path(cache_dir) / digest if cache_dir else dataset.path / ".tokens" / digest
+    return _cache_dir(dataset, cache_dir) / digest
 
 
 def tokenize_dataset(

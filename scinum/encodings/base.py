@@ -105,6 +105,11 @@ class NumberEncoding(Spelling, ABC):
         """Human-readable description of the exact range, for error messages."""
         return "see its documentation"
 
+    def limits_text(self) -> str:
+        """One sentence for a model card's *Known limits*: what this encoding cannot represent or
+        tends to do to a fill ("" when there is nothing to say)."""
+        return ""
+
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
         return f"{type(self).__name__}({opts})"

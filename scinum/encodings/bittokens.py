@@ -16,9 +16,9 @@ channels and zeros the rest, *instead of* the token embedding (no parameters; ne
 ±inf, NaN payloads and subnormals included), 32 or 16 (IEEE half: 1 + 5 + 10 bits). A narrower
 format rounds values to its precision (half: 11 significant bits, |x| <= 65504) and leaves out
 mantissa bits that measured data cannot predict: at CPU budgets those bits are noise in the
-loss (docs/fidelity.md, *Learning at CPU budgets*). Narrower formats round to nearest (IEEE),
+loss (experiments/fidelity.md, *Learning at CPU budgets*). Narrower formats round to nearest (IEEE),
 our addition: the reference's ``precision_type`` keeps the low bits of the float64 instead, and no
-reference configuration sets it (docs/fidelity.md).
+reference configuration sets it (experiments/fidelity.md).
 """
 
 from __future__ import annotations
@@ -85,3 +85,6 @@ class BitTokens(NumberEncoding):
 
     def options(self) -> dict[str, Any]:
         return {"reciprocal": self.reciprocal, "precision": self.precision, "combine": self.combine}
+
+    def limits_text(self) -> str:
+        return f"BitTokens at {self.precision}-bit precision: fills carry that format's resolution."

@@ -110,3 +110,9 @@ class FoNE(NumberEncoding):
 
     def options(self) -> dict[str, Any]:
         return {"int_digits": self.m, "frac_digits": self.n, "strict": self.strict}
+
+    def limits_text(self) -> str:
+        return (
+            f"FoNE represents numbers with {self.m} integer and {self.n} fractional digits; "
+            "per-digit argmax tends to snap fills to values seen in training."
+        )

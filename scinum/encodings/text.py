@@ -180,6 +180,12 @@ class TextEncoding(NumberEncoding):
     def options(self) -> dict[str, Any]:
         return {"digits": self.digits, "emin": self.emin, "emax": self.emax}
 
+    def limits_text(self) -> str:
+        return (
+            f"a text encoding: {self.digits} significant digits, and it tends to predict only values it "
+            "saw; tokens that do not form a number give `null`."
+        )
+
 
 @register
 class P10(TextEncoding):

@@ -51,3 +51,6 @@ class XVal(NumberEncoding):
 
     def options(self) -> dict[str, Any]:
         return {} if self.max_abs is None else {"max_abs": self.max_abs}
+
+    def limits_text(self) -> str:
+        return "xVal multiplies an embedding by the normalized value: values far outside the training range leave the range it saw."

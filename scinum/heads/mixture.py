@@ -32,9 +32,9 @@ class MixtureHead(MLPHead):
     ``init_range`` (free means: the normalized range, xVal's [-5, 5]). The loss is the NLL by logsumexp in
     float32, plus ``mse_weight ·`` (mixture mean − target)² when ``mse_weight > 0``: the squared
     error gives the trunk the direct signal xVal's MSE head has, which the NLL alone gives slowly
-    (planets quick preset: Δt/a₁ R² 0.79/0.96 → 1.00/0.99, docs/fidelity.md).
+    (experiments/fidelity.md).
 
-    Two things keep the NLL's training stable (docs/fidelity.md, *Mixture head dynamics*). The
+    Two things keep the NLL's training stable (experiments/fidelity.md, *Mixture head dynamics*). The
     NLL's gradient on a component's mean is ``r (mu − t) / sigma²`` and its curvature
     ``1 / sigma²``: as sigmas sharpen it swamps every other gradient (the token loss included,
     through the shared trunk and the gradient clip) and outgrows what a fixed learning rate can
@@ -43,8 +43,7 @@ class MixtureHead(MLPHead):
     information up to a constant): the loss value and its minima are unchanged, the means get an
     MSE-like pull ``r (mu − t)``. ``sigma_min`` (0.05 normalized units; 1e-3 before, which
     checkpoints without the key keep) is a variance floor: the NLL keeps pulling sigma down
-    once the means are right, and below ~0.03 the sharpening outruns the optimizer and the
-    fitted means blow up (measured on the overfit test).
+    once the means are right; too low a floor lets the sharpening outrun the optimizer.
     Point prediction: the mixture mean (``point="mean"``) or the mean of the heaviest component
     (``point="mode"``, closer to the mode of a multi-modal prediction).
 
@@ -55,10 +54,9 @@ class MixtureHead(MLPHead):
     head reads its value, and ``mu_k = loc + offset_k`` (the offsets are the spread-out outputs,
     starting over ``init_range`` = [-1, 1] unless given: a band around the location, not bins
     across the range). Every component's gradient reaches ``loc``, so the mixture's mean is
-    trained as a regression output while the weights, offsets and sigmas give the distribution.
-    On tables held out by range its predictions above the range are about as good as xVal's
-    head's, where free means' are not; with ``mse_weight`` 1 it is ``scinum.Regressor``'s
-    default head (docs/tabular.md).
+    trained as a regression output while the weights, offsets and sigmas give the distribution,
+    and predictions can follow a trend past the training range as xVal's head's do; with
+    ``mse_weight`` 1 it is ``scinum.Regressor``'s default head (experiments/tabular.md).
     """
 
     uncertainty_kind = "mixture"

@@ -84,7 +84,7 @@ class BitHead(MLPHead):
     threshold can combine the high bits of two likely values into a third, unlikely one.
     ``mse_weight > 0`` adds ``mse_weight · (Σ_k p_k 2^-k − m)²`` to the loss, ``m`` the target's
     mantissa fraction (in units of its binade's width, so scale-free): a direct regression signal
-    for the trunk, as the mixture head's ``mse_weight`` (both are ours; docs/fidelity.md).
+    for the trunk, as the mixture head's ``mse_weight`` (both are ours; experiments/fidelity.md).
     A prediction whose thresholded exponent is all ones (±inf/NaN) or all zeros keeps its
     thresholded value under ``"mean"`` too.
     """

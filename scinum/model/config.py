@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from ..util.schema import fraction, one_of, positive
 
-__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "VALUE_PATHS", "value_path_text", "MAX_TRUNK_PARAMETERS"]
+__all__ = ["ModelConfig", "POSITIONS", "COMBINES", "VALUE_PATHS", "value_path_text", "MAX_TRUNK_PARAMETERS", "MAX_POSITIONS"]
 
 #: position encodings of the trunk (see the module docstring)
 POSITIONS = ("learned", "rope", "both", "structure")
@@ -21,6 +21,9 @@ VALUE_PATHS = ("layernorm", "linear", "linear_mlp")
 #: the largest trunk (weights of its blocks) a config may ask for: 1e11 float32 weights are
 #: 400 GB, past any single machine; a typo such as d_model 1000000000 is refused in one line
 MAX_TRUNK_PARAMETERS = 1e11
+#: the longest position table a config may ask for (tokens): far past any record a run trains on
+#: (``data.max_record_tokens``, 16384 by default); a typo such as 1000000000 is refused in one line
+MAX_POSITIONS = 1 << 20
 
 
 @dataclass
@@ -39,15 +42,15 @@ class ModelConfig:
     vocab_size: int
     num_dim: int = 1
     combine: str = "multiply"
-    d_model: int = positive(256)
-    n_layers: int = positive(4)
+    d_model: int = positive(64)
+    n_layers: int = positive(2)
     n_heads: int = positive(4)
     mlp_ratio: int = positive(4)
     dropout: float = fraction(0.0)
     rope_base: float = positive(10000.0)
     positions: str = one_of("structure", POSITIONS, "position encoding")
     max_positions: int | None = positive(None)
-    value_path: str = one_of("layernorm", VALUE_PATHS, "value path")
+    value_path: str = one_of("linear", VALUE_PATHS, "value path")
     n_fields: int = 0
 
     def flops_per_token(self, seq_len: float, training: bool = True) -> float:
@@ -92,6 +95,8 @@ class ModelConfig:
                 f"learned table) > 0, got {self.max_positions!r} (a run config's null "
                 f"is set to the longest training record)"
             )
+        if self.max_positions is not None and not (type(self.max_positions) is int and self.max_positions <= MAX_POSITIONS):
+            raise ValueError(f"max_positions must be an integer of at most {MAX_POSITIONS} tokens, got {self.max_positions!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,13 +105,15 @@ class ModelConfig:
     def from_dict(cls, d: dict[str, Any]) -> "ModelConfig":
         """Inverse of :meth:`to_dict`. A dict without ``positions`` (checkpoints written before
         the option existed) describes a RoPE trunk, the only kind there was; one without
-        ``value_path`` the ``"layernorm"`` trunk (the field's default)."""
+        ``value_path`` the ``"layernorm"`` trunk, the only one there was before the key."""
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown model config keys {sorted(unknown)}")
         if "positions" not in d:
             d = {**d, "positions": "rope", "max_positions": None}
+        if "value_path" not in d:
+            d = {**d, "value_path": "layernorm"}
         return cls(**d)
 
 

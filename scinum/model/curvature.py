@@ -2,7 +2,7 @@
 
 A model that reads numbers through attention, MLPs and a mixture head bends its fit near the edge
 of the training range, so past the range its slope shrinks and it predicts worse than a straight
-line (docs/parity.md, *Why the slope shrinks past the range*). The penalty is a smoothing-spline
+line (experiments/parity.md, *Why the slope shrinks past the range*). The penalty is a smoothing-spline
 prior in finite differences: in a share of each training batch, every visible number of a record
 is moved by ``step`` normalized units along one random direction (a unit vector over the record's
 visible numbers, drawn per record), and the model is run at ``x + step·u`` and ``x − step·u``;

@@ -25,10 +25,9 @@
     get their place in the number. Additive, as xVal needs; index tables of ``max_positions``
     rows (an index past the table takes its last row).
 
-  Which one a recipe uses is a measured choice (``docs/fidelity.md``, ``docs/parity.md``);
-  ``structure`` is the default (on planets records of 2-4 planets: a₁ and Δt test errors 2-6x
-  lower than ``learned`` at the compare preset's budget). A learned table has no vector past
-  ``max_positions``: longer inputs raise ``ValueError``.
+  ``structure`` is the default, chosen by the experiments in ``experiments/planets-parity``
+  (``experiments/README.md``). A learned table has no vector past ``max_positions``: longer
+  inputs raise ``ValueError``.
 
 * value path (``ModelConfig.value_path``): what a number's value passes through on its way to
   another number's prediction.
@@ -41,15 +40,14 @@
     ``x`` as it is; queries, keys, the MLPs and the token head still read LayerNorms. A visible
     number then reaches a hidden one's prediction through linear maps (weighted by the
     attention), besides the MLPs' saturating path, so a prediction can follow a trend past the
-    training range (Engel's table held out above the training incomes: MSE 1.63× ordinary
-    least squares' with ``"layernorm"``, 0.77× with ``"linear"``, xVal's head; ``docs/parity.md``).
+    training range. The default (chosen in ``experiments/planets-parity``).
     The trunk's output (:meth:`Transformer.forward`) is then the residual stream, and
     :meth:`Transformer.token_logits` normalizes it for the token head.
   - ``"linear_mlp"`` — ``"linear"``, and the MLPs read the residual stream un-normalized too
     (``fc(x)``, not ``fc(LN(x))``; the blocks then have no second LayerNorm): only queries, keys
     and the token head are normalized. An MLP's GELU is linear for large inputs, so a number's
     value also passes the MLPs without being squashed to the scale of one LayerNorm
-    (``docs/tabular.md``, *The MLPs on the residual stream*).
+    (``scinum.Regressor``'s, chosen in ``experiments/tables-by-range-mlp-path``).
 
 Numbers enter at their tokens as the encoding prescribes (``combine``): ``"multiply"`` (xVal)
 scales the token embedding by the single feature, ``"add"`` adds a linear map (no bias) of the
@@ -78,7 +76,6 @@ from ..tokens.batch import hidden_rows
 from ..tokens.structure import COLUMNS
 from .config import ModelConfig
 from .curvature import Curvature, curvature_penalty
-from .mixup import Mixup, mixup_loss
 
 if TYPE_CHECKING:
     from ..tokens.batch import Batch
@@ -348,7 +345,6 @@ class NumberMLM(nn.Module):
         fields: dict[int, str] | None = None,
         mean_over: str = "numbers",
         curvature: Curvature | None = None,
-        mixup: Mixup | None = None,
     ) -> dict[str, Any]:
         """Training losses of a :func:`~scinum.tokens.batch.make_batch` batch.
 
@@ -359,8 +355,7 @@ class NumberMLM(nn.Module):
         predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
         error is also returned on its own, as ``err/<name>``: (mean error, count). ``curvature``
         (in training, with a weight): its penalty (:mod:`scinum.model.curvature`) is added to
-        ``loss`` and returned as ``curvature``; ``mixup`` likewise (:mod:`scinum.model.mixup`),
-        as ``mixup``."""
+        ``loss`` and returned as ``curvature``."""
         h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
         tok = batch["targets"] != -100
         logits = self.trunk.token_logits(h[tok]).float()
@@ -381,9 +376,6 @@ class NumberMLM(nn.Module):
         if curvature is not None and curvature.weight and self.training:
             res["curvature"] = curvature_penalty(self, batch, self.head.smooth_point(out), curvature)
             res["loss"] = res["loss"] + res["curvature"]
-        if mixup is not None and mixup.weight and self.training:
-            res["mixup"] = mixup_loss(self, batch, mixup)
-            res["loss"] = res["loss"] + res["mixup"]
         for fid, name in (fields or {}).items():
             on = (batch["num_field"] == fid) & finite
             if bool(on.any()):

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from .. import encodings
+from ..errors import ScinumError
 from ..model.config import value_path_text
 from ..records.paths import field_of
 
@@ -344,25 +346,14 @@ def _limits_section(config: dict, test: dict, ranges: dict, fields: list[str]) -
     if weak:
         out.append(f"* not learned at this budget (test R² < 0.5): {', '.join(f'`{f}`' for f in weak)} — do not rely on their fills.")
     out.append("* outside the training ranges above a fill is extrapolation; the evaluation shows how much its error grows there.")
-    name = enc["name"]
-    if name == "xval":
-        out.append(
-            "* xVal multiplies an embedding by the normalized value: values far outside the "
-            "training range leave the range it saw." + ("" if _head(config)[1].uncertainty else " Its head gives no uncertainty.")
-        )
-    elif name == "fone":
-        out.append(
-            f"* FoNE represents numbers with {enc.get('int_digits')} integer and "
-            f"{enc.get('frac_digits')} fractional digits; per-digit argmax tends to snap fills "
-            "to values seen in training."
-        )
-    elif name == "bittokens":
-        out.append(f"* BitTokens at {enc.get('precision', 64)}-bit precision: fills carry that format's resolution.")
-    elif enc.get("name") in ("p10", "p1000", "b1999", "fp15") or config["model"].get("combine") == "none":
-        out.append(
-            "* a text encoding: 3 significant digits, and it tends to predict only values it "
-            "saw; tokens that do not form a number give `null`."
-        )
+    try:
+        text = encodings.from_config(enc).limits_text()
+    except (KeyError, TypeError, ValueError, ScinumError):  # a plug-in encoding not installed here
+        text = ""
+    if text:
+        out.append(f"* {text}")
+    if not _head(config)[1].uncertainty:
+        out.append("* its head gives a point, no uncertainty.")
     out.append(
         f"* records longer than {config.get('context_length')} tokens are refused; an unknown "
         "key, string or numeric field is an error that names its path."

@@ -38,7 +38,7 @@ import yaml
 from ..tokens.batch import MASK_PROB
 from ..tokens.codec import MAX_RUN
 from ..errors import ConfigError, brief
-from ..model.config import ModelConfig
+from ..model.config import MAX_POSITIONS, ModelConfig
 from ..tokens.normalize import METHODS
 from .overrides import FREE_SECTIONS, ConfigLoader, apply_overrides, parse_overrides
 from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
@@ -68,7 +68,7 @@ class DataConfig:
     :class:`~scinum.train.data.MLMDataModule`."""
 
     path: str | Path | None = None  # the dataset directory (scinum fit requires one)
-    batch_size: int = positive(32)  # records per batch and device
+    batch_size: int = positive(64)  # records per batch and device
     mask_prob: float = fraction(MASK_PROB)  # each real token hidden with this probability
     num_workers: int = 0  # data loader processes
     pool: int = positive(50)  # batches per length-sorted pool (BucketBatchSampler)
@@ -83,11 +83,11 @@ class DataConfig:
     # a longer train/val record is refused before training (attention costs its square)
     max_record_tokens: int = positive(16384)
     # each batch's length rounded up to a multiple of this (padding, which attention ignores): on
-    # a GPU fewer distinct batch shapes (docs/training-on-gpus.md); 1: the longest record's length
+    # a GPU fewer distinct batch shapes (experiments/training-on-gpus.md); 1: the longest record's length
     pad_to: int = positive(1)
     # host-to-GPU copies: page-locked batches (only when CUDA is there; ignored on a CPU-only
     # machine) and batches each loader worker prepares ahead (null: torch's default, 2; only
-    # with num_workers > 0) -- what keeps a GPU fed (docs/training-on-gpus.md)
+    # with num_workers > 0) -- what keeps a GPU fed (experiments/training-on-gpus.md)
     pin_memory: bool = False
     prefetch_factor: int | None = positive(None)
 
@@ -101,10 +101,10 @@ def _betas(v: list) -> str | None:
 class OptimConfig:
     """``optim:``: AdamW and its schedule (linear warmup, cosine decay to ``min_lr_ratio·lr``)."""
 
-    lr: float = checked(lambda v: None if type(v) in (int, float) and 0 < v <= 10 else "a number in (0, 10]", 3e-4)
+    lr: float = checked(lambda v: None if type(v) in (int, float) and 0 < v <= 10 else "a number in (0, 10]", 1.4e-3)
     weight_decay: float = 0.1  # on matrices and embeddings only
     betas: list[float] = checked(_betas, factory=lambda: [0.9, 0.95])
-    warmup_steps: int = 200
+    warmup_steps: int = 50
     min_lr_ratio: float = fraction(0.1)
     grad_clip: float | None = 1.0  # max gradient norm; None: no clipping
     number_loss_weight: float = 1.0  # loss = token CE + this · number loss
@@ -119,13 +119,8 @@ class OptimConfig:
     curvature_step: float = positive(1.0)
     curvature_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
     curvature_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
-    # mixup of records of one layout (scinum.model.mixup): its weight (0: none), the share of each
-    # batch's records it mixes, and its reach (how far past either record of a pair it may go)
-    mixup_weight: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
-    mixup_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
-    mixup_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
     # the decay of the weights' moving average that is validated and written (scinum.train.weight_average); 0: none
-    weight_average: float = checked(lambda v: None if type(v) in (int, float) and 0 <= v < 1 else "0 (none) or a decay in (0, 1)", 0.0)
+    weight_average: float = checked(lambda v: None if type(v) in (int, float) and 0 <= v < 1 else "0 (none) or a decay in (0, 1)", 0.99)
     # AdamW's fused CUDA kernel (one launch for every parameter): on a CUDA device only, ignored on
     # the CPU; not with 16-mixed (its gradient scaler), where the unfused step is kept
     fused: bool = False
@@ -223,7 +218,7 @@ class RunConfig:
     # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
     # split after training, so the 68/95 % intervals cover what they say (scinum.fill.calibration)
     calibrate: bool = True
-    # positions: structure (the default: from the record's JSON structure, docs/parity.md) |
+    # positions: structure (the default: from the record's JSON structure, experiments/parity.md) |
     # learned (xVal's additive table) | rope | both; max_positions None: the longest training
     # record; value_path: layernorm (the paper's) | linear | linear_mlp (scinum.model.trunk)
     model: ModelConfig = field(default=None)  # type: ignore[assignment]
@@ -319,14 +314,15 @@ def validate_config(config: dict) -> NumberEncoding:
             check_curvature(encoding, config["head"])
         except ValueError as e:
             raise ConfigError(f"config: optim.curvature_weight = {brief(weight)}: {_first_line(e)}") from None
-    weight = config.get("optim", {}).get("mixup_weight")
-    if weight:
-        from ..model.mixup import check_mixup
-
-        try:
-            check_mixup(encoding)
-        except ValueError as e:
-            raise ConfigError(f"config: optim.mixup_weight = {brief(weight)}: {_first_line(e)}") from None
+    positions = config["model"].get("max_positions")
+    longest = config["data"]["max_record_tokens"]
+    if positions is not None and positions > min(longest, MAX_POSITIONS):
+        fail(
+            "model.max_positions",
+            positions,
+            f"null (the longest training record) or at most data.max_record_tokens ({longest}), the longest record a run "
+            f"trains on, and at most {MAX_POSITIONS}",
+        )
     model = {**config.get("model", {}), "vocab_size": 1, "num_dim": encoding.dim, "combine": encoding.combine}
     try:
         ModelConfig(**{**model, "max_positions": model.get("max_positions") or 1})
@@ -343,6 +339,19 @@ def validate_config(config: dict) -> NumberEncoding:
 
     if accelerator in ("gpu", "cuda") and not torch.cuda.is_available():
         fail("trainer.accelerator", accelerator, "an accelerator this machine has (no CUDA GPU is available: use cpu or auto)")
+    if accelerator not in ("auto", "cpu", "gpu", "cuda"):
+        from lightning.pytorch.accelerators import AcceleratorRegistry
+
+        try:  # TPU without torch_xla, MPS off a Mac: refused here, not in a traceback of the Trainer
+            available = bool(AcceleratorRegistry[accelerator]["accelerator"].is_available())
+        except Exception:
+            available = False
+        if not available:
+            fail(
+                "trainer.accelerator",
+                accelerator,
+                f"an accelerator this machine has ({accelerator} is not available here: use cpu or auto)",
+            )
     return encoding
 
 

@@ -1,6 +1,6 @@
 """Distributed runs that cannot hang: matched collectives, a collective timeout, stop on signal.
 
-Three rules keep every rank of a run in step (``docs/training-on-gpus.md``):
+Three rules keep every rank of a run in step (``experiments/training-on-gpus.md``):
 
 * **Every rank enters every collective.** Metrics that a rank may lack (a field hidden in no
   number of its validation batches) are never logged with ``sync_dist``; they are summed as

@@ -27,6 +27,7 @@ from ..model.checkpoint import CheckpointMeta, save_checkpoint
 from .config import resolve_normalizer, validate_config
 from ..util.console import StderrProgressBar, quiet_lightning
 from .data import MLMDataModule
+from ..datasets.token_shards import shards_sha256
 from .sampler import check_batches
 from .distributed import StopOnSignal, end_child_ranks, explain_failure, make_strategy
 from .early_stopping import BestWeights
@@ -55,6 +56,9 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> Chec
                 f"training or validation record ({longest} tokens): raise it or leave it null"
             )
     cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, n_fields=len(dm.vocab.fields), **model)
+    run = run_info(config, dm.vocab.fields, ((f, v) for _, f, v in dm.shards["train"].chunks()))
+    # the shards' content: a resumed run is refused when a shard was edited in place since
+    run["dataset"]["shards_sha256"] = shards_sha256(dm.path, dm.cache_dir)
     return CheckpointMeta(
         model=cfg,
         encoding=encoding.config(),
@@ -62,7 +66,7 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> Chec
         normalizer=dm.normalizer,
         head=dict(config["head"]),
         context_length=longest,
-        run=run_info(config, dm.vocab.fields, ((f, v) for _, f, v in dm.shards["train"].chunks())),
+        run=run,
     )
 
 
@@ -87,11 +91,15 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
     taken and the training seconds they took (validation and checkpoints not counted). One run
     at a time owns ``out_dir`` (:func:`scinum.train.run_dir.out_dir_lock`): a second one refuses. A
     ``last.ckpt`` of another config is refused before anything is written
-    (:func:`scinum.train.run_dir.check_resume`)."""
-    from .run_dir import check_resume, out_dir_lock
+    (:func:`scinum.train.run_dir.check_resume`). The same config again after the run finished
+    (stopped early, or trained its steps) raises :class:`~scinum.train.run_dir.RunFinished`
+    and writes nothing; fewer ``trainer.max_steps`` than the run reached is a ConfigError
+    (:func:`scinum.train.run_dir.check_finished`)."""
+    from .run_dir import check_finished, check_resume, out_dir_lock
 
     encoding = validate_config(config)  # the one check of the run, and its one encoding
     with out_dir_lock(config["out_dir"]):
+        check_finished(config, config["out_dir"])
         check_resume(config, Path(config["out_dir"]) / "checkpoints" / "last.ckpt")
         return _fit(config, encoding, callbacks)
 
@@ -154,6 +162,13 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
     patience, progress = t.pop("early_stopping_patience"), t.pop("progress_bar")
     best = BestWeights(patience) if patience and has_val else None
+    if patience and not has_val and trainer_rank_zero():
+        why = "trainer.limit_val_batches is 0" if len(dm.splits) > 1 else f"the dataset has no {dm.val_split!r} split"
+        print(
+            f"scinum fit: warning: trainer.early_stopping_patience = {patience} has no effect: {why}, so no validation runs; "
+            f"training takes every one of its {t['max_steps']} steps",
+            file=sys.stderr,
+        )
     decay = config["optim"]["weight_average"]
     average = [WeightAverage(decay)] if decay else []  # after best: it keeps the averages validated
     val_every, val_batches = t.pop("val_check_interval"), t.pop("limit_val_batches")
@@ -195,6 +210,10 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
         module.model.load_state_dict(best.weights)
         module.meta.run["best"] = kept
     if trainer.is_global_zero:
+        if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
+            from ..fill.calibration import recalibrate
+
+            recalibrate(module.meta, module.model, dm.path, dm.val_split)  # in memory: one write below
         save_checkpoint(final, module.model, module.meta)
         write_text_atomic(
             out / "training.json",
@@ -216,14 +235,17 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
                 f"{kept['last_step']})",
                 file=sys.stderr,
             )
-        if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
-            from ..fill.calibration import recalibrate_checkpoint
-
-            recalibrate_checkpoint(final, dm.path, dm.val_split)
         from ..model.checkpoint import load_checkpoint
 
         load_checkpoint(final)  # success is reported only for a model that loads back
     return final
+
+
+def trainer_rank_zero() -> bool:
+    """Whether this process speaks for the run (before the Trainer exists: rank 0 of a launch)."""
+    from lightning.pytorch.utilities import rank_zero_only
+
+    return getattr(rank_zero_only, "rank", 0) == 0
 
 
 def _plan(config: dict, encoding: NumberEncoding, dm: MLMDataModule) -> tuple[CheckpointMeta, NumberMLM, dict[int, str]]:

@@ -19,7 +19,6 @@ import torch
 from ..tokens.batch import Batch
 from ..model.checkpoint import CheckpointMeta, digest
 from ..model.curvature import Curvature
-from ..model.mixup import Mixup
 from .config import OptimConfig
 from .distributed import MetricSums
 from ..model.trunk import LOSS_NAMES, NumberMLM
@@ -69,15 +68,12 @@ class MLMModule(L.LightningModule):
         self.watch = dict(watch or {})
         self.model = meta.build_model() if meta is not None else None
         self.curvature: Curvature | None = None  # set in configure_model, once the model is built
-        self.mixup: Mixup | None = None  # likewise
 
     def configure_model(self) -> None:
         if self.model is None:
             self.meta, self.model, self.watch = self.plan(self.trainer.datamodule)
-        self.curvature, self.mixup = None, None
+        self.curvature = None
         o = self.optim
-        if o.mixup_weight:  # the encoding was checked with the config (validate_config)
-            self.mixup = Mixup(o.mixup_weight, o.mixup_share, self.meta.make_encoding(), o.mixup_reach)
         if o.curvature_weight:  # the encoding and head were checked with the config (validate_config)
             encoding = self.meta.make_encoding()
             self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, encoding, o.curvature_reach)
@@ -96,7 +92,6 @@ class MLMModule(L.LightningModule):
             None if self.training else self.watch,
             mean_over=self.optim.number_loss_mean,
             curvature=self.curvature,
-            mixup=self.mixup,
         )
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:

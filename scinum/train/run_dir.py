@@ -10,6 +10,11 @@
   one that checkpoint was trained with, up to the keys in :data:`RESUME_MAY_CHANGE` (train
   longer, report otherwise); anything else is refused in one line naming what differs, before
   anything in ``out_dir`` is written.
+* :func:`check_finished`: running a finished run's command again (same config up to
+  :data:`RESUME_MAY_CHANGE`) trains nothing and rewrites nothing: a run that stopped early, or
+  trained its ``trainer.max_steps`` (its budget), raises :class:`RunFinished` (``scinum fit``
+  says so in one line and exits 0); a ``trainer.max_steps`` below the step a run already
+  reached (finished or in ``last.ckpt``) is a :class:`ConfigError`; a higher one trains longer.
 * :class:`KeptCSVLogger`: Lightning's CSV logger deletes ``metrics.csv`` when it starts; this one
   keeps the rows of the steps before the first step the new run logs (a run resumed from its
   last checkpoint re-logs the steps after it), so the curves keep their start.
@@ -27,7 +32,16 @@ from typing import Iterator
 from ..util.atomic import write_text_atomic
 from ..errors import CheckpointError, ConfigError, ScinumError
 
-__all__ = ["RunDirBusy", "out_dir_lock", "launching_process", "RESUME_MAY_CHANGE", "check_resume", "KeptCSVLogger"]
+__all__ = [
+    "RunDirBusy",
+    "RunFinished",
+    "out_dir_lock",
+    "launching_process",
+    "RESUME_MAY_CHANGE",
+    "check_resume",
+    "check_finished",
+    "KeptCSVLogger",
+]
 
 #: environment variables that name a process's rank in a distributed run (Lightning's
 #: subprocess launcher sets LOCAL_RANK/NODE_RANK in the processes it starts; torchrun RANK;
@@ -37,6 +51,15 @@ _RANK_VARS = ("LOCAL_RANK", "NODE_RANK", "GROUP_RANK", "RANK", "SLURM_PROCID")
 
 class RunDirBusy(ScinumError):
     """An output directory that another run is writing."""
+
+
+class RunFinished(ScinumError):
+    """A run whose command ran again after it finished (stopped early, or trained its steps):
+    nothing to train; ``path`` is its ``model.ckpt``, left as it was."""
+
+    def __init__(self, message: str, path: Path):
+        super().__init__(message)
+        self.path = path
 
 
 def launching_process() -> bool:
@@ -103,7 +126,6 @@ def check_resume(config: dict, last: str | os.PathLike) -> None:
     ``config`` names: :class:`CheckpointError` (damaged, not a training checkpoint, no recorded
     config) or :class:`ConfigError` naming the first key that differs, both values, and how many
     more do."""
-    import json
 
     import torch
 
@@ -125,17 +147,17 @@ def check_resume(config: dict, last: str | os.PathLike) -> None:
         raise CheckpointError(
             f"{last}: records no run config (written by an older scinum), so resuming it cannot be checked; move it away to train afresh"
         )
-    old, new = _flat(before), _flat(json.loads(json.dumps(config, default=str)))
-    differ = [
-        k
-        for k in sorted(set(old) | set(new), key=str)
-        if old.get(k, "(unset)") != new.get(k, "(unset)") and not any(k == m or k.startswith(m + ".") for m in RESUME_MAY_CHANGE)
-    ]
+    old, new, differ = _differences(before, config)
     was, now = (run.get("dataset") or {}).get("manifest_sha256"), dataset_identity(config["data"]["path"]).get("manifest_sha256")
     if was != now:
         differ.insert(0, "data.path")
         old["data.path"] = f"{old.get('data.path')} (manifest sha256 {str(was)[:12]})"
         new["data.path"] = f"{new.get('data.path')} (manifest sha256 {str(now)[:12]})"
+    elif not _same_shards(run, config):
+        raise ConfigError(
+            f"{last}: cannot resume: a shard of {config['data']['path']} was changed since this run trained on it "
+            "(its content differs, its manifest does not); rebuild the dataset, or choose another out_dir to train afresh"
+        )
     if differ:
         k = differ[0]
         more = f" (and {len(differ) - 1} more: {', '.join(differ[1:4])})" if len(differ) > 1 else ""
@@ -143,6 +165,107 @@ def check_resume(config: dict, last: str | os.PathLike) -> None:
             f"{last}: cannot resume: {k} was {str(old.get(k, '(unset)'))[:80]} when it "
             f"was trained, now {str(new.get(k, '(unset)'))[:80]}{more}; to train longer "
             "change only trainer.max_steps or budget, else choose another out_dir"
+        )
+    step = raw.get("global_step")
+    _check_steps(config, step if isinstance(step, int) else None, last)
+
+
+def _same_shards(run: dict, config: dict) -> bool:
+    """Whether the dataset's shards hold what the run ``run`` (a checkpoint's entry) trained on
+    (runs recorded before the shards' sha256 was: assumed so)."""
+    from ..datasets.token_shards import shards_sha256
+
+    was = (run.get("dataset") or {}).get("shards_sha256")
+    if was is None:
+        return True
+    try:
+        return bool(was == shards_sha256(config["data"]["path"], config["data"].get("cache_dir")))
+    except (OSError, ScinumError):
+        return True  # no readable dataset: the run's own checks name it
+
+
+def _differences(before: dict, config: dict) -> tuple[dict[str, object], dict[str, object], list[str]]:
+    """Both configs by dotted key and the keys where they differ outside :data:`RESUME_MAY_CHANGE`."""
+    import json
+
+    old, new = _flat(before), _flat(json.loads(json.dumps(config, default=str)))
+    differ = [
+        k
+        for k in sorted(set(old) | set(new), key=str)
+        if old.get(k, "(unset)") != new.get(k, "(unset)") and not any(k == m or k.startswith(m + ".") for m in RESUME_MAY_CHANGE)
+    ]
+    return old, new, differ
+
+
+def _check_steps(config: dict, step: int | None, where: Path) -> None:
+    """A ``trainer.max_steps`` (no budget: a budget's steps are resolved later) below ``step``,
+    the step the run in ``where`` already reached, is a :class:`ConfigError`: a run cannot be
+    trained back to fewer steps."""
+    max_steps = config["trainer"]["max_steps"]
+    if step is not None and config.get("budget") is None and isinstance(max_steps, int) and max_steps < step:
+        raise ConfigError(
+            f"trainer.max_steps = {max_steps} is below step {step} that {where} was already trained to: "
+            f"a run cannot go back to fewer steps; raise it to train longer, or choose another out_dir to train afresh"
+        )
+
+
+def check_finished(config: dict, out: str | os.PathLike) -> None:
+    """Raise :class:`RunFinished` when ``out`` holds a finished run (``model.ckpt`` and
+    ``training.json``) of ``config`` (equal outside :data:`RESUME_MAY_CHANGE`, same dataset) that
+    has nothing left to train: it stopped early, or it trained ``trainer.max_steps`` (or the same
+    budget). A ``trainer.max_steps`` below its steps is a :class:`ConfigError`. Nothing happens
+    for a run of another config (:func:`check_resume` judges its ``last.ckpt``), for a later run
+    that reached further (its ``last.ckpt`` resumes), or for more steps (trains longer)."""
+    import json
+
+    import torch
+
+    from ..model.checkpoint import load_checkpoint
+    from ..util.provenance import dataset_identity
+
+    out = Path(out)
+    model, done, last = out / "model.ckpt", out / "training.json", out / "checkpoints" / "last.ckpt"
+    if not (model.is_file() and done.is_file()):
+        return
+    try:
+        info = json.loads(done.read_text())
+        steps = info["steps"]
+        meta, _ = load_checkpoint(model)
+        before = meta.run.get("config")
+    except (OSError, ValueError, KeyError, TypeError, ScinumError):
+        return  # not a finished run this scinum can read: the checks of a fresh or resumed run apply
+    if not isinstance(steps, int) or not isinstance(before, dict):
+        return
+    if _differences(before, config)[2]:
+        return
+    if (meta.run.get("dataset") or {}).get("manifest_sha256") != dataset_identity(config["data"]["path"]).get("manifest_sha256"):
+        return
+    if not _same_shards(meta.run, config):
+        return
+    if last.is_file():
+        try:
+            reached = torch.load(last, map_location="cpu", weights_only=True).get("global_step")
+        except Exception:
+            reached = None  # check_resume names a damaged last.ckpt
+        if not isinstance(reached, int) or reached > steps:
+            return
+    _check_steps(config, steps, out)
+    best = info.get("best") or {}
+    how = f"{out} holds this run, finished at step {steps}"
+    again = "to train afresh choose another out_dir (or delete this one)"
+    if best.get("stopped_early"):
+        patience = config["trainer"].get("early_stopping_patience")
+        raise RunFinished(
+            f"{how}: it stopped early (trainer.early_stopping_patience {patience}: val/loss stopped improving); "
+            f"nothing to train, {model} left as it is; {again}",
+            model,
+        )
+    budget = config.get("budget")
+    same = budget == info.get("budget") if budget is not None else config["trainer"]["max_steps"] == steps
+    if same:
+        what = "its budget" if budget is not None else "trainer.max_steps"
+        raise RunFinished(
+            f"{how}: it trained {what}; nothing to train, {model} left as it is; raise {what} to train longer, or {again}", model
         )
 
 
