@@ -3,7 +3,7 @@
 ``fill_many`` runs as a user calls it (prepare and predict overlapped on torch's threads);
 ``prepare alone`` times the preparation of the same records by itself, one thread.
 
-The model has the planets quick preset's size (recipes/planets.yaml: d_model 64, 2 layers,
+The model is the planets quick preset's xVal model (recipes/planets.yaml: the run config's trunk,
 xVal); its weights are freshly initialised — throughput does not depend on them. Records are
 real planets samples (2–4 planets, 12 steps) from the builder. The task masks
 ``description.stepsize`` in every record (one forward pass per record).
@@ -51,7 +51,7 @@ def quick_model(records: list[dict]) -> Model:
         num_dim=1,
         combine="multiply",
         n_fields=len(vocab.fields),
-        **preset["train"]["model"],
+        **preset["train"].get("model", {}),  # the run config's trunk where the preset names none
         max_positions=max(len(e) for e in encoded),
     )  # as training sizes the learned table and the structure positions' field table
     meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)

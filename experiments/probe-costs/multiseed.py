@@ -226,7 +226,8 @@ def compare(data: Path, tmp: Path, n: int, bs: int, steps: int, check: int, skip
     streams, singles, models = [], [], []
     for s in range(n):
         config = quick_config(data, tmp / f"s{s}", bs, steps, seed=s)
-        config["model"]["positions"] = "learned"  # the stacked trunk is written for flat positions
+        # the stacked trunk is written for the paper's trunk: flat positions, pre-LN value path
+        config["model"].update(positions="learned", value_path="layernorm")
         dm, module = build(config)
         models.append(copy.deepcopy(module.model))  # the same initial weights for the stacked side
         singles.append(single(module.model, module, config))
