@@ -13,7 +13,9 @@ Both produce identical records (checked). A last row times the whole builder (JS
 manifest) with ``--workers``. The file was just written, so reads come from the page cache for
 both paths; on cold disks or compressed CDS files both slow down. The last line is the headline.
 
-    python benchmarks/era5_throughput.py [--days 61] [--samples 60] [--workers 2]
+    python benchmarks/era5_throughput.py [--days 61] [--samples 60] [--workers 2] [--smoke]
+
+``--smoke``: a small coarse file and a few samples, one worker (checks that it runs).
 """
 
 from __future__ import annotations
@@ -58,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--samples", type=int, default=60, help="samples per path")
     p.add_argument("--block", type=int, default=10, help="samples per interleaved block")
     p.add_argument("--workers", type=int, default=2, help="workers for the full-builder row")
+    p.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     a = p.parse_args(argv)
+    if a.smoke:
+        a.days, a.resolution, a.samples, a.block, a.workers = 8, 5.0, 4, 2, 1
     with tempfile.TemporaryDirectory(prefix="era5bench") as tmp:
         path = Path(tmp) / "t2m.nc"
         t = time.perf_counter()

@@ -3,12 +3,15 @@
 ``fill_many`` runs as a user calls it (prepare and predict overlapped on torch's threads);
 ``prepare alone`` times the preparation of the same records by itself, one thread.
 
-The model has the planets quick preset's size (recipes/planets.yaml: d_model 64, 2 layers,
+The model is the planets quick preset's xVal model (recipes/planets.yaml: the run config's trunk,
 xVal); its weights are freshly initialised — throughput does not depend on them. Records are
 real planets samples (2–4 planets, 12 steps) from the builder. The task masks
 ``description.stepsize`` in every record (one forward pass per record).
 
-    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256]
+    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--smoke]
+
+``--smoke``: a few records, seconds in all (the test suite runs it to check the script runs).
+The last line is the headline, against the target of 4 000 records/s on 2 cores.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from scinum_simulations.planets import PlanetsConfig, build
 from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
+TARGET = 4000  # records/s, fill_many on 2 cores (issue 64)
 
 
 def quick_model(records: list[dict]) -> Model:
@@ -43,8 +47,13 @@ def quick_model(records: list[dict]) -> Model:
     encoded = [codec.encode(r) for r in records]
     norm = Normalizer.fit(vocab.fields, [(e.fields, e.values) for e in encoded], "minmax")
     cfg = ModelConfig(
-        vocab_size=len(vocab), num_dim=1, combine="multiply", **preset["train"]["model"], max_positions=max(len(e) for e in encoded)
-    )  # as training sizes the learned table
+        vocab_size=len(vocab),
+        num_dim=1,
+        combine="multiply",
+        n_fields=len(vocab.fields),
+        **preset["train"].get("model", {}),  # the run config's trunk where the preset names none
+        max_positions=max(len(e) for e in encoded),
+    )  # as training sizes the learned table and the structure positions' field table
     meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)
     torch.manual_seed(0)
     return Model(meta, meta.build_model())
@@ -55,10 +64,13 @@ def main() -> None:
     p.add_argument("--records", type=int, default=2000)
     p.add_argument("--single", type=int, default=200, help="records timed one at a time")
     p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     a = p.parse_args()
+    if a.smoke:
+        a.records, a.single, a.batch_size = 48, 8, 16
     torch.set_num_threads(torch.get_num_threads())
     with tempfile.TemporaryDirectory() as tmp:
-        build(Path(tmp) / "d", train=a.records, val=0, test=0, ood=0, seed=0, config=PlanetsConfig(steps=12), workers=2)
+        build(Path(tmp) / "d", train=a.records, val=0, test=0, ood=0, seed=0, config=PlanetsConfig(steps=12), workers=1 if a.smoke else 2)
         records = list(Dataset(Path(tmp) / "d").records("train"))
     model = quick_model(records)
     mask = ["description.stepsize"]
@@ -104,7 +116,9 @@ def main() -> None:
     cfg = model.model.trunk.cfg
     per_record = float(np.mean([cfg.flops_per_token(n, training=False) * n for n in lengths]))
     threads = torch.get_num_threads()
-    peak = gemm_flops(2048, 2048, 2048, torch.float32, threads, seconds=1.0)
+    peak = (
+        gemm_flops(256, 256, 256, torch.float32, threads, seconds=0.05) if a.smoke else gemm_flops(2048, 2048, 2048, torch.float32, threads)
+    )
     achieved = rate_b * per_record
     # counted as a full forward pass (the usual model-FLOPs convention); the last block computes
     # only the masked rows, so the work done is about 40 % less than counted at 2 layers
@@ -113,10 +127,10 @@ def main() -> None:
         f"forward pass; the last block computes only the masked rows) = "
         f"{achieved / peak:.1%} of the fp32 GEMM peak {peak / 1e9:.1f} GFLOP/s on {threads} threads"
     )
+    print(f"target {TARGET} records/s batched: {'met' if rate_b >= TARGET else 'not met'}")
     print(
         f"fill_throughput: {rate_b:.0f} records/s vs reference {rate_s:.0f} records/s = "
-        f"{rate_b / rate_s:.1f}x (target >= 2000 records/s batched; "
-        f"{'met' if rate_b >= 2000 else 'not met'})"
+        f"{rate_b / rate_s:.1f}x (target >= {TARGET} records/s)"
     )
 
 

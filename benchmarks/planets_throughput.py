@@ -20,7 +20,9 @@ the builder's own functions) says where the time of one sample goes, and the ``W
 ceiling what the build's per-sample loop itself reaches against integration alone when ``W``
 processes share the cores as in the bound (no pool, start-up or writing). Usage::
 
-    python benchmarks/planets_throughput.py [--samples 20000] [--rounds 2] [--steps 20] [--workers 2]
+    python benchmarks/planets_throughput.py [--samples 20000] [--rounds 2] [--steps 20] [--workers 2] [--smoke]
+
+``--smoke``: a few samples, one worker (checks that it runs).
 
 The last line is the headline:
 ``planets_throughput: A samples/s = P% of bound B samples/s (target >= 75%)``.
@@ -222,7 +224,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--reference-samples", type=int, default=1000, help="per round")
     p.add_argument("--breakdown-samples", type=int, default=300)
+    p.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     args = p.parse_args(argv)
+    if args.smoke:
+        args.samples, args.rounds, args.steps, args.workers, args.reference_samples, args.breakdown_samples = 24, 1, 4, 1, 8, 8
     config = PlanetsConfig(steps=args.steps)
     n = args.samples // args.rounds
     shard = max(1, -(-n // (4 * args.workers)))

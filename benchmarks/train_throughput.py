@@ -9,7 +9,8 @@ interleaved rounds. Counted: real (non-pad) tokens per second of wall time, coll
 * reference: random batches padded to their longest record, ``nn.TransformerEncoder``
   (pre-LN, GELU, learned positions, ``src_key_padding_mask``), logits at every position.
 
-Run: ``python benchmarks/train_throughput.py [--seconds 6 --rounds 3]``; last line is the headline.
+Run: ``python benchmarks/train_throughput.py [--seconds 6 --rounds 3] [--smoke]``; last line is the
+headline. ``--smoke``: a few records and a fraction of a second per path (checks that it runs).
 """
 
 from __future__ import annotations
@@ -84,9 +85,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=6.0, help="timed seconds per path per round")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     args = ap.parse_args()
+    n_records, steps, gemm_seconds, square = N_RECORDS, (4, 40), 1.0, 2048
+    if args.smoke:
+        args.seconds, args.rounds, n_records, steps, gemm_seconds, square = 0.1, 1, 48, (4, 8), 0.02, 256
     torch.manual_seed(0)
-    records = [planets_like(i) for i in range(N_RECORDS)]
+    records = [planets_like(i, steps) for i in range(n_records)]
     vocab = Vocabulary.build(records)
     codec = Codec(vocab)
     seqs = [codec.encode(r) for r in records]
@@ -97,11 +102,12 @@ def main() -> None:
 
     def batch_of(idx, seed):
         hide = [np.random.default_rng([seed, int(i)]).random(len(seqs[i])) < 0.2 for i in idx]
-        return make_batch([seqs[i] for i in idx], hide, codec=codec, normalizer=norm, encoding=enc)
+        return make_batch([seqs[i] for i in idx], hide, codec=codec, normalizer=norm, encoding=enc, structure=structure)
 
     cfg = ModelConfig(
-        vocab_size=len(vocab), d_model=D, n_layers=LAYERS, n_heads=HEADS, max_positions=int(lengths.max())
-    )  # as training sizes the learned table
+        vocab_size=len(vocab), d_model=D, n_layers=LAYERS, n_heads=HEADS, max_positions=int(lengths.max()), n_fields=len(vocab.fields)
+    )  # as training sizes the learned table (and the structure positions' field table)
+    structure = cfg.positions == "structure"  # the model default: the batch carries the JSON structure
     ours = NumberMLM(cfg, make_head(enc, D))
     ref = Reference(len(vocab), int(lengths.max()))
     opt_ours = torch.optim.AdamW(ours.parameters(), lr=3e-4)
@@ -138,7 +144,7 @@ def main() -> None:
                 totals[name][2] += b["ids"].numel()
             totals[name][1] += time.perf_counter() - t0
     print(
-        f"config: d={D} layers={LAYERS} heads={HEADS} batch={BATCH} records={N_RECORDS} "
+        f"config: d={D} layers={LAYERS} heads={HEADS} batch={BATCH} records={n_records} "
         f"lengths {lengths.min()}-{lengths.max()} (mean {lengths.mean():.0f}) threads={torch.get_num_threads()}"
     )
     print(f"{'path':<10} {'real tok/s':>11} {'pad share':>10}")
@@ -151,8 +157,8 @@ def main() -> None:
     threads = torch.get_num_threads()
     per_token = cfg.flops_per_token(float(lengths.mean()))
     peaks = {
-        "model shapes": gemm_flops(BATCH * int(lengths.mean()), D, 4 * D, torch.float32, threads),
-        "2048² square": gemm_flops(2048, 2048, 2048, torch.float32, threads),
+        "model shapes": gemm_flops(BATCH * int(lengths.mean()), D, 4 * D, torch.float32, threads, gemm_seconds),
+        f"{square}² square": gemm_flops(square, square, square, torch.float32, threads, gemm_seconds),
     }
     for name, peak in peaks.items():
         print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,7 +38,10 @@ def test_paper_shaped_records_take_the_papers_step_counts(train_throughput):
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is here: the benchmark would run")
 def test_the_gpu_benchmark_says_it_needs_a_gpu_and_exits_2():
     done = subprocess.run(
-        [sys.executable, str(BENCH / "paper_gpu_throughput.py"), "--steps", "1"], capture_output=True, text=True, timeout=300
+        [sys.executable, str(BENCH / "paper_gpu_throughput.py"), "--first", "1", "--steady", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 2, done.stderr[-2000:]
     assert "no CUDA GPU here" in done.stdout
@@ -111,3 +115,127 @@ def test_the_gpu_benchmarks_records_come_in_81_lengths_under_xval_and_90_under_p
     assert counts == {"xval": 81, "p1000": 90}
     doc = " ".join((BENCH.parent / "experiments" / "training-on-gpus.md").read_text().split())
     assert "these records come in 81 lengths under xVal (90 under P1000" in doc
+
+
+# -- every script in benchmarks/ runs to its headline (--smoke: tiny sizes, seconds) ---------------
+
+#: DESIGN.md's two headline forms: against a reference run in the same process, or against a bound
+RATIO = re.compile(
+    r"^(?P<name>[a-z0-9_]+): (?P<value>\d[\d.]*) (?P<unit>[^=()]+?) vs reference (?P<ref>\d[\d.]*) (?P=unit) "
+    r"= (?P<ratio>\d[\d.]*)x \(target >= \d[\d.]*(x| (?P=unit))\)$"
+)
+BOUND = re.compile(
+    r"^(?P<name>[a-z0-9_]+): (?P<value>\d[\d.]*) (?P<unit>[^=()]+?) = (?P<share>\d[\d.]*)% of bound (?P<bound>\d[\d.]*) (?P=unit) "
+    r"\(target >= \d[\d.]*%\)$"
+)
+
+#: script -> the headline form it prints (every script of benchmarks/ but the shared helper)
+SCRIPTS = {
+    "fill_throughput": RATIO,
+    "train_throughput": RATIO,
+    "peak_flops": RATIO,  # on the CPU: all threads vs one; --device cuda: share of the datasheet
+    "era5_throughput": RATIO,
+    "planets_throughput": BOUND,
+    "train_step_overhead": BOUND,
+    "quick_models_share": BOUND,
+    "paper_gpu_throughput": BOUND,
+}
+HELPERS = {"quick_shapes"}  # imported by the scripts, runs nothing itself
+
+
+def run_script(path: Path, args: list[str], capsys) -> list[str]:
+    """Run a benchmark script in this process as ``python path args`` would (its folder first on
+    sys.path, torch's thread count restored after) and return its stdout lines."""
+    import runpy
+
+    argv, threads = sys.argv, torch.get_num_threads()
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.parent))
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as e:
+        assert e.code in (0, None), f"{path.name} exited {e.code}"
+    finally:
+        sys.argv = argv
+        sys.path.remove(str(path.parent))
+        torch.set_num_threads(threads)
+    return [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+
+
+def test_every_benchmark_script_has_a_smoke_test():
+    assert {p.stem for p in BENCH.glob("*.py")} == set(SCRIPTS) | HELPERS
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_benchmark_smoke_runs_to_its_headline(name, capsys):
+    lines = run_script(BENCH / f"{name}.py", ["--smoke"], capsys)
+    assert lines, f"{name} printed nothing"
+    m = SCRIPTS[name].match(lines[-1])
+    assert m, f"{name}'s last line is not a headline: {lines[-1]!r}"
+    assert m["name"] == name
+    if name == "paper_gpu_throughput":  # the CPU path says so
+        assert any(line.startswith("device: cpu") for line in lines)
+
+
+def test_the_gpu_benchmarks_variants_are_off_on_the_cpu(paper_gpu_throughput, tmp_path):
+    """The tuned variant's keys (pad_to, workers, prefetch, pinning, fused AdamW, compile) make a
+    valid config, and on the CPU the optimizer stays unfused and the trunk uncompiled."""
+    from recipes.runner import load_preset
+    from scinum.train.config import validate_config
+
+    preset = load_preset(paper_gpu_throughput.RECIPE, "paper")
+    cfg = paper_gpu_throughput.run_config(preset, "xval", "tuned+compile", tmp_path / "d", tmp_path / "o", 6, smoke=True)
+    assert cfg["data"]["pad_to"] == 128 and cfg["optim"]["fused"] and cfg["trainer"]["compile"] and cfg["data"]["pin_memory"]
+    assert cfg["trainer"]["accelerator"] == "cpu" and cfg["model"]["d_model"] == 32
+    validate_config(cfg)
+
+
+def test_the_gpu_options_are_no_ops_on_the_cpu(paper_gpu_throughput, tmp_path):
+    """optim.fused, trainer.compile and data.pin_memory / prefetch_factor train on the CPU as
+    without them: AdamW unfused, the trunk eager, the loader unpinned."""
+    import lightning as L
+    from conftest import tiny_config
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+
+    seen = {}
+
+    class Look(L.Callback):
+        def on_train_start(self, trainer, module):
+            seen["fused"] = trainer.optimizers[0].defaults.get("fused")
+            seen["compiled"] = module.model.trunk._compiled_call_impl is not None
+            seen["pinned"] = trainer.train_dataloader.pin_memory
+
+    data = tmp_path / "records"
+    paper_gpu_throughput.write_records(data, 32, (3, 6))
+    cfg = tiny_config(
+        data,
+        tmp_path / "run",
+        data={"pin_memory": True, "prefetch_factor": 2, "pad_to": 16},
+        optim={"warmup_steps": 2, "fused": True},
+        trainer={"max_steps": 3, "limit_val_batches": 0, "compile": True},
+    )
+    fit(load_config(overrides=cfg), callbacks=[Look()])
+    assert seen == {"fused": False, "compiled": False, "pinned": False} or seen == {"fused": None, "compiled": False, "pinned": False}
+
+
+def test_the_gpu_check_script_parses():
+    done = subprocess.run(["bash", "-n", str(BENCH / "gpu_check.sh")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+def test_the_gpu_check_runs_its_smoke_path_on_the_cpu(tmp_path):
+    """benchmarks/gpu_check.sh --smoke: every step at tiny size on the CPU, the files it writes."""
+    import json
+    import os
+
+    env = {**os.environ, "OUT": str(tmp_path), "PYTHON": sys.executable}
+    done = subprocess.run(["bash", str(BENCH / "gpu_check.sh"), "--smoke"], capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stdout[-3000:]
+    names = ("peak_flops", "paper_tuned", "paper_preset", "paper_tuned_compile")
+    assert {p.name for p in tmp_path.iterdir()} >= {"env.txt", "gpu_check.log", "summary.json", *(f"{n}.json" for n in names)}
+    runs = json.loads((tmp_path / "summary.json").read_text())["runs"]
+    assert [runs[n]["exit"] for n in names] == ["0"] * 4
+    assert RATIO.match(runs["peak_flops"]["last_line"])
+    assert all(BOUND.match(runs[n]["last_line"]) for n in names[1:])

@@ -52,7 +52,7 @@ from ..model.exported import load_model
 from ..tokens.codec import Codec, Encoded
 from ..errors import RecordError, ScinumError, shorten
 from ..model.recalibration import recalibrated
-from .batching import batch_threads, length_batches
+from .batching import batch_threads, length_batches, no_gc
 from .extrapolation import ExtrapolationWarning, Tally, TrainingRanges
 from .jobs import Job, JobMaker
 from .results import FieldPrediction, Filled, Prediction
@@ -140,8 +140,9 @@ class Model:
 
         With several torch threads, records are prepared in slices of ``batch_size / threads``
         while the threads predict the slices before (each on one intra-op thread): preparing
-        (Python) and predicting (torch, which releases the GIL) overlap."""
-        with batch_threads(self.device) as (pool, threads):
+        (Python) and predicting (torch, which releases the GIL) overlap. Python's cyclic garbage
+        collector is paused meanwhile (:func:`~scinum.fill.batching.no_gc`)."""
+        with no_gc(), batch_threads(self.device) as (pool, threads):
             if pool is None:
                 jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
                 filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals, progress=progress)

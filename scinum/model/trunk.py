@@ -226,7 +226,11 @@ class Transformer(nn.Module):
                     f"n_fields {self.cfg.n_fields} (the vocabulary's numeric fields)"
                 )
             idx = (structure[..., 1:] + 1).clamp(max=self.cfg.max_positions) + self.depth_offsets
-            x = x + self.list_pos(idx).sum(-2) + self.field_pos(structure[..., 0] + 1)
+            if torch.is_grad_enabled() or self.list_pos.weight.dtype != torch.float32:
+                x = x + self.list_pos(idx).sum(-2) + self.field_pos(structure[..., 0] + 1)
+            else:  # inference: the same float32 sums without the [B, L, COLUMNS, d] gather (fill's ~1/5)
+                rows = F.embedding_bag(idx.reshape(-1, idx.shape[-1]), self.list_pos.weight, mode="sum")
+                x = x + rows.view(*idx.shape[:-1], -1) + self.field_pos(structure[..., 0] + 1)
         return x
 
     def forward(

@@ -85,6 +85,11 @@ class DataConfig:
     # each batch's length rounded up to a multiple of this (padding, which attention ignores): on
     # a GPU fewer distinct batch shapes (experiments/training-on-gpus.md); 1: the longest record's length
     pad_to: int = positive(1)
+    # host-to-GPU copies: page-locked batches (only when CUDA is there; ignored on a CPU-only
+    # machine) and batches each loader worker prepares ahead (null: torch's default, 2; only
+    # with num_workers > 0) -- what keeps a GPU fed (experiments/training-on-gpus.md)
+    pin_memory: bool = False
+    prefetch_factor: int | None = positive(None)
 
 
 def _betas(v: list) -> str | None:
@@ -116,6 +121,9 @@ class OptimConfig:
     curvature_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
     # the decay of the weights' moving average that is validated and written (scinum.train.weight_average); 0: none
     weight_average: float = checked(lambda v: None if type(v) in (int, float) and 0 <= v < 1 else "0 (none) or a decay in (0, 1)", 0.99)
+    # AdamW's fused CUDA kernel (one launch for every parameter): on a CUDA device only, ignored on
+    # the CPU; not with 16-mixed (its gradient scaler), where the unfused step is kept
+    fused: bool = False
 
 
 def _devices(v: Any) -> str | None:
@@ -181,6 +189,10 @@ class TrainerConfig:
     # (scinum.train.early_stopping); None: train every step and keep the last weights
     early_stopping_patience: int | None = None
     progress_bar: bool = True
+    # torch.compile the transformer trunk (on a CUDA device only; ignored on the CPU), once, for
+    # any batch length (dynamic shapes); the first steps pay the compile
+    # (benchmarks/paper_gpu_throughput.py, variant tuned+compile)
+    compile: bool = False
     # several processes: a collective waits at most this long (s), then the run fails naming the
     # cause; SIGTERM/SIGINT: ranks that have not stopped at a step boundary this long (s) after
     # the signal are ended (scinum.train.distributed)

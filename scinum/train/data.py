@@ -66,6 +66,8 @@ class MLMDataModule(L.LightningDataModule):
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
     structure``). ``pad_to``: each batch's length is rounded up to a multiple of it.
+    ``pin_memory`` (only where CUDA is available) and ``prefetch_factor`` (only with workers): the
+    :class:`~torch.utils.data.DataLoader`'s arguments of the same name.
     """
 
     def __init__(
@@ -87,6 +89,8 @@ class MLMDataModule(L.LightningDataModule):
         mask_fields_alone: bool = DataConfig.mask_fields_alone,
         max_record_tokens: int = DataConfig.max_record_tokens,
         pad_to: int = DataConfig.pad_to,
+        pin_memory: bool = DataConfig.pin_memory,
+        prefetch_factor: int | None = DataConfig.prefetch_factor,
         structure: bool = False,
     ):
         super().__init__()
@@ -95,6 +99,7 @@ class MLMDataModule(L.LightningDataModule):
         self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
         self.val_split, self.max_record_tokens = val_split, max_record_tokens
         self.structure, self.pad_to = structure, pad_to
+        self.pin_memory, self.prefetch_factor = pin_memory, prefetch_factor
         self.mask_fields = list(mask_fields)
         self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
         self.mask_fields_alone = mask_fields_alone
@@ -180,7 +185,13 @@ class MLMDataModule(L.LightningDataModule):
         )
         items = _Items(self.shards[split], self.targeted.get(split))
         return DataLoader(
-            items, batch_sampler=sampler, collate_fn=collate, num_workers=self.num_workers, persistent_workers=self.num_workers > 0
+            items,
+            batch_sampler=sampler,
+            collate_fn=collate,
+            num_workers=self.num_workers,
+            persistent_workers=self.num_workers > 0,
+            pin_memory=self.pin_memory and torch.cuda.is_available(),  # a no-op without CUDA
+            prefetch_factor=self.prefetch_factor if self.num_workers > 0 else None,
         )
 
     def _rank(self) -> tuple[int, int]:

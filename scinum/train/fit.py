@@ -142,7 +142,12 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
     # the data is tokenized in dm.prepare_data (once per node) and loaded in dm.setup (every
     # rank); the model is built after that, in MLMModule.configure_model
     module = MLMModule(
-        None, config["optim"], t["max_steps"], plan=partial(_plan, config, encoding), clock=clock if math.isfinite(clock.seconds) else None
+        None,
+        config["optim"],
+        t["max_steps"],
+        plan=partial(_plan, config, encoding),
+        clock=clock if math.isfinite(clock.seconds) else None,
+        compile=t.pop("compile"),
     )
     precision = t.pop("precision")
     if precision == "auto":

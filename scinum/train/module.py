@@ -48,6 +48,7 @@ class MLMModule(L.LightningModule):
         watch: dict[int, str] | None = None,
         plan: Callable[[Any], tuple[CheckpointMeta, NumberMLM, dict[int, str]]] | None = None,
         clock: Any = None,
+        compile: bool = False,
     ):
         """``meta``: build the model now; or None and ``plan``: Lightning's
         :meth:`configure_model` makes it once the datamodule is set up, as
@@ -55,9 +56,11 @@ class MLMModule(L.LightningModule):
         :class:`~scinum.train.config.OptimConfig`). ``watch``: field id -> field name whose validation
         error is logged on its own (``val/err/<field>``: the training curves of the fields a
         dataset is evaluated on). ``clock``: a :class:`~scinum.train.budget.TimeBudget` whose
-        ``fraction`` drives the cosine decay (a seconds budget) instead of the step count."""
+        ``fraction`` drives the cosine decay (a seconds budget) instead of the step count.
+        ``compile`` (``trainer.compile``): ``torch.compile`` the trunk once training starts on a
+        CUDA device (nothing on the CPU)."""
         super().__init__()
-        self.clock = clock
+        self.clock, self.compile_trunk = clock, compile
         if meta is None and plan is None:
             raise ValueError("MLMModule needs meta or a plan to make it from the data")
         self.optim = optim if isinstance(optim, OptimConfig) else OptimConfig(**optim)
@@ -74,6 +77,11 @@ class MLMModule(L.LightningModule):
         if o.curvature_weight:  # the encoding and head were checked with the config (validate_config)
             encoding = self.meta.make_encoding()
             self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, encoding, o.curvature_reach)
+
+    def on_fit_start(self) -> None:
+        # in place (nn.Module.compile): parameter names, the state dict and checkpoints unchanged
+        if self.compile_trunk and self.device.type == "cuda":
+            self.model.trunk.compile(dynamic=True)  # one compile for every batch length
 
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
@@ -115,10 +123,28 @@ class MLMModule(L.LightningModule):
     def configure_optimizers(self):
         o = self.optim
         opt = self.model.configure_optimizers(o.lr, o.weight_decay, o.betas)
+        if self._fused():  # the same groups, one fused kernel per step
+            groups = [{"params": g["params"], "weight_decay": g["weight_decay"]} for g in opt.param_groups]
+            opt = torch.optim.AdamW(groups, lr=o.lr, betas=tuple(o.betas), fused=True)
         sched = torch.optim.lr_scheduler.LambdaLR(
             opt, lambda s: lr_factor(s, o.warmup_steps, self.max_steps, o.min_lr_ratio, None if self.clock is None else self.clock.fraction)
         )
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+
+    def _fused(self) -> bool:
+        """Whether AdamW runs fused (``optim.fused``): on a CUDA device, and not under 16-mixed,
+        whose gradient scaler would leave the gradients scaled when they are clipped."""
+        precision = str(self.trainer.precision) if self._trainer is not None else ""
+        return self.optim.fused and self.device.type == "cuda" and precision not in ("16-mixed", "16")
+
+    def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None) -> None:
+        # Lightning's mixed-precision plugin refuses to clip for a fused optimizer (it would
+        # unscale the gradients itself); under bf16-mixed or 32-true there is no scaler, so the
+        # gradients are as computed and clipping them here is what Lightning does otherwise
+        if gradient_clip_val and getattr(optimizer, "defaults", {}).get("fused"):
+            torch.nn.utils.clip_grad_norm_(self.parameters(), gradient_clip_val)
+            return
+        self.clip_gradients(optimizer, gradient_clip_val=gradient_clip_val, gradient_clip_algorithm=gradient_clip_algorithm)
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
         checkpoint["scinum"] = self.meta.to_dict()

@@ -113,6 +113,9 @@ RESUME_MAY_CHANGE = (
     "data.path",
     "data.num_workers",
     "data.cache_dir",
+    "data.pin_memory",
+    "data.prefetch_factor",
+    "trainer.compile",
 )
 
 

@@ -7,7 +7,7 @@ the same planets-shaped records (:mod:`quick_shapes`) through :func:`scinum.trai
 the figure is each run's training seconds (``training.json``: steps only) per sample seen, median
 over the rounds.
 
-Run: ``python benchmarks/value_path_cost.py [--steps 400 --rounds 3]``; the last two lines are
+Run: ``python experiments/probe-costs/value_path_cost.py [--steps 400 --rounds 3]``; the last two lines are
 the headlines, ``linear_mlp``'s last (issue target: at most 1.3x the reference's cost per sample).
 """
 

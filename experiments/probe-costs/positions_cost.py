@@ -7,7 +7,7 @@ the same planets-shaped records (:mod:`quick_shapes`) through :func:`scinum.trai
 the figure is each run's training seconds (``training.json``: steps only, no validation or
 checkpoints) per sample seen, median over the rounds.
 
-Run: ``python benchmarks/positions_cost.py [--steps 400 --rounds 3]``; the last line is the
+Run: ``python experiments/probe-costs/positions_cost.py [--steps 400 --rounds 3] [--smoke]``; the last line is the
 headline (issue target: structure at most 1.3x the reference's cost per sample).
 """
 
@@ -16,14 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 
 import torch
 
-from quick_shapes import make_dataset, quick_config
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # quick_shapes, peak_flops
+from quick_shapes import make_dataset, quick_config  # noqa: E402
 
-from scinum.train.fit import fit
+from scinum.train.fit import fit  # noqa: E402
 
 TARGET = 1.3
 
@@ -48,11 +50,15 @@ def ab_costs(variants: dict[str, dict], headline: str, target: float = TARGET) -
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     args = ap.parse_args()
+    n_train = 1200
+    if args.smoke:
+        args.steps, args.rounds, args.batch_size, n_train = 2, 1, 4, 32
     torch.set_num_threads(1)
     times: dict[str, list[float]] = {name: [] for name in variants}
     with tempfile.TemporaryDirectory() as tmp:
-        data = make_dataset(Path(tmp) / "data")
+        data = make_dataset(Path(tmp) / "data", n_train=n_train, n_val=8)
         for r in range(args.rounds):
             for name, sections in variants.items():
                 times[name].append(seconds_per_sample(data, Path(tmp) / f"{name}-{r}", sections, args.steps, args.batch_size))

@@ -7,7 +7,7 @@ value path, one thread) on the same planets-shaped records (:mod:`quick_shapes`)
 :func:`scinum.train.fit.fit`, A B A B; the figure is each run's training seconds
 (``training.json``: steps only) per sample seen, median over the rounds.
 
-Run: ``python benchmarks/weight_average_cost.py [--steps 400 --rounds 3 --batch-size 64]``; a line
+Run: ``python experiments/probe-costs/weight_average_cost.py [--steps 400 --rounds 3 --batch-size 64]``; a line
 per variant with its ratio to the reference (issue target: at most 1.3x the reference's cost per sample).
 """
 
@@ -19,7 +19,10 @@ TRUNK = {"positions": "structure", "value_path": "linear"}
 
 
 def main() -> None:
-    ab_costs({"none": {"model": TRUNK}, "average 0.999": {"model": TRUNK, "optim": {"weight_average": 0.999}}}, __doc__.splitlines()[0])
+    ab_costs(
+        {"none": {"model": TRUNK, "optim": {"weight_average": 0.0}}, "average 0.999": {"model": TRUNK, "optim": {"weight_average": 0.999}}},
+        __doc__.splitlines()[0],
+    )
 
 
 if __name__ == "__main__":
