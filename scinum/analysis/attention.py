@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import argparse
 import csv
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -42,7 +43,7 @@ class AttentionReport:
 
     field: str
     records: int = 0
-    share: dict[tuple[int, int], dict[str, float]] = field(default_factory=dict)
+    share: dict[tuple[int, int], dict[str, float]] = dataclass_field(default_factory=dict)
 
     def top(self, layer: int, head: int, n: int = 8) -> list[tuple[str, float]]:
         """The ``n`` paths of largest share for one head, largest first."""

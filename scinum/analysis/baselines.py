@@ -131,5 +131,6 @@ def _bootstrap(
         lo, hi = np.nanpercentile(boot[k], [2.5, 97.5]) if np.isfinite(boot[k]).any() else (np.nan, np.nan)
         out[metric] = (float(point[k]), float(lo), float(hi))
     if phys and scale is not None:
-        out[phys] = tuple(v * scale for v in out["mse"])
+        value, low, high = out["mse"]
+        out[phys] = (value * scale, low * scale, high * scale)
     return out

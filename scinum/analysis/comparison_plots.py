@@ -159,10 +159,10 @@ def budgets_plot(
                     hi = r["ci95_high"] - r["mean"] if np.isfinite(r["ci95_high"]) else 0.0
                     pts.append((t, r["mean"], lo, hi))
             if pts:
-                t, y, lo, hi = map(np.array, zip(*sorted(pts)))
+                ts, ys, los, his = map(np.array, zip(*sorted(pts)))
                 if metric in LOG_METRICS:
-                    lo = np.minimum(lo, y * (1 - 1e-3))  # a t interval below 0: to the axis bottom
-                ax.errorbar(t, y, yerr=[lo, hi], fmt="o-", color=f"C{i % 10}", capsize=3, label=m, ms=4)
+                    los = np.minimum(los, ys * (1 - 1e-3))  # a t interval below 0: to the axis bottom
+                ax.errorbar(ts, ys, yerr=[los, his], fmt="o-", color=f"C{i % 10}", capsize=3, label=m, ms=4)
         draw_baselines(ax, baselines, c, metric)
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())  # labels on decades only

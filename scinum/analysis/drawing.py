@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Sequence, cast
 
 import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 __all__ = ["MANY_VALUES", "slug", "colors", "figure", "label", "save", "axis_range", "draw_at_edge"]
@@ -26,7 +28,9 @@ def slug(text: str) -> str:
 
 def colors(models) -> dict[str, tuple]:
     """A fixed tab10 colour per model (sorted by name), the same in every plot."""
-    cycle = matplotlib.colormaps["tab10"].colors
+    cmap = matplotlib.colormaps["tab10"]
+    assert isinstance(cmap, ListedColormap)  # a qualitative map: a list of colours
+    cycle = cast(Sequence[tuple], cmap.colors)  # typed ArrayLike; tab10's: 10 RGB tuples
     return {m: cycle[i % len(cycle)] for i, m in enumerate(sorted(models))}
 
 

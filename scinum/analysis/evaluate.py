@@ -120,12 +120,12 @@ def evaluate(
             try:
                 jobs = [model.prepare(r, [field], index=i) for i, r in enumerate(records)]
             except RecordError as e:  # the checkpoint does not fit the data: say which and where
-                file, line = where[e.record] if e.record is not None else (None, None)
+                at_file, at_line = where[e.record] if e.record is not None else (None, None)
                 ckpt = getattr(model, "source", None) or f"the {encoding} model"
                 raise type(e)(
                     f"{e.reason} (checkpoint {ckpt}, split {split!r}, field {field})",
-                    file=str(file) if file else None,
-                    line=line,
+                    file=str(at_file) if at_file else None,
+                    line=at_line,
                     record=e.record,
                     path=e.path,
                 ) from None

@@ -272,9 +272,9 @@ def summarize(
         unp = np.asarray(unparseable, dtype=bool).ravel()
         nan_number = np.isnan(yhat) & ~unp
         if nan_number.any():
-            out = summarize(y[~unp], np.where(nan_number, math.inf, yhat)[~unp], rtol=rtol, atol=atol)
+            kept = summarize(y[~unp], np.where(nan_number, math.inf, yhat)[~unp], rtol=rtol, atol=atol)
             return {
-                **out,
+                **kept,
                 "n": int(y.size),
                 "mse": math.nan,
                 "r2": math.nan,

@@ -82,9 +82,10 @@ def baseline_rows(baselines: pd.DataFrame | None, cols: Sequence[dict], metric: 
             cells.append(
                 "–"
                 if r.empty
-                else fmt_ci(*(float(r.iloc[0][k]) for k in ("mean", "ci95_low", "ci95_high"))) + (f" (n {int(n)})" if pd.notna(n) else "")
+                else fmt_ci(float(r.iloc[0]["mean"]), float(r.iloc[0]["ci95_low"]), float(r.iloc[0]["ci95_high"]))
+                + (f" (n {int(n)})" if n is not None and pd.notna(n) else "")
             )
-        kind = g["kind"].iloc[0] if "kind" in g and pd.notna(g["kind"].iloc[0]) else None
+        kind = g["kind"].iloc[0] if "kind" in g and pd.notna(g["kind"].iloc[0]) else ""
         what = {
             "regressor": "standard regressor, fitted on the train split" + (f", seed {g['seeds'].iloc[0]}" if "seeds" in g else ""),
             "oracle": "ORACLE: reads the truth",

@@ -92,12 +92,12 @@ def holm(p: Sequence[float]) -> np.ndarray:
     smallest (k = 1..m) becomes max over j ≤ k of min(1, (m − j + 1) p_(j)). NaN p-values (no
     test) stay NaN and are not counted in ``m``. A test survives at 5 % where its adjusted p
     < 0.05."""
-    p = np.asarray(p, dtype=np.float64).ravel()
-    out = np.full(p.shape, math.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    order = ok[np.argsort(p[ok], kind="stable")]
+    pv = np.asarray(p, dtype=np.float64).ravel()
+    out = np.full(pv.shape, math.nan)
+    ok = np.flatnonzero(~np.isnan(pv))
+    order = ok[np.argsort(pv[ok], kind="stable")]
     m = order.size
-    adjusted = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.minimum(1.0, (m - np.arange(m)) * pv[order])
     out[order] = np.maximum.accumulate(adjusted) if m else adjusted
     return out
 

@@ -103,7 +103,7 @@ class Rows:
 
 def _own_features(record: dict, path: JsonPath, masked: set[JsonPath]) -> list[float]:
     """The target's list indices (innermost first, from the start and from the end) and lags."""
-    lists = []  # (index, length) of every list along the path
+    lists: list[tuple[int, int]] = []  # (index, length) of every list along the path
     node = record
     for seg in path:
         if isinstance(node, list):

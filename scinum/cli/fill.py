@@ -24,7 +24,7 @@ import argparse
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TextIO
 
 from tqdm.auto import tqdm
 
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                 stack.enter_context(src)
             if args.output:  # a temporary name, renamed only when every record is through
                 tmp = stack.enter_context(atomic_path(args.output))
-                dst = stack.enter_context(open(tmp, "w", encoding="utf-8"))
+                dst: TextIO = stack.enter_context(open(tmp, "w", encoding="utf-8"))
             else:
                 dst = sys.stdout
             tally = Tally(model.ranges)

@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import threading
-from typing import NoReturn
+from typing import NoReturn, Protocol
 
 from ..errors import ScinumError
 
@@ -56,6 +56,12 @@ def _load_builder(name: str):
         raise SystemExit(f"scinum: error: {e}") from None
 
 
+class _Command(Protocol):
+    """What a subcommand provides (a module or one of the classes below)."""
+
+    def run(self, args: argparse.Namespace) -> int | None: ...
+
+
 class _BuildCommand:
     """``scinum build NAME ...``: runs a builder through :func:`scinum.datasets.builders.run`."""
 
@@ -85,12 +91,12 @@ class _ListBuilders:
         return 0
 
 
-def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | None]:
+def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, _Command | None]:
     """The parser for ``argv``; imports only the module of the subcommand named in ``argv``."""
-    parser = argparse.ArgumentParser(prog="scinum", description=__import__("scinum").__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="scinum", description=(__import__("scinum").__doc__ or "scinum").splitlines()[0])
     parser.add_argument("--version", action="version", version=f"scinum {__import__('scinum').__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    chosen = None
+    chosen: _Command | None = None
     build = sub.add_parser("build", help="build a dataset directory")
     bsub = build.add_subparsers(dest="builder", metavar="BUILDER")
     from ..datasets import builders  # the registry: scinum's builders and the installed plug-ins'
@@ -99,8 +105,9 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
         help_ = builders.describe(name, load=False)
         p = bsub.add_parser(name, help=help_, description=help_)
         if argv[:2] == ["build", name]:
-            chosen = _BuildCommand(name, _load_builder(name))
-            builders.add_arguments(chosen.builder, p)
+            command = _BuildCommand(name, _load_builder(name))
+            builders.add_arguments(command.builder, p)
+            chosen = command
     if argv == ["build"]:
         chosen = _ListBuilders()
     elif argv[:1] == ["build"] and not argv[1].startswith("-") and argv[1] not in builders.REGISTRY:
@@ -108,8 +115,9 @@ def build_parser(argv: list[str]) -> tuple[argparse.ArgumentParser, object | Non
     for name, (module, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)
         if argv[:1] == [name]:
-            chosen = _load(module, f"'{name}'")
-            chosen.add_arguments(p)
+            mod = _load(module, f"'{name}'")
+            mod.add_arguments(p)
+            chosen = mod
     return parser, chosen
 
 
@@ -117,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser, chosen = build_parser(argv)
     if getattr(chosen, "TAKES_OVERRIDES", False):
-        args, args.overrides = parser.parse_known_args(argv)
+        args, overrides = parser.parse_known_args(argv)
+        args.overrides = overrides
     else:
         args = parser.parse_args(argv)
     if chosen is None:
@@ -150,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
 
 class _Terminated(SystemExit):
     """SIGTERM's exit, raised in the main thread by :func:`_terminate`."""
+
+    code: int  # always 128 + signum
 
 
 def _terminate(signum, frame) -> None:

@@ -104,7 +104,7 @@ class DatasetWriter:
         if type(seed) is not int or not 0 <= seed < 2**63:  # numpy's generators take no other
             raise DatasetError(f"{out_dir}: seed must be an integer in [0, 2^63), got {seed!r}")
         if part is not None and part != "finish":
-            i, n = part
+            i, n = part if isinstance(part, tuple) else (None, None)
             if not (isinstance(i, int) and isinstance(n, int) and 0 <= i < n):
                 raise DatasetError(f"part must be (i, n) with 0 <= i < n, or 'finish'; got {part!r}")
         self.part = part
@@ -164,7 +164,8 @@ class DatasetWriter:
             return json.loads((self.out / "manifest.json").read_text())["splits"][split]
         split_dir = self.open_split(split)
         n_shards = -(-n // self.shard_size)
-        todo, stats, done, missing = [], Counter(), 0, []
+        stats: Counter[str] = Counter()
+        todo, done, missing = [], 0, []
         for k in range(n_shards):
             start, stop = k * self.shard_size, min(n, (k + 1) * self.shard_size)
             finished = self.finished_shard(split, k)

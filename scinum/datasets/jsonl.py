@@ -240,7 +240,7 @@ def build(
     }
     if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n":
         raise DatasetError(f"--delimiter takes one character (',', ';', tab as '\\t'...), got {delimiter!r}")
-    params = {"inputs": inputs, "split": list(fractions) if split is not None else None, "on_error": on_error}
+    params: dict[str, Any] = {"inputs": inputs, "split": list(fractions) if split is not None else None, "on_error": on_error}
     table = {"header": bool(header), "delimiter": delimiter}
     if table != {"header": True, "delimiter": ","}:  # how the tables are read (the default left out,
         params["table"] = table  # so directories built before these options resume)
@@ -248,7 +248,9 @@ def build(
     fresh = not existed or not any(Path(out).iterdir())
     writer = DatasetWriter(out, builder="jsonl", version="1", parameters=params, seed=seed, shard_size=shard_size, compress=compress)
     if writer.complete:
-        return writer.finish()
+        manifest = writer.finish()
+        assert manifest is not None  # a whole build (no part=): the manifest
+        return manifest
     try:
         return _stream(writer, sources, split is not None and fractions, seed, on_error, fields, progress, table)
     except (RecordError, DatasetError):  # a bad line, a value out of range, an unreadable table
@@ -280,7 +282,8 @@ def _stream(
     table: Mapping[str, Any],
 ) -> dict:
     """Read every input line once, route each record to its split's shards; finish."""
-    skipped, where = 0, []
+    skipped = 0
+    where: list[str] = []
     outs: dict[str, _SplitOut] = {}
     names = list(sources) if not fractions else ["train", "val", "test"] + [s for s in sources if s != "train"]
     for name in names:
@@ -300,13 +303,15 @@ def _stream(
                         check_exact(record)
                     except (MalformedJSON, ValueOutOfRange, UnicodeDecodeError) as e:
                         if isinstance(e, UnicodeDecodeError):
-                            e = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})", file=str(f), line=line)
-                        e = e.located(file=str(f), line=line, record=row)
+                            err: RecordError = MalformedJSON(f"not UTF-8 text ({e.reason} at byte {e.start})", file=str(f), line=line)
+                        else:
+                            err = e
+                        err = err.located(file=str(f), line=line, record=row)
                         if on_error == "fail":
-                            raise e from None
+                            raise err from None
                         skipped += 1
                         if len(where) < KEEP_SKIPPED:
-                            where.append(str(e))
+                            where.append(str(err))
                         continue
                     target = source
                     if source == "train" and edges is not None:
@@ -325,7 +330,9 @@ def _stream(
     extra: dict[str, Any] = {"skipped": {"count": skipped, "first": where}}
     if fields:
         extra["evaluation"] = {"fields": list(fields)}
-    return writer.finish(**extra)
+    manifest = writer.finish(**extra)
+    assert manifest is not None  # a whole build (no part=): the manifest
+    return manifest
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -81,8 +81,8 @@ def _cache_root(dataset: Dataset, cache_dir: str | os.PathLike | None, max_run: 
     key["shards"] = shards_sha256(dataset.path, cache_dir)  # an edited shard: new token shards
     if spelling.value_in_tokens or spelling.tokens_per_number != 1 or spelling.vocabulary():
         key["text"] = spelling.config()  # one-token keys stay as they were (caches remain valid)
-    key = json.dumps(key, sort_keys=True)
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    text = json.dumps(key, sort_keys=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     return _cache_dir(dataset, cache_dir) / digest
 
 

@@ -130,7 +130,7 @@ class ShardWorkers:
         """Build and write the shards of ``jobs`` (:func:`_write_shard` arguments), adding
         their stats to ``stats`` and their sample counts to ``bar``. Raises what a sample
         raised (``BrokenProcessPool`` if a helper died), after this process's current chunk."""
-        units = deque()  # (job, start, stop)
+        units: deque[tuple[int, int, int]] = deque()  # (job, start, stop)
         payloads: dict[int, tuple[int, bytes]] = {}
         for j, (_, _, start, stop, make_sample, _) in enumerate(jobs):
             size = max(1, int(getattr(make_sample, "chunk_size", CHUNK)))

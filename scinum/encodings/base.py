@@ -56,7 +56,8 @@ class NumberEncoding(Spelling, ABC):
     #: (``sqrt(d_model/dim)``), take the place of the token embedding at a visible number (the
     #: BitTokens reference's ``zero_pad``); features must not be all zero at a number;
     #: ``"none"``: no features (``dim == 0``): the number's tokens carry it (text baselines).
-    combine: ClassVar[str]
+    #: A class sets its default; an instance may choose another (BitTokens).
+    combine: str
     #: normalizer method applied to values before encoding (see :mod:`scinum.tokens.normalize`)
     default_normalizer: ClassVar[str] = "none"
     #: False when values must reach the model as they are (text spells the raw value in tokens)

@@ -60,6 +60,7 @@ class TextEncoding(NumberEncoding):
         self.digits, self.emin, self.emax = int(digits), int(emin), int(emax)
         self._mant = re.compile(rf"(\d{{{self.digits}}})")
         self._slot_sets = [set(s) for s in self._slots()]
+        self.tokens_per_number = len(self._slot_sets)
 
     # -- canonical pieces ------------------------------------------------------------------
     def _exp(self, k: int) -> str:
@@ -105,10 +106,6 @@ class TextEncoding(NumberEncoding):
         if self.name == "b1999":
             return [signed, exps]
         return [["+" + mants[0] + self._exp(0)] + [sm + e for sm in signed[1:] for e in exps]]
-
-    @property
-    def tokens_per_number(self) -> int:
-        return len(self._slot_sets)
 
     def vocabulary(self) -> list[str]:
         """Every number token of the scheme, in a fixed order."""

@@ -90,6 +90,7 @@ class BitHead(MLPHead):
     """
 
     uncertainty_kind = "bits"
+    place: torch.Tensor  # buffer: 2^-k of each mantissa bit
 
     def __init__(self, d_model: int, precision: int = 64, point: str = "threshold", mse_weight: float = 0.0):
         super().__init__(d_model, precision)

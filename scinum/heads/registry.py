@@ -74,7 +74,7 @@ def check_options(encoding: Any, config: dict[str, Any] | None) -> None:
             inspect.signature(encoding.make_head).bind(0, None, **config)
         else:
             inspect.signature(cls.build).bind(encoding, 0, None, **config)
-            if cls.build.__func__ is NumberHead.build.__func__:
+            if inspect.getattr_static(cls, "build") is inspect.getattr_static(NumberHead, "build"):  # build not overridden
                 inspect.signature(cls).bind(0, **config)
     except TypeError:
         what = f"native head of {encoding.name}" if cls is NativeHead else f"{kind} head"

@@ -160,7 +160,7 @@ def digest(meta: Any, state: Any) -> str:
         if isinstance(t, torch.Tensor):
             t = t.detach().cpu().contiguous().reshape(-1)
             h.update(f"{t.dtype}{tuple(state[name].shape)}\0".encode())
-            h.update(t.view(torch.uint8).numpy())
+            h.update(t.view(torch.uint8).numpy().data)
         else:
             h.update(repr(t).encode())
     return "sha256:" + h.hexdigest()

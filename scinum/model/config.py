@@ -121,4 +121,4 @@ def value_path_text(model: dict[str, Any]) -> str:
     """``", linear value path"`` (``", linear value and MLP path"``) for a ``model:`` section (or
     :meth:`ModelConfig.to_dict`) of a trunk on the ``linear`` (``linear_mlp``) value path, for the
     texts that describe a trunk; else nothing (the paper's, and older configs without the key)."""
-    return {"linear": ", linear value path", "linear_mlp": ", linear value and MLP path"}.get(model.get("value_path"), "")
+    return {"linear": ", linear value path", "linear_mlp": ", linear value and MLP path"}.get(model.get("value_path", ""), "")

@@ -32,7 +32,7 @@ from typing import Any
 
 import torch
 
-from ..tokens.batch import hidden_rows, shown_numbers
+from ..tokens.batch import Batch, hidden_rows, shown_numbers
 
 __all__ = ["Curvature", "curvature_penalty", "check_curvature"]
 
@@ -67,7 +67,7 @@ def check_curvature(encoding: Any, head_config: dict) -> None:
         )
 
 
-def curvature_penalty(model: Any, batch: dict, point: torch.Tensor, spec: Curvature) -> torch.Tensor:
+def curvature_penalty(model: Any, batch: Batch, point: torch.Tensor, spec: Curvature) -> torch.Tensor:
     """The penalty (module docstring) of ``batch`` for ``model`` (a
     :class:`~scinum.model.trunk.NumberMLM`): a float32 scalar (0 where the records read
     hide no number or show none). ``point`` float[N]: the head's differentiable point prediction

@@ -65,7 +65,7 @@ prediction (:meth:`NumberMLM.predict`), both in normalized units.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -84,6 +84,13 @@ __all__ = ["Transformer", "NumberMLM", "NumberOutputs", "LOSS_NAMES"]
 
 #: the scalars :meth:`NumberMLM.losses` always returns (besides per-field ``err/<field>``)
 LOSS_NAMES = ("loss", "token_ce", "number_loss", "number_abs_err")
+
+
+def _table_length(cfg: ModelConfig) -> int:
+    """``cfg.max_positions``, which a trunk with a learned table (positions other than "rope") has
+    (:class:`ModelConfig` checks)."""
+    assert cfg.max_positions is not None
+    return cfg.max_positions
 
 
 def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -164,16 +171,21 @@ class Transformer(nn.Module):
     (``value_path`` ``"layernorm"``; ``"linear"``, ``"linear_mlp"``: in the token head only); tied
     token head."""
 
+    inv_freq: torch.Tensor  # buffer: RoPE's frequencies
+    depth_offsets: torch.Tensor  # buffer (positions "structure"): each depth's first row in list_pos
+
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.cfg = cfg
         self.tok = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.num_proj = nn.Linear(cfg.num_dim, cfg.d_model, bias=False) if cfg.combine == "add" else None
-        self.pos = nn.Embedding(cfg.max_positions, cfg.d_model) if cfg.positions in ("learned", "both") else None
+        self.pos = nn.Embedding(_table_length(cfg), cfg.d_model) if cfg.positions in ("learned", "both") else None
+        self.list_pos: nn.Embedding | None
+        self.field_pos: nn.Embedding | None
         if cfg.positions == "structure":  # index rows per depth (row 0: not in that list) + fields
-            self.list_pos = nn.Embedding(COLUMNS * (cfg.max_positions + 1), cfg.d_model)
+            self.list_pos = nn.Embedding(COLUMNS * (_table_length(cfg) + 1), cfg.d_model)
             self.field_pos = nn.Embedding(cfg.n_fields + 1, cfg.d_model)
-            self.register_buffer("depth_offsets", torch.arange(COLUMNS) * (cfg.max_positions + 1), persistent=False)
+            self.register_buffer("depth_offsets", torch.arange(COLUMNS) * (_table_length(cfg) + 1), persistent=False)
         else:
             self.list_pos = self.field_pos = None
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
@@ -207,6 +219,7 @@ class Transformer(nn.Module):
         if self.cfg.combine == "multiply":
             x = x * feats[..., :1].to(x.dtype)
         elif self.cfg.combine == "add":
+            assert self.num_proj is not None  # made for combine "add"
             x = x + self.num_proj(feats.to(x.dtype))
         elif self.cfg.combine == "replace":  # neutral features (0) off visible numbers
             at = feats.ne(0).any(-1, keepdim=True)
@@ -214,10 +227,11 @@ class Transformer(nn.Module):
             x = torch.where(at, F.pad(f, (0, self.cfg.d_model - self.cfg.num_dim)), x)
         if self.pos is not None:
             L = ids.shape[1]
-            if L > self.cfg.max_positions:
+            if L > _table_length(self.cfg):
                 raise ValueError(f"sequence of {L} tokens is longer than the learned position table ({self.cfg.max_positions})")
             x = x + self.pos.weight[:L]
         if self.list_pos is not None:
+            assert self.field_pos is not None  # made with list_pos
             if structure is None:
                 raise ValueError("positions 'structure' needs the batch's structure (scinum.tokens.batch.make_batch(..., structure=True))")
             if int(structure[..., 0].max()) >= self.cfg.n_fields:
@@ -225,7 +239,7 @@ class Transformer(nn.Module):
                     f"a number of field id {int(structure[..., 0].max())} in a trunk of "
                     f"n_fields {self.cfg.n_fields} (the vocabulary's numeric fields)"
                 )
-            idx = (structure[..., 1:] + 1).clamp(max=self.cfg.max_positions) + self.depth_offsets
+            idx = (structure[..., 1:] + 1).clamp(max=_table_length(self.cfg)) + self.depth_offsets
             if torch.is_grad_enabled() or self.list_pos.weight.dtype != torch.float32:
                 x = x + self.list_pos(idx).sum(-2) + self.field_pos(structure[..., 0] + 1)
             else:  # inference: the same float32 sums without the [B, L, COLUMNS, d] gather (fill's ~1/5)
@@ -278,6 +292,7 @@ class Transformer(nn.Module):
         rope, mask = self._rope_and_mask(x, attend)
         maps = []
         for block in self.blocks:
+            assert isinstance(block, Block)
             maps.append(block.attention(x, rope, mask))
             x = block(x, rope, mask)
         return maps
@@ -322,10 +337,11 @@ class NumberMLM(nn.Module):
     ) -> torch.Tensor:
         return self.trunk(ids, feats, attend, rows, structure)
 
-    def configure_optimizers(self, lr: float, weight_decay: float, betas: tuple[float, float]) -> torch.optim.AdamW:
+    def configure_optimizers(self, lr: float, weight_decay: float, betas: Sequence[float]) -> torch.optim.AdamW:
         """AdamW with weight decay on the matrices and embeddings (parameters of >= 2 dims) and
         none on gains and biases (as nanoGPT's ``GPT.configure_optimizers``)."""
         params = list(self.parameters())
+        beta1, beta2 = betas
         # not fused=True: Lightning refuses gradient clipping with a fused optimizer under mixed
         # precision, and at the quick shapes it saved 2-3 % of a bare CPU step, lost in the noise
         # of a Lightning step (benchmarks/train_step_overhead.py)
@@ -335,7 +351,7 @@ class NumberMLM(nn.Module):
                 {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
             ],
             lr=lr,
-            betas=tuple(betas),
+            betas=(beta1, beta2),
         )
 
     def losses(

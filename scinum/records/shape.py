@@ -61,13 +61,13 @@ def checked_copy(node: Any, depth: int, shape: list, leaves: list) -> Any:
         return out
     if t is list:
         if node and depth < MAX_DEPTH and type(node[0]) in _ARRAY_ITEMS:
-            out = _float_array(node, depth, shape, leaves)
-            if out is not None:
-                return out
+            array = _float_array(node, depth, shape, leaves)
+            if array is not None:
+                return array
         shape.append(_LIST)
-        out = [checked_copy(v, depth + 1, shape, leaves) for v in node]
+        items = [checked_copy(v, depth + 1, shape, leaves) for v in node]
         shape.append(_END)
-        return out
+        return items
     if t is float:
         if node - node != 0.0:  # inf or NaN
             raise NotJSON

@@ -49,7 +49,9 @@ __all__ = ["export", "add_arguments", "run"]
 def _split_tied(state: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
     """Tensors to write (contiguous CPU copies, one per storage) and ``{name: name written}``
     for the entries that share a written tensor's storage (safetensors refuses shared ones)."""
-    out, tied, seen = {}, {}, {}
+    out: dict[str, torch.Tensor] = {}
+    tied: dict[str, str] = {}
+    seen: dict[tuple, str] = {}  # (storage, offset, shape, stride) -> name written
     for name, t in state.items():
         t = t.detach().cpu()
         key = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape), tuple(t.stride()))

@@ -32,7 +32,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
@@ -70,12 +70,16 @@ class Spelling:
     token whose value sits beside it. Number encodings that write numbers otherwise (the text
     baselines) override these."""
 
-    name = "one-token"
+    name: ClassVar[str] = "one-token"
     #: vocabulary tokens per number
     tokens_per_number: int = 1
     #: whether a number's tokens depend on its value beyond int/float (then records of one
     #: shape do not share their token ids)
     value_in_tokens = False
+
+    def config(self) -> dict[str, Any]:
+        """What identifies the spelling: ``{"name": ...}`` (a number encoding adds its options)."""
+        return {"name": self.name}
 
     def vocabulary(self) -> list[str]:
         """Number tokens the vocabulary must hold besides ``[NUM]``/``[INT]``, in a fixed order."""
@@ -325,7 +329,9 @@ class Codec:
 
     def _path_at(self, record: dict, piece: int) -> str:
         """The JSON path (text) of piece number ``piece`` of ``record`` (for error messages)."""
-        return format_path(record_pieces(record, with_paths=True)[3][piece])
+        paths = record_pieces(record, with_paths=True)[3]
+        assert paths is not None  # asked for with_paths
+        return format_path(paths[piece])
 
     def number_paths(self, record: dict) -> list[tuple]:
         """JSON paths of the numbers of ``record``, in token order (for error messages, fill)."""
@@ -338,18 +344,18 @@ class Codec:
         """
         tokens, out = self.vocab.tokens, []
         value_end = False
-        ids = np.asarray(ids).tolist()
-        values = np.asarray(values, dtype=np.float64).tolist()
+        id_list: list[int] = np.asarray(ids).tolist()
+        value_list: list[float] = np.asarray(values, dtype=np.float64).tolist()
         k, span = 0, self.tokens_per_number
         starts = set(self.start_token_ids.tolist())
-        while k < len(ids):
-            tid, v = ids[k], values[k]
+        while k < len(id_list):
+            tid, v = id_list[k], value_list[k]
             tok = tokens[tid]
             k += 1
             if tok in (PAD, MASK):
                 raise MalformedJSON(f"cannot decode a {tok} token")
             if tid in starts:
-                spelled = [tokens[t] for t in ids[k - 1 : k - 1 + span]]
+                spelled = [tokens[t] for t in id_list[k - 1 : k - 1 + span]]
                 number = self.spelling.parse(spelled, v)
                 if number is None:
                     raise MalformedJSON(f"tokens {spelled} do not form a {self.spelling.name} number")

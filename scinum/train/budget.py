@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import lightning as L
 import numpy as np
@@ -45,7 +45,7 @@ def steps_for_samples(samples: int, batch_size: int) -> int:
     return max(1, math.ceil(samples / batch_size))
 
 
-def steps_for_tokens(tokens: int, batch_lengths: Iterable[Iterable[int]], kind: str = "tokens") -> int:
+def steps_for_tokens(tokens: int, batch_lengths: Iterable[Sequence[int]], kind: str = "tokens") -> int:
     """The first step count whose cumulative real tokens reach ``tokens``; ``batch_lengths``
     yields, per step, the token lengths of the batch's records (a stream long enough to reach
     ``tokens``; an infinite sampler's is). ``kind="samples"`` counts records instead."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
 
 import yaml
 
@@ -146,6 +146,7 @@ def _lightning_name(kind: str) -> Callable[[Any], str | None]:
     def check(v: Any) -> str | None:
         if v == "auto" or (kind == "accelerator" and v == "gpu"):  # gpu: Lightning's alias
             return None
+        names: Collection[str]
         if kind == "accelerator":
             from lightning.pytorch.accelerators import AcceleratorRegistry
 

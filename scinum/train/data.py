@@ -15,6 +15,7 @@ The module's keyword arguments are the ``data:`` section of a run config
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Sequence
 
 import lightning as L
@@ -81,7 +82,7 @@ class MLMDataModule(L.LightningDataModule):
         mask_prob: float = DataConfig.mask_prob,
         num_workers: int = DataConfig.num_workers,
         pool: int = DataConfig.pool,
-        cache_dir: str | None = DataConfig.cache_dir,
+        cache_dir: str | Path | None = DataConfig.cache_dir,
         max_run: int = DataConfig.max_run,
         val_split: str | None = DataConfig.val_split,
         mask_fields: Sequence[str] = (),
@@ -172,6 +173,7 @@ class MLMDataModule(L.LightningDataModule):
         return tokenize_dataset(self.path, self.splits, cache_dir=self.cache_dir, max_run=self.max_run, encoding=self.encoding)
 
     def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
+        assert self.vocab is not None and self.normalizer is not None  # set in setup
         collate = MLMCollator(
             self.vocab,
             self.normalizer,

@@ -41,6 +41,8 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 class StoppedBySignal(SystemExit):
     """A run stopped by SIGTERM/SIGINT after saving its last checkpoint (exit status 128 + signal)."""
 
+    code: int  # always 128 + signum
+
     def __init__(self, signum: int, step: int, checkpoint: Path):
         name = signal.Signals(signum).name
         self.signum, self.step, self.checkpoint = signum, step, checkpoint
@@ -252,4 +254,5 @@ class StopOnSignal(L.Callback):
     def raise_if_stopped(self) -> None:
         """After ``trainer.fit``: raise :class:`StoppedBySignal` if the run stopped on a signal."""
         if self.stopped_at is not None:
+            assert self.signum is not None  # set before stopped_at
             raise StoppedBySignal(self.signum, self.stopped_at, self.last_ckpt)

@@ -29,7 +29,8 @@ class BestWeights(L.Callback):
 
     def __init__(self, patience: int | None):
         self.patience = patience or 0
-        self.best_loss, self.best_step, self.bad = math.inf, None, 0
+        self.best_loss, self.bad = math.inf, 0
+        self.best_step: int | None = None
         self.weights: dict[str, torch.Tensor] | None = None
         self.stopped_early = False
 

@@ -45,6 +45,7 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> Chec
     """Checkpoint metadata for a prepared data module; its ``run`` entry records the dataset's
     identity, the training ranges of every field, the budget, versions and commit
     (:func:`scinum.util.provenance.run_info`)."""
+    assert dm.vocab is not None and dm.normalizer is not None  # dm is prepared
     longest = dm.longest_record()
     model = dict(config["model"])
     if model.get("positions") != "rope":
@@ -197,22 +198,26 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
         trainer.fit(module, datamodule=dm, ckpt_path=str(last) if last.exists() else None)
     except Exception as e:
         end_child_ranks(trainer)  # none left waiting in a collective for this rank
-        why = explain_failure(e, timeout_s) if world > 1 else None
-        if why is None:
+        failure = explain_failure(e, timeout_s) if world > 1 else None
+        if failure is None:
             raise
-        raise TrainingError(why) from None
+        raise TrainingError(failure) from None
     finally:
         stopper.release()
     stopper.raise_if_stopped()
     final = out / "model.ckpt"
     kept = best.summary(trainer.global_step) if best else None
     if kept:  # every rank: the same weights (validation is reduced over ranks)
+        assert best is not None and best.weights is not None  # kept with the step
+        assert module.model is not None and module.meta is not None  # made in configure_model
         module.model.load_state_dict(best.weights)
         module.meta.run["best"] = kept
     if trainer.is_global_zero:
+        assert module.model is not None and module.meta is not None  # made in configure_model
         if config["calibrate"] and module.model.head.has_distribution and len(dm.splits) > 1:
             from ..fill.calibration import recalibrate
 
+            assert dm.val_split is not None  # the second split
             recalibrate(module.meta, module.model, dm.path, dm.val_split)  # in memory: one write below
         save_checkpoint(final, module.model, module.meta)
         write_text_atomic(
@@ -262,6 +267,7 @@ def _watched_fields(dm: MLMDataModule) -> dict[int, str]:
     from ..datasets.directory import Dataset
     from ..records.paths import field_of
 
+    assert dm.vocab is not None  # dm is set up
     declared = Dataset(dm.path).manifest.get("evaluation", {}).get("fields", [])
     index = {f: i for i, f in enumerate(dm.vocab.fields)}
     return {index[f]: f for f in dict.fromkeys(field_of(p) for p in declared) if f in index}

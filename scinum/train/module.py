@@ -71,21 +71,26 @@ class MLMModule(L.LightningModule):
 
     def configure_model(self) -> None:
         if self.model is None:
-            self.meta, self.model, self.watch = self.plan(self.trainer.datamodule)
+            assert self.plan is not None  # __init__ takes meta or a plan
+            # Lightning sets trainer.datamodule at fit (its data connector) but its Trainer class does not declare it
+            self.meta, self.model, self.watch = self.plan(self.trainer.datamodule)  # type: ignore[attr-defined]
         self.curvature = None
         o = self.optim
         if o.curvature_weight:  # the encoding and head were checked with the config (validate_config)
+            assert self.meta is not None  # made with the model
             encoding = self.meta.make_encoding()
             self.curvature = Curvature(o.curvature_weight, o.curvature_step, o.curvature_share, encoding, o.curvature_reach)
 
     def on_fit_start(self) -> None:
         # in place (nn.Module.compile): parameter names, the state dict and checkpoints unchanged
         if self.compile_trunk and self.device.type == "cuda":
+            assert self.model is not None  # made in configure_model
             self.model.trunk.compile(dynamic=True)  # one compile for every batch length
 
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
         loss weight (and, in validation, the watched fields' errors)."""
+        assert self.model is not None  # made in configure_model
         return self.model.losses(
             batch,
             self.optim.number_loss_weight,
@@ -147,5 +152,6 @@ class MLMModule(L.LightningModule):
         self.clip_gradients(optimizer, gradient_clip_val=gradient_clip_val, gradient_clip_algorithm=gradient_clip_algorithm)
 
     def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
+        assert self.meta is not None  # made in configure_model
         checkpoint["scinum"] = self.meta.to_dict()
         checkpoint["digest"] = digest(checkpoint["scinum"], checkpoint["state_dict"])

@@ -321,7 +321,7 @@ def _step(row: dict) -> float:
         return float("nan")
 
 
-def KeptCSVLogger(save_dir: str | os.PathLike, name: str, version: str):  # noqa: N802
+def KeptCSVLogger(save_dir: str | Path, name: str, version: str):  # noqa: N802
     """A Lightning ``CSVLogger`` whose ``metrics.csv`` survives a resumed run (module docstring)."""
     from lightning.pytorch.loggers import CSVLogger
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import lightning as L
 import torch
+from torch import nn
 
 __all__ = ["WeightAverage"]
 
@@ -35,7 +36,9 @@ class WeightAverage(L.Callback):
         self.swapped = False
 
     def _params(self, pl_module: L.LightningModule) -> list[torch.Tensor]:
-        return list(pl_module.model.parameters())
+        model = pl_module.model
+        assert isinstance(model, nn.Module)  # scinum's MLMModule, its model built
+        return list(model.parameters())
 
     def on_fit_start(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         params = self._params(pl_module)
@@ -50,10 +53,12 @@ class WeightAverage(L.Callback):
             return
         self.updates = trainer.global_step
         d = min(self.decay, (1 + self.updates) / (10 + self.updates))
+        assert self.averages is not None  # made in on_fit_start
         torch._foreach_lerp_(self.averages, [p.detach() for p in self._params(pl_module)], 1 - d)
 
     @torch.no_grad()
     def _swap(self, pl_module: L.LightningModule) -> None:
+        assert self.averages is not None  # made in on_fit_start
         for a, p in zip(self.averages, self._params(pl_module), strict=True):
             kept = p.detach().clone()
             p.copy_(a)
@@ -70,6 +75,7 @@ class WeightAverage(L.Callback):
 
     @torch.no_grad()
     def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
+        assert self.averages is not None  # made in on_fit_start
         for a, p in zip(self.averages, self._params(pl_module), strict=True):
             p.copy_(a)
 

@@ -55,12 +55,13 @@ def field_ranges(fields: list[str], chunks: Iterable[tuple[np.ndarray, np.ndarra
                 distinct[f].update(np.unique(vals[fids == f]).tolist())
                 if len(distinct[f]) > MAX_DISTINCT:
                     distinct[f] = None
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for i, name in enumerate(fields):
         if count[i]:
             out[name] = {"count": int(count[i]), "min": float(lo[i]), "max": float(hi[i])}
-            if distinct[i] is not None:
-                out[name]["values"] = sorted(distinct[i])
+            values = distinct[i]
+            if values is not None:
+                out[name]["values"] = sorted(values)
     return out
 
 

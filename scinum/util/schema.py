@@ -68,7 +68,7 @@ def section_defaults(cls: type) -> dict[str, Any]:
     by_name = {f.name: f for f in fields(cls)}
     for name, (hint, _) in section_keys(cls).items():
         f = by_name[name]
-        if is_dataclass(hint):
+        if isinstance(hint, type) and is_dataclass(hint):
             out[name] = section_defaults(hint)
         else:
             out[name] = f.default_factory() if f.default_factory is not MISSING else f.default
@@ -119,7 +119,7 @@ def check_section(node: Any, schema: type, where: str) -> None:
         if k not in keys:
             raise ConfigKeyError(f"config: {key}: unknown key; choices: {', '.join(keys)}")
         hint, meta = keys[k]
-        if is_dataclass(hint):
+        if isinstance(hint, type) and is_dataclass(hint):
             check_section(value, hint, key)
             continue
         if not _is(value, hint):
