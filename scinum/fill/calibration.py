@@ -31,14 +31,12 @@ from ..model.checkpoint import load_checkpoint, save_checkpoint
 from ..model.recalibration import GRID
 from ..records.paths import field_of, get
 
-__all__ = ["MIN_VALUES", "fit_recalibration", "recalibrate_checkpoint"]
+__all__ = ["MIN_VALUES", "fit_recalibration", "recalibrate", "recalibrate_checkpoint"]
 
 #: a field with fewer validation numbers than this is not recalibrated (a 101-level table from a
 #: handful of values would move its intervals by sampling noise: 10 values leave no value at all
 #: beyond the 95 % interval's 2.5 % tails)
 MIN_VALUES = 30
-
-__all__ = ["fit_recalibration", "recalibrate_checkpoint"]
 
 
 def fit_recalibration(
@@ -79,17 +77,27 @@ def fit_recalibration(
 def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, split: str = "val") -> None:
     """Fit the recalibration of the checkpoint's quantile levels per evaluation field of the
     dataset ``data`` (its manifest's ``evaluation.fields``) on ``split``, store it in ``ckpt`` and
-    say on stderr what it corrects (``scinum fit`` after training a head with a distribution). A
-    field with fewer than :data:`MIN_VALUES` numbers in ``split`` keeps its model's levels, and
-    the user is told; the count per field is stored as ``run["calibration"]``."""
+    say on stderr what it corrects (``scinum fit`` after training a head with a distribution):
+    :func:`recalibrate` on the checkpoint's model, written back."""
+    meta, net = load_checkpoint(ckpt)
+    if recalibrate(meta, net, data, split):
+        save_checkpoint(ckpt, net, meta)
+
+
+def recalibrate(meta: Any, net: Any, data: str | os.PathLike, split: str = "val") -> bool:
+    """:func:`recalibrate_checkpoint` in memory: set ``meta.calibration`` of the model ``net``
+    (a :class:`~scinum.model.checkpoint.CheckpointMeta` and its network) from ``split`` of the
+    dataset ``data``. A field with fewer than :data:`MIN_VALUES` numbers in ``split`` keeps its
+    model's levels, and the user is told; the count per field is stored as
+    ``run["calibration"]``. Returns False (nothing changed) when the dataset declares no
+    evaluation fields."""
     from .model import Model
 
     fields = Dataset(data).manifest.get("evaluation", {}).get("fields", [])
     if not fields:
         print("scinum fit: intervals not recalibrated (the dataset declares no evaluation fields)", file=sys.stderr)
-        return
-    meta, net = load_checkpoint(ckpt)
-    found = fit_recalibration(Model(meta, net), data, fields, split)
+        return False
+    found = fit_recalibration(Model(meta, net, device=next(net.parameters()).device), data, fields, split)
     meta.calibration = {field: r["table"] for field, r in found.items() if r["n"] >= MIN_VALUES}
     meta.run["calibration"] = {
         "split": split,
@@ -99,7 +107,6 @@ def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, spl
             for field in dict.fromkeys(field_of(f) for f in fields)
         },
     }
-    save_checkpoint(ckpt, net, meta)
     for field, r in meta.run["calibration"]["fields"].items():
         if r["fitted"]:
             c = found[field]
@@ -116,3 +123,4 @@ def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, spl
                 "model's own)",
                 file=sys.stderr,
             )
+    return True
