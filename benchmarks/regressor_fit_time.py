@@ -50,6 +50,22 @@ def synthetic(rows: int, inputs: int, seed: int = 0):
     return pd.DataFrame(X, columns=[f"x{j}" for j in range(inputs)]), pd.Series(y, name="y")
 
 
+#: the old fixed-20,000-records path's timings (no longer runnable here), measured before the change
+OLD = Path(__file__).resolve().parent.parent / "experiments" / "regressor-fit-time" / "timing.jsonl"
+
+
+def _old_figure(table: str) -> dict | None:
+    """The old path's timing of the synthetic ``table`` from :data:`OLD` (None if absent)."""
+    if not OLD.is_file():
+        return None
+    for line in OLD.read_text().splitlines():
+        side, _, body = line.partition(" ")
+        r = json.loads(body)
+        if side == "before" and r["table"] == f"synth{table}":
+            return r
+    return None
+
+
 def measure(model, X, y, train: np.ndarray, test: np.ndarray) -> dict:
     """CPU and wall seconds of ``model.fit`` on the ``train`` rows; MSE on the ``test`` rows."""
     from scinum.fill.extrapolation import ExtrapolationWarning
@@ -102,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps({"tiny": args.tiny, "rows": rows}, indent=1) + "\n")
     ours = next(r for r in rows if r["table"] == headline and r["model"] == "scinum.Regressor")
     ref = next(r for r in rows if r["table"] == headline and r["model"] == "boosted trees")
+    old = _old_figure(headline)
+    if old:
+        cells = f"{old['cpu_s']:8.2f} {old['wall_s']:8.2f} {'':>10} {old['load']:5.2f}"
+        print(f"{headline:>10} {'old fixed budget':<16} {cells}  (measured before the change: {OLD.name})")
     ratio = ours["cpu_s"] / max(ref["cpu_s"], 1e-9)
     print(f"regressor fit: {ours['cpu_s']:.2f} s vs reference {ref['cpu_s']:.2f} s = {ratio:.1f}x (target <= 10 s)")
     return 0

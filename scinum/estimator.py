@@ -76,7 +76,7 @@ __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 DEFAULTS: dict[str, Any] = {
     "epochs": 40,
     "min_samples": 20000,
-    "max_cells": 60000,
+    "max_cells": 100000,
     "members": 3,
     "val_fraction": 0.2,
     "min_val_records": 10,
