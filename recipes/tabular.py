@@ -55,13 +55,30 @@ def load(seed: int):
 
 
 #: the mixture head with a mean per component and no MSE term (the estimator's head before)
-_FREE = {"head": {"location": "free", "mse_weight": 0.0}}
+_FREE = {"config": {"head": {"location": "free", "mse_weight": 0.0}}}
 #: one model, not the default ensemble of three (the estimator's default before)
 _ONE = {"members": 1}
 #: the MLPs read LayerNorms, only the attention values the residual stream (the default before)
-_LINEAR = {"model": {"value_path": "linear"}}
+_LINEAR = {"config": {"model": {"value_path": "linear"}}}
 #: without the curvature penalty (the default before; experiments/tabular.md, *A curvature penalty*)
-_NO_CURVATURE = {"optim": {"curvature_weight": 0.0}}
+_NO_CURVATURE = {"config": {"optim": {"curvature_weight": 0.0}}}
+
+
+def _merge(*options: dict) -> dict:
+    """scinum.Regressor options, later ones over earlier ones (``config`` merged section by section)."""
+    out: dict = {}
+    for o in options:
+        for k, v in o.items():
+            if k == "config":
+                config = {section: dict(keys) for section, keys in out.get("config", {}).items()}
+                for section, keys in v.items():
+                    config[section] = {**config.get(section, {}), **keys}
+                out["config"] = config
+            else:
+                out[k] = v
+    return out
+
+
 #: the scinum rows: label -> scinum.Regressor options over its defaults; the second is the first
 #: without the curvature penalty (the default before), the third one member of the first, the
 #: fourth the first on the linear value path, the fifth one member of that; each row after it
@@ -71,21 +88,15 @@ SCINUM_ROWS = {
     "scinum.Regressor, no curvature penalty": _NO_CURVATURE,
     "scinum.Regressor, one member": _ONE,
     "scinum.Regressor, linear value path": _LINEAR,
-    "scinum.Regressor, one member, linear value path": {**_ONE, **_LINEAR},
-    "scinum.Regressor, one member, linear value path, xVal's head": {**_ONE, **_LINEAR, "head": {"kind": "native"}},
-    "scinum.Regressor, one member, linear value path, free mixture means": {**_ONE, **_LINEAR, **_FREE},
-    "scinum.Regressor, one member, linear value path, free mixture means, target not asked alone": {
-        **_ONE,
-        **_LINEAR,
-        **_FREE,
-        "data": {"mask_fields_alone": False},
-    },
-    "scinum.Regressor, one member, free mixture means, pre-LN trunk, target not asked alone": {
-        **_ONE,
-        **_FREE,
-        "model": {"value_path": "layernorm"},
-        "data": {"mask_fields_alone": False},
-    },
+    "scinum.Regressor, one member, linear value path": _merge(_ONE, _LINEAR),
+    "scinum.Regressor, one member, linear value path, xVal's head": _merge(_ONE, _LINEAR, {"config": {"head": {"kind": "native"}}}),
+    "scinum.Regressor, one member, linear value path, free mixture means": _merge(_ONE, _LINEAR, _FREE),
+    "scinum.Regressor, one member, linear value path, free mixture means, target not asked alone": _merge(
+        _ONE, _LINEAR, _FREE, {"config": {"data": {"mask_fields_alone": False}}}
+    ),
+    "scinum.Regressor, one member, free mixture means, pre-LN trunk, target not asked alone": _merge(
+        _ONE, _FREE, {"config": {"model": {"value_path": "layernorm"}, "data": {"mask_fields_alone": False}}}
+    ),
 }
 #: the standard models whose best MSE a row is compared with
 STANDARD = ("linear (OLS)", "boosted trees")

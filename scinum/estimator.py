@@ -1,16 +1,17 @@
 """``scinum.Regressor``: a scikit-learn regressor over a DataFrame, an array, JSON records or a
 JSONL file, trained and read by the same code as ``scinum build jsonl`` / ``fit`` / ``fill``.
 
->>> reg = scinum.Regressor(budget={"samples": 20000}, seed=0).fit(df.drop(columns="y"), df.y)
+>>> reg = scinum.Regressor(seed=0).fit(df.drop(columns="y"), df.y)
 >>> reg.predict(df_new), reg.predict(df_new, return_std=True), reg.predict_quantiles(df_new, [0.1, 0.9])
 
 ``fit`` writes the rows as records (:mod:`scinum.datasets.tables`: one key per column, missing
 cells left out) into a temporary directory, splits off a validation share (:data:`DEFAULTS`),
-builds a dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targets), trains it with
-:func:`scinum.train.fit.fit` under one run config (:attr:`Regressor.config_`, what ``scinum fit
---config`` would read) and keeps the trained :class:`scinum.fill.model.Model`; the directory is
-then removed. It trains ``members`` such models (default 3), member ``i`` with seed ``seed +
-1000·i`` and its own validation rows, and predicts with their ensemble
+builds a dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targets) once, trains
+it with :func:`scinum.train.fit.fit` under one run config per member (:attr:`Regressor.config_`,
+what ``scinum fit --config`` would read) and keeps the trained networks in memory (recalibrated
+on the validation rows there) as :class:`scinum.fill.model.Model` s; the directory is then
+removed. It trains ``members`` such models (default 3), member ``i`` with seed ``seed +
+1000·i`` on the same training and validation rows, and predicts with their ensemble
 (:mod:`scinum.fill.ensemble`: the mean of their points, the mixture of their distributions). Each
 member fills the targets with :meth:`scinum.fill.model.Model.predict_many`: each target is a
 ``null`` placeholder, and so is every missing input at a numeric field the model knows — hidden
@@ -27,11 +28,15 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import re
 import sys
+import warnings
 import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
+import lightning as L
 import numpy as np
 
 try:
@@ -43,47 +48,88 @@ except ImportError:
 from .errors import ConfigError, RecordError, ScinumError
 from .fill import ensemble
 from .records.paths import format_path, get, parse_path
-from .datasets.tables import MISSING, cell, check_target, column_path, frame_to_records, read_records, rows_to_records
+from .datasets.tables import MISSING, cell, check_target, column_path, read_records
 
-__all__ = ["DEFAULTS", "Regressor", "split_records"]
+__all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 
-#: the estimator's defaults in one place (tuned for small tables: a few hundred to a few thousand
-#: rows of a few columns). ``budget``: records seen in training (or ``{"seconds": S}``);
-#: ``val_fraction`` of the rows (at least ``min_val_records`` of them, else none) is held out for
-#: early stopping and for calibrating the intervals; the sections are ``scinum fit``'s.
-#: ``data.mask_fields_alone``: a record asked for its target shows every input (scikit-learn's
-#: 10-input check table, training R² at this budget, seeds 0 and 1: 0.79, 0.78 with it; 0.14, 0.15
-#: without); the un-normalized value path and the mixture's ``location: shared`` (its means a
-#: regression output plus offsets) with ``mse_weight`` 1 let predictions follow a trend past the
-#: training range (experiments/tabular.md, measured with all three); ``value_path: linear_mlp`` (the
-#: MLPs read the residual stream too, not only the attention values) rather than ``linear``:
-#: within 1.5× of the better standard model above the range on 10 of 16 bundled tables, against
-#: 8 (experiments/tabular.md, *The MLPs on the residual stream*). ``members``: models trained (each on
-#: the whole budget) whose ensemble predicts: 3 (experiments/tabular.md, *An ensemble of three*).
-#: ``optim.curvature_weight`` 10 (:mod:`scinum.model.curvature`): within 1.5x above the range on 11 of 16 tables (10 without),
-#: inside it on 14 (12 without), for about twice the training time (experiments/tabular.md, *A curvature penalty*).
+#: the estimator's defaults, the one place they are set (the constructor's defaults read them).
+#: The run-config sections (``encoding``, ``head``, ``model``, ``optim``, ``data``, ``trainer``:
+#: what ``scinum fit --config`` reads) start from :mod:`scinum.train.config`'s defaults and change
+#: what follows; each choice was made in the experiments on tables held out by range
+#: (``recipes/tables_by_range.py``; the notebook: experiments/README.md and experiments/tabular.md).
+#: ``data.mask_fields_alone``: a record asked for its target shows every input; the
+#: un-normalized value path and the mixture's ``location: shared`` (its means a regression output
+#: plus offsets) with ``mse_weight`` 1 let predictions follow a trend past the training range;
+#: ``value_path: linear_mlp``: the MLPs read the residual stream too, not only the attention
+#: values; ``optim.curvature_weight`` (:mod:`scinum.model.curvature`): predictions kept straight
+#: unless the data bend them (it roughly doubles the cost of a step). ``members``: models
+#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`).
+#:
+#: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
+#: rows, at least ``min_samples`` records, at most ``max_cells`` numbers and strings (cells) seen
+#: per member, so that a wide or long table costs no more than a bounded number of cells (the
+#: cost of a record grows with its cells). ``val_fraction`` of the rows (at least
+#: ``min_val_records`` of them, else none) is held out, once for every member, for early
+#: stopping (validation every ``trainer.val_check_interval`` steps, stopping after ``patience``
+#: validations without a lower loss; the lowest one's weights are kept) and for calibrating the
+#: intervals. Fit times: experiments/regressor-fit-time/README.md.
 DEFAULTS: dict[str, Any] = {
-    "budget": {"samples": 20000},
+    "epochs": 40,
+    "min_samples": 20000,
+    "max_cells": 100000,
     "members": 3,
     "val_fraction": 0.2,
     "min_val_records": 10,
+    "patience": 5,
     "encoding": {"name": "xval"},
     "head": {"kind": "mixture", "location": "shared", "mse_weight": 1.0},
     "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear_mlp"},
-    "optim": {"lr": 1e-3, "warmup_steps": 50, "curvature_weight": 10.0},
+    # no weight averaging (the run config averages at 0.99): not adopted for tables
+    # (experiments/tables-weight-average-sweep)
+    "optim": {"lr": 1e-3, "warmup_steps": 50, "curvature_weight": 10.0, "weight_average": 0.0},
     "data": {"batch_size": 32, "mask_prob": 0.2, "mask_fields_prob": 0.5, "mask_fields_alone": True},
     "trainer": {
         "accelerator": "cpu",
         "devices": 1,
         "val_check_interval": 50,
         "limit_val_batches": 1.0,
-        "early_stopping_patience": 5,
         "checkpoint_every_n_steps": 1000000,
         "progress_bar": False,
         "log_every_n_steps": 50,
     },
 }
 _SECTIONS = ("encoding", "head", "model", "optim", "data", "trainer")
+#: the constructor's flat parameters that set a key of a run-config section
+_FLAT = {
+    "lr": ("optim", "lr"),
+    "d_model": ("model", "d_model"),
+    "n_layers": ("model", "n_layers"),
+    "n_heads": ("model", "n_heads"),
+    "batch_size": ("data", "batch_size"),
+    "patience": ("trainer", "early_stopping_patience"),
+}
+#: run-config keys the estimator sets itself (``config=`` may not)
+_OWN = {("data", "path"), ("data", "mask_fields"), ("trainer", "max_steps")}
+#: member ``i`` trains with seed ``seed + SEED_STRIDE · i``
+SEED_STRIDE = 1000
+
+
+def training_samples(n_train: int, cells: float, epochs: float, min_samples: int, max_cells: int) -> int:
+    """Records each member sees (``budget.samples``) for ``n_train`` training rows of ``cells``
+    numbers and strings per row on average: ``epochs · n_train``, at least ``min_samples``, at
+    most ``max_cells / cells`` (and at least one batch's worth of rows: ``n_train``)."""
+    want = max(epochs * n_train, min_samples)
+    return int(max(min(want, max_cells / max(cells, 1.0)), n_train, 1))
+
+
+def _split_indices(n: int, val_fraction: float, seed: int, min_val: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices ``(train, val)`` of :func:`split_records` (both ascending)."""
+    n_val = int(round(n * val_fraction))
+    if n_val < min_val or n - n_val < 1:
+        return np.arange(n), np.arange(0)
+    val = np.zeros(n, bool)
+    val[np.random.default_rng(seed).permutation(n)[:n_val]] = True
+    return np.flatnonzero(~val), np.flatnonzero(val)
 
 
 def split_records(
@@ -91,53 +137,65 @@ def split_records(
 ) -> tuple[list[dict], list[dict]]:
     """``(train, val)``: ``round(n · val_fraction)`` records drawn by a generator seeded by
     ``seed`` go to validation (none when that is fewer than ``min_val``); order is kept."""
-    n = len(records)
-    n_val = int(round(n * val_fraction))
-    if n_val < min_val or n - n_val < 1:
-        return list(records), []
-    val = np.zeros(n, bool)
-    val[np.random.default_rng(seed).permutation(n)[:n_val]] = True
-    return [r for r, v in zip(records, val) if not v], [r for r, v in zip(records, val) if v]
+    train, val = _split_indices(len(records), val_fraction, seed, min_val)
+    return [records[i] for i in train], [records[i] for i in val]
 
 
 def _write_jsonl(path: Path, records: Sequence[dict]) -> None:
     path.write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in records))
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
 class Regressor(RegressorMixin, BaseEstimator):
     """A masked-number transformer as a scikit-learn regressor (module docstring).
 
-    ``budget``: ``{"samples": N}`` | ``{"seconds": S}`` | ``{"tokens": N}`` (None: the default's).
-    ``encoding``, ``head``, ``model``, ``optim``, ``data``, ``trainer``: sections of the run
-    config (:mod:`scinum.train.config`), merged over :data:`DEFAULTS`' (an encoding ``name`` or head
-    ``kind`` other than the default's replaces the section). ``val_fraction``: the rows held
-    out for early stopping and calibration. ``members``: how many models to train, each with its
-    own seed and validation rows; they predict as an ensemble (None: the default's, 3).
-    ``device``: where predictions run.
+    Budget: ``samples``, the records each member sees in training: ``"auto"`` (the table's,
+    :func:`training_samples` with ``epochs`` and :data:`DEFAULTS`' floor and cap) or a whole
+    number; or ``seconds`` of training per member instead (then ``samples`` stays ``"auto"``).
+    ``lr``, ``d_model``, ``n_layers``, ``n_heads``, ``batch_size``: the run config's
+    ``optim.lr``, ``model.*`` and ``data.batch_size``. ``members``: how many models to train,
+    member ``i`` with seed ``seed + 1000·i`` on the same training and validation rows; they
+    predict as an ensemble. ``val_fraction`` (0 <= v < 1): the rows held out for early stopping
+    and calibration (0: none). ``patience``: validations without improvement before a member
+    stops (0: train the whole budget, keeping the best weights). ``seed``: a whole number >= 0.
+    ``device``: where predictions run (training runs where ``config={"trainer": {"accelerator":
+    ...}}`` says: the CPU by default). ``config``: a nested dict merged over the run config for everything else,
+    e.g. ``{"model": {"value_path": "linear"}, "optim": {"curvature_weight": 0}}`` (an encoding
+    ``name`` or head ``kind`` other than the default's replaces the section; the keys the flat
+    parameters set are refused there).
 
     Fitted attributes: ``targets_`` (JSON paths), ``models_`` (the members'
     :class:`scinum.fill.model.Model` s), ``config_`` (the first member's run config, paths left
-    out; member ``i``'s seed is ``seed + 1000·i``), ``n_features_in_``/``feature_names_in_`` for
-    arrays and DataFrames."""
+    out), ``n_features_in_``/``feature_names_in_`` for arrays and DataFrames."""
 
     def __init__(
         self,
-        budget: dict | None = None,
+        samples: int | str = "auto",
+        seconds: float | None = None,
+        epochs: float = DEFAULTS["epochs"],
+        lr: float = DEFAULTS["optim"]["lr"],
+        d_model: int = DEFAULTS["model"]["d_model"],
+        n_layers: int = DEFAULTS["model"]["n_layers"],
+        n_heads: int = DEFAULTS["model"]["n_heads"],
+        members: int = DEFAULTS["members"],
+        val_fraction: float = DEFAULTS["val_fraction"],
+        batch_size: int = DEFAULTS["data"]["batch_size"],
+        patience: int = DEFAULTS["patience"],
         seed: int = 0,
-        encoding: dict | None = None,
-        head: dict | None = None,
-        model: dict | None = None,
-        optim: dict | None = None,
-        data: dict | None = None,
-        trainer: dict | None = None,
-        val_fraction: float | None = None,
-        members: int | None = None,
         device: str = "cpu",
+        config: dict | None = None,
     ):
-        self.budget, self.seed = budget, seed
-        self.encoding, self.head, self.model, self.optim = encoding, head, model, optim
-        self.data, self.trainer, self.val_fraction, self.device = data, trainer, val_fraction, device
-        self.members = members
+        self.samples, self.seconds, self.epochs, self.lr = samples, seconds, epochs, lr
+        self.d_model, self.n_layers, self.n_heads, self.members = d_model, n_layers, n_heads, members
+        self.val_fraction, self.batch_size, self.patience = val_fraction, batch_size, patience
+        self.seed, self.device, self.config = seed, device, config
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -145,11 +203,62 @@ class Regressor(RegressorMixin, BaseEstimator):
         tags.target_tags.multi_output = True
         return tags
 
+    # -- parameters -----------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        """Every parameter checked before anything is read or trained: a :class:`ConfigError`
+        naming the parameter and what it must be."""
+
+        def bad(name: str, must: str) -> ConfigError:
+            return ConfigError(f"Regressor({name}={getattr(self, name)!r}): must be {must}")
+
+        s = self.samples
+        if not (s == "auto" if isinstance(s, str) else _is_int(s) and s > 0):
+            raise bad("samples", '"auto" or a whole number of records > 0')
+        if self.seconds is not None:
+            if not (_is_real(self.seconds) and math.isfinite(self.seconds) and self.seconds > 0):
+                raise bad("seconds", "None or a number of seconds > 0")
+            if s != "auto":
+                raise ConfigError(f"Regressor(samples={s!r}, seconds={self.seconds!r}): give one budget, samples or seconds")
+        if not (_is_real(self.epochs) and math.isfinite(self.epochs) and self.epochs > 0):
+            raise bad("epochs", "a number of passes over the training rows > 0")
+        if not (_is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
+            raise bad("lr", "a learning rate > 0")
+        for name in ("d_model", "n_layers", "n_heads", "members", "batch_size"):
+            if not (_is_int(getattr(self, name)) and getattr(self, name) >= 1):
+                raise bad(name, "a whole number >= 1")
+        if not (_is_int(self.patience) and self.patience >= 0):
+            raise bad("patience", "a whole number of validations >= 0 (0: no early stopping)")
+        v = self.val_fraction
+        if not (_is_real(v) and math.isfinite(v) and 0 <= v < 1):
+            raise bad("val_fraction", "a number with 0 <= val_fraction < 1 (the share of rows held out)")
+        if not (_is_int(self.seed) and 0 <= self.seed and self.seed + SEED_STRIDE * (self.members - 1) < 2**32):
+            raise bad("seed", f"a whole number >= 0 (with {self.members} members, below 2**32 - {SEED_STRIDE * (self.members - 1)})")
+        if not isinstance(self.device, str):
+            raise bad("device", 'a device name such as "cpu" or "cuda"')
+        if self.config is not None:
+            if not isinstance(self.config, dict):
+                raise bad("config", f"None or a dict of run-config sections ({', '.join(_SECTIONS)})")
+            for section, given in self.config.items():
+                if section not in _SECTIONS:
+                    raise ConfigError(
+                        f"Regressor(config=...): unknown section {section!r} (sections: {', '.join(_SECTIONS)}; "
+                        "the budget is samples= or seconds=, the seed seed=)"
+                    )
+                if not isinstance(given, dict):
+                    raise ConfigError(f"Regressor(config={{{section!r}: {given!r}}}): must be a dict of {section}: options")
+                for key in given:
+                    flat = next((k for k, where in _FLAT.items() if where == (section, key)), None)
+                    if flat:
+                        raise ConfigError(f"Regressor(config=...): {section}.{key} is the parameter {flat}=; set it there")
+                    if (section, key) in _OWN:
+                        raise ConfigError(f"Regressor(config=...): {section}.{key} is set by the estimator from the table")
+
     # -- inputs ---------------------------------------------------------------------------------
     def _rows(self, X: Any, reset: bool, targets: Sequence[str] = ()) -> tuple[list[dict], str]:
         """Records of ``X`` and its kind (``"frame"``, ``"array"``, ``"records"``); arrays and
         DataFrames are checked by scikit-learn (feature count and names against the fit; a
-        DataFrame's ``targets`` columns are not features: they may be absent at prediction)."""
+        DataFrame's ``targets`` columns are not features: they may be absent at prediction).
+        A bad cell's error names its row (from 1) and column."""
         import pandas as pd
 
         if isinstance(X, (str, Path)):
@@ -161,10 +270,14 @@ class Regressor(RegressorMixin, BaseEstimator):
             if missing:
                 raise RecordError(f"target {missing[0]!r} is not a column of X (columns: {', '.join(map(str, X.columns))})")
             validate_data(self, X.drop(columns=[c for c in X.columns if c in targets]), reset=reset, skip_check_array=True)
-            return frame_to_records(X), "frame"
+            names = [str(c) for c in X.columns]
+            dup = {c for c in names if names.count(c) > 1}
+            if dup:
+                raise RecordError(f"columns {sorted(dup)} appear more than once: give each column one name")
+            return _table_records(names, [X.iloc[:, j].tolist() for j in range(X.shape[1])]), "frame"
         A = validate_data(self, X, reset=reset, ensure_all_finite="allow-nan", dtype=np.float64)
         names = [f"x{j}" for j in range(A.shape[1])]
-        return rows_to_records(names, [A[:, j].tolist() for j in range(A.shape[1])]), "array"
+        return _table_records(names, [A[:, j].tolist() for j in range(A.shape[1])]), "array"
 
     def _add_y(self, records: list[dict], y: Any) -> list[str]:
         """Write ``y`` into ``records``; returns the target paths."""
@@ -188,34 +301,43 @@ class Regressor(RegressorMixin, BaseEstimator):
             raise RecordError(f"target name {clash[0]!r} is also a column of X: rename one of them")
         for i, r in enumerate(records):
             for name, col in zip(names, cols):
-                c = cell(col[i], i, name)
+                c = cell(col[i], i + 1, name)
                 if c is not MISSING:
                     r[name] = c
         return [column_path(n) for n in names]
 
     # -- training -------------------------------------------------------------------------------
-    def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int, seed: int) -> dict:
-        """The run config: :data:`DEFAULTS` <- the constructor's sections (the fit checks it)."""
+    def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int, cells: float, seed: int) -> dict:
+        """The run config: :data:`DEFAULTS` <- ``config`` <- the flat parameters and the budget
+        (the fit checks it)."""
         from .train.config import assemble_config
 
-        over: dict[str, Any] = {"seed": seed, "out_dir": str(out_dir), "budget": copy.deepcopy(self.budget or DEFAULTS["budget"])}
+        if self.seconds is not None:
+            budget: dict[str, Any] = {"seconds": float(self.seconds)}
+        elif self.samples == "auto":
+            budget = {"samples": training_samples(n_train, cells, self.epochs, DEFAULTS["min_samples"], DEFAULTS["max_cells"])}
+        else:
+            budget = {"samples": int(self.samples)}
+        over: dict[str, Any] = {"seed": seed, "out_dir": str(out_dir), "budget": budget}
         for section in _SECTIONS:
-            base, given = copy.deepcopy(DEFAULTS[section]), getattr(self, section) or {}
-            if not isinstance(given, dict):
-                raise ConfigError(f"Regressor({section}={given!r}): must be a dict of {section}: options")
+            base, given = copy.deepcopy(DEFAULTS[section]), (self.config or {}).get(section, {})
             swap = {"encoding": "name", "head": "kind"}.get(section)
             if swap and swap in given and given[swap] != base.get(swap):
                 base = {}
             over[section] = {**base, **copy.deepcopy(given)}
+        for name, (section, key) in _FLAT.items():
+            over[section][key] = getattr(self, name)
+        over["trainer"]["early_stopping_patience"] = self.patience or None
         over["data"].update(path=str(data_dir), mask_fields=targets)
         over["data"]["batch_size"] = min(over["data"]["batch_size"], n_train)
         return assemble_config(None, over)
 
     def fit(self, X: Any, y: Any = None, targets: Sequence[str] | None = None) -> "Regressor":
-        """Train on ``X`` (and ``y``, or ``targets`` naming columns/paths of ``X``); returns self."""
-        members = DEFAULTS["members"] if self.members is None else self.members
-        if not isinstance(members, (int, np.integer)) or isinstance(members, bool) or members < 1:
-            raise ConfigError(f"Regressor(members={members!r}): must be a whole number of models, at least 1")
+        """Train on ``X`` (and ``y``, or ``targets`` naming columns/paths of ``X``); returns self.
+
+        A row whose target is missing (NaN, None, absent) is refused, naming the target and the
+        rows (from 1); a bad cell names its row and column."""
+        self._check_params()
         if isinstance(targets, str):
             targets = [targets]
         records, kind = self._rows(X, reset=True, targets=targets if y is None and targets else ())
@@ -232,41 +354,62 @@ class Regressor(RegressorMixin, BaseEstimator):
         n = len(records)
         if n < 2:
             raise ValueError(f"Regressor.fit needs at least 2 samples: got {n} sample(s)")
-        if not split_records(records, self._val_share(), self.seed)[1]:  # how many: n's alone
+        _check_targets_present(records, paths, kind)
+        train, val = _split_indices(n, self.val_fraction, self.seed, DEFAULTS["min_val_records"])
+        if not len(val):
             print(
                 f"scinum.Regressor: {n} rows hold out fewer than {DEFAULTS['min_val_records']} "
                 "for validation: no early stopping, intervals not recalibrated",
                 file=sys.stderr,
             )
-        fitted = [self._fit_member(records, paths, self.seed + 1000 * i) for i in range(int(members))]
-        self.models_, self.targets_, self.input_kind_ = [m for m, _ in fitted], paths, kind
-        self.config_ = fitted[0][1]
+        self.models_, self.config_ = self._fit_members(records, paths, train, val, kind)
+        self.targets_, self.input_kind_ = paths, kind
         for m in self.models_:
             m.meta.run["estimator"] = {"targets": paths, "input_kind": kind, "features": self._features()}
         return self
 
-    def _val_share(self) -> float:
-        return DEFAULTS["val_fraction"] if self.val_fraction is None else self.val_fraction
-
-    def _fit_member(self, records: list[dict], paths: list[str], seed: int) -> tuple[Any, dict]:
-        """One member trained with ``seed`` (its validation rows too): its Model and run config."""
-        from .train.fit import fit as run_fit
-        from .fill.model import load
+    def _fit_members(self, records: list[dict], paths: list[str], train: np.ndarray, val: np.ndarray, kind: str) -> tuple[list, dict]:
+        """The members' Models (in memory) and the first one's run config: the dataset is built
+        and tokenized once, in a temporary directory, and every member trains on it."""
         from .datasets.jsonl import build
+        from .fill.calibration import recalibrate
+        from .fill.model import Model, check_device
+        from .train.fit import fit as run_fit
 
-        train, val = split_records(records, self._val_share(), seed)
+        device = check_device(self.device)
+        rows = {"train": train, "val": val}
         with tempfile.TemporaryDirectory(prefix="scinum-regressor-") as tmp:
             root = Path(tmp)
-            _write_jsonl(root / "train.jsonl", train)
-            if val:
-                _write_jsonl(root / "val.jsonl", val)
-            build(root / "data", train=[root / "train.jsonl"], val=[root / "val.jsonl"] if val else (), fields=paths, progress=False)
-            config = self._config(root / "data", root / "run", paths, len(train), seed)
-            if not val:
-                config["trainer"]["limit_val_batches"] = 0
-            model = load(run_fit(config), device=self.device)
-        config["data"]["path"] = config["out_dir"] = None
-        return model, config
+            try:
+                for split, idx in rows.items():
+                    if len(idx):
+                        _write_jsonl(root / f"{split}.jsonl", [records[i] for i in idx])
+                build(
+                    root / "data",
+                    train=[root / "train.jsonl"],
+                    val=[root / "val.jsonl"] if len(val) else (),
+                    fields=paths,
+                    progress=False,
+                )
+                cells = float(np.mean([_cells(records[i]) for i in train]))
+                models, first = [], None
+                for i in range(int(self.members)):
+                    config = self._config(root / "data", root / f"run-{i}", paths, len(train), cells, self.seed + SEED_STRIDE * i)
+                    if not len(val):
+                        config["trainer"]["limit_val_batches"] = 0
+                    calibrate, config["calibrate"] = config["calibrate"], False  # below, in memory
+                    keep = _Keep()
+                    run_fit(config, callbacks=[keep])
+                    meta, net = keep.take()
+                    if calibrate and net.head.has_distribution and len(val):
+                        recalibrate(meta, net, root / "data", "val")
+                    models.append(Model(meta, net, device=device))
+                    config["calibrate"] = calibrate
+                    config["data"]["path"] = config["out_dir"] = None
+                    first = first or config
+            except ScinumError as e:
+                raise _at_user_rows(e, root, rows, kind) from None
+        return models, first  # type: ignore[return-value]
 
     def _features(self) -> dict[str, Any]:
         names = getattr(self, "feature_names_in_", None)
@@ -296,21 +439,44 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     def _predictions(self, X: Any, need: str | None = None) -> list[np.ndarray]:
         """Per member, its :class:`~scinum.fill.results.FieldPrediction` s, object array [N, T];
-        ``need``: the method that needs a distribution (checked before predicting)."""
+        ``need``: the method that needs a distribution (checked before predicting). Inputs or
+        predictions outside the training range are one :class:`ExtrapolationWarning` per call,
+        whatever the number of members (they share their training rows, hence their ranges)."""
+        from .fill.extrapolation import ExtrapolationWarning, Tally
+
         check_is_fitted(self, "models_")
         if need and not self.models_[0].model.head.has_distribution:
             raise ScinumError(
                 f"Regressor.{need}: head {self.models_[0].meta.head.get('kind')!r} predicts no distribution; use head={{'kind': 'mixture'}}"
             )
-        out = []
+        out, outside = [], None
         for model in self.models_:
-            filled = self._filled(model, X)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExtrapolationWarning)
+                try:
+                    filled = self._filled(model, X)
+                except RecordError as e:
+                    if e.record is None:
+                        raise
+                    raise _row_error(e.reason, e.record, e.path, self.input_kind_) from None
+            if outside is None:
+                outside = [dict(f.outside) for f in filled]
+            else:
+                for o, f in zip(outside, filled):
+                    more = [p for p in f.outside.get("predictions", []) if p not in o.get("predictions", [])]
+                    if more:
+                        o["predictions"] = [*o.get("predictions", []), *more]
             a = np.empty((len(filled), len(self.targets_)), dtype=object)
             for i, f in enumerate(filled):
                 by_path = {p.path: p for p in f.predictions}
                 for j, t in enumerate(self.targets_):
                     a[i, j] = by_path[_concrete(f.record, parse_path(t))]
             out.append(a)
+        tally = Tally(self.models_[0].ranges)
+        for o in outside or []:
+            tally.add(o)
+        if tally:
+            warnings.warn(tally.summary(), ExtrapolationWarning, stacklevel=3)
         return out
 
     def _shape(self, a: np.ndarray) -> np.ndarray:
@@ -337,6 +503,10 @@ class Regressor(RegressorMixin, BaseEstimator):
     def sample(self, X: Any, n: int = 1, random_state: int | None = None):
         """``n`` draws of each target from the calibrated predicted distribution: float64[N, n]
         (one target) or [N, T, n]; ``random_state`` (default: the ``seed``) seeds them."""
+        if not (_is_int(n) and n >= 1):
+            raise ValueError(f"Regressor.sample(n={n!r}): n must be a whole number of draws >= 1")
+        if random_state is not None and not (_is_int(random_state) and random_state >= 0):
+            raise ValueError(f"Regressor.sample(random_state={random_state!r}): must be None or a whole number >= 0")
         preds = self._predictions(X, "sample")
         rng = np.random.default_rng(self.seed if random_state is None else random_state)
         return self._shape(ensemble.draws(self.models_, self.targets_, preds, int(n), rng))
@@ -398,3 +568,101 @@ def _concrete(record: dict, path: tuple) -> str:
         segs.append(s)
         node = node[s]
     return format_path(segs)
+
+
+def _table_records(names: Sequence[str], cols: Sequence[Sequence[Any]]) -> list[dict]:
+    """Records from column-major cells (:func:`scinum.datasets.tables.cell`; a missing cell
+    leaves its key out), a bad cell's error naming its row from 1, as a user counts them."""
+    n = len(cols[0]) if cols else 0
+    out: list[dict] = [{} for _ in range(n)]
+    for name, values in zip(names, cols):
+        for i, v in enumerate(values):
+            c = cell(v, i + 1, name)
+            if c is not MISSING:
+                out[i][name] = c
+    return out
+
+
+def _cells(record: Any) -> int:
+    """Numbers, strings and booleans in a record (what a record's cost grows with)."""
+    if isinstance(record, dict):
+        return sum(_cells(v) for v in record.values())
+    if isinstance(record, list):
+        return sum(_cells(v) for v in record)
+    return 1
+
+
+def _where(path: str, kind: str) -> str:
+    """A target or input named as the user named it: a column of a table, else a JSON path."""
+    if kind == "records":
+        return f"path {path}"
+    segs = parse_path(path)
+    return f"column {segs[0]!r}" if len(segs) == 1 else f"path {path}"
+
+
+def _row_error(reason: str, index: int, path: str | None, kind: str) -> RecordError:
+    """A :class:`RecordError` at the user's row ``index + 1`` (and column or path)."""
+    where = f"row {index + 1}" + (f", {_where(path, kind)}" if path else "")
+    return RecordError(f"{where}: {reason}")
+
+
+def _check_targets_present(records: Sequence[dict], paths: Sequence[str], kind: str) -> None:
+    """Refuse rows without a number at a target (NaN, None, absent), naming the target and the
+    rows (from 1): such a row would train without its target and break the calibration."""
+    for path in paths:
+        segs = parse_path(path)
+        missing = []
+        for i, r in enumerate(records):
+            try:
+                v = get(r, segs)
+            except (KeyError, IndexError, TypeError):
+                v = None
+            if not _is_real(v):
+                missing.append(i + 1)
+        if missing:
+            shown = ", ".join(map(str, missing[:10])) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+            raise RecordError(
+                f"target {_where(path, kind)} has no number in {len(missing)} of {len(records)} rows (row{'s' if len(missing) > 1 else ''} "
+                f"{shown}, counted from 1; a NaN or missing target): drop those rows or fill them before fitting"
+            )
+
+
+#: a location in the estimator's temporary files: ``<split>.jsonl`` or the dataset's shards
+_TEMP_FILE = re.compile(r"(?:^|/)(?:(train|val)\.jsonl|data/(train|val)/part-(\d+)\.jsonl(?:\.gz)?)$")
+
+
+def _at_user_rows(error: ScinumError, root: Path, rows: dict[str, np.ndarray], kind: str) -> ScinumError:
+    """``error`` with its location in the estimator's temporary files (``train.jsonl:3``, the
+    dataset's shards) replaced by the user's row (from 1) and column; any other mention of the
+    temporary directory becomes "the table"."""
+    if isinstance(error, RecordError) and error.file is not None and error.line is not None:
+        m = _TEMP_FILE.search(str(error.file).replace("\\", "/"))
+        if m and str(error.file).startswith(str(root)):
+            split = m.group(1) or m.group(2)
+            k = (error.line - 1) + (int(m.group(3)) * 1000 if m.group(3) else 0)  # shards of 1000 records
+            if 0 <= k < len(rows[split]):
+                return _row_error(error.reason, int(rows[split][k]), error.path, kind)
+    text = str(error)
+    if str(root) in text:
+        err = copy.copy(error)
+        err.args = (re.sub(re.escape(str(root)) + r"[^\s:,]*", "the table", text),)
+        return err
+    return error
+
+
+class _Keep(L.Callback):
+    """Keeps the trained network and its metadata of a :func:`scinum.train.fit.fit` run (not the
+    module: it holds the trainer, whose data module maps the temporary token files)."""
+
+    def __init__(self) -> None:
+        self.kept: tuple[Any, Any] | None = None
+
+    def on_fit_end(self, trainer, pl_module) -> None:
+        self.kept = (pl_module.meta, pl_module.model)
+
+    def take(self) -> tuple[Any, Any]:
+        """``(meta, net)``: the best weights are restored into ``net`` after the fit ends."""
+        assert self.kept is not None, "the fit ended without a model"
+        meta, net = self.kept
+        self.kept = None
+        return meta, net

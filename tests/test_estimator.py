@@ -1,5 +1,6 @@
 """scinum.Regressor: the scikit-learn estimator over DataFrames, arrays, records and JSONL files."""
 
+import copy
 import json
 import pickle
 import subprocess
@@ -18,16 +19,19 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 import scinum  # noqa: E402
 from scinum.cli.main import main as scinum_cli  # noqa: E402
 from scinum.errors import ConfigError, RecordError, ScinumError  # noqa: E402
-from scinum.estimator import DEFAULTS, split_records  # noqa: E402
+from scinum.estimator import DEFAULTS, split_records, training_samples  # noqa: E402
+from scinum.fill.extrapolation import ExtrapolationWarning  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 #: a tiny budget: the tests check the plumbing, not the model's quality
 TINY = dict(
-    budget={"samples": 1600},
-    model={"d_model": 16, "n_layers": 1, "n_heads": 2},
-    optim={"lr": 3e-3, "warmup_steps": 5},
-    trainer={"val_check_interval": 10},
+    samples=1600,
+    d_model=16,
+    n_layers=1,
+    n_heads=2,
+    lr=3e-3,
+    config={"optim": {"warmup_steps": 5}, "trainer": {"val_check_interval": 10}},
 )
 
 
@@ -77,7 +81,24 @@ def test_missing_inputs_are_masked_not_imputed(fitted):
 
 def test_params_are_stored_verbatim_and_clone_refits_the_same(fitted):
     reg, df, y = fitted
-    assert reg.get_params()["budget"] == TINY["budget"] and reg.get_params()["data"] is None
+    params = reg.get_params()
+    assert params["samples"] == 1600 and params["config"] == TINY["config"]
+    assert scinum.Regressor().get_params() == {
+        "samples": "auto",
+        "seconds": None,
+        "epochs": DEFAULTS["epochs"],
+        "lr": DEFAULTS["optim"]["lr"],
+        "d_model": DEFAULTS["model"]["d_model"],
+        "n_layers": DEFAULTS["model"]["n_layers"],
+        "n_heads": DEFAULTS["model"]["n_heads"],
+        "members": DEFAULTS["members"],
+        "val_fraction": DEFAULTS["val_fraction"],
+        "batch_size": DEFAULTS["data"]["batch_size"],
+        "patience": DEFAULTS["patience"],
+        "seed": 0,
+        "device": "cpu",
+        "config": None,
+    }
     other = clone(reg).set_params(seed=0)
     assert not hasattr(other, "models_")
     np.testing.assert_array_equal(other.fit(df, y).predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
@@ -121,7 +142,7 @@ def test_records_and_jsonl_with_json_path_targets(tmp_path):
     assert p.shape == (4, 2) and np.isfinite(p).all()
     np.testing.assert_array_equal(p, reg.predict(recs[:4]))  # given targets are hidden, not read
     assert reg.predict_quantiles(new, [0.5]).shape == (4, 2, 1)
-    with pytest.raises(RecordError, match=r"record 0, path out.sum: no place"):
+    with pytest.raises(RecordError, match=r"^row 1, path out.sum: no place"):
         reg.predict([{"inputs": {"t": 0.5, "p": 0.5}}])
 
 
@@ -139,12 +160,12 @@ def test_multi_output_arrays_and_sklearn_tools(one_thread):
     assert scores.shape == (2,) and np.isfinite(scores).all()
 
 
-@pytest.mark.slow
-def test_grid_search(one_thread):
-    df, y = _frame(80)
-    grid = GridSearchCV(scinum.Regressor(**TINY), {"optim": [{"lr": 1e-3}, {"lr": 3e-3}]}, cv=2)
+def test_grid_search_over_a_flat_parameter(one_thread):
+    df, y = _frame(40)
+    tiny = {**TINY, "samples": 64, "members": 1}
+    grid = GridSearchCV(scinum.Regressor(**tiny), {"lr": [1e-3, 3e-3]}, cv=2)
     grid.fit(df, y)
-    assert grid.best_params_["optim"] in ({"lr": 1e-3}, {"lr": 3e-3})
+    assert grid.best_params_["lr"] in (1e-3, 3e-3) and grid.best_estimator_.config_["optim"]["lr"] == grid.best_params_["lr"]
     assert grid.predict(df.iloc[:3]).shape == (3,)
 
 
@@ -168,7 +189,7 @@ def test_bad_inputs_are_one_line_errors(fitted):
     with pytest.raises(ValueError, match=r"in \(0, 1\)"):
         reg.predict_quantiles(df.iloc[:2], [0.0, 0.5])
     with pytest.raises(ScinumError, match="mixture"):
-        native = scinum.Regressor(**{**TINY, "head": {"kind": "native"}}).fit(df.iloc[:40], y.iloc[:40])
+        native = scinum.Regressor(**{**TINY, "config": {"head": {"kind": "native"}}}).fit(df.iloc[:40], y.iloc[:40])
         native.predict(df.iloc[:2], return_std=True)
 
 
@@ -217,12 +238,16 @@ def test_cli_and_estimator_give_the_same_predictions(tmp_path, capsys):
 
 
 def test_an_ensemble_is_its_members_mean_and_their_mixture(fitted):
-    """members=2 trains what two one-member regressors with seeds 0 and 1000 train; it predicts
-    their mean, the standard deviation of their mixture, and quantiles that its draws (a member
-    drawn, then a draw from it) reproduce."""
+    """members=2 trains two models (seeds 0 and 1000) on the same rows; it predicts their mean,
+    the standard deviation of their mixture, and quantiles that its draws (a member drawn, then
+    a draw from it) reproduce."""
     _, df, y = fitted
     pair = scinum.Regressor(**TINY, members=2).fit(df, y)
-    alone = [scinum.Regressor(**TINY, members=1, seed=s).fit(df, y) for s in (0, 1000)]
+    alone = []
+    for m in pair.models_:
+        solo = copy.copy(pair)
+        solo.models_ = [m]
+        alone.append(solo)
     rows = df.iloc[:5]
     (p0, s0), (p1, s1) = (r.predict(rows, return_std=True) for r in alone)
     assert np.abs(p0 - p1).max() > 1e-4  # two different models
@@ -234,6 +259,8 @@ def test_an_ensemble_is_its_members_mean_and_their_mixture(fitted):
     assert (own.min(0) <= q + 1e-12).all() and (q <= own.max(0) + 1e-12).all()
     draws = pair.sample(rows, 20000, random_state=1)
     np.testing.assert_allclose(np.quantile(draws, [0.1, 0.5, 0.9], axis=1).T, q, atol=0.03 * (q[:, 2:] - q[:, :1]).max())
+    one = scinum.Regressor(**TINY, members=1).fit(df, y)  # member 0 is the one-member fit of the same seed
+    np.testing.assert_array_equal(one.predict(rows), p0)
     with pytest.raises(ConfigError, match="members"):
         scinum.Regressor(**TINY, members=0).fit(df, y)
 
@@ -254,7 +281,7 @@ NOT_APPLICABLE = {
 def test_scikit_learn_estimator_checks(one_thread):
     from sklearn.utils.estimator_checks import check_estimator
 
-    results = check_estimator(scinum.Regressor(**{**TINY, "budget": {"samples": 320}}), on_fail=None)
+    results = check_estimator(scinum.Regressor(**{**TINY, "samples": 320}), on_fail=None)
     failed = {r["check_name"] for r in results if r["status"] == "failed"}
     assert failed <= set(NOT_APPLICABLE), failed  # subset invariance holds on some batches
     assert sum(r["status"] == "passed" for r in results) >= 45
@@ -291,7 +318,7 @@ def test_the_defaults_ask_the_target_alone_on_the_linear_mlp_value_path(fitted):
     assert reg.config_["optim"]["curvature_weight"] == 10.0 and reg.config_["optim"]["lr"] == 3e-3  # TINY's lr, the default's penalty
     head = reg.models_[0].model.head
     assert head.shared_location and head.mse_weight == 1.0 and head.init_range == (-1.0, 1.0)
-    paper = scinum.Regressor(**{**TINY, "model": {**TINY["model"], "value_path": "layernorm"}}).fit(df, y)
+    paper = scinum.Regressor(**{**TINY, "config": {**TINY["config"], "model": {"value_path": "layernorm"}}}).fit(df, y)
     assert paper.config_["model"]["value_path"] == "layernorm" and paper.config_["model"]["d_model"] == 16
     assert paper.models_[0].model.trunk.cfg.value_path == "layernorm"
 
@@ -300,11 +327,13 @@ def test_a_curvature_penalty_trains_end_to_end_and_a_head_without_a_gradient_is_
     """``optim={"curvature_weight": ...}`` reaches training (the fit logs its penalty); FoNE's
     digit head, whose point prediction has no gradient, is refused before anything trains."""
     df, y = _frame(60)
-    reg = scinum.Regressor(**{**TINY, "members": 1, "budget": {"samples": 320}, "optim": {**TINY["optim"], "curvature_weight": 3.0}})
+    reg = scinum.Regressor(**{**TINY, "members": 1, "samples": 320, "config": {"optim": {"warmup_steps": 5, "curvature_weight": 3.0}}})
     reg.fit(df, y)
     assert reg.config_["optim"]["curvature_weight"] == 3.0 and np.isfinite(reg.predict(df)).all()
     with pytest.raises(ConfigError, match="curvature_weight = 1.*DigitHead has none"):
-        scinum.Regressor(**{**TINY, "encoding": {"name": "fone"}, "head": {"kind": "native"}, "optim": {"curvature_weight": 1}}).fit(df, y)
+        scinum.Regressor(
+            **{**TINY, "config": {"encoding": {"name": "fone"}, "head": {"kind": "native"}, "optim": {"curvature_weight": 1}}}
+        ).fit(df, y)
 
 
 def test_a_fit_leaves_the_signal_handlers_as_it_found_them_and_nothing_of_it_alive():
@@ -318,9 +347,106 @@ def test_a_fit_leaves_the_signal_handlers_as_it_found_them_and_nothing_of_it_ali
 
     before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
     df, y = _frame(60)
-    reg = scinum.Regressor(**{**TINY, "members": 1, "budget": {"samples": 160}}).fit(df, y)
+    reg = scinum.Regressor(**{**TINY, "members": 1, "samples": 160}).fit(df, y)
     assert {s: signal.getsignal(s) for s in before} == before
     assert np.isfinite(reg.predict(df)).all()
     del reg
     gc.collect()
     assert not [o for o in gc.get_objects() if isinstance(o, TokenShards)]
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"val_fraction": 1.5}, r"val_fraction=1.5\): must be a number with 0 <= val_fraction < 1"),
+        ({"val_fraction": 1.0}, r"val_fraction=1.0\)"),
+        ({"val_fraction": -0.1}, r"val_fraction=-0.1\)"),
+        ({"val_fraction": float("nan")}, r"val_fraction=nan\)"),
+        ({"val_fraction": "0.2"}, r"val_fraction='0.2'\)"),
+        ({"seed": -1}, r"seed=-1\): must be a whole number >= 0"),
+        ({"seed": 1.5}, r"seed=1.5\)"),
+        ({"members": 0}, r"members=0\): must be a whole number >= 1"),
+        ({"samples": 0}, r"samples=0\): must be \"auto\" or a whole number"),
+        ({"samples": "many"}, r"samples='many'\)"),
+        ({"seconds": -1}, r"seconds=-1\)"),
+        ({"samples": 100, "seconds": 5}, "give one budget"),
+        ({"lr": 0}, r"lr=0\)"),
+        ({"batch_size": 0}, r"batch_size=0\)"),
+        ({"patience": -1}, r"patience=-1\)"),
+        ({"epochs": float("inf")}, r"epochs=inf\)"),
+        ({"config": {"optim": {"lr": 1e-3}}}, "optim.lr is the parameter lr="),
+        ({"config": {"budget": {"samples": 10}}}, "unknown section 'budget'"),
+        ({"config": {"data": {"path": "x"}}}, "data.path is set by the estimator"),
+        ({"config": ["model"]}, r"config=\['model'\]\): must be None or a dict"),
+    ],
+)
+def test_parameters_are_checked_at_fit_naming_the_parameter(params, match):
+    df, y = _frame(20)
+    reg = scinum.Regressor(**params)  # the constructor stores them as given (scikit-learn's rule)
+    assert all(reg.get_params()[k] is v for k, v in params.items())
+    with pytest.raises(ConfigError, match=match):
+        reg.fit(df, y)
+
+
+def test_sample_checks_n(fitted):
+    reg, df, _ = fitted
+    for n in (-1, 0, 2.5):
+        with pytest.raises(ValueError, match=rf"sample\(n={n}\): n must be a whole number of draws >= 1"):
+            reg.sample(df.iloc[:2], n=n)
+
+
+def test_nan_targets_are_refused_before_training_naming_the_rows(capsys):
+    df, y = _frame(40)
+    y.iloc[[1, 7]] = np.nan
+    with pytest.raises(RecordError, match=r"target column 'ozone' has no number in 2 of 40 rows \(rows 2, 8, counted from 1"):
+        scinum.Regressor(**TINY).fit(df, y)
+    assert "scinum fit" not in capsys.readouterr().err  # nothing trained
+    recs = [{"x": float(i), "out": {"t": float(i)}} for i in range(30)]
+    del recs[4]["out"]["t"]
+    with pytest.raises(RecordError, match=r"target path out.t has no number in 1 of 30 rows \(row 5, counted"):
+        scinum.Regressor(**TINY).fit(recs, targets=["out.t"])
+
+
+def test_errors_name_the_users_row_and_column_not_the_temporary_files():
+    """A number the encoding cannot hold, in a validation row: the error names that row (from 1)
+    and its column, never the estimator's own train.jsonl/val.jsonl or dataset shards."""
+    df, y = _frame(60)
+    _, val = split_records(list(range(60)), DEFAULTS["val_fraction"], seed=0)
+    row = val[3]
+    df.loc[row, "a"] = 1e300  # far outside the training rows' range: no float32 after scaling
+    with pytest.raises(RecordError) as err:
+        scinum.Regressor(**TINY, members=1).fit(df, y)
+    assert str(err.value).startswith(f"row {row + 1}, column 'a': value 1e+300"), str(err.value)
+    assert ".jsonl" not in str(err.value) and "scinum-regressor" not in str(err.value)
+    with pytest.raises(RecordError, match=r"^row 2, column 'a': value inf is not finite"):
+        scinum.Regressor(**TINY).fit(df.iloc[:5].assign(a=[0.0, np.inf, 0.0, 0.0, 0.0]), y.iloc[:5])
+
+
+def test_an_ensemble_warns_once_per_call_outside_the_training_range(fitted):
+    reg, df, _ = fitted
+    assert len(reg.models_) == 3
+    far = df.iloc[:4].assign(a=df["a"].iloc[:4] + 10)
+    with pytest.warns(ExtrapolationWarning) as caught:
+        reg.predict(far)
+    assert len([w for w in caught if w.category is ExtrapolationWarning]) == 1
+    assert "4 record(s) reach outside the training range" in str(caught[0].message) and "a: 4 inputs" in str(caught[0].message)
+
+
+def test_the_budget_follows_the_table():
+    """Epochs over the training rows, a floor of records for small tables and a cap of cells for
+    wide or long ones (the cost of a record grows with its cells)."""
+    d = DEFAULTS
+    assert training_samples(13, 3, d["epochs"], d["min_samples"], d["max_cells"]) == d["min_samples"]
+    assert training_samples(800, 11, d["epochs"], d["min_samples"], d["max_cells"]) == d["max_cells"] // 11
+    assert training_samples(8000, 5, d["epochs"], d["min_samples"], d["max_cells"]) == max(d["max_cells"] // 5, 8000)
+    assert training_samples(100, 2, 1000, 0, 10**9) == 100000  # epochs when neither bound binds
+
+
+def test_the_fit_time_benchmark_runs_tiny():
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "regressor_fit_time.py"
+    out = subprocess.run([sys.executable, str(script), "--tiny"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    last = out.stdout.strip().splitlines()[-1]
+    assert last.startswith("regressor fit: ") and " s vs reference " in last and last.endswith("x (target <= 10 s)"), last

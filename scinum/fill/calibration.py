@@ -94,7 +94,7 @@ def recalibrate(meta: CheckpointMeta, net: torch.nn.Module, data: str | os.PathL
     if not fields:
         print("scinum fit: intervals not recalibrated (the dataset declares no evaluation fields)", file=sys.stderr)
         return False
-    found = fit_recalibration(Model(meta, net), data, fields, split)
+    found = fit_recalibration(Model(meta, net, device=next(net.parameters()).device), data, fields, split)
     meta.calibration = {field: r["table"] for field, r in found.items() if r["n"] >= MIN_VALUES}
     meta.run["calibration"] = {
         "split": split,
