@@ -55,6 +55,10 @@ def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path)
         "optim.curvature_reach",
         "optim.weight_average",
         "data.pad_to",  # batch lengths as the records make them: 1
+        # the GPU options, off by default
+        "data.pin_memory",
+        "optim.fused",
+        "trainer.compile",
     }
     assert not added & b.keys() and a["optim.curvature_weight"] == 0 and a["data.pad_to"] == 1
     assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks, *added}
@@ -75,11 +79,12 @@ def test_the_weight_average_preset_trains_what_its_published_runs_trained(tmp_pa
         ours = model_configs("planets", preset, tmp_path / "data", tmp_path, seeds=3)[("xval+gmm(mse1,avg0.99)", seed)]
         published = json.loads((runs / f"seed{seed}" / "config.json").read_text())
         a, b = ours["optim"], without_mixup(published["optim"])
+        assert a.pop("fused") is False  # added since (the GPU's fused AdamW), off
         assert a.pop("weight_average") == 0.99 and b.pop("weight_average") == 0
         assert a == b and ours["seed"] == published["seed"] == seed
         for section in ("model", "encoding", "head", "budget"):
             assert ours[section] == published[section], section
-        keep = {"path", "pad_to"}  # pad_to added since, at 1: batch lengths as the records make them
+        keep = {"path", "pad_to", "pin_memory", "prefetch_factor"}  # added since, off: pad_to 1, no pinning
         assert ours["data"]["pad_to"] == 1
         assert {k: v for k, v in ours["data"].items() if k not in keep} == {k: v for k, v in published["data"].items() if k not in keep}
 
@@ -94,10 +99,11 @@ def test_the_four_heads_preset_trains_what_its_published_runs_trained(tmp_path):
         published = json.loads((runs / f"seed{seed}" / "config.json").read_text())
         assert ours["seed"] == published["seed"] == seed
         published["optim"] = without_mixup(published["optim"])
+        assert ours["optim"].pop("fused") is False  # added since (the GPU's fused AdamW), off
         for section in ("model", "encoding", "head", "budget", "optim"):
             assert ours[section] == published[section], section
         assert ours["model"]["n_heads"] == 4 and ours["optim"]["weight_average"] == 0.99
-        keep = {"path", "pad_to"}  # pad_to added since, at 1: batch lengths as the records make them
+        keep = {"path", "pad_to", "pin_memory", "prefetch_factor"}  # added since, off: pad_to 1, no pinning
         assert ours["data"]["pad_to"] == 1
         assert {k: v for k, v in ours["data"].items() if k not in keep} == {k: v for k, v in published["data"].items() if k not in keep}
         assert published["trainer"]["val_check_interval"] == 400 and published["trainer"]["accelerator"] == "cpu"

@@ -2118,15 +2118,13 @@ def test_the_curvature_table_is_its_scores_and_its_claims_hold():
     better_in = words[sum(v[1] < v[0] for v in inside)]
     assert f"better on {better_in} of sixteen: within 1.5× on {within_in[0]} (before: {within_in[1]})" in tabular
     assert f"geometric mean {gmean(inside, 1):.2f}× against {gmean(inside, 0):.2f}×" in tabular
-    readme, est = doc("experiments/overview.md"), doc("scinum/estimator.py")
-    for text in (readme, est):
-        assert f"on {sum(v[1] <= 1.5 for v in up)} of 16 tables ({sum(v[0] <= 1.5 for v in up)} without)" in text
+    readme = doc("experiments/overview.md")  # the product's docstrings carry no measured figure since
+    assert f"on {sum(v[1] <= 1.5 for v in up)} of 16 tables ({sum(v[0] <= 1.5 for v in up)} without)" in readme
     rest = [v[1] for v in up if v[1] > 1.5]
     assert (
         f"on {sum(v[1] <= 1.5 for v in inside)} inside it ({sum(v[0] <= 1.5 for v in inside)} without), "
         f"{min(rest):.1f}–{max(rest):.1f}× on the other five" in readme
     )
-    assert f"inside it on {sum(v[1] <= 1.5 for v in inside)} ({sum(v[0] <= 1.5 for v in inside)} without)" in est
     assert (
         f"within 1.5× on {sum(v[1] <= 1.5 for v in up)} of 16 above the range (inside it on {sum(v[1] <= 1.5 for v in inside)}), "
         f"{min(rest):.1f}–{max(rest):.1f}× on the other five" in doc("experiments/parity.md")
