@@ -175,6 +175,8 @@ class Regressor(RegressorMixin, BaseEstimator):
     :class:`scinum.fill.model.Model` s), ``config_`` (the first member's run config, paths left
     out), ``n_features_in_``/``feature_names_in_`` for arrays and DataFrames."""
 
+    config_: dict[str, Any] | None  # fitted: the first member's run config (None for a loaded model)
+
     def __init__(
         self,
         samples: int | str = "auto",
@@ -488,7 +490,10 @@ class Regressor(RegressorMixin, BaseEstimator):
         ``return_std``, also the predicted standard deviations of the same shape (a head with a
         distribution; the members' mixture's)."""
         point, std = ensemble.point_and_std(self._predictions(X, "return_std" if return_std else None), return_std)
-        return (self._shape(point), self._shape(std)) if return_std else self._shape(point)
+        if not return_std:
+            return self._shape(point)
+        assert std is not None  # asked for
+        return self._shape(point), self._shape(std)
 
     def predict_quantiles(self, X: Any, q: Sequence[float] | float):
         """Calibrated quantiles at levels ``q`` (in (0, 1)): float64[N, Q] (one target) or

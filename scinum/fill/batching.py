@@ -30,7 +30,9 @@ def length_batches(order: list[int], lengths: list[int], size: int, max_tokens: 
     make it longer than ``max_tokens`` padded tokens (a sequence longer than that is a batch
     of its own; None: :data:`MAX_TOKENS`)."""
     max_tokens = MAX_TOKENS if max_tokens is None else max_tokens
-    groups, cur, tokens = [], [], 0
+    groups: list[list[int]] = []
+    cur: list[int] = []
+    tokens = 0
     for i in order:
         n = lengths[i]
         if cur and (

@@ -29,6 +29,7 @@ import torch
 from ..datasets.directory import Dataset
 from ..model.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
 from ..model.recalibration import GRID
+from ..model.trunk import NumberMLM
 from ..records.paths import field_of, get
 
 __all__ = ["MIN_VALUES", "fit_recalibration", "recalibrate", "recalibrate_checkpoint"]
@@ -81,7 +82,7 @@ def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, spl
         save_checkpoint(ckpt, net, meta)
 
 
-def recalibrate(meta: CheckpointMeta, net: torch.nn.Module, data: str | os.PathLike, split: str = "val") -> bool:
+def recalibrate(meta: CheckpointMeta, net: NumberMLM, data: str | os.PathLike, split: str = "val") -> bool:
     """Fit the recalibration of a model's quantile levels per evaluation field of the dataset
     ``data`` (its manifest's ``evaluation.fields``) on ``split``, set it on ``meta`` (in memory:
     ``scinum fit`` then writes its checkpoint once) and say on stderr what it corrects. A field

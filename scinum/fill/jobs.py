@@ -46,7 +46,7 @@ class JobMaker:
         self.codec, self.normalizer, self.encoding = codec, normalizer, encoding
         self.context_length = context_length
         self._known_fields = set(codec.vocab.fields)
-        self._shapes: dict[tuple, tuple] = {}  # (record shape, mask) -> its structural part
+        self._shapes: dict[tuple, "_Shape"] = {}  # (record shape, mask) -> its structural part
 
     def make(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> Job:
         """Validate a record, resolve its masks and placeholders, encode it.
@@ -66,7 +66,7 @@ class JobMaker:
                 check_record(record)  # names the path of the offending value
                 raise MalformedJSON("not a JSON object of finite numbers") from None
             key = (tuple(shape), tuple(mask))
-            known = self._shapes.get(key)  # an integer beyond 2^53 has a shape of its own: never known
+            known: _Shape | None = self._shapes.get(key)  # an integer beyond 2^53 has a shape of its own: never known
             if known is None:
                 enc, paths, hidden, filled_nulls = self._resolve(rec, mask, NULL in shape)
                 if self.context_length is not None and len(enc) > self.context_length:

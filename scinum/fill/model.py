@@ -40,13 +40,13 @@ import math
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from ..tokens.batch import expand_numbers, make_batch
+from ..tokens.batch import Batch, expand_numbers, make_batch
 from ..model.checkpoint import CheckpointMeta
 from ..model.exported import load_model
 from ..tokens.codec import Codec, Encoded
@@ -68,8 +68,7 @@ _LOCATIONS, _SPREADS = ("means", "mean", "quantiles"), ("stds", "std")
 
 def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
     """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs)."""
-    device = check_device(device)
-    model = Model(*load_model(path), device=device)
+    model = Model(*load_model(path), device=check_device(device))
     model.source = str(path)
     return model
 
@@ -259,6 +258,7 @@ class Model:
                         value = None
                         unknown[i].append(slot)
                     else:  # later rounds see the filled number
+                        assert value is not None
                         values[i][pos : pos + k_tok] = value
                         self.codec.respell(ids[i], pos, value)
                     done[i].append(
@@ -329,7 +329,7 @@ class Model:
                 encoding=self.encoding,
                 structure=self.model.trunk.cfg.positions == "structure",
             )
-            batch = {k: v.to(self.device) for k, v in batch.items()}
+            batch = cast(Batch, {k: cast(torch.Tensor, v).to(self.device) for k, v in batch.items()})
             levels = recalibrated(quantiles, batch["num_field"].cpu().numpy(), self.recalibration)
             res = self.model.predict(batch, torch.from_numpy(levels).to(self.device))
         first = slice(None, None, k_tok)  # the rows of a number's first token
