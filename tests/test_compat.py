@@ -67,3 +67,22 @@ def test_old_export_predicts_as_it_did(model):
 def test_old_export_keeps_its_calibration(model):
     config = json.loads((EXPORT / "config.json").read_text())
     assert set(model.meta.calibration) == set(config["calibration"]) == {"dt", "a"}
+
+
+#: a checkpoint and an export written at e5afef6 (tests/data/fit-e5afef6/README.md): the run
+#: config's defaults have changed since (value path, weight averaging) and mixup's keys left it
+E5 = Path(__file__).resolve().parent / "data" / "fit-e5afef6"
+
+
+@pytest.mark.parametrize("name", ["model.ckpt", "export"])
+def test_a_checkpoint_and_an_export_written_at_e5afef6_fill_and_predict_as_they_did(name):
+    want = json.loads((E5 / "expected.json").read_text())
+    key = "run/model.ckpt" if name == "model.ckpt" else "export"
+    model = scinum.load(E5 / name)
+    assert model.model.trunk.cfg.value_path == "layernorm"  # what it was trained with, not today's default
+    for record, fill, preds in zip(want["records"], want[key]["fills"], want[key]["predictions"]):
+        assert _same(model.fill(dict(record), mask=["y"]), fill)
+        got = [
+            {"path": p.path, "value": p.value, "uncertainty": p.uncertainty} for p in model.predict(dict(record), mask=["y"]).predictions
+        ]
+        assert _same(json.loads(json.dumps(got, default=float)), preds)
