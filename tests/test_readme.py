@@ -96,6 +96,12 @@ def test_the_compare_command_says_the_published_runs_core_minutes():
     assert minutes / 2 > 60 and meta["seeds"] == [0, 1, 2, 3, 4]
 
 
+def test_the_planets_cost_is_the_published_runs_own_clocks():
+    runs = [json.loads((EXPERIMENTS / "planets-4heads" / f"seed{s}" / "training.json").read_text()) for s in range(5)]
+    lo, hi = (f"{round(x):,}".replace(",", " ") for x in (min(r["train_seconds"] for r in runs), max(r["train_seconds"] for r in runs)))
+    assert f"460 800 samples a seed ({lo}–{hi} s of training each in the published runs)" in " ".join(README.split())
+
+
 def _era5_cell(model: str) -> str:
     with open(EXPERIMENTS / "era5-best" / "table.csv") as f:
         rows = [r for r in csv.DictReader(f) if r["model"] == model and r["metric"] == "mse_K2" and r["split"] == "test"]
