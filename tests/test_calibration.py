@@ -128,16 +128,17 @@ def test_save_checkpoint_refuses_metadata_its_load_would_refuse(tmp_path):
 def test_too_few_validation_numbers_leave_the_intervals_unfitted_and_say_so(runs, tmp_path, capsys):
     import shutil
 
-    from scinum.fill.calibration import MIN_VALUES, recalibrate_checkpoint
+    from scinum.fill.calibration import MIN_VALUES, recalibrate
+    from scinum.model.checkpoint import load_checkpoint
 
     _, ckpts = runs
     splits = {"train": 40, "val": MIN_VALUES - 1}
     write_dataset(tmp_path / "few", Noisy(), splits, builder="noisy", shard_size=200, evaluation={"fields": ["y"]})
     ckpt = shutil.copy(ckpts[False], tmp_path / "model.ckpt")
-    recalibrate_checkpoint(ckpt, tmp_path / "few")
-    model = scinum.load(ckpt)
-    assert model.meta.calibration == {}
-    assert model.meta.run["calibration"] == {
+    meta, net = load_checkpoint(ckpt)
+    recalibrate(meta, net, tmp_path / "few")
+    assert meta.calibration == {}
+    assert meta.run["calibration"] == {
         "split": "val",
         "min_values": MIN_VALUES,
         "fields": {"y": {"n": MIN_VALUES - 1, "fitted": False}},
@@ -146,5 +147,5 @@ def test_too_few_validation_numbers_leave_the_intervals_unfitted_and_say_so(runs
     assert (
         f"intervals of y not recalibrated: {MIN_VALUES - 1} val numbers, fewer than the {MIN_VALUES}" in captured.err and captured.out == ""
     )
-    recalibrate_checkpoint(ckpt, runs[0])  # 120 numbers: fitted, and counted
-    assert scinum.load(ckpt).meta.run["calibration"]["fields"] == {"y": {"n": 120, "fitted": True}}
+    recalibrate(meta, net, runs[0])  # 120 numbers: fitted, and counted
+    assert meta.run["calibration"]["fields"] == {"y": {"n": 120, "fitted": True}}

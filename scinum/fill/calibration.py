@@ -27,12 +27,12 @@ import numpy as np
 import torch
 
 from ..datasets.directory import Dataset
-from ..model.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
+from ..model.checkpoint import CheckpointMeta
 from ..model.recalibration import GRID
 from ..model.trunk import NumberMLM
 from ..records.paths import field_of, get
 
-__all__ = ["MIN_VALUES", "fit_recalibration", "recalibrate", "recalibrate_checkpoint"]
+__all__ = ["MIN_VALUES", "fit_recalibration", "recalibrate"]
 
 #: a field with fewer validation numbers than this is not recalibrated (a 101-level table from a
 #: handful of values would move its intervals by sampling noise: 10 values leave no value at all
@@ -73,13 +73,6 @@ def fit_recalibration(
             "n": len(truth),
         }
     return out
-
-
-def recalibrate_checkpoint(ckpt: str | os.PathLike, data: str | os.PathLike, split: str = "val") -> None:
-    """:func:`recalibrate` the model in the checkpoint file ``ckpt`` and store the result in it."""
-    meta, net = load_checkpoint(ckpt)
-    if recalibrate(meta, net, data, split):
-        save_checkpoint(ckpt, net, meta)
 
 
 def recalibrate(meta: CheckpointMeta, net: NumberMLM, data: str | os.PathLike, split: str = "val") -> bool:
