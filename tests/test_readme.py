@@ -8,6 +8,7 @@ import argparse
 import csv
 import json
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -23,18 +24,17 @@ EXPERIMENTS = ROOT / "experiments"
 
 
 def _table_after(text: str, heading: str) -> dict[str, list[str]]:
-    """The first markdown table after ``heading``: first cell -> the other cells."""
-    body = text.split(heading, 1)[1]
-    rows = [line for line in body.splitlines() if line.startswith("|")]
-    table, started = {}, False
-    for line in body.splitlines():
-        if line.startswith("|"):
-            started = True
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if not set(cells[0]) <= set("-") and line is not rows[0]:
-                table[cells[0]] = cells[1:]
-        elif started:
-            break
+    """The first markdown table after ``heading``: first cell -> the other cells (the header row
+    included, the separator row left out)."""
+    table: dict[str, list[str]] = {}
+    for line in text.split(heading, 1)[1].lstrip("\n").splitlines():
+        if not line.startswith("|"):
+            if table:
+                break
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if not set(cells[0]) <= set("-"):
+            table[cells[0]] = cells[1:]
     return table
 
 
@@ -240,7 +240,7 @@ def _bash_block_after(heading: str) -> str:
 
 def test_the_own_records_quickstart_runs_as_written_and_fills_the_field(tmp_path):
     script = _bash_block_after("## Quickstart: fill a field of your own records")
-    env = {**__import__("os").environ, "OMP_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}"}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     out = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-2000:]
     filled = yaml.safe_load(out.stdout.strip().splitlines()[-1])
