@@ -63,7 +63,9 @@ __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 #: ``value_path: linear_mlp``: the MLPs read the residual stream too, not only the attention
 #: values; ``optim.curvature_weight`` (:mod:`scinum.model.curvature`): predictions kept straight
 #: unless the data bend them (it roughly doubles the cost of a step). ``members``: models
-#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`).
+#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`). ``extrapolation``: rows with
+#: an input past its training range are predicted at the edge and continued linearly
+#: (:mod:`scinum.fill.past_range`).
 #:
 #: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
 #: rows, at least ``min_samples`` records, at most ``max_cells`` numbers and strings (cells) seen
@@ -81,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
     "val_fraction": 0.2,
     "min_val_records": 10,
     "patience": 5,
+    "extrapolation": "linear",
     "encoding": {"name": "xval"},
     "head": {"kind": "mixture", "location": "shared", "mse_weight": 1.0},
     "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear_mlp"},
@@ -164,7 +167,11 @@ class Regressor(RegressorMixin, BaseEstimator):
     member ``i`` with seed ``seed + 1000·i`` on the same training and validation rows; they
     predict as an ensemble. ``val_fraction`` (0 <= v < 1): the rows held out for early stopping
     and calibration (0: none). ``patience``: validations without improvement before a member
-    stops (0: train the whole budget, keeping the best weights). ``seed``: a whole number >= 0.
+    stops (0: train the whole budget, keeping the best weights). ``extrapolation``: how a row
+    with an input outside its training range is predicted: ``"linear"``, at the edge of the range
+    and continued along the edge's slope, the intervals widening with the distance
+    (:mod:`scinum.fill.past_range`); ``"model"``, by the network as it is (it only reads the
+    prediction, so it may be changed after the fit). ``seed``: a whole number >= 0.
     ``device``: where predictions run (training runs where ``config={"trainer": {"accelerator":
     ...}}`` says: the CPU by default). ``config``: a nested dict merged over the run config for everything else,
     e.g. ``{"model": {"value_path": "linear"}, "optim": {"curvature_weight": 0}}`` (an encoding
@@ -190,6 +197,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         val_fraction: float = DEFAULTS["val_fraction"],
         batch_size: int = DEFAULTS["data"]["batch_size"],
         patience: int = DEFAULTS["patience"],
+        extrapolation: str = DEFAULTS["extrapolation"],
         seed: int = 0,
         device: str = "cpu",
         config: dict | None = None,
@@ -197,6 +205,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         self.samples, self.seconds, self.epochs, self.lr = samples, seconds, epochs, lr
         self.d_model, self.n_layers, self.n_heads, self.members = d_model, n_layers, n_heads, members
         self.val_fraction, self.batch_size, self.patience = val_fraction, batch_size, patience
+        self.extrapolation = extrapolation
         self.seed, self.device, self.config = seed, device, config
 
     def __sklearn_tags__(self):
@@ -228,6 +237,8 @@ class Regressor(RegressorMixin, BaseEstimator):
         for name in ("d_model", "n_layers", "n_heads", "members", "batch_size"):
             if not (_is_int(getattr(self, name)) and getattr(self, name) >= 1):
                 raise bad(name, "a whole number >= 1")
+        if self.extrapolation not in ("linear", "model"):
+            raise bad("extrapolation", '"linear" (continued from the edge of the input range) or "model" (the network\'s own)')
         if not (_is_int(self.patience) and self.patience >= 0):
             raise bad("patience", "a whole number of validations >= 0 (0: no early stopping)")
         v = self.val_fraction
@@ -421,61 +432,85 @@ class Regressor(RegressorMixin, BaseEstimator):
         }
 
     # -- predictions ----------------------------------------------------------------------------
-    def _filled(self, model: Any, X: Any) -> list:
-        """:class:`scinum.fill.results.Filled` of every row of ``X`` with its targets filled by
-        one member ``model``."""
+    def _query_records(self, X: Any) -> list[dict]:
+        """The rows of ``X`` as records with their targets ``null``: what each member fills."""
         import pandas as pd
 
         targets_in_x = [c for c in X.columns if column_path(str(c)) in self.targets_] if isinstance(X, pd.DataFrame) else []
         records, _ = self._rows(X, reset=False, targets=targets_in_x)
-        known = set(model.vocab.fields)
+        known = set(self.models_[0].vocab.fields)
         targets = [parse_path(t) for t in self.targets_]
+        names: list[str] = []
+        if self.input_kind_ != "records":  # missing cells of known numeric columns: masked
+            names = (
+                [str(n) for n in self.feature_names_in_]
+                if hasattr(self, "feature_names_in_")
+                else [f"x{j}" for j in range(self.n_features_in_)]
+            )
         for i, r in enumerate(records):
             for t in targets:
                 _put_null(r, t, i)
-            if self.input_kind_ != "records":  # missing cells of known numeric columns: masked
-                for name in self.feature_names_in_ if hasattr(self, "feature_names_in_") else [f"x{j}" for j in range(self.n_features_in_)]:
-                    if str(name) not in r and column_path(str(name)) in known:
-                        r[str(name)] = None
-        return model.predict_many(records, batch_size=256)
+            for name in names:
+                if name not in r and column_path(name) in known:
+                    r[name] = None
+        return records
 
     def _predictions(self, X: Any, need: str | None = None) -> list[np.ndarray]:
-        """Per member, its :class:`~scinum.fill.results.FieldPrediction` s, object array [N, T];
-        ``need``: the method that needs a distribution (checked before predicting). Inputs or
-        predictions outside the training range are one :class:`ExtrapolationWarning` per call,
-        whatever the number of members (they share their training rows, hence their ranges)."""
+        """Per member, its :class:`~scinum.fill.results.FieldPrediction` s, object array [N, T]
+        (continued past the input range with ``extrapolation="linear"``:
+        :mod:`scinum.fill.past_range`); ``need``: the method that needs a distribution (checked
+        before predicting). Inputs or predictions outside the training range are one
+        :class:`ExtrapolationWarning` per call, whatever the number of members (they share their
+        training rows, hence their ranges)."""
         from .fill.extrapolation import ExtrapolationWarning, Tally
+        from .fill.past_range import Continuation
 
         check_is_fitted(self, "models_")
         if need and not self.models_[0].model.head.has_distribution:
             raise ScinumError(
                 f"Regressor.{need}: head {self.models_[0].meta.head.get('kind')!r} predicts no distribution; use head={{'kind': 'mixture'}}"
             )
-        out, outside = [], None
+        if self.extrapolation not in ("linear", "model"):
+            raise ConfigError(f"Regressor(extrapolation={self.extrapolation!r}): must be \"linear\" or \"model\"")
+        try:
+            records = self._query_records(X)
+        except RecordError as e:
+            if e.record is None:
+                raise
+            raise _row_error(e.reason, e.record, e.path, self.input_kind_) from None
+        continuation = Continuation(records, self.models_[0].ranges) if self.extrapolation == "linear" else None
+        queries = continuation.queries if continuation else records
+        out: list[np.ndarray] = []
+        outside: list[dict[str, list[str]]] = [{} for _ in records]
         for model in self.models_:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ExtrapolationWarning)
                 try:
-                    filled = self._filled(model, X)
+                    filled = model.predict_many(queries, batch_size=256, intervals=())
                 except RecordError as e:
-                    if e.record is None:
+                    if e.record is None or e.record >= len(records):
                         raise
                     raise _row_error(e.reason, e.record, e.path, self.input_kind_) from None
-            if outside is None:
-                outside = [dict(f.outside) for f in filled]
-            else:
-                for o, f in zip(outside, filled):
-                    more = [p for p in f.outside.get("predictions", []) if p not in o.get("predictions", [])]
-                    if more:
-                        o["predictions"] = [*o.get("predictions", []), *more]
             a = np.empty((len(filled), len(self.targets_)), dtype=object)
             for i, f in enumerate(filled):
                 by_path = {p.path: p for p in f.predictions}
                 for j, t in enumerate(self.targets_):
                     a[i, j] = by_path[_concrete(f.record, parse_path(t))]
+            if continuation:
+                a = continuation.combine(a)
+            for i, o in enumerate(outside):
+                clipped = continuation.outside_inputs(i) if continuation else []
+                found = {
+                    "inputs": [*filled[i].outside.get("inputs", []), *clipped],
+                    "predictions": [p.path for p in a[i] if model.ranges.beyond(p.path, p.value)],
+                }
+                for kind, paths in found.items():
+                    new = [p for p in paths if p not in o.get(kind, [])]
+                    if new:
+                        o[kind] = [*o.get(kind, []), *new]
             out.append(a)
         tally = Tally(self.models_[0].ranges)
-        for o in outside or []:
+        for o in outside:
             tally.add(o)
         if tally:
             warnings.warn(tally.summary(), ExtrapolationWarning, stacklevel=3)

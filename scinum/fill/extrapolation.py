@@ -63,6 +63,12 @@ class TrainingRanges:
             out["predictions"] = preds
         return out
 
+    def beyond(self, path: str, value: float | None) -> bool:
+        """Whether ``value`` at ``path`` lies outside its field's training range (False for a
+        field without one, or no value)."""
+        r = self.ranges.get(field_of(path))
+        return value is not None and r is not None and not r[0] <= value <= r[1]
+
 
 class Tally:
     """Counts per field of flagged inputs and predictions over many records."""
