@@ -237,8 +237,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         for name in ("d_model", "n_layers", "n_heads", "members", "batch_size"):
             if not (_is_int(getattr(self, name)) and getattr(self, name) >= 1):
                 raise bad(name, "a whole number >= 1")
-        if self.extrapolation not in ("linear", "model"):
-            raise bad("extrapolation", '"linear" (continued from the edge of the input range) or "model" (the network\'s own)')
+        self._check_extrapolation()
         if not (_is_int(self.patience) and self.patience >= 0):
             raise bad("patience", "a whole number of validations >= 0 (0: no early stopping)")
         v = self.val_fraction
@@ -265,6 +264,14 @@ class Regressor(RegressorMixin, BaseEstimator):
                         raise ConfigError(f"Regressor(config=...): {section}.{key} is the parameter {flat}=; set it there")
                     if (section, key) in _OWN:
                         raise ConfigError(f"Regressor(config=...): {section}.{key} is set by the estimator from the table")
+
+    def _check_extrapolation(self) -> None:
+        """At fit and at every prediction (``set_params`` may change it after the fit)."""
+        if self.extrapolation not in ("linear", "model"):
+            raise ConfigError(
+                f"Regressor(extrapolation={self.extrapolation!r}): must be \"linear\" (continued from the edge of the input range) "
+                "or \"model\" (the network's own prediction)"
+            )
 
     # -- inputs ---------------------------------------------------------------------------------
     def _rows(self, X: Any, reset: bool, targets: Sequence[str] = ()) -> tuple[list[dict], str]:
@@ -470,8 +477,7 @@ class Regressor(RegressorMixin, BaseEstimator):
             raise ScinumError(
                 f"Regressor.{need}: head {self.models_[0].meta.head.get('kind')!r} predicts no distribution; use head={{'kind': 'mixture'}}"
             )
-        if self.extrapolation not in ("linear", "model"):
-            raise ConfigError(f"Regressor(extrapolation={self.extrapolation!r}): must be \"linear\" or \"model\"")
+        self._check_extrapolation()
         try:
             records = self._query_records(X)
         except RecordError as e:
