@@ -64,9 +64,9 @@ if __package__ in (None, ""):  # run as a script: the repository root, for ``rec
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from recipes.tabular import SCINUM_ROWS  # noqa: E402
 
-#: the default row's fit, scored with ``extrapolation="model"`` (the network's own prediction past
-#: the input range, what every row predicted before ``"linear"`` became the default)
-PAST_RANGE_ROW = "scinum.Regressor, the network past the range"
+#: the default row's fit, scored with ``extrapolation="linear"`` (continued from the edge of the
+#: input range: :mod:`scinum.fill.past_range`)
+PAST_RANGE_ROW = "scinum.Regressor, continued linearly past the range"
 
 #: table -> the input whose top 10 % is held out
 HELD_OUT_BY = {
@@ -318,7 +318,7 @@ def scores(name: str, seed: int, rows: Sequence[str] = tuple(SCINUM_ROWS)) -> li
     for label, model in models.items():
         model.fit(X.iloc[tr], y.iloc[tr])
         # the default also scored as the network predicts past the range, from the same fit
-        read = {label: {}, **({PAST_RANGE_ROW: {"extrapolation": "model"}} if label == "scinum.Regressor" else {})}
+        read = {label: {}, **({PAST_RANGE_ROW: {"extrapolation": "linear"}} if label == "scinum.Regressor" else {})}
         for as_label, params in read.items():
             if params:
                 model.set_params(**params)

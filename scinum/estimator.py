@@ -47,6 +47,7 @@ except ImportError:
 
 from .errors import ConfigError, RecordError, ScinumError
 from .fill import ensemble
+from .fill.past_range import MODES
 from .records.paths import format_path, get, parse_path
 from .datasets.tables import MISSING, cell, check_target, column_path, read_records
 
@@ -63,9 +64,10 @@ __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 #: ``value_path: linear_mlp``: the MLPs read the residual stream too, not only the attention
 #: values; ``optim.curvature_weight`` (:mod:`scinum.model.curvature`): predictions kept straight
 #: unless the data bend them (it roughly doubles the cost of a step). ``members``: models
-#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`). ``extrapolation``: rows with
-#: an input past its training range are predicted at the edge and continued linearly
-#: (:mod:`scinum.fill.past_range`).
+#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`). ``extrapolation``: past the
+#: input range, the network's own mean with intervals widening by how far it moves from its value
+#: at the edge (:mod:`scinum.fill.past_range`; chosen over the linear continuation on the
+#: development tables: experiments/tables-past-range).
 #:
 #: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
 #: rows, at least ``min_samples`` records, at most ``max_cells`` numbers and strings (cells) seen
@@ -83,7 +85,7 @@ DEFAULTS: dict[str, Any] = {
     "val_fraction": 0.2,
     "min_val_records": 10,
     "patience": 5,
-    "extrapolation": "linear",
+    "extrapolation": "network",
     "encoding": {"name": "xval"},
     "head": {"kind": "mixture", "location": "shared", "mse_weight": 1.0},
     "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear_mlp"},
@@ -168,10 +170,11 @@ class Regressor(RegressorMixin, BaseEstimator):
     predict as an ensemble. ``val_fraction`` (0 <= v < 1): the rows held out for early stopping
     and calibration (0: none). ``patience``: validations without improvement before a member
     stops (0: train the whole budget, keeping the best weights). ``extrapolation``: how a row
-    with an input outside its training range is predicted: ``"linear"``, at the edge of the range
-    and continued along the edge's slope, the intervals widening with the distance
-    (:mod:`scinum.fill.past_range`); ``"model"``, by the network as it is (it only reads the
-    prediction, so it may be changed after the fit). ``seed``: a whole number >= 0.
+    with an input outside its training range is predicted (:mod:`scinum.fill.past_range`):
+    ``"network"``, the network's own mean, its intervals widened by how far that mean moves from
+    the prediction at the edge of the range; ``"linear"``, the prediction at the edge continued
+    along the edge's slope, widened alike. It only changes how predictions are read, so
+    ``set_params`` may change it after the fit. ``seed``: a whole number >= 0.
     ``device``: where predictions run (training runs where ``config={"trainer": {"accelerator":
     ...}}`` says: the CPU by default). ``config``: a nested dict merged over the run config for everything else,
     e.g. ``{"model": {"value_path": "linear"}, "optim": {"curvature_weight": 0}}`` (an encoding
@@ -267,10 +270,10 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     def _check_extrapolation(self) -> None:
         """At fit and at every prediction (``set_params`` may change it after the fit)."""
-        if self.extrapolation not in ("linear", "model"):
+        if self.extrapolation not in MODES:
             raise ConfigError(
-                f"Regressor(extrapolation={self.extrapolation!r}): must be \"linear\" (continued from the edge of the input range) "
-                "or \"model\" (the network's own prediction)"
+                f"Regressor(extrapolation={self.extrapolation!r}): must be \"network\" (the network's own mean past the input range) "
+                "or \"linear\" (continued from the edge of the range)"
             )
 
     # -- inputs ---------------------------------------------------------------------------------
@@ -464,13 +467,12 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     def _predictions(self, X: Any, need: str | None = None) -> list[np.ndarray]:
         """Per member, its :class:`~scinum.fill.results.FieldPrediction` s, object array [N, T]
-        (continued past the input range with ``extrapolation="linear"``:
-        :mod:`scinum.fill.past_range`); ``need``: the method that needs a distribution (checked
-        before predicting). Inputs or predictions outside the training range are one
-        :class:`ExtrapolationWarning` per call, whatever the number of members (they share their
-        training rows, hence their ranges)."""
+        (past the input range as ``extrapolation`` says: :mod:`scinum.fill.past_range`);
+        ``need``: the method that needs a distribution (checked before predicting). Inputs or
+        predictions outside the training range are one :class:`ExtrapolationWarning` per call,
+        whatever the number of members (they share their training rows, hence their ranges)."""
         from .fill.extrapolation import ExtrapolationWarning, Tally
-        from .fill.past_range import Continuation
+        from .fill.past_range import PastRange
 
         check_is_fitted(self, "models_")
         if need and not self.models_[0].model.head.has_distribution:
@@ -484,15 +486,14 @@ class Regressor(RegressorMixin, BaseEstimator):
             if e.record is None:
                 raise
             raise _row_error(e.reason, e.record, e.path, self.input_kind_) from None
-        continuation = Continuation(records, self.models_[0].ranges) if self.extrapolation == "linear" else None
-        queries = continuation.queries if continuation else records
+        past = PastRange(records, self.models_[0].ranges, self.extrapolation)
         out: list[np.ndarray] = []
         outside: list[dict[str, list[str]]] = [{} for _ in records]
         for model in self.models_:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ExtrapolationWarning)
                 try:
-                    filled = model.predict_many(queries, batch_size=256, intervals=())
+                    filled = model.predict_many(past.queries, batch_size=256, intervals=())
                 except RecordError as e:
                     if e.record is None or e.record >= len(records):
                         raise
@@ -502,12 +503,10 @@ class Regressor(RegressorMixin, BaseEstimator):
                 by_path = {p.path: p for p in f.predictions}
                 for j, t in enumerate(self.targets_):
                     a[i, j] = by_path[_concrete(f.record, parse_path(t))]
-            if continuation:
-                a = continuation.combine(a)
+            a = past.combine(a)
             for i, o in enumerate(outside):
-                clipped = continuation.outside_inputs(i) if continuation else []
                 found = {
-                    "inputs": [*filled[i].outside.get("inputs", []), *clipped],
+                    "inputs": list(dict.fromkeys([*filled[i].outside.get("inputs", []), *past.outside_inputs(i)])),
                     "predictions": [p.path for p in a[i] if model.ranges.beyond(p.path, p.value)],
                 }
                 for kind, paths in found.items():

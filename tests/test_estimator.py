@@ -374,7 +374,7 @@ def test_a_fit_leaves_the_signal_handlers_as_it_found_them_and_nothing_of_it_ali
         ({"lr": 0}, r"lr=0\)"),
         ({"batch_size": 0}, r"batch_size=0\)"),
         ({"patience": -1}, r"patience=-1\)"),
-        ({"extrapolation": "clamp"}, r"extrapolation='clamp'\): must be \"linear\""),
+        ({"extrapolation": "clamp"}, r"extrapolation='clamp'\): must be \"network\""),
         ({"epochs": float("inf")}, r"epochs=inf\)"),
         ({"config": {"optim": {"lr": 1e-3}}}, "optim.lr is the parameter lr="),
         ({"config": {"budget": {"samples": 10}}}, "unknown section 'budget'"),
@@ -393,19 +393,21 @@ def test_parameters_are_checked_at_fit_naming_the_parameter(params, match):
 def test_extrapolation_is_read_at_prediction_and_checked_there(fitted):
     reg, df, _ = fitted
     far = df.iloc[:3].assign(a=df["a"].max() + 10 * (df["a"].max() - df["a"].min()))
+    inside = df.iloc[:5].assign(a=0.5, **{"Solar.R": 0.5})  # in range: the network's prediction either way
     with pytest.warns(ExtrapolationWarning, match="a: 3 inputs"):
-        linear = reg.predict(far)
-    reg.set_params(extrapolation="model")
+        network, network_std = reg.predict(far, return_std=True)
+    at_edge, edge_std = reg.predict(far.assign(a=reg.models_[0].ranges.ranges["a"][1]), return_std=True)
+    assert np.all(network_std > edge_std)  # wider past the range than at its edge
+    reg.set_params(extrapolation="linear")
     try:
         with pytest.warns(ExtrapolationWarning, match="a: 3 inputs"):
-            own = reg.predict(far)
-        assert not np.allclose(linear, own)  # the network's own trend is not the edge's secant
-        inside = df.iloc[:5].assign(a=0.5, **{"Solar.R": 0.5})  # in range: the network's prediction either way
-        np.testing.assert_array_equal(reg.predict(inside), reg.set_params(extrapolation="linear").predict(inside))
+            linear = reg.predict(far)
+        assert not np.allclose(linear, network)  # the edge's secant is not the network's own trend
+        np.testing.assert_array_equal(reg.predict(inside), reg.set_params(extrapolation="network").predict(inside))
         with pytest.raises(ConfigError, match="extrapolation='edge'"):
             reg.set_params(extrapolation="edge").predict(df.iloc[:2])
     finally:
-        reg.set_params(extrapolation="linear")
+        reg.set_params(extrapolation="network")
 
 
 def test_sample_checks_n(fitted):

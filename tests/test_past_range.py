@@ -1,5 +1,6 @@
-"""Predictions past the input range (scinum.fill.past_range): continued linearly from the edge,
-intervals widening with the distance — exactly on known functions, then on fitted toy tables."""
+"""Predictions past the input range (scinum.fill.past_range): intervals widening with the
+distance, the mean the network's own or continued linearly from the edge — exactly on known
+functions, then on fitted toy tables."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scinum.fill.past_range import SECANT, WIDEN, Continuation
+from scinum.fill.past_range import SECANT, WIDEN, PastRange
 from scinum.fill.results import FieldPrediction
 
 RANGES = {"a": (0.0, 10.0), "b": (-1.0, 1.0), "flat": (3.0, 3.0)}
@@ -33,8 +34,8 @@ def _predict(queries, f, std=1.0):
     return out
 
 
-def _continued(records, f, std=1.0):
-    c = Continuation(records, _Ranges())
+def _continued(records, f, std=1.0, mode="linear"):
+    c = PastRange(records, _Ranges(), mode)
     return c, c.combine(_predict(c.queries, f, std))
 
 
@@ -84,7 +85,37 @@ def test_the_interval_widens_steadily_with_the_distance_past_the_range():
     assert stds[-1] == pytest.approx(math.hypot(1.0, WIDEN * 30))
 
 
-def test_rows_in_range_and_inputs_it_cannot_continue_are_left_as_they_are():
+def test_network_mode_keeps_the_networks_mean_and_widens_by_its_move_from_the_edge():
+    f = lambda r: r["a"] ** 2 - r.get("b", 0.0)  # noqa: E731
+    records = [{"a": 12.0, "b": 3.0}, {"a": 5.0, "b": 0.0}]
+    c, out = _continued(records, f, mode="network")
+    assert c.queries[:2] == records and c.queries[2:] == [{"a": 10.0, "b": 1.0}]  # the rows as given, then one clipped
+    far, inside = out[:, 0]
+    assert far.value == f(records[0]) and far.uncertainty["mean"] == f(records[0])
+    away = f(records[0]) - f({"a": 10.0, "b": 1.0})
+    assert far.uncertainty["std"] == pytest.approx(math.hypot(1.0, WIDEN * away))
+    assert far.uncertainty["means"] == [far.value - 1, far.value + 1]
+    assert inside.uncertainty == _predict([records[1]], f)[0, 0].uncertainty  # in range: as the network gives it
+    assert c.outside_inputs(0) == ["a", "b"] and c.outside_inputs(1) == []
+
+
+def test_network_mode_is_never_more_confident_past_the_edge_than_at_it():
+    records = [{"a": 11.0}, {"a": 10.0}]
+    c = PastRange(records, _Ranges(), "network")
+    preds = _predict(c.queries, lambda r: 5.0)  # flat: the mean does not move
+    preds[0, 0].uncertainty["std"] = 0.2  # the network more sure of itself past the edge ...
+    far = c.combine(preds)[0, 0]
+    assert far.uncertainty["std"] == pytest.approx(1.0)  # ... than at it (std 1): raised to the edge's
+    assert far.uncertainty["stds"] == pytest.approx([math.sqrt(0.5**2 + 1.0 - 0.2**2)] * 2)  # every variance by as much
+
+
+def test_an_unknown_mode_is_refused():
+    with pytest.raises(ValueError, match="mode 'clamp'"):
+        PastRange([], _Ranges(), "clamp")
+
+
+@pytest.mark.parametrize("mode", ["linear", "network"])
+def test_rows_in_range_and_inputs_it_cannot_continue_are_left_as_they_are(mode):
     records = [
         {"a": 5.0, "b": 0.0},  # in range
         {"a": None, "b": 0.5},  # missing: masked, not clipped
@@ -94,7 +125,7 @@ def test_rows_in_range_and_inputs_it_cannot_continue_are_left_as_they_are():
         {"nested": {"a": 50.0}},  # not a top-level input
     ]
     f = lambda r: 1.0  # noqa: E731
-    c, out = _continued(records, f)
+    c, out = _continued(records, f, mode=mode)
     assert len(c.queries) == len(records)  # one query a row: nothing outside
     assert all(q is r for q, r in zip(c.queries, records))
     assert [c.outside_inputs(i) for i in range(len(records))] == [[]] * len(records)
@@ -137,7 +168,7 @@ def toys():
         y = f(x) + rng.normal(0, 0.02, len(x))
         reg = scinum.Regressor(samples=4000, members=1, seed=0).fit(x[:, None], y)
         got = {}
-        for mode in ("linear", "model"):
+        for mode in ("network", "linear"):
             reg.set_params(extrapolation=mode)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -153,29 +184,36 @@ def _mse(pred, truth):
     return float(np.mean((pred - truth) ** 2))
 
 
-def test_straight_table_the_mean_past_the_range_follows_the_line(toys):
+MODES = pytest.mark.parametrize("mode", ["network", "linear"])
+
+
+@MODES
+def test_straight_table_the_mean_past_the_range_follows_the_line(toys, mode):
     t = toys["straight"]
-    pred, _ = t["linear"]
+    pred, _ = t[mode]
     assert np.sqrt(_mse(pred, t["truth"])) <= 0.05 * t["y_range"]  # within 5 % of y's range, up to half a range past it
 
 
-def test_saturating_table_the_mean_past_the_range_stays_closer_than_the_straight_line(toys):
+@MODES
+def test_saturating_table_the_mean_past_the_range_stays_closer_than_the_straight_line(toys, mode):
     t = toys["saturating"]
-    pred, _ = t["linear"]
+    pred, _ = t[mode]
     assert _mse(pred, t["truth"]) <= _mse(t["LinearRegression"], t["truth"])
     assert np.sqrt(_mse(pred, t["truth"])) <= 0.15 * t["y_range"]
 
 
-def test_curved_table_the_mean_past_the_range_is_no_worse_than_the_standard_models(toys):
+@MODES
+def test_curved_table_the_mean_past_the_range_is_no_worse_than_the_standard_models(toys, mode):
     t = toys["curved"]
-    pred, _ = t["linear"]
+    pred, _ = t[mode]
     assert _mse(pred, t["truth"]) <= min(_mse(t["LinearRegression"], t["truth"]), _mse(t["HistGradientBoostingRegressor"], t["truth"]))
 
 
+@MODES
 @pytest.mark.parametrize("name", sorted(TOYS))
-def test_the_interval_widens_past_the_range(toys, name):
-    _, std = toys[name]["linear"]
+def test_the_interval_widens_past_the_range(toys, name, mode):
+    _, std = toys[name][mode]
     assert np.all(np.diff(std) >= -1e-9 * std.max())  # never narrower further out
     assert std[-1] > std[0]
-    if name != "saturating":  # flat at the edge: the mean barely moves, so does the spread
+    if name != "saturating":  # the mean moves away from the edge's value: so does the spread
         assert std[-1] >= 3 * std[0]

@@ -1,25 +1,29 @@
-"""Predictions past a table's input range, continued linearly from its edge.
+"""Predictions past a table's input range: intervals that widen with the distance, and
+optionally a mean continued linearly from the edge.
 
 What a network predicts for inputs past the range it trained on is whatever its layers make of
 numbers they never saw: it may follow the trend, flatten, or run away (experiments/tabular.md).
-:class:`Continuation` instead predicts at the nearest point of the range (every top-level numeric
-input clipped to its training ``[min, max]``) and continues from there along the slope the
-prediction has at the edge. For a row ``x`` with clipped point ``c``:
+The data cannot say which, so the prediction's spread should grow with how far the prediction
+moves away from what the data do support. For a row ``x`` with an input outside its training
+``[min, max]``, let ``c`` be ``x`` with every such top-level numeric input clipped to the range
+(the nearest point the data cover) and ``ŷ`` the model's prediction. :class:`PastRange` predicts,
+by ``mode``:
 
-    ŷ(x) = ŷ(c) + Σⱼ sⱼ (xⱼ - cⱼ),    sⱼ = (ŷ(c) - ŷ(c - uⱼ δⱼ eⱼ)) / (uⱼ δⱼ)
+* ``"network"``: ``ŷ(x)``, the network's own mean, its variance raised to at least the one it has
+  at ``c`` (no more confident past the edge than at it) and then widened by
+  ``(WIDEN · |ŷ(x) - ŷ(c)|)²`` (one more prediction a row outside);
+* ``"linear"``: ``ŷ(c) + Σⱼ sⱼ (xⱼ - cⱼ)``, continued from the edge along the secant over the last
+  tenth of each input's range, ``sⱼ = (ŷ(c) - ŷ(c - uⱼ δⱼ eⱼ)) / (uⱼ δⱼ)`` (``uⱼ = ±1`` the side
+  input ``j`` left by, ``δⱼ = SECANT ·`` its range), like a natural spline past its last knot: a
+  straight trend goes on straight, one that flattens towards the edge stays near the edge's value,
+  a curving one does not compound its curvature. The distribution moves with the mean and widens
+  by ``WIDEN`` times the shift (``1 + k`` predictions a row with ``k`` inputs outside).
 
-over the inputs ``j`` outside their range, ``uⱼ = ±1`` the side it left by and ``δⱼ`` a tenth of
-input ``j``'s range (:data:`SECANT`: the secant over the last tenth of the range, which the
-prediction there was trained on). Like a natural spline past its last knot: a straight trend is
-continued, a trend that flattens towards the edge stays near the edge's value, and a curving one
-does not compound its curvature. The distribution moves with the mean, and every standard
-deviation widens in quadrature by ``WIDEN · |Σⱼ sⱼ (xⱼ - cⱼ)|``: the further the continuation
-carries the prediction from the edge's value, the less the data vouch for it (at ``WIDEN = 0.5``
-the edge's value, what a clamping model such as boosted trees predicts, stays within 2σ).
-
+At ``WIDEN = 0.5`` the edge's value ``ŷ(c)`` (what a clamping model such as boosted trees
+predicts) stays within 2σ. Both constants were set before any table was scored, not tuned.
 Inputs in range, nested inputs (inside lists or objects), missing inputs and inputs of a
-constant training column are left as they are; a row with nothing outside costs one prediction,
-a row with ``k`` inputs outside ``1 + k``.
+constant training column are left as they are; a row with nothing outside is predicted as the
+network predicts it, with one query.
 """
 
 from __future__ import annotations
@@ -34,28 +38,35 @@ from ..records.paths import format_path
 from .extrapolation import TrainingRanges
 from .results import FieldPrediction
 
-__all__ = ["SECANT", "WIDEN", "Continuation"]
+__all__ = ["MODES", "SECANT", "WIDEN", "PastRange"]
 
+#: how the mean past the range is made (module docstring)
+MODES = ("network", "linear")
 #: the secant's width, a share of the input's training range
 SECANT = 0.1
-#: standard deviations widen in quadrature by this share of the continuation's shift
+#: standard deviations widen in quadrature by this share of the prediction's move from the edge
 WIDEN = 0.5
 
 
-class Continuation:
-    """The queries that continue ``records``' predictions past ``ranges`` and how to combine them.
+class PastRange:
+    """The queries that predict ``records`` past ``ranges`` by ``mode`` and how to combine them.
 
-    ``records``: the rows to predict (targets already ``null``). :attr:`queries`: the records to
-    predict instead, the ``N`` rows clipped into range first, then one record per (row, input
-    outside) with that input moved a secant inwards. :meth:`combine` turns the predictions of the
-    queries, ``[len(queries), T]`` :class:`FieldPrediction` s of one model, into the rows' ``[N, T]``."""
+    ``records``: the rows to predict (targets already ``null``). :attr:`queries`: what to predict
+    instead, the ``N`` rows first (clipped into range for ``"linear"``), then the extra queries
+    (``"network"``: each row outside, clipped; ``"linear"``: per (row, input outside) the clipped
+    row with that input a secant inwards). :meth:`combine` turns one model's predictions of the
+    queries, ``[len(queries), T]`` :class:`FieldPrediction` s, into the rows' ``[N, T]``."""
 
-    def __init__(self, records: Sequence[dict], ranges: TrainingRanges):
-        self.n = len(records)
+    def __init__(self, records: Sequence[dict], ranges: TrainingRanges, mode: str = "network"):
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r}: one of {', '.join(MODES)}")
+        self.n, self.mode = len(records), mode
         self.queries: list[dict] = []
         #: per row: (input key, distance past the edge xⱼ - cⱼ, signed secant uⱼ δⱼ, query index)
         self.steps: list[list[tuple[str, float, float, int]]] = [[] for _ in records]
-        inward: list[dict] = []
+        #: per row: the index of its clipped query (``"network"``; -1: nothing outside)
+        self.edge = [-1] * self.n
+        extra: list[dict] = []
         for i, record in enumerate(records):
             clipped = record
             for key, value in record.items():
@@ -68,46 +79,58 @@ class Continuation:
                 if clipped is record:
                     clipped = copy.copy(record)
                 clipped[key] = edge
-                secant = SECANT * (hi - lo) * (1.0 if value > hi else -1.0)
-                self.steps[i].append((key, float(value) - edge, secant, -1))
+                self.steps[i].append((key, float(value) - edge, SECANT * (hi - lo) * (1.0 if value > hi else -1.0), -1))
+            if mode == "network":
+                self.queries.append(record)
+                if clipped is not record:
+                    self.edge[i] = self.n + len(extra)
+                    extra.append(clipped)
+                continue
             self.queries.append(clipped)
             for k, (key, past, secant, _) in enumerate(self.steps[i]):
                 inner = copy.copy(clipped)
                 inner[key] = clipped[key] - secant
-                self.steps[i][k] = (key, past, secant, self.n + len(inward))
-                inward.append(inner)
-        self.queries += inward
+                self.steps[i][k] = (key, past, secant, self.n + len(extra))
+                extra.append(inner)
+        self.queries += extra
 
     def outside_inputs(self, row: int) -> list[str]:
-        """The paths of ``row``'s inputs that were outside their range (clipped)."""
+        """The paths of ``row``'s inputs that were outside their range."""
         return [format_path((key,)) for key, *_ in self.steps[row]]
 
     def combine(self, preds: np.ndarray) -> np.ndarray:
-        """``preds`` object [len(queries), T] -> object [N, T]: each row's prediction at its
-        clipped point, continued and widened (module docstring)."""
+        """``preds`` object [len(queries), T] -> object [N, T] (module docstring)."""
         out = preds[: self.n].copy()
         for i, steps in enumerate(self.steps):
             if not steps:
                 continue
             for t in range(preds.shape[1]):
-                at_edge = preds[i, t]
-                if at_edge.value is None:
+                own = preds[i, t]
+                if own.value is None:
+                    continue
+                if self.mode == "network":
+                    edge = preds[self.edge[i], t]
+                    if edge.value is not None:
+                        out[i, t] = _moved(own, 0.0, own.value - edge.value, edge.uncertainty.get("std"))
                     continue
                 shift = 0.0
                 for _, past, secant, q in steps:
                     inner = preds[q, t].value
                     if inner is not None:
-                        shift += (at_edge.value - inner) / secant * past
-                out[i, t] = _shifted(at_edge, shift)
+                        shift += (own.value - inner) / secant * past
+                out[i, t] = _moved(own, shift, shift)
         return out
 
 
-def _shifted(p: FieldPrediction, shift: float) -> FieldPrediction:
-    """``p`` moved by ``shift`` (value and every location) with its spreads widened by
-    ``WIDEN · |shift|`` in quadrature; its ``interval_*`` entries, which the widening would change
-    in ways only its head knows, are left out."""
+def _moved(p: FieldPrediction, shift: float, away: float, edge_std: float | None = None) -> FieldPrediction:
+    """``p`` moved by ``shift`` (value and every location) with every variance (its ``std``'s and
+    each component's) raised by the same amount: what brings ``std`` up to ``edge_std`` if it is
+    below, plus ``(WIDEN · away)²``. Its ``interval_*`` entries, which the widening would change in
+    ways only its head knows, are left out."""
     unc = {k: v for k, v in p.uncertainty.items() if not k.startswith("interval_")}
-    widen = (WIDEN * shift) ** 2
+    widen = (WIDEN * away) ** 2
+    if edge_std is not None and "std" in unc:
+        widen += max(float(edge_std) ** 2 - float(unc["std"]) ** 2, 0.0)
     for key in ("mean", "means"):
         if key in unc:
             unc[key] = _plus(unc[key], shift)
