@@ -1,0 +1,90 @@
+"""Score saved ``scinum.Regressor`` fits (``fit_save.py``) on their held-out splits, past the
+input range as the default predicts (``extrapolation="network"``: the network's mean, intervals
+widening) and continued linearly from the edge (``"linear"``), beside OLS and boosted trees
+fitted on the same training rows.
+
+    python experiments/tables-past-range/evaluate.py MODELS_DIR OUT_DIR
+
+Writes ``OUT_DIR/scores.csv`` (one row per table, seed, model, split: MSE, the share of the
+split's targets inside the central 90 % interval, the mean predicted standard deviation) and
+``OUT_DIR/table.md`` (``recipes/tables_by_range.py``'s table of MSE ratios).
+"""
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "recipes"))
+import tables_by_range as tbr  # noqa: E402
+
+import scinum  # noqa: E402
+from sklearn.ensemble import HistGradientBoostingRegressor  # noqa: E402
+from sklearn.linear_model import LinearRegression  # noqa: E402
+
+MODES = {"scinum.Regressor": "network", "scinum.Regressor, continued linearly past the range": "linear"}
+
+
+def main(models: Path, out: Path) -> None:
+    torch.set_num_threads(1)
+    rows = []
+    for d in sorted(p for p in models.iterdir() if (p / "done.json").exists()):
+        name, seed = d.name.rsplit("-", 1)
+        seed = int(seed)
+        X, y = tbr.load(name)
+        idx = tbr.splits(X, name, seed)
+        reg = scinum.Regressor.load(d)
+        fitted = {"linear (OLS)": LinearRegression(), "boosted trees": HistGradientBoostingRegressor(random_state=seed)}
+        for m in fitted.values():
+            m.fit(X.iloc[idx["train"]], y.iloc[idx["train"]])
+        for split in ("test", "extrap"):
+            Xs, ys = X.iloc[idx[split]], y.iloc[idx[split]].to_numpy()
+            for label, mode in MODES.items():
+                reg.set_params(extrapolation=mode)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    pred, std = reg.predict(Xs, return_std=True)
+                    q = reg.predict_quantiles(Xs, [0.05, 0.95])
+                inside = float(np.mean((ys >= q[:, 0]) & (ys <= q[:, 1])))
+                rows.append(
+                    dict(
+                        table=name,
+                        seed=seed,
+                        model=label,
+                        split=split,
+                        mse=float(np.mean((pred - ys) ** 2)),
+                        n=len(ys),
+                        inside_90=inside,
+                        mean_std=float(np.mean(std)),
+                    )
+                )
+            for label, m in fitted.items():
+                rows.append(
+                    dict(
+                        table=name,
+                        seed=seed,
+                        model=label,
+                        split=split,
+                        mse=float(np.mean((m.predict(Xs) - ys) ** 2)),
+                        n=len(ys),
+                        inside_90=np.nan,
+                        mean_std=np.nan,
+                    )
+                )
+        print(name, seed, file=sys.stderr)
+    frame = pd.DataFrame(rows)
+    out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out / "scores.csv", index=False)
+    (out / "table.md").write_text(tbr.table(frame))
+    times = {p.parent.name: json.loads(p.read_text()) for p in sorted(models.glob("*/done.json"))}
+    (out / "fit-times.json").write_text(json.dumps(times, indent=1))
+    print(tbr.table(frame))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2]))
