@@ -44,38 +44,19 @@ def main(models: Path, out: Path) -> None:
             m.fit(X.iloc[idx["train"]], y.iloc[idx["train"]])
         for split in ("test", "extrap"):
             Xs, ys = X.iloc[idx[split]], y.iloc[idx[split]].to_numpy()
+
+            def row(label, pred, inside=np.nan, std=np.nan):
+                mse = float(np.mean((np.asarray(pred) - ys) ** 2))
+                return dict(table=name, seed=seed, model=label, split=split, mse=mse, n=len(ys), inside_90=inside, mean_std=std)
+
             for label, mode in MODES.items():
                 reg.set_params(extrapolation=mode)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     pred, std = reg.predict(Xs, return_std=True)
                     q = reg.predict_quantiles(Xs, [0.05, 0.95])
-                inside = float(np.mean((ys >= q[:, 0]) & (ys <= q[:, 1])))
-                rows.append(
-                    dict(
-                        table=name,
-                        seed=seed,
-                        model=label,
-                        split=split,
-                        mse=float(np.mean((pred - ys) ** 2)),
-                        n=len(ys),
-                        inside_90=inside,
-                        mean_std=float(np.mean(std)),
-                    )
-                )
-            for label, m in fitted.items():
-                rows.append(
-                    dict(
-                        table=name,
-                        seed=seed,
-                        model=label,
-                        split=split,
-                        mse=float(np.mean((m.predict(Xs) - ys) ** 2)),
-                        n=len(ys),
-                        inside_90=np.nan,
-                        mean_std=np.nan,
-                    )
-                )
+                rows.append(row(label, pred, float(np.mean((ys >= q[:, 0]) & (ys <= q[:, 1]))), float(np.mean(std))))
+            rows += [row(label, m.predict(Xs)) for label, m in fitted.items()]
         print(name, seed, file=sys.stderr)
     frame = pd.DataFrame(rows)
     out.mkdir(parents=True, exist_ok=True)
