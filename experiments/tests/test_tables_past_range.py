@@ -126,6 +126,15 @@ def test_the_era5_budget_point():
     assert "| 576 000 (9 216) | **5.34** | — | this folder |" in _text(EXP / "era5-budget-curve" / "README.md")
 
 
-@pytest.mark.parametrize("name", ["fit_save.py", "evaluate.py", "coverage_without_widening.py"])
+def test_the_clamp_and_halfway_readings():
+    f = pd.read_csv(PAST / "dev" / "clamp-and-half.csv").groupby(["table", "split"]).mean(numeric_only=True)
+    ext = f.xs("extrap", level="split")
+    r = ext[["network", "clamp", "half"]].div(ext[["ols", "trees"]].min(axis=1), axis=0)
+    assert (r <= 1.5).sum().to_dict() == {"network": 11, "clamp": 4, "half": 9}
+    assert {k: round(_gmean(v), 2) for k, v in r.items()} == {"network": 1.12, "clamp": 2.03, "half": 1.15}
+    np.testing.assert_allclose(r["network"].sort_index(), _ratios("dev")[DEFAULT].xs("extrap", level="split").sort_index(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["fit_save.py", "evaluate.py", "coverage_without_widening.py", "clamp_and_half.py"])
 def test_the_scripts_named_exist(name):
     assert (PAST / name).is_file() and f"experiments/tables-past-range/{name}" in _text(PAST / "README.md")
