@@ -1,5 +1,6 @@
-"""experiments/tables-past-range and experiments/era5-budget-curve: every figure their READMEs
-(and the README's headline rows) quote, recomputed from the files published beside them."""
+"""experiments/tables-past-range, experiments/era5-budget-curve and experiments/planets-best-half:
+every figure their READMEs (and the README's headline rows) quote, recomputed from the files
+published beside them."""
 
 from __future__ import annotations
 
@@ -133,6 +134,32 @@ def test_the_clamp_and_halfway_readings():
     assert (r <= 1.5).sum().to_dict() == {"network": 11, "clamp": 4, "half": 9}
     assert {k: round(_gmean(v), 2) for k, v in r.items()} == {"network": 1.12, "clamp": 2.03, "half": 1.15}
     np.testing.assert_allclose(r["network"].sort_index(), _ratios("dev")[DEFAULT].xs("extrap", level="split").sort_index(), rtol=1e-6)
+
+
+def test_the_planets_half_budget_point():
+    folder = EXP / "planets-best-half"
+    s = pd.read_csv(folder / "seeds.csv")
+    s = s[s.kind == "model"]
+
+    def per_seed(field: str, split: str, metric: str) -> pd.Series:
+        return s[(s.field == field) & (s.split == split)].set_index("seed")[metric].sort_index()
+
+    e1 = per_seed("description.planet0.e", "test", "r2")
+    assert list(e1.index) == [0, 1, 2, 3, 4] and [f"{v:.3g}" for v in e1] == ["0.0571", "0.874", "0.924", "0.417", "0.904"]
+    assert f"{e1.mean():.3f}" == "0.635" and int((e1 < 0.5).sum()) == 2
+    assert f"{per_seed('description.planet0.a', 'test', 'mse').mean():.3g}" == "0.00168"
+    assert f"{per_seed('description.stepsize', 'test', 'mse').mean():.2g}" == "6.7e-05"
+    assert f"{per_seed('description.stepsize', 'ood_stepsize', 'mse').mean():.2g}" == "0.0062"
+    runs = [json.loads((folder / f"training-seed{k}.json").read_text()) for k in range(5)]
+    assert {r["steps"] for r in runs} == {3629} and {r["budget"]["samples"] for r in runs} == {230400}
+    assert (round(min(r["train_seconds"] for r in runs)), round(max(r["train_seconds"] for r in runs))) == (713, 795)
+    meta = json.loads((folder / "meta.json").read_text())
+    assert meta["commit"].startswith("7bcccda") and not meta["dirty"] and meta["seeds"] == [0, 1, 2, 3, 4]
+    text = _text(folder / "README.md")
+    assert (
+        "| **230 400 (3 629)** | 0–4 | **0.635** (0.057, 0.874, 0.924, 0.417, 0.904) | **0.00168** | **6.7e-05** | **0.0062** | 713–795 |"
+        in text
+    )
 
 
 @pytest.mark.parametrize("name", ["fit_save.py", "evaluate.py", "coverage_without_widening.py", "clamp_and_half.py"])
