@@ -317,7 +317,7 @@ def scores(name: str, seed: int, rows: Sequence[str] = tuple(SCINUM_ROWS)) -> li
     out = []
     for label, model in models.items():
         model.fit(X.iloc[tr], y.iloc[tr])
-        # the default also scored as the network predicts past the range, from the same fit
+        # the default row's fit also scored continued linearly past the range (PAST_RANGE_ROW)
         read = {label: {}, **({PAST_RANGE_ROW: {"extrapolation": "linear"}} if label == "scinum.Regressor" else {})}
         for as_label, params in read.items():
             if params:

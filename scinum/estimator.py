@@ -47,7 +47,7 @@ except ImportError:
 
 from .errors import ConfigError, RecordError, ScinumError
 from .fill import ensemble
-from .fill.past_range import MODES
+from .fill.past_range import MODES, PastRange
 from .records.paths import format_path, get, parse_path
 from .datasets.tables import MISSING, cell, check_target, column_path, read_records
 
@@ -472,7 +472,6 @@ class Regressor(RegressorMixin, BaseEstimator):
         predictions outside the training range are one :class:`ExtrapolationWarning` per call,
         whatever the number of members (they share their training rows, hence their ranges)."""
         from .fill.extrapolation import ExtrapolationWarning, Tally
-        from .fill.past_range import PastRange
 
         check_is_fitted(self, "models_")
         if need and not self.models_[0].model.head.has_distribution:

@@ -17,19 +17,11 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.linear_model import LinearRegression
 
 torch.set_num_threads(1)
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "recipes"))
-import tables_by_range as tbr  # noqa: E402
-
-import scinum  # noqa: E402
+from evaluate import saved_fits  # noqa: E402  (this folder: on sys.path when run as a script)
 
 warnings.simplefilter("ignore")
 rows = []
-for d in sorted(Path(sys.argv[1]).iterdir()):
-    name, seed = d.name.rsplit("-", 1)
-    seed = int(seed)
-    X, y = tbr.load(name)
-    idx = tbr.splits(X, name, seed)
-    reg = scinum.Regressor.load(d).set_params(extrapolation="network")
+for name, seed, X, y, idx, reg in saved_fits(Path(sys.argv[1])):
     r = reg.models_[0].ranges.ranges
     ols = LinearRegression().fit(X.iloc[idx["train"]], y.iloc[idx["train"]])
     tr = HistGradientBoostingRegressor(random_state=seed).fit(X.iloc[idx["train"]], y.iloc[idx["train"]])

@@ -13,21 +13,14 @@ import pandas as pd
 import torch
 
 torch.set_num_threads(1)
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "recipes"))
-import tables_by_range as tbr  # noqa: E402
+from evaluate import saved_fits  # noqa: E402  (this folder: on sys.path when run as a script)
 
-import scinum  # noqa: E402
 from scinum.fill import past_range  # noqa: E402
 
 past_range.PastRange.combine = lambda self, p: p[: self.n].copy()  # the rows' own predictions, unwidened
 warnings.simplefilter("ignore")
 rows = []
-for d in sorted(Path(sys.argv[1]).iterdir()):
-    name, seed = d.name.rsplit("-", 1)
-    seed = int(seed)
-    X, y = tbr.load(name)
-    idx = tbr.splits(X, name, seed)
-    reg = scinum.Regressor.load(d).set_params(extrapolation="network")  # the saved params may name "linear"
+for name, seed, X, y, idx, reg in saved_fits(Path(sys.argv[1])):
     for split in ("test", "extrap"):
         Xs = X.iloc[idx[split]]
         ys = y.iloc[idx[split]].to_numpy()

@@ -30,15 +30,20 @@ from sklearn.linear_model import LinearRegression  # noqa: E402
 MODES = {"scinum.Regressor": "network", "scinum.Regressor, continued linearly past the range": "linear"}
 
 
+def saved_fits(models: Path):
+    """``(name, seed, X, y, splits, regressor)`` of every fit ``fit_save.py`` saved under
+    ``models``, in name order; the regressor set to the default ``extrapolation="network"`` (the
+    saved parameters may name another)."""
+    for d in sorted(p for p in models.iterdir() if (p / "done.json").exists()):
+        name, seed = d.name.rsplit("-", 1)
+        X, y = tbr.load(name)
+        yield name, int(seed), X, y, tbr.splits(X, name, int(seed)), scinum.Regressor.load(d).set_params(extrapolation="network")
+
+
 def main(models: Path, out: Path) -> None:
     torch.set_num_threads(1)
     rows = []
-    for d in sorted(p for p in models.iterdir() if (p / "done.json").exists()):
-        name, seed = d.name.rsplit("-", 1)
-        seed = int(seed)
-        X, y = tbr.load(name)
-        idx = tbr.splits(X, name, seed)
-        reg = scinum.Regressor.load(d)
+    for name, seed, X, y, idx, reg in saved_fits(models):
         fitted = {"linear (OLS)": LinearRegression(), "boosted trees": HistGradientBoostingRegressor(random_state=seed)}
         for m in fitted.values():
             m.fit(X.iloc[idx["train"]], y.iloc[idx["train"]])
