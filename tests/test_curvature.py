@@ -9,7 +9,8 @@ import torch
 
 from scinum import encodings
 from scinum.heads import make_head
-from scinum.model.curvature import Curvature, curvature_penalty
+from scinum.tokens.batch import hidden_rows
+from scinum.model.curvature import Curvature, stencil
 from test_model import _batch, _setup
 
 NUM, MASK = 2, 1  # [NUM] and [MASK]: fixed places of every vocabulary
@@ -59,9 +60,14 @@ def _toy_batch(values, hidden_per_record=2, encoding="xval", **options):
 
 
 def _penalty(g, batch, enc, weight=1.0, step=0.5, share=1.0, reach=0.0):
+    """The penalty of the stub model ``g`` on ``batch``: the stencil's copies read as the trunk reads them."""
     model = _Stub(g, enc)
     point = model(batch["ids"], batch["feats"])[batch["num_hidden"]][..., 0]
-    return curvature_penalty(model, batch, point, Curvature(weight, step, share, enc, reach))
+    st = stencil(batch, Curvature(weight, step, share, enc, reach))
+    if st is None:
+        return torch.zeros(())
+    rows = st.rows(batch)
+    return st.penalty(point, model(rows["ids"], rows["feats"])[rows["num_hidden"]][..., 0])
 
 
 def test_a_straight_prediction_pays_nothing_and_a_parabola_pays_its_second_derivative_squared():
@@ -119,6 +125,36 @@ def test_training_loss_adds_the_penalty_and_it_trains_the_model():
     assert grads and any(float(g.abs().sum()) > 0 for g in grads)
     model.eval()  # never in evaluation: what is measured is the fit
     assert "curvature" not in model.losses(batch, curvature=Curvature(5.0, 1.0, 1.0, enc))
+
+
+@pytest.mark.parametrize("reach", [0.0, 2.0])
+def test_the_copies_in_the_steps_own_pass_give_the_penalty_of_separate_passes_over_the_moved_records(reach):
+    """The trunk appends the stencil's copies to its batch (one forward pass); the penalty is the
+    one that a separate pass at x + (step + c)·u and at x − step·u (only the hidden rows in the last block) gives."""
+    vocab, seqs, norm, enc, model = _setup("xval", positions="structure", value_path="linear_mlp")
+    with torch.no_grad():  # weights 4x their initial scale: a model that bends, so the penalty is far above rounding
+        for p in model.parameters():
+            p.mul_(4)
+    torch.manual_seed(0)
+    batch = _batch(vocab, seqs, [torch.rand(len(s)).numpy() < 0.3 for s in seqs], norm, enc)
+    model.train()
+    spec = Curvature(5.0, 1.0, 0.5, enc, reach)
+    torch.manual_seed(3)
+    fused = model.losses(batch, curvature=spec)["curvature"]
+    torch.manual_seed(3)
+    st = stencil(batch, spec)
+    assert st is not None and st.n_hidden > 0 and len(st.far) < len(batch["ids"])
+    take, num = len(st.far), batch["num_hidden"]
+    rows, valid = hidden_rows(num[:take])
+
+    def point_at(feats, ids=batch["ids"][:take], attend=batch["attend"][:take], structure=batch["structure"][:take]):
+        h = model(ids, feats, attend, rows, structure)[valid]
+        return model.head.smooth_point(model.head(h, model.trunk.token_logits(h)))
+
+    h = model(batch["ids"], batch["feats"], batch["attend"], structure=batch["structure"])[num]
+    point = model.head.smooth_point(model.head(h, model.trunk.token_logits(h)))
+    separate = st.penalty(point, torch.cat([point_at(st.feats[:take]), point_at(st.feats[take:])]))
+    assert float(fused) > 1e-3 and float(fused) == pytest.approx(float(separate), rel=1e-4)
 
 
 def test_the_mixture_heads_smooth_point_is_its_mean_with_a_gradient():

@@ -20,8 +20,9 @@ of the parabola through the three (exact for parabolas, zero for lines). As ``u`
 random, the penalty then also reads the model up to ``step + r`` from the data on either side —
 where a prediction past the training range is made.
 
-Cost: two more forward and backward passes over the share of the batch it reads
-(``share`` 1: about three times a step's work).
+Cost: the moved copies of the share of the batch it reads run in the step's own forward pass,
+appended to the batch (``share`` 1: a pass over three times the records, one pass's Python and
+dispatch overhead instead of three: :meth:`scinum.model.trunk.NumberMLM.losses`).
 """
 
 from __future__ import annotations
@@ -32,18 +33,18 @@ from typing import Any
 
 import torch
 
-from ..tokens.batch import Batch, hidden_rows, shown_numbers
+from ..tokens.batch import Batch, shown_numbers
 
-__all__ = ["Curvature", "curvature_penalty", "check_curvature"]
+__all__ = ["Curvature", "Stencil", "stencil", "check_curvature"]
 
 
 @dataclass(frozen=True)
 class Curvature:
-    """What :func:`curvature_penalty` computes: ``weight`` (0: none), ``step`` (normalized
-    units: how far the values move), ``share`` (of each batch's records, the first
-    ``ceil(share·B)``; the batches are shuffled), the ``encoding`` that turns the moved
-    values into the trunk's features, and ``reach`` (normalized units, >= 0: how much longer the
-    stencil's outer arm may be; 0: the symmetric stencil)."""
+    """What the penalty computes: ``weight`` (0: none), ``step`` (normalized units: how far the
+    values move), ``share`` (of each batch's records, the first ``ceil(share·B)``; the batches
+    are shuffled), the ``encoding`` that turns the moved values into the trunk's features, and
+    ``reach`` (normalized units, >= 0: how much longer the stencil's outer arm may be; 0: the
+    symmetric stencil)."""
 
     weight: float
     step: float
@@ -67,18 +68,64 @@ def check_curvature(encoding: Any, head_config: dict) -> None:
         )
 
 
-def curvature_penalty(model: Any, batch: Batch, point: torch.Tensor, spec: Curvature) -> torch.Tensor:
-    """The penalty (module docstring) of ``batch`` for ``model`` (a
-    :class:`~scinum.model.trunk.NumberMLM`): a float32 scalar (0 where the records read
-    hide no number or show none). ``point`` float[N]: the head's differentiable point prediction
-    at the batch's hidden numbers (row-major over ``num_hidden``), from the step's own forward."""
+@dataclass(frozen=True)
+class Stencil:
+    """The moved copies of a batch's first ``take`` records (:func:`stencil`): ``feats``
+    float[2·take, L, dim], the records moved by ``far`` then by ``near`` (float64[take], normalized
+    units along each record's direction); ``hidden`` bool[take, L]: the records' hidden numbers,
+    ``n_hidden`` of them. The model reads the copies (:meth:`rows`: the records' ids, padding and
+    structure), and :meth:`penalty` turns its point predictions there into the penalty."""
+
+    feats: torch.Tensor
+    far: torch.Tensor
+    near: torch.Tensor
+    hidden: torch.Tensor
+    n_hidden: int
+    spec: Curvature
+
+    def rows(self, batch: Batch) -> dict[str, torch.Tensor]:
+        """The copies as batch rows [2·take, ...]: ``ids``, ``attend``, ``num_hidden``,
+        ``feats`` (and ``structure`` where the batch has one)."""
+        take = len(self.far)
+        out = {k: _twice(batch[k][:take]) for k in ("ids", "attend", "num_hidden")}
+        out["feats"] = self.feats
+        if batch.get("structure") is not None:
+            out["structure"] = _twice(batch["structure"][:take])
+        return out
+
+    def penalty(self, point: torch.Tensor, moved: torch.Tensor) -> torch.Tensor:
+        """The penalty (module docstring), a float32 scalar. ``point`` float[>= n_hidden]: the
+        head's differentiable point prediction at the batch's hidden numbers (row-major; the
+        first ``n_hidden`` are the moved records'); ``moved`` float[2·n_hidden]: the same at the
+        copies' hidden numbers (row-major over :meth:`rows`: the far copies, then the near)."""
+        n, spec = self.n_hidden, self.spec
+        f_far, f_near, f0 = moved[:n], moved[n:], point[:n]
+        if not spec.reach:
+            bend = (f_far + f_near - 2 * f0) / spec.step**2
+        else:  # the second derivative of the parabola through (a, f(a)), (0, f(0)) and (b, f(b))
+            counts = self.hidden.sum(1)
+            a, b = (x.repeat_interleave(counts).to(point.dtype) for x in (self.near, self.far))
+            bend = 2 * (f_far / (b * (b - a)) + f_near / (a * (a - b)) + f0 / (a * b))
+        return spec.weight * bend.float().pow(2).mean()
+
+
+def _twice(t: torch.Tensor) -> torch.Tensor:
+    """``t`` [n, ...] stacked on itself along the first dimension -> [2n, ...]."""
+    return torch.cat([t, t])
+
+
+def stencil(batch: Batch, spec: Curvature) -> Stencil | None:
+    """The moved copies of ``batch``'s first ``ceil(share·B)`` records (module docstring): every
+    visible number moved along one random unit direction per record (drawn from torch's generator),
+    by ``-step`` and by ``step + c``; a record with a value the encoding cannot hold once moved
+    stays where it is. None where those records hide no number or show none (no penalty)."""
     ids, feats, num = batch["ids"], batch["feats"], batch["num_hidden"]
     take = min(len(ids), max(1, math.ceil(spec.share * len(ids))))
     ids, feats, num = ids[:take], feats[:take], num[:take]
     visible = shown_numbers(ids)
     n_hidden = int(num.sum())
     if not n_hidden or not bool(visible.any()):
-        return point.new_zeros((), dtype=torch.float32)
+        return None
     values = spec.encoding.decode(feats[visible]).to(torch.float64)
     direction = torch.zeros(visible.shape, dtype=torch.float64, device=ids.device)
     direction[visible] = torch.randn(len(values), dtype=torch.float64, device=ids.device)
@@ -95,21 +142,7 @@ def curvature_penalty(model: Any, batch: Batch, point: torch.Tensor, spec: Curva
         bad = torch.zeros(visible.shape, dtype=torch.bool, device=ids.device)
         bad[visible] = ~ok
         u = torch.where(bad.any(1, keepdim=True).expand_as(visible)[visible], 0.0, u)
-    rows, valid = hidden_rows(num)
-    structure = batch.get("structure")
-    structure = None if structure is None else structure[:take]
-
-    def moved(offset: torch.Tensor) -> torch.Tensor:
-        f = feats.clone()
-        f[visible] = spec.encoding.encode(values + offset[of_visible] * u).to(f.dtype)
-        h = model(ids, f, attend, rows, structure)[valid]
-        return model.head.smooth_point(model.head(h, model.trunk.token_logits(h)))
-
-    attend = batch["attend"][:take]
-    if not spec.reach:
-        bend = (moved(far) + moved(near) - 2 * point[:n_hidden]) / spec.step**2
-    else:  # the second derivative of the parabola through (a, f(a)), (0, f(0)) and (b, f(b))
-        of_hidden = num.nonzero()[:, 0]
-        a, b = near[of_hidden].to(point.dtype), far[of_hidden].to(point.dtype)
-        bend = 2 * (moved(far) / (b * (b - a)) + moved(near) / (a * (a - b)) + point[:n_hidden] / (a * b))
-    return spec.weight * bend.float().pow(2).mean()
+    moved = _twice(feats)
+    both = torch.cat([far, near])[torch.cat([of_visible, of_visible + take])]
+    moved[_twice(visible)] = spec.encoding.encode(_twice(values) + both * _twice(u)).to(feats.dtype)
+    return Stencil(moved, far, near, num, n_hidden, spec)
