@@ -70,7 +70,9 @@ __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 #: development tables: experiments/tables-past-range).
 #:
 #: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
-#: rows, at least ``min_samples`` records, at most ``max_cells`` numbers and strings (cells) seen
+#: rows, at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
+#: fewer rows than a batch takes the whole table a step, as many steps as any other, not 20,000
+#: records; experiments/tables-fit-budget), at most ``max_cells`` numbers and strings (cells) seen
 #: per member, so that a wide or long table costs no more than a bounded number of cells (the
 #: cost of a record grows with its cells). ``val_fraction`` of the rows (at least
 #: ``min_val_records`` of them, else none) is held out, once for every member, for early
@@ -79,7 +81,7 @@ __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 #: intervals. Fit times: experiments/regressor-fit-time/README.md.
 DEFAULTS: dict[str, Any] = {
     "epochs": 40,
-    "min_samples": 20000,
+    "min_steps": 625,
     "max_cells": 100000,
     "members": 3,
     "val_fraction": 0.2,
@@ -119,11 +121,12 @@ _OWN = {("data", "path"), ("data", "mask_fields"), ("trainer", "max_steps")}
 SEED_STRIDE = 1000
 
 
-def training_samples(n_train: int, cells: float, epochs: float, min_samples: int, max_cells: int) -> int:
+def training_samples(n_train: int, cells: float, epochs: float, min_steps: int, batch_size: int, max_cells: int) -> int:
     """Records each member sees (``budget.samples``) for ``n_train`` training rows of ``cells``
-    numbers and strings per row on average: ``epochs · n_train``, at least ``min_samples``, at
-    most ``max_cells / cells`` (and at least one batch's worth of rows: ``n_train``)."""
-    want = max(epochs * n_train, min_samples)
+    numbers and strings per row on average, in batches of ``min(batch_size, n_train)``:
+    ``epochs · n_train``, at least ``min_steps`` batches' worth, at most ``max_cells / cells``
+    (and at least one batch's worth of rows: ``n_train``)."""
+    want = max(epochs * n_train, min_steps * min(batch_size, n_train))
     return int(max(min(want, max_cells / max(cells, 1.0)), n_train, 1))
 
 
@@ -338,7 +341,8 @@ class Regressor(RegressorMixin, BaseEstimator):
         if self.seconds is not None:
             budget: dict[str, Any] = {"seconds": float(self.seconds)}
         elif self.samples == "auto":
-            budget = {"samples": training_samples(n_train, cells, self.epochs, DEFAULTS["min_samples"], DEFAULTS["max_cells"])}
+            steps = DEFAULTS["min_steps"]
+            budget = {"samples": training_samples(n_train, cells, self.epochs, steps, self.batch_size, DEFAULTS["max_cells"])}
         else:
             budget = {"samples": int(self.samples)}
         over: dict[str, Any] = {"seed": seed, "out_dir": str(out_dir), "budget": budget}

@@ -121,13 +121,7 @@ def test_the_fit_times_quoted():
     shapes = [(v["rows"], v["cols"]) for t in times.values() for v in t.values()]
     assert (min(r for r, _ in shapes), max(r for r, _ in shapes), min(c for _, c in shapes), max(c for _, c in shapes)) == (11, 707, 2, 13)
     assert len(shapes) == 68 and len({k.rsplit("-", 1)[0] for t in times.values() for k in t}) == 28
-    docs = _text(ROOT / "docs" / "how-to" / "tables.md")
-    for quote in (
-        "took 29–113 s of one core on the 28 tables",
-        "11–707 training rows and 2–13 columns",
-        "took 110–113 s; goog, 707 × 5, took 58–66 s",
-    ):
-        assert quote in docs, quote
+    assert "(29–113 s on 28 tables)" in _text(ROOT / "docs" / "how-to" / "tables.md")
 
 
 def test_the_era5_budget_point():

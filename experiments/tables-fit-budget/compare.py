@@ -1,0 +1,106 @@
+"""The budget rules side by side on the development tables: for each rule, per split, how many
+tables ``scinum.Regressor`` (the default ``extrapolation="network"``) is within 1.5× (and 3×) of
+the better of OLS and boosted trees on, the geometric mean of those MSE ratios (means over seeds
+0-1 first), the share of held-out targets inside the 90 % interval, and the median fit time.
+
+The first column reads experiments/tables-past-range/dev (the default's fits at e378632, before the
+curvature penalty ran in the step's own pass); the others this folder's fits (``fit_save.py``, at
+69e0d38). A rule that changes only some tables (``floor-steps``: the tables under 32 training
+rows) takes the others from the default's fits, as the rule gives them the default's budget.
+
+    python experiments/tables-fit-budget/compare.py    # writes experiments/tables-fit-budget/dev/summary.md
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+from recipes.tables_by_range import STANDARD  # noqa: E402
+
+OURS = "scinum.Regressor"
+BEFORE = ROOT / "experiments" / "tables-past-range" / "dev"
+DEV = HERE / "dev"
+#: rule -> (its folder, the folder of the tables it leaves at the default's budget)
+RULES = {
+    "default, before the speedup (e378632)": (BEFORE, None),
+    "default": (DEV / "default", None),
+    "floor-steps": (DEV / "floor-steps", DEV / "default"),
+    "quarter": (DEV / "quarter", None),
+}
+
+
+def scores(folder: Path, rest: Path | None) -> tuple[pd.DataFrame, dict]:
+    """The rule's scores (OLS, trees and ours) and fit times; where it fitted only some tables,
+    the others from ``rest`` (fitted under the default's budget, which the rule gives them)."""
+    own, times = pd.read_csv(folder / "scores.csv"), json.loads((folder / "fit-times.json").read_text())
+    if rest is None:
+        return own, times
+    base = pd.read_csv(rest / "scores.csv")
+    base_times = json.loads((rest / "fit-times.json").read_text())
+    kept = base[~base.table.isin(set(own.table))]
+    return pd.concat([kept, own]), {**{k: v for k, v in base_times.items() if k.rsplit("-", 1)[0] in set(kept.table)}, **times}
+
+
+def summary(frame: pd.DataFrame, times: dict) -> dict[str, str]:
+    m = frame.groupby(["table", "split", "model"]).mse.mean().unstack("model")
+    ratio = m[OURS] / m[list(STANDARD)].min(axis=1)
+    out = {}
+    for split in ("extrap", "test"):
+        r = ratio.xs(split, level="split")
+        out[f"{split}: within 1.5×"] = f"{int((r <= 1.5).sum())} of {len(r)}"
+        out[f"{split}: within 3×"] = f"{int((r <= 3).sum())} of {len(r)}"
+        out[f"{split}: geometric mean"] = f"{float(np.exp(np.log(r).mean())):.3f}"
+        cov = frame[(frame.model == OURS) & (frame.split == split)].inside_90.mean()
+        out[f"{split}: inside 90 %"] = f"{cov:.3f}"
+    cpu = [v["cpu_s"] for v in times.values()]
+    out["fit, CPU s: median (min-max)"] = f"{np.median(cpu):.0f} ({min(cpu):.0f}-{max(cpu):.0f})"
+    return out
+
+
+#: the development tables with fewer than 32 training rows: the only ones ``floor-steps`` changes
+TINY = ("committee", "copper", "linnerud", "longley", "scotland", "stackloss")
+
+
+def tiny() -> str:
+    """The tables ``floor-steps`` changes, seeds 0-3: MSE ratio (mean over seeds first) per table
+    and split under the default and under ``floor-steps``."""
+    ratios = {}
+    for rule in ("default", "floor-steps"):
+        f = pd.concat([pd.read_csv(DEV / rule / "scores.csv"), pd.read_csv(DEV / f"{rule}-seeds-2-3" / "scores.csv")])
+        f = f[f.table.isin(TINY)]
+        assert sorted(set(f.seed)) == [0, 1, 2, 3], rule
+        m = f.groupby(["table", "split", "model"]).mse.mean().unstack("model")
+        ratios[rule] = m[OURS] / m[list(STANDARD)].min(axis=1)
+    lines = ["| table, split (seeds 0-3) | default | floor-steps |", "|---|---|---|"]
+    for (table, split), r in ratios["default"].items():
+        lines.append(f"| {table}, {split} | {r:.2f}× | {ratios['floor-steps'][table, split]:.2f}× |")
+    for split in ("extrap", "test"):
+        cells = []
+        for rule in ratios:
+            r = ratios[rule].xs(split, level="split")
+            cells.append(f"{int((r <= 1.5).sum())} of {len(r)} within 1.5×, geometric mean {float(np.exp(np.log(r).mean())):.3f}")
+        lines.append(f"| {split}: all six | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> str:
+    cols = {name: summary(*scores(*where)) for name, where in RULES.items()}
+    keys = list(next(iter(cols.values())))
+    lines = ["| development tables, seeds 0-1 | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    lines += [f"| {k} | " + " | ".join(c[k] for c in cols.values()) + " |" for k in keys]
+    return "\n".join(lines) + "\n\n" + tiny()
+
+
+if __name__ == "__main__":
+    text = main()
+    (HERE / "dev").mkdir(exist_ok=True)
+    (HERE / "dev" / "summary.md").write_text(text)
+    print(text)

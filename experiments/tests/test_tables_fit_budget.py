@@ -1,0 +1,139 @@
+"""experiments/tables-fit-budget: every figure its README and docs/how-to/tables.md quote,
+recomputed from the files published beside it; the rule it adopted is the estimator's."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "experiments" / "tables-fit-budget"
+DEV = HERE / "dev"
+for p in (str(ROOT), str(HERE)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+
+def _text(path: Path) -> str:
+    return re.sub(r"\s+", " ", path.read_text(encoding="utf-8"))
+
+
+def _times(*rules: str) -> dict:
+    out: dict = {}
+    for r in rules:
+        out.update(json.loads((DEV / r / "fit-times.json").read_text()))
+    return out
+
+
+def test_the_folders_hold_the_declared_development_tables_and_seeds():
+    import pandas as pd
+
+    declared = set(json.loads((ROOT / "experiments" / "tables-protocol" / "declared.json").read_text())["development"]["tables"])
+    import compare
+
+    for rule, seeds, tables in (
+        ("default", [0, 1], declared),
+        ("quarter", [0, 1], declared),
+        ("floor-steps", [0, 1], set(compare.TINY)),
+        ("default-seeds-2-3", [2, 3], set(compare.TINY)),
+        ("floor-steps-seeds-2-3", [2, 3], set(compare.TINY)),
+    ):
+        f = pd.read_csv(DEV / rule / "scores.csv")
+        assert set(f.table) == tables and sorted(set(f.seed)) == seeds, rule
+    times = _times("default")
+    assert {k.rsplit("-", 1)[0] for k in times} == declared
+    assert set(compare.TINY) == {k.rsplit("-", 1)[0] for k, v in times.items() if v["rows"] < 32}  # the tables the floor changes
+
+
+def test_the_summary_and_both_readme_tables_are_recomputed():
+    import compare
+
+    text = compare.main()
+    assert (DEV / "summary.md").read_text() == text
+    readme = (HERE / "README.md").read_text()
+    for line in text.strip().splitlines():
+        assert line in readme, line
+
+
+def test_the_adopted_rule_is_the_estimators():
+    from fit_save import RULES, rule
+
+    from scinum.estimator import DEFAULTS, training_samples
+
+    steps, cells = RULES["floor-steps"]
+    assert (steps, cells) == (DEFAULTS["min_steps"], DEFAULTS["max_cells"])
+    batch, epochs = DEFAULTS["data"]["batch_size"], DEFAULTS["epochs"]
+    experiment = rule("floor-steps")
+    for rows in (2, 11, 14, 31, 32, 33, 159, 499, 500, 800, 5000):
+        for c in (2.0, 5.0, 11.0, 13.0):
+            assert experiment(rows, c, epochs, 0, 0) == training_samples(rows, c, epochs, steps, batch, DEFAULTS["max_cells"])
+    # the floor-steps fits trained 625 whole-table steps a member (no table there holds out validation rows)
+    for k, v in _times("floor-steps", "floor-steps-seeds-2-3").items():
+        assert v["rule"] == "floor-steps" and v["samples"] == 625 * v["rows"], k
+
+
+def test_the_fit_times_quoted():
+    adopted = {**{k: v for k, v in _times("default").items() if v["rows"] >= 32}, **_times("floor-steps")}
+    assert len(adopted) == 32
+    cpu = [v["cpu_s"] for v in adopted.values()]
+    docs = _text(ROOT / "docs" / "how-to" / "tables.md")
+    median = round(float(np.median(cpu)))
+    quote = f"a fit took {round(min(cpu))}–{round(max(cpu))} s of one core (median {median} s) on the 16 development tables"
+    assert quote in docs and quote.startswith("a fit took 24–67 s")
+    rows = [v["rows"] for v in adopted.values()]
+    cols = [v["cols"] for v in adopted.values()]
+    assert f"{min(rows)}–{max(rows)} training rows and {min(cols)}–{max(cols)} columns" in docs
+
+    def span(table: str) -> str:
+        t = sorted(round(v["cpu_s"]) for k, v in adopted.items() if k.rsplit("-", 1)[0] == table)
+        return f"{t[0]}–{t[-1]} s"
+
+    spans = f"longley, 11 rows × 5 columns, took {span('longley')}; diabetes, 298 × 5, {span('diabetes')}"
+    assert f"{spans}; star98, 204 × 11, {span('star98')}" in docs
+    readme = _text(HERE / "README.md")
+    tiny = {k: v["cpu_s"] for k, v in {**_times("floor-steps"), **_times("floor-steps-seeds-2-3")}.items()}
+    before = {k: v["cpu_s"] for k, v in {**_times("default"), **_times("default-seeds-2-3")}.items() if v["rows"] < 32}
+    assert len(tiny) == len(before) == 24
+    assert (
+        f"fits took {round(min(tiny.values()))}–{round(max(tiny.values()))} CPU s instead of "
+        f"{round(min(before.values()))}–{round(max(before.values()))} (all 24 fits of each rule)" in readme
+    )
+
+
+@pytest.mark.parametrize("table, before, after", [("linnerud", "0.53×", "1.86×"), ("stackloss", "1.16×", "1.56×")])
+def test_the_two_seed_reading_quoted(table, before, after):
+    import pandas as pd
+
+    from recipes.tables_by_range import STANDARD
+
+    def ratio(rule: str) -> str:
+        f = pd.read_csv(DEV / rule / "scores.csv")
+        m = f[f.split == "extrap"].groupby(["table", "model"]).mse.mean().unstack("model")
+        return f"{(m['scinum.Regressor'] / m[list(STANDARD)].min(axis=1))[table]:.2f}×"
+
+    assert (ratio("default"), ratio("floor-steps")) == (before, after)
+    assert f"{table} {before} → {after}" in _text(HERE / "README.md")
+
+
+def test_the_paired_fit_times_quoted():
+    """The README's paired table: each farm-bench block of timing.txt (A: after, B: before; CPU
+    seconds median (min–max), the pairs' ratio) in the order of its rows."""
+    blocks = (HERE / "timing.txt").read_text().split("farm-bench 3 |")[1:]
+    assert len(blocks) == 3
+
+    def stat(block: str, name: str, digits: int) -> str:
+        lo, med, hi = (float(x) for x in re.search(rf"^{re.escape(name)}\s+(\S+)\s+(\S+)\s+(\S+)", block, re.M).groups())
+        return f"{med:.{digits}f}" + (" s" if digits == 1 else "") + f" ({lo:.{digits}f}–{hi:.{digits}f})"
+
+    readme = _text(HERE / "README.md")
+    commands = ("time_fit.py 17x2", "time_fit.py 1000x10", "planets_steps.py 150")
+    for command in commands:
+        block = next(b for b in blocks if command in b)
+        assert "pinned to cpu 0" in block and "A 3, B 3, in turn" in block
+        row = f"| {stat(block, 'A cpu s', 1)} | {stat(block, 'B cpu s', 1)} | {stat(block, 'A/B cpu', 2)} |"
+        assert row in readme, (command, row)
