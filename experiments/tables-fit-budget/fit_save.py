@@ -8,6 +8,8 @@ skipped. The rule replaces :func:`scinum.estimator.training_samples` for this pr
   training rows is no longer seen 20,000 ÷ rows times a member; every other table unchanged.
 - ``quarter``: a quarter of the default's budget everywhere: at least 156 steps, at most 25,000
   cells a member (the default: 625 steps' worth of records, 100,000 cells).
+- ``floor-over-cap``: ``floor-steps`` with the floor above the cap of cells: at least 625 steps
+  however many cells a record holds (a table of more than 5 cells a row was capped below the floor).
 
     python experiments/tables-fit-budget/fit_save.py RULE MODELS_DIR engel:0 engel:1 ...
 """
@@ -26,15 +28,18 @@ import scinum  # noqa: E402
 import scinum.estimator as est  # noqa: E402
 
 BATCH = est.DEFAULTS["data"]["batch_size"]
-RULES = {"floor-steps": (625, 100_000), "quarter": (156, 25_000)}  # (min steps, max cells)
+RULES = {"floor-steps": (625, 100_000), "quarter": (156, 25_000), "floor-over-cap": (625, 100_000)}  # (min steps, max cells)
 
 
 def rule(name: str):
     min_steps, max_cells = RULES[name]
 
-    def training_samples(n_train: int, cells: float, epochs: float, min_samples: int, max_cells_default: int) -> int:
-        want = max(epochs * n_train, min_steps * min(BATCH, n_train))
-        return int(max(min(want, max_cells / max(cells, 1.0)), n_train, 1))
+    def training_samples(n_train: int, cells: float, epochs: float, min_steps_default: int, batch_size: int, max_cells_default: int) -> int:
+        # the estimator's signature (scinum.estimator.training_samples); the rule's own floor and cap
+        floor = min_steps * min(BATCH, n_train)
+        want = max(epochs * n_train, floor)
+        capped = min(want, max_cells / max(cells, 1.0))
+        return int(max(capped, floor if name == "floor-over-cap" else 0, n_train, 1))
 
     return training_samples
 

@@ -71,7 +71,7 @@ def test_the_adopted_rule_is_the_estimators():
     experiment = rule("floor-steps")
     for rows in (2, 11, 14, 31, 32, 33, 159, 499, 500, 800, 5000):
         for c in (2.0, 5.0, 11.0, 13.0):
-            assert experiment(rows, c, epochs, 0, 0) == training_samples(rows, c, epochs, steps, batch, DEFAULTS["max_cells"])
+            assert experiment(rows, c, epochs, 0, batch, 0) == training_samples(rows, c, epochs, steps, batch, DEFAULTS["max_cells"])
     # the floor-steps fits trained 625 whole-table steps a member (no table there holds out validation rows)
     for k, v in _times("floor-steps", "floor-steps-seeds-2-3").items():
         assert v["rule"] == "floor-steps" and v["samples"] == 625 * v["rows"], k
@@ -137,3 +137,15 @@ def test_the_paired_fit_times_quoted():
         assert "pinned to cpu 0" in block and "A 3, B 3, in turn" in block
         row = f"| {stat(block, 'A cpu s', 1)} | {stat(block, 'B cpu s', 1)} | {stat(block, 'A/B cpu', 2)} |"
         assert row in readme, (command, row)
+
+
+@pytest.mark.parametrize("name", ["floor-steps", "quarter", "floor-over-cap"])
+def test_each_rule_plugs_into_the_estimator_as_fit_save_runs_it(name, monkeypatch, tmp_path):
+    import scinum.estimator as est
+    from fit_save import rule
+
+    default = est.Regressor()._config(tmp_path / "d", tmp_path / "o", ["y"], 14, 12.0, 0)["budget"]["samples"]
+    monkeypatch.setattr(est, "training_samples", rule(name))
+    budget = est.Regressor()._config(tmp_path / "d", tmp_path / "o", ["y"], 14, 12.0, 0)["budget"]["samples"]
+    # 14 rows of 12 cells: 625 whole-table steps (8,750 records, 105,000 cells) pass the default's cap of cells
+    assert default == 8333 and budget == {"floor-steps": 8333, "quarter": 2083, "floor-over-cap": 8750}[name]
