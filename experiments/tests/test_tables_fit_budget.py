@@ -149,3 +149,20 @@ def test_each_rule_plugs_into_the_estimator_as_fit_save_runs_it(name, monkeypatc
     budget = est.Regressor()._config(tmp_path / "d", tmp_path / "o", ["y"], 14, 12.0, 0)["budget"]["samples"]
     # 14 rows of 12 cells: 625 whole-table steps (8,750 records, 105,000 cells) pass the default's cap of cells
     assert default == 8333 and budget == {"floor-steps": 8333, "quarter": 2083, "floor-over-cap": 8750}[name]
+
+
+def test_the_lead_on_the_capped_tables_is_quoted_and_the_default_still_caps():
+    import compare
+
+    from scinum.estimator import DEFAULTS, training_samples
+
+    readme = (HERE / "README.md").read_text()
+    assert compare.capped() in readme
+    times = _times("floor-over-cap")
+    assert {k.rsplit("-", 1)[0] for k in times} == set(compare.CAPPED) and {v["samples"] for v in times.values()} == {20000}
+    capped = [round(v["cpu_s"]) for k, v in _times("default").items() if k.rsplit("-", 1)[0] in compare.CAPPED]
+    fits = [round(v["cpu_s"]) for v in times.values()]
+    assert f"took {min(fits)}–{max(fits)} CPU s" in _text(HERE / "README.md")
+    assert f"against {min(capped)}–{max(capped)} capped" in _text(HERE / "README.md")
+    # the default still caps: 12 cells a row of 42 rows, 8,333 records, below the floor of 20,000
+    assert training_samples(42, 12.0, DEFAULTS["epochs"], DEFAULTS["min_steps"], 32, DEFAULTS["max_cells"]) == 8333
