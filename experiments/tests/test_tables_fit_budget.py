@@ -166,3 +166,14 @@ def test_the_lead_on_the_capped_tables_is_quoted_and_the_default_still_caps():
     assert f"against {min(capped)}–{max(capped)} capped" in _text(HERE / "README.md")
     # the default still caps: 12 cells a row of 42 rows, 8,333 records, below the floor of 20,000
     assert training_samples(42, 12.0, DEFAULTS["epochs"], DEFAULTS["min_steps"], 32, DEFAULTS["max_cells"]) == 8333
+
+
+def test_the_rules_test_table_reading_is_quoted_with_the_targets_it_meets():
+    import compare
+
+    text = compare.capped_test()
+    assert text in (HERE / "README.md").read_text()
+    assert "| test: all twelve | 9 of 12 within 1.5×, 0 worse than 3× | 12 of 12 within 1.5×, 0 worse than 3× |" in text
+    assert "| extrap: all twelve | 7 of 12 within 1.5×, 3 worse than 3× | 8 of 12 within 1.5×, 1 worse than 3× |" in text
+    readme = _text(HERE / "README.md")
+    assert "12 of 12 test tables are within 1.5×" in readme and "8 of 12 are within 1.5×" in readme
