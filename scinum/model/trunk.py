@@ -288,11 +288,8 @@ class Transformer(nn.Module):
         nothing else (inference reads a few masked numbers: about 40 % fewer FLOPs at 2 layers).
         ``structure``: see :meth:`embed`.
         """
-        x = self.embed(ids, feats, structure)
-        rope, mask = self._rope_and_mask(x, attend)
-        for n, block in enumerate(self.blocks):
-            x = block(x, rope, mask, rows if n == len(self.blocks) - 1 else None)
-        return self.ln_f(x) if self.cfg.value_path == "layernorm" else x
+        x, rope, mask = self._to_last_block(ids, feats, attend, structure)
+        return self._out(self.blocks[-1](x, rope, mask, rows))
 
     def forward_some_rows(
         self,
@@ -307,14 +304,26 @@ class Transformer(nn.Module):
         float[whole, L, d], the others only at ``rows`` int64[B - whole, M] -> float[B - whole, M, d]
         (the last block computes nothing else for them): a batch and the curvature penalty's
         moved copies of its records (:meth:`NumberMLM.losses`)."""
+        x, rope, mask = self._to_last_block(ids, feats, attend, structure)
+        last = self.blocks[-1]
+        split = (None, None) if mask is None else (mask[:whole], mask[whole:])
+        return self._out(last(x[:whole], rope, split[0])), self._out(last(x[whole:], rope, split[1], rows))
+
+    def _to_last_block(
+        self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None, structure: torch.Tensor | None
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor] | None, torch.Tensor | None]:
+        """The last block's input [B, L, d] (the embedding through every block before it), and
+        what every block reads besides (:meth:`_rope_and_mask`)."""
         x = self.embed(ids, feats, structure)
         rope, mask = self._rope_and_mask(x, attend)
         for block in self.blocks[:-1]:
             x = block(x, rope, mask)
-        last = self.blocks[-1]
-        split = (None, None) if mask is None else (mask[:whole], mask[whole:])
-        outs = last(x[:whole], rope, split[0]), last(x[whole:], rope, split[1], rows)
-        return tuple(self.ln_f(o) for o in outs) if self.cfg.value_path == "layernorm" else outs  # type: ignore[return-value]
+        return x, rope, mask
+
+    def _out(self, x: torch.Tensor) -> torch.Tensor:
+        """The last block's output as :meth:`forward` returns it (the final LayerNorm's on the
+        ``layernorm`` value path, else the residual stream itself)."""
+        return self.ln_f(x) if self.cfg.value_path == "layernorm" else x
 
     def _rope_and_mask(
         self, x: torch.Tensor, attend: torch.Tensor | None
