@@ -72,9 +72,10 @@ __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 #: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
 #: rows, at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
 #: fewer rows than a batch takes the whole table a step, as many steps as any other, not 20,000
-#: records; experiments/tables-fit-budget), at most ``max_cells`` numbers and strings (cells) seen
-#: per member, so that a wide or long table costs no more than a bounded number of cells (the
-#: cost of a record grows with its cells). ``val_fraction`` of the rows (at least
+#: records; experiments/tables-fit-budget), and past that floor at most ``max_cells`` numbers and
+#: strings (cells) seen per member, so that a long table costs no more than a bounded number of
+#: cells (the cost of a record grows with its cells). The floor stands above the cap: a wide table
+#: capped below 625 steps fitted a constant (experiments/tables-fit-budget). ``val_fraction`` of the rows (at least
 #: ``min_val_records`` of them, else none) is held out, once for every member, for early
 #: stopping (validation every ``trainer.val_check_interval`` steps, stopping after ``patience``
 #: validations without a lower loss; the lowest one's weights are kept) and for calibrating the
@@ -124,10 +125,11 @@ SEED_STRIDE = 1000
 def training_samples(n_train: int, cells: float, epochs: float, min_steps: int, batch_size: int, max_cells: int) -> int:
     """Records each member sees (``budget.samples``) for ``n_train`` training rows of ``cells``
     numbers and strings per row on average, in batches of ``min(batch_size, n_train)``:
-    ``epochs · n_train``, at least ``min_steps`` batches' worth, at most ``max_cells / cells``
-    (and at least one batch's worth of rows: ``n_train``)."""
-    want = max(epochs * n_train, min_steps * min(batch_size, n_train))
-    return int(max(min(want, max_cells / max(cells, 1.0)), n_train, 1))
+    ``epochs · n_train``, at most ``max_cells / cells``, but never fewer than ``min_steps``
+    batches' worth (the floor stands above the cap) nor fewer than ``n_train``."""
+    floor = min_steps * min(batch_size, n_train)
+    capped = min(epochs * n_train, max_cells / max(cells, 1.0))
+    return int(max(capped, floor, n_train, 1))
 
 
 def _split_indices(n: int, val_fraction: float, seed: int, min_val: int) -> tuple[np.ndarray, np.ndarray]:

@@ -456,12 +456,16 @@ def test_an_ensemble_warns_once_per_call_outside_the_training_range(fitted):
 
 def test_the_budget_follows_the_table():
     """Epochs over the training rows, a floor of optimizer steps for small tables (of the whole
-    table when it is smaller than a batch) and a cap of cells for wide or long ones (the cost of
-    a record grows with its cells)."""
+    table when it is smaller than a batch) and a cap of cells for long ones (the cost of a record
+    grows with its cells) that never holds a table below the floor."""
     d, batch = DEFAULTS, DEFAULTS["data"]["batch_size"]
     assert d["min_steps"] * batch == 20000  # the floor of records before it counted steps: the same for 32 rows and more
     assert training_samples(100, 3, d["epochs"], d["min_steps"], batch, d["max_cells"]) == 20000
     assert training_samples(13, 3, d["epochs"], d["min_steps"], batch, d["max_cells"]) == d["min_steps"] * 13  # 625 steps of 13 rows
-    assert training_samples(800, 11, d["epochs"], d["min_steps"], batch, d["max_cells"]) == d["max_cells"] // 11
-    assert training_samples(8000, 5, d["epochs"], d["min_steps"], batch, d["max_cells"]) == max(d["max_cells"] // 5, 8000)
+    # a wide table: the cap (9,090 records) would hold it below the floor, which stands above it
+    assert d["max_cells"] // 11 < 20000
+    assert training_samples(800, 11, d["epochs"], d["min_steps"], batch, d["max_cells"]) == 20000
+    # a long table: the cap binds between the floor and the epochs (320,000 records)
+    assert training_samples(8000, 2, d["epochs"], d["min_steps"], batch, d["max_cells"]) == d["max_cells"] // 2
+    assert training_samples(8000, 5, d["epochs"], d["min_steps"], batch, d["max_cells"]) == 20000
     assert training_samples(100, 2, 1000, 0, batch, 10**9) == 100000  # epochs when neither bound binds

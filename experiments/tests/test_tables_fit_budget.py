@@ -65,10 +65,10 @@ def test_the_adopted_rule_is_the_estimators():
 
     from scinum.estimator import DEFAULTS, training_samples
 
-    steps, cells = RULES["floor-steps"]
+    steps, cells = RULES["floor-over-cap"]
     assert (steps, cells) == (DEFAULTS["min_steps"], DEFAULTS["max_cells"])
     batch, epochs = DEFAULTS["data"]["batch_size"], DEFAULTS["epochs"]
-    experiment = rule("floor-steps")
+    experiment = rule("floor-over-cap")
     for rows in (2, 11, 14, 31, 32, 33, 159, 499, 500, 800, 5000):
         for c in (2.0, 5.0, 11.0, 13.0):
             assert experiment(rows, c, epochs, 0, batch, 0) == training_samples(rows, c, epochs, steps, batch, DEFAULTS["max_cells"])
@@ -78,13 +78,15 @@ def test_the_adopted_rule_is_the_estimators():
 
 
 def test_the_fit_times_quoted():
-    adopted = {**{k: v for k, v in _times("default").items() if v["rows"] >= 32}, **_times("floor-steps")}
+    import compare
+
+    adopted = compare.scores(*compare.RULES["floor-over-cap (the default now)"])[1]
     assert len(adopted) == 32
     cpu = [v["cpu_s"] for v in adopted.values()]
     docs = _text(ROOT / "docs" / "how-to" / "tables.md")
     median = round(float(np.median(cpu)))
     quote = f"a fit took {round(min(cpu))}–{round(max(cpu))} s of one core (median {median} s) on the 16 development tables"
-    assert quote in docs and quote.startswith("a fit took 24–67 s")
+    assert quote in docs and quote.startswith("a fit took 24–86 s")
     rows = [v["rows"] for v in adopted.values()]
     cols = [v["cols"] for v in adopted.values()]
     assert f"{min(rows)}–{max(rows)} training rows and {min(cols)}–{max(cols)} columns" in docs
@@ -147,11 +149,11 @@ def test_each_rule_plugs_into_the_estimator_as_fit_save_runs_it(name, monkeypatc
     default = est.Regressor()._config(tmp_path / "d", tmp_path / "o", ["y"], 14, 12.0, 0)["budget"]["samples"]
     monkeypatch.setattr(est, "training_samples", rule(name))
     budget = est.Regressor()._config(tmp_path / "d", tmp_path / "o", ["y"], 14, 12.0, 0)["budget"]["samples"]
-    # 14 rows of 12 cells: 625 whole-table steps (8,750 records, 105,000 cells) pass the default's cap of cells
-    assert default == 8333 and budget == {"floor-steps": 8333, "quarter": 2083, "floor-over-cap": 8750}[name]
+    # 14 rows of 12 cells: 625 whole-table steps (8,750 records, 105,000 cells) pass the cap of cells
+    assert default == 8750 and budget == {"floor-steps": 8333, "quarter": 2083, "floor-over-cap": 8750}[name]
 
 
-def test_the_lead_on_the_capped_tables_is_quoted_and_the_default_still_caps():
+def test_the_capped_tables_reading_is_quoted_and_the_floor_stands_above_the_cap():
     import compare
 
     from scinum.estimator import DEFAULTS, training_samples
@@ -164,8 +166,8 @@ def test_the_lead_on_the_capped_tables_is_quoted_and_the_default_still_caps():
     fits = [round(v["cpu_s"]) for v in times.values()]
     assert f"took {min(fits)}–{max(fits)} CPU s" in _text(HERE / "README.md")
     assert f"against {min(capped)}–{max(capped)} capped" in _text(HERE / "README.md")
-    # the default still caps: 12 cells a row of 42 rows, 8,333 records, below the floor of 20,000
-    assert training_samples(42, 12.0, DEFAULTS["epochs"], DEFAULTS["min_steps"], 32, DEFAULTS["max_cells"]) == 8333
+    # adopted: 12 cells a row of 42 rows (elnino) would be capped at 8,333 records; the floor of 20,000 stands
+    assert training_samples(42, 12.0, DEFAULTS["epochs"], DEFAULTS["min_steps"], 32, DEFAULTS["max_cells"]) == 20000
 
 
 def test_the_rules_test_table_reading_is_quoted_with_the_targets_it_meets():

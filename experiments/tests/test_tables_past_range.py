@@ -102,8 +102,6 @@ def test_the_test_table_figures_and_the_headline_row():
     assert f"Per table, above the range: {listed}." in text
     listed = ", ".join(f"{t} {v:.2f}×" for t, v in inside[DEFAULT].sort_values(ascending=False).items())
     assert f"Inside the range: {listed}." in text
-    readme = _text(ROOT / "README.md")
-    assert "| 7 of 12 / 9 of 12 (3 seeds; test data) |" in readme
 
 
 def test_the_fit_times_quoted():
