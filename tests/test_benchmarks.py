@@ -167,6 +167,11 @@ def test_every_benchmark_script_has_a_smoke_test():
     assert {p.stem for p in BENCH.glob("*.py")} == set(SCRIPTS) | HELPERS
 
 
+def test_every_benchmark_script_is_listed_in_the_reference():
+    listed = set(re.findall(r"^\| `benchmarks/(\w+)\.(?:py|sh)` \|", (BENCH.parent / "docs" / "reference" / "benchmarks.md").read_text(), re.M))
+    assert listed == set(SCRIPTS) | {"gpu_check"}
+
+
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_benchmark_smoke_runs_to_its_headline(name, capsys):
     lines = run_script(BENCH / f"{name}.py", ["--smoke"], capsys)
