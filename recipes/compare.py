@@ -174,9 +174,12 @@ def run_comparison(
     jobs: int | None = None,
     preset_name: str = "compare",
     collect: bool = False,
+    options: Sequence[str] = (),
     log=print,
 ) -> Path:
-    """Run (or, ``collect``, only gather) a comparison preset end to end; returns ``out``."""
+    """Run (or, ``collect``, only gather) a comparison preset end to end; returns ``out``.
+    ``options``: the command-line words besides ``--preset`` that chose what runs (another
+    presets file, a data source), written into the results' command."""
     t0 = time.time()
     data = work / "data"
     where = f"{name}.yaml: {preset_name}"
@@ -199,7 +202,7 @@ def run_comparison(
     elif not (data / "manifest.json").exists():
         raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
     baselines = _baselines(preset, data, where, log=log)
-    command = f"python recipes/{name}.py --preset {preset_name} --seeds {seeds}"
+    command = f"python recipes/{name}.py " + shlex.join([*options, "--preset", preset_name, "--seeds", str(seeds)])
     command += f" --models {shlex.join(models)}" if models else ""
     command += f" --set {shlex.join(override_words(overrides))}" if overrides else ""
     results = {}

@@ -204,6 +204,13 @@ def export_models(ckpts: dict[str, Path], out: Path, log=print) -> list[Path]:
     return done
 
 
+def _options(a: argparse.Namespace, default_presets: Path) -> list[str]:
+    """The words of ``a`` besides ``--preset`` that chose what a comparison runs: a presets file
+    other than the recipe's own (as given, relative to where the command ran) and a data source."""
+    words = [] if Path(a.presets).resolve() == default_presets.resolve() else ["--presets", str(a.presets)]
+    return words + (["--source", str(a.source)] if a.source else [])
+
+
 def main(name: str, argv: Sequence[str] | None = None) -> int:
     """Command line of ``python recipes/<name>.py``."""
     here = Path(__file__).resolve().parent
@@ -247,6 +254,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
                 overrides=parse_overrides(a.set),
                 preset_name=a.preset,
                 collect=a.collect,
+                options=_options(a, here / f"{name}.yaml"),
                 log=lambda s: print(s, file=sys.stderr, flush=True),
             )
             return 0

@@ -213,3 +213,16 @@ def test_sample_curve_learns_a_difference_and_counts_targets(tmp_path, capsys):
     assert "| 1 | 256 |" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="no number at 'nope'"):
         sample_curve.curve(str(tmp_path / "d"), "nope", max_epochs=1)
+
+
+def test_a_comparisons_command_names_the_presets_file_and_source_that_chose_it(tmp_path):
+    """The results' command reruns what ran: another presets file and a data source are in it;
+    the recipe's own presets file is left implicit."""
+    import argparse
+
+    from recipes.runner import _options
+
+    own = Path("recipes") / "era5.yaml"
+    assert _options(argparse.Namespace(presets=own, source=None), own) == []
+    other = Path("experiments/era5-target-alone/presets.yaml")
+    assert _options(argparse.Namespace(presets=other, source="era5/t2m.nc"), own) == ["--presets", str(other), "--source", "era5/t2m.nc"]
