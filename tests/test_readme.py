@@ -117,7 +117,8 @@ def test_the_headline_temperature_row_is_the_published_era5_best_runs():
     # "it beats climatology and the trees, not yet ridge"
     assert float(_era5_cell("ridge")) < float(_era5_cell("xval+gmm")) < min(float(_era5_cell(m)) for m in ("climatology", "boosted trees"))
     meta = json.loads((EXPERIMENTS / "era5-target-alone" / "best" / "meta.json").read_text())
-    assert meta["seeds"] == [0, 1, 2] and meta["preset_name"] == "best" and meta["command"] == "python recipes/era5.py --preset best --seeds 3"
+    assert meta["seeds"] == [0, 1, 2] and meta["preset_name"] == "best"
+    assert meta["command"] == "python recipes/era5.py --preset best --seeds 3"
     steps = {json.loads((EXPERIMENTS / "era5-target-alone" / "best" / f"training-seed{s}.json").read_text())["steps"] for s in (0, 1, 2)}
     assert steps == {4608} and "288 000" in README
 
