@@ -189,3 +189,16 @@ def test_settings_lightning_torch_or_numpy_would_refuse_are_one_line(override, s
     with pytest.raises(ConfigError) as e:
         load_config(tiny, [override])
     assert says in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+def test_a_field_trained_for_is_asked_with_everything_else_visible_by_default_and_measured_presets_keep_their_form():
+    """``data.mask_fields_alone`` is on by default (as ``scinum fill`` asks; experiments/era5-target-alone);
+    the presets whose published runs trained without it say so."""
+    from scinum.train.config import DataConfig
+
+    assert DataConfig().mask_fields_alone is True
+    root = Path(__file__).resolve().parents[1]
+    planets = yaml.safe_load((root / "recipes" / "planets.yaml").read_text())["best"]["train"]["data"]
+    co2 = yaml.safe_load((root / "recipes" / "co2.yaml").read_text())["data"]
+    era5 = yaml.safe_load((root / "recipes" / "era5.yaml").read_text())["best"]["train"]["data"]
+    assert planets["mask_fields_alone"] is False and co2["mask_fields_alone"] is False and era5["mask_fields_alone"] is True

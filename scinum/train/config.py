@@ -76,10 +76,12 @@ class DataConfig:
     max_run: int = positive(MAX_RUN)
     val_split: str = "val"
     # fill-task training: numbers these JSON paths name are hidden with this probability on top of
-    # the MLM masking (mask_prob 0: only these); alone: then nothing else in that record is
+    # the MLM masking (mask_prob 0: only these); alone: then nothing else in that record is, as
+    # `scinum fill` asks (better on tables and on ERA5: experiments/tabular.md,
+    # experiments/era5-target-alone)
     mask_fields: list[str] = field(default_factory=list)
     mask_fields_prob: float = fraction(0.5)
-    mask_fields_alone: bool = False
+    mask_fields_alone: bool = True
     # a longer train/val record is refused before training (attention costs its square)
     max_record_tokens: int = positive(16384)
     # each batch's length rounded up to a multiple of this (padding, which attention ignores): on
