@@ -102,8 +102,11 @@ def test_the_planets_cost_is_the_published_runs_own_clocks():
     assert f"460 800 samples a seed ({lo}–{hi} s of training each in the published runs)" in " ".join(README.split())
 
 
+PUBLISHED_ERA5 = EXPERIMENTS / "era5-target-alone" / "best-576k"
+
+
 def _era5_cell(model: str) -> str:
-    with open(EXPERIMENTS / "era5-target-alone" / "best" / "table.csv") as f:
+    with open(PUBLISHED_ERA5 / "table.csv") as f:
         rows = [r for r in csv.DictReader(f) if r["model"] == model and r["metric"] == "mse_K2" and r["split"] == "test"]
     (row,) = rows
     return f"{float(row['mean']):.2g}"
@@ -111,16 +114,21 @@ def _era5_cell(model: str) -> str:
 
 def test_the_headline_temperature_row_is_the_published_era5_best_runs():
     cells = _table_after(README, "## Where it stands")["temperatures, next step (K²)"]
-    assert cells[0] == f"{_era5_cell('xval+gmm')} (3 seeds)"
-    assert cells[1] == f"**{_era5_cell('ridge')}**" and cells[2] == _era5_cell("boosted trees")
+    assert cells[0] == f"**{_era5_cell('xval+gmm')}** (3 seeds)"
+    assert cells[1] == _era5_cell("ridge") and cells[2] == _era5_cell("boosted trees")
     assert cells[3] == f"climatology {_era5_cell('climatology')}"
-    # "it beats climatology and the trees, not yet ridge"
-    assert float(_era5_cell("ridge")) < float(_era5_cell("xval+gmm")) < min(float(_era5_cell(m)) for m in ("climatology", "boosted trees"))
-    meta = json.loads((EXPERIMENTS / "era5-target-alone" / "best" / "meta.json").read_text())
-    assert meta["seeds"] == [0, 1, 2] and meta["preset_name"] == "best"
-    assert meta["command"] == "python recipes/era5.py --preset best --seeds 3"
-    steps = {json.loads((EXPERIMENTS / "era5-target-alone" / "best" / f"training-seed{s}.json").read_text())["steps"] for s in (0, 1, 2)}
-    assert steps == {4608} and "288 000" in README
+    with open(PUBLISHED_ERA5 / "seeds.csv") as f:
+        seeds = [float(r["mse_K2"]) for r in csv.DictReader(f)]
+    assert len(seeds) == 3 and max(seeds) < float(_era5_cell("ridge"))  # "below ridge on every seed"
+    meta = json.loads((PUBLISHED_ERA5 / "meta.json").read_text())
+    assert meta["seeds"] == [0, 1, 2] and meta["budget"] == {"samples": 576000}
+    runs = [json.loads((PUBLISHED_ERA5 / f"training-seed{s}.json").read_text()) for s in (0, 1, 2)]
+    assert {r["steps"] for r in runs} == {9216} and "576 000" in README
+    lo, hi = (f"{round(x):,}".replace(",", " ") for x in (min(r["train_seconds"] for r in runs), max(r["train_seconds"] for r in runs)))
+    assert f"({lo}–{hi} s of training each)" in " ".join(README.split())
+    # the published preset is the recipe's best
+    recipe = yaml.safe_load((ROOT / "recipes" / "era5.yaml").read_text())["best"]
+    assert recipe == yaml.safe_load((EXPERIMENTS / "era5-target-alone" / "presets.yaml").read_text())[meta["preset_name"]]
 
 
 def test_the_headline_tables_rows_count_the_published_ratios_of_the_default():

@@ -80,9 +80,45 @@ def test_the_cost_and_provenance():
     assert meta["commit"].startswith("3d318e7") and "results written at 3d318e7" in TEXT
 
 
+def test_the_budget_reading_and_its_choice():
+    rows = {}
+    for folder, label in (("best", "288,000 samples"), ("best-576k", "**576,000 samples**")):
+        v = _val(HERE / folder)
+        val = list(v[v.seed.notna()].sort_values("seed").mse_K2)
+        test = _seeds(HERE / folder)
+        t = pd.read_csv(HERE / folder / "table.csv")
+        (row,) = t[(t.metric == "mse_K2") & (t.split == "test") & (t.model == "xval+gmm")].itertuples()
+        rows[folder] = (sum(val) / 3, row)
+        bold = "**" if folder == "best-576k" else ""
+        cell_val = " / ".join(f"{x:.2f}" for x in val) + f" ({bold}{sum(val) / 3:.2f}{bold})"
+        cell_test = " / ".join(f"{x:.2f}" for x in test) + f" ({bold}{row.mean:.2f} [{row.ci95_low:.2f}, {row.ci95_high:.2f}]{bold})"
+        assert f"| {label} | {cell_val} | {cell_test} |" in TEXT, folder
+    assert rows["best-576k"][0] < rows["best"][0]  # chosen on the validation split
+    v = _val(HERE / "best-576k")
+    refs = v[v.seed.isna()].set_index("model").mse_K2
+    test_refs = _test_mse(HERE / "best-576k")
+    assert f"| ridge | {refs['ridge']:.2f} | {test_refs['ridge']:.2f} |" in TEXT
+    assert f"| boosted trees | {refs['boosted trees']:.2f} | {test_refs['boosted trees']:.2f} |" in TEXT
+    ours = rows["best-576k"][1]
+    assert max(_seeds(HERE / "best-576k")) < test_refs["ridge"] and ours.ci95_high < test_refs["ridge"]
+    assert f"{ours.mean / test_refs['ridge']:.2f}× ridge, with ridge above the seeds' interval" in TEXT
+    assert f"still {rows['best-576k'][0] / refs['ridge']:.2f}× ridge in the mean" in TEXT
+    assert min(v[v.seed.notna()].mse_K2) > refs["ridge"]  # "no seed is below ridge there"
+    assert f"{ours.mean:.2f} K² against ridge {test_refs['ridge']:.2f} and the climatology {test_refs['climatology']:.2f}" in TEXT
+    runs = [json.loads((HERE / "best-576k" / f"training-seed{s}.json").read_text()) for s in (0, 1, 2)]
+    assert {r["steps"] for r in runs} == {9216} and {r["budget"]["samples"] for r in runs} == {576000}
+    secs = [r["train_seconds"] for r in runs]
+    assert max(secs) <= 1800 and f"{round(min(secs)):,}–{round(max(secs)):,} s of training a seed" in TEXT
+    meta = json.loads((HERE / "best-576k" / "meta.json").read_text())
+    assert meta["commit"].startswith("cd508ec") and not meta["dirty"]
+    assert "--presets experiments/era5-target-alone/presets.yaml --preset best-576k" in meta["command"]
+
+
 def test_the_adopted_preset_is_the_recipes():
     recipe = yaml.safe_load((EXP.parent / "recipes" / "era5.yaml").read_text())["best"]
-    tried = yaml.safe_load((HERE / "presets.yaml").read_text())["best-alone"]
-    assert recipe["train"]["data"] == {**tried["train"]["data"], "mask_fields_alone": True}
+    presets = yaml.safe_load((HERE / "presets.yaml").read_text())
+    tried = presets["best-alone"]
+    assert tried["train"]["data"] == {**recipe["train"]["data"], "mask_fields_alone": False}  # "as it was"
+    assert recipe["train"]["data"]["mask_fields_alone"] is True
     assert tried["models"]["xval+gmm, target alone"]["data"] == {"mask_fields_alone": True}
-    assert recipe["models"]["xval+gmm"] == tried["models"]["xval+gmm"] and recipe["budget"] == tried["budget"]
+    assert recipe == presets["best-576k"]  # the budget chosen on the validation split, everything else as adopted
