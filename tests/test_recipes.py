@@ -226,3 +226,15 @@ def test_a_comparisons_command_names_the_presets_file_and_source_that_chose_it(t
     assert _options(argparse.Namespace(presets=own, source=None), own) == []
     other = Path("experiments/era5-target-alone/presets.yaml")
     assert _options(argparse.Namespace(presets=other, source="era5/t2m.nc"), own) == ["--presets", str(other), "--source", "era5/t2m.nc"]
+
+
+def test_the_presets_reference_lists_every_preset_of_each_recipe():
+    import re
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "reference" / "presets.md").read_text()
+    for name in ("planets", "era5", "arithmetic"):
+        listed = re.search(rf"python recipes/{name}\.py --preset (\S+)", text).group(1).split("|")
+        assert set(listed) == set(yaml.safe_load((root / "recipes" / f"{name}.yaml").read_text())), name
