@@ -202,9 +202,10 @@ def run_comparison(
     elif not (data / "manifest.json").exists():
         raise RecipeError(f"{data}: no dataset to collect results from (run without --collect)")
     baselines = _baselines(preset, data, where, log=log)
-    command = f"python recipes/{name}.py " + shlex.join([*options, "--preset", preset_name, "--seeds", str(seeds)])
-    command += f" --models {shlex.join(models)}" if models else ""
-    command += f" --set {shlex.join(override_words(overrides))}" if overrides else ""
+    words = [*options, "--preset", preset_name, "--seeds", str(seeds)]
+    words += ["--models", *models] if models else []
+    words += ["--set", *override_words(overrides)] if overrides else []
+    command = f"python recipes/{name}.py {shlex.join(words)}"
     results = {}
     for b, (sub, w, o) in plans.items():
         if b:
