@@ -46,6 +46,28 @@ def test_each_default_is_defined_once_in_the_section_dataclasses():
     assert params and inspect.signature(MLMDataModule).parameters["seed"].default == DEFAULTS["seed"]
 
 
+def test_the_module_docstrings_sketch_of_a_config_states_the_defaults():
+    """Every ``key: value`` the module docstring's sketch gives for a section (``data:``,
+    ``model:``, ``optim:``, ``trainer:``, and the top-level keys) is that key's default; it
+    said d_model 256 and lr 3e-4 long after the defaults moved."""
+    import scinum.train.config as module
+
+    defaults = section_defaults(RunConfig)
+    checked = 0
+    for line in module.__doc__.splitlines():
+        name, _, rest = line.strip().partition(":")
+        if name in ("data", "model", "optim", "trainer") and rest.strip().startswith("{"):
+            for item in rest.strip().strip("{}").split(","):
+                key, _, value = item.partition(":")
+                if key.strip() in ("path", "...") or not value:
+                    continue
+                assert yaml.safe_load(value) == defaults[name][key.strip()], f"{name}.{key.strip()}"
+                checked += 1
+        elif name in ("seed", "budget", "normalizer", "calibrate"):
+            assert yaml.safe_load(rest.split("#")[0]) == defaults[name], name
+            checked += 1
+    assert checked >= 20  # the sketch was read, not skipped
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory, toy_dataset):
     return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 16, 4)

@@ -10,7 +10,7 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
 
     seed: 0
     out_dir: runs/planets-tiny
-    data:      {path: DIR, batch_size: 32, mask_prob: 0.2, ...}
+    data:      {path: DIR, batch_size: 64, mask_prob: 0.2, ...}
     encoding:  {name: xval, ...encoding options}
     head:      {kind: native, ...native head options (bittokens: point, mse_weight)}
                | {kind: mixture, n_components: 8, sigma_min: 0.05, point: mean, precondition: true, location: free|shared}
@@ -18,8 +18,8 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
     budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.train.budget)
     normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
     calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
-    model:     {d_model: 256, n_layers: 4, n_heads: 4, positions: structure, max_positions: null, ...}
-    optim:     {lr: 3e-4, warmup_steps: 200, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
+    model:     {d_model: 64, n_layers: 2, n_heads: 4, positions: structure, max_positions: null, ...}
+    optim:     {lr: 1.4e-3, warmup_steps: 50, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
     trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
 
 Overrides (:mod:`scinum.train.overrides`): ``--trainer.max_steps 100``, ``--trainer.max_steps=100`` or ``trainer.max_steps=100``;
