@@ -138,9 +138,9 @@ def build(
 ) -> dict | None:
     """Build (or resume) the ERA5 dataset in ``out`` from ``source`` (a NetCDF/Zarr path or
     ``"synthetic"``); returns the manifest (None for a ``part="I/N"`` build). The Python form of
-    ``scinum build era5 OUT --source SOURCE ...``: the flags' names as keywords and defaults
-    (``train=3000, stations=[12, 20], synthetic_days=240``; periods as ``"START/END"`` text or
-    ``(start, end)``)."""
+    ``scinum build era5 OUT --source SOURCE ...``: the flags' names as keywords, with the same
+    defaults (the quick preset's build, for one: ``train=3000, stations=[12, 20],
+    synthetic_days=240``); periods as ``"START/END"`` text or ``(start, end)``."""
     a = argparse.Namespace(**locals())
     a.out = str(out)
     for split in ("train", "val", "test"):
