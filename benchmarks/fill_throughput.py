@@ -10,6 +10,10 @@ real planets samples (2–4 planets, 12 steps) from the builder. The task masks
 
     python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--smoke]
 
+The ``floor`` line profiles ``predict_many`` on one thread and adds up the time torch's own
+operations take (the matrix products, attention, GELU...): what filling costs a record if every
+bit of Python around them, and the preparation, were free.
+
 ``--smoke``: a few records, seconds in all (the test suite runs it to check the script runs).
 The last line is the headline, against the target of 4 000 records/s on 2 cores.
 """
@@ -57,6 +61,26 @@ def quick_model(records: list[dict]) -> Model:
     meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)
     torch.manual_seed(0)
     return Model(meta, meta.build_model())
+
+
+def tensor_work(model: Model, records: list[dict], mask: list[str], batch_size: int) -> tuple[float, str]:
+    """CPU ms a record that torch's operations themselves take in ``predict_many`` on one thread
+    (the self time of every ``aten::`` operation under :mod:`torch.profiler`: the matrix
+    products, attention, GELU, norms... as the trunk calls them, without the Python around
+    them), and the three largest as text."""
+    from torch.profiler import ProfilerActivity, profile
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            model.predict_many(records, mask, batch_size=batch_size)
+    finally:
+        torch.set_num_threads(threads)
+    ops = sorted(((e.self_cpu_time_total, e.key) for e in prof.key_averages() if e.key.startswith("aten::")), reverse=True)
+    total_us = sum(us for us, _ in ops)
+    top = ", ".join(f"{key.removeprefix('aten::')} {us / total_us:.0%}" for us, key in ops[:3])
+    return total_us / 1000 / len(records), top
 
 
 def main() -> None:
@@ -126,6 +150,13 @@ def main() -> None:
         f"model FLOP/s: {achieved / 1e9:.1f} GFLOP/s ({per_record / 1e6:.1f} MFLOP a record, a full "
         f"forward pass; the last block computes only the masked rows) = "
         f"{achieved / peak:.1%} of the fp32 GEMM peak {peak / 1e9:.1f} GFLOP/s on {threads} threads"
+    )
+    floor_ms, top = tensor_work(model, records, mask, a.batch_size)
+    prep_ms = 1000 * c_prep / n
+    print(
+        f"floor: torch's own operations (profiled on one thread) take {floor_ms:.3f} CPU ms a record "
+        f"({top}), preparing {prep_ms:.3f}: on {threads} cores with no other cost at most "
+        f"{threads * 1000 / (floor_ms + prep_ms):.0f} records/s, {threads * 1000 / floor_ms:.0f} if preparing were free"
     )
     print(f"target {TARGET} records/s batched: {'met' if rate_b >= TARGET else 'not met'}")
     print(
