@@ -33,20 +33,21 @@ def main(work: Path, out: Path) -> pd.DataFrame:
         command += ["--out", tmp, "--splits", "val", "--fields", *FIELDS, "--limit", "200"]
         subprocess.run(command, check=True, capture_output=True)
         table = pd.read_csv(Path(tmp) / "table.csv")
-    table = table[table.metric.isin(METRICS) & (table.split == "val")]
+    table = table[(table.split == "val") & (table.subset == "all")]
     rows = []
     for _, r in table.iterrows():
         model, _, seed = str(r.model).partition(" @ seed")
-        rows.append(
-            {
-                "model": model,
-                "seed": int(seed) if r.kind == "model" else None,
-                "field": r.field,
-                "metric": r.metric,
-                "value": r["mean"],
-                "n": r.n_records,
-            }
-        )
+        for metric in METRICS:
+            rows.append(
+                {
+                    "model": model,
+                    "seed": int(seed) if r.kind == "model" else None,
+                    "field": r.field,
+                    "metric": metric,
+                    "value": r[metric],
+                    "n": r.n,
+                }
+            )
     frame = pd.DataFrame(rows)
     frame["seed"] = frame["seed"].astype("Int64")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -56,5 +57,5 @@ def main(work: Path, out: Path) -> pd.DataFrame:
 
 if __name__ == "__main__":
     frame = main(Path(sys.argv[1]), Path(sys.argv[2]))
-    wide = frame.pivot_table(index=["model", "seed"], columns=["field", "metric"], values="value", dropna=False)
+    wide = frame.pivot_table(index=["model", "seed"], columns=["field", "metric"], values="value")
     print(wide.to_string())
