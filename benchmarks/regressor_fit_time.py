@@ -108,7 +108,9 @@ def kernel_floor(X, y, steps: int, options: dict) -> tuple[float, str]:
 
 def _steps(reg) -> int:
     """Optimizer steps a fitted Regressor's members took together."""
-    return sum(int(m.meta.run["best"]["last_step"]) if m.meta.run.get("best") else int(m.meta.run["training"]["max_steps"]) for m in reg.models_)
+    return sum(
+        int(m.meta.run["best"]["last_step"]) if m.meta.run.get("best") else int(m.meta.run["training"]["max_steps"]) for m in reg.models_
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

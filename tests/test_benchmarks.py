@@ -184,7 +184,9 @@ def test_benchmark_smoke_runs_to_its_headline(name, capsys):
         assert any(line.startswith("device: cpu") for line in lines)
     if name == "fill_throughput":  # the bound its target is read against
         floor = [line for line in lines if line.startswith("floor: ")]
-        assert len(floor) == 1 and re.search(r"take \d+\.\d+ CPU ms a record \(.+%.*\), preparing \d+\.\d+: .* at most \d+ records/s", floor[0]), floor
+        assert len(floor) == 1 and re.search(
+            r"take \d+\.\d+ CPU ms a record \(.+%.*\), preparing \d+\.\d+: .* at most \d+ records/s", floor[0]
+        ), floor
 
 
 def test_the_gpu_benchmarks_variants_are_off_on_the_cpu(paper_gpu_throughput, tmp_path):

@@ -68,6 +68,7 @@ def test_the_module_docstrings_sketch_of_a_config_states_the_defaults():
             checked += 1
     assert checked >= 20  # the sketch was read, not skipped
 
+
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory, toy_dataset):
     return toy_dataset(tmp_path_factory.mktemp("toy") / "ds", 16, 4)

@@ -36,7 +36,9 @@ def test_the_regressor_floor():
     text = _text(EXP / "regressor-fit-time" / "README.md")
     cpu = re.search(r"1000x10 scinum.Regressor\s+([\d.]+)", out).group(1)
     trees = re.search(r"1000x10 boosted trees\s+([\d.]+)", out).group(1)
-    step_ms, steps, floor = re.search(r"take ([\d.]+) CPU ms on one thread; the 1000x10 fit's (\d+) steps \(all members\) need at least ([\d.]+) s", out).groups()
+    step_ms, steps, floor = re.search(
+        r"take ([\d.]+) CPU ms on one thread; the 1000x10 fit's (\d+) steps \(all members\) need at least ([\d.]+) s", out
+    ).groups()
     assert f"{float(step_ms) * int(steps) / 1000:.1f}" == floor
     assert f"| `scinum.Regressor(seed=0).fit`, the defaults | {cpu} |" in text
     assert f"| its long operations alone: {step_ms} ms a step × {int(steps):,} steps | **{floor}** |" in text
