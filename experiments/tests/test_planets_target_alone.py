@@ -71,6 +71,32 @@ def test_the_preset_as_it_is_reproduces_the_published_half_budget_runs():
     pd.testing.assert_frame_equal(ours, published)
 
 
+def test_a_quarter_asked_alone():
+    quarter, model = HERE / "half-quarter", "xval+gmm, target alone in a quarter"
+    m, base = _val_means(quarter).loc[model], _val_means(HERE / "half").loc[AS_IS]
+    r = m / base
+    row = (
+        f"| `{model}` | {m[E1]:.3g} ({r[E1]:.2f}×) | {m[A1]:.2g} (**{r[A1]:.2f}×**) | {m[DT]:.2g} (**{r[DT]:.1f}×**) |"
+    )
+    assert row in TEXT, row
+    assert r[E1] < 1 and (r[A1] > 1.1 or r[DT] > 1.1)  # not adopted by the rule
+    e1 = _seeds(quarter, E1, "test", "r2")[model]
+    cells = [
+        _seeds(quarter, A1, "test", "mse")[model].mean(),
+        _seeds(quarter, DT, "test", "mse")[model].mean(),
+        _seeds(quarter, DT, "ood_stepsize", "mse")[model].mean(),
+        _seeds(quarter, A1, "ood_a1", "mse")[model].mean(),
+    ]
+    per_seed = ", ".join(f"{v:.3f}" for v in e1)
+    got = f"| `{model}` | {e1.mean():.3f} ({per_seed}) | {cells[0]:.3g} | {cells[1]:.2g} | {cells[2]:.2g} | {cells[3]:.2g} |"
+    assert got in TEXT, got
+    t = pd.read_csv(quarter / "training.csv")
+    assert set(t.steps) == {3629} and set(t.samples) == {230400}
+    assert f"{round(t.train_seconds.min())}–{round(t.train_seconds.max())} s a run" in TEXT
+    meta = json.loads((quarter / "meta.json").read_text())
+    assert meta["commit"].startswith("5c15040") and not meta["dirty"] and meta["seeds"] == [0, 1, 2, 3, 4]
+
+
 def test_the_validation_curve_of_seed_0():
     c = pd.read_csv(HERE / "half" / "val_curve.csv")
     at = c[(c.seed == 0) & (c.step == 3199)].set_index("model")[E1]
