@@ -75,9 +75,7 @@ def test_a_quarter_asked_alone():
     quarter, model = HERE / "half-quarter", "xval+gmm, target alone in a quarter"
     m, base = _val_means(quarter).loc[model], _val_means(HERE / "half").loc[AS_IS]
     r = m / base
-    row = (
-        f"| `{model}` | {m[E1]:.3g} ({r[E1]:.2f}×) | {m[A1]:.2g} (**{r[A1]:.2f}×**) | {m[DT]:.2g} (**{r[DT]:.1f}×**) |"
-    )
+    row = f"| `{model}` | {m[E1]:.3g} ({r[E1]:.2f}×) | {m[A1]:.2g} (**{r[A1]:.2f}×**) | {m[DT]:.2g} (**{r[DT]:.1f}×**) |"
     assert row in TEXT, row
     assert r[E1] < 1 and (r[A1] > 1.1 or r[DT] > 1.1)  # not adopted by the rule
     e1 = _seeds(quarter, E1, "test", "r2")[model]
