@@ -106,7 +106,7 @@ def test_the_runs_and_their_budget():
     t = pd.read_csv(HERE / "half" / "training.csv")
     assert set(t.samples) == {230400} and set(t.steps) == {3629} and len(t) == 10
     assert (round(t.train_seconds.min()), round(t.train_seconds.max())) == (665, 784)
-    assert "665–784 s of training a run" in TEXT
+    assert "Training took 665–784 s a run" in TEXT
     meta = json.loads((HERE / "half" / "meta.json").read_text())
     assert meta["commit"].startswith("0a3062c") and not meta["dirty"] and meta["seeds"] == [0, 1, 2, 3, 4]
 
