@@ -1,0 +1,110 @@
+"""experiments/tables-linear-baseline: every figure its README quotes, recomputed from the files
+published beside it, and its verdict read off the rule it declared."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "experiments" / "tables-linear-baseline"
+BUDGET = ROOT / "experiments" / "tables-fit-budget" / "dev"
+
+
+def _module(name: str):
+    """This folder's script ``name`` (other experiments have scripts of the same names)."""
+    spec = importlib.util.spec_from_file_location(f"tables_linear_baseline_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_evaluate = _module("evaluate")
+CLAMP, DEFAULT, NETWORK = _evaluate.CLAMP, _evaluate.DEFAULT, _evaluate.NETWORK
+counts, default_scores = _evaluate.counts, _evaluate.default_scores
+
+
+def _text() -> str:
+    return re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
+
+
+def _both() -> pd.DataFrame:
+    own = pd.read_csv(HERE / "dev" / "scores.csv")
+    default = default_scores([BUDGET / r / "scores.csv" for r in ("default", "floor-steps", "floor-over-cap")])
+    return pd.concat([default, own])
+
+
+def _ratios(frame: pd.DataFrame, model: str, split: str) -> pd.Series:
+    m = frame.groupby(["table", "split", "model"]).mse.mean().unstack("model")
+    return (m[model] / m[["linear (OLS)", "boosted trees"]].min(axis=1)).xs(split, level="split")
+
+
+def test_the_fits_are_the_declared_development_tables_and_seeds():
+    declared = set(json.loads((ROOT / "experiments" / "tables-protocol" / "declared.json").read_text())["development"]["tables"])
+    own = pd.read_csv(HERE / "dev" / "scores.csv")
+    assert set(own.table) == declared and sorted(set(own.seed)) == [0, 1]
+    assert len(json.loads((HERE / "dev" / "fit-times.json").read_text())) == 32
+
+
+def test_the_summary_table_and_the_verdict():
+    both, text = _both(), _text()
+    stats = {m: counts(both, m) for m in (DEFAULT, NETWORK, CLAMP)}
+    for key, label in (
+        ("extrap: within 1.5×", "above the range: within 1.5×"),
+        ("extrap: within 3×", "above the range: within 3×"),
+        ("extrap: inside 90 %", "above the range: inside 90 %"),
+        ("test: within 1.5×", "inside the range: within 1.5×"),
+        ("test: inside 90 %", "inside the range: inside 90 %"),
+    ):
+        assert f"| {label} | " + " | ".join(stats[m][key] for m in (DEFAULT, NETWORK, CLAMP)) + " |" in text
+    ex = {m: float(stats[m]["extrap: geometric mean"]) for m in stats}
+    te = {m: float(stats[m]["test: geometric mean"]) for m in stats}
+    assert (
+        f"| above the range: geometric mean | **{ex[DEFAULT]:.3f}** | {ex[NETWORK]:.3f} | {ex[CLAMP]:.3f} | < {ex[DEFAULT]:.3f} |" in text
+    )
+    assert f"| inside the range: geometric mean | {te[DEFAULT]:.3f} | {te[NETWORK]:.3f} | **{te[CLAMP]:.3f}** | ≤ 1.110 |" in text
+    assert round(te[DEFAULT] * 1.05, 3) <= 1.110 + 1e-9 < round(te[DEFAULT] * 1.05, 3) + 0.001
+    # the declared rule: the first clause fails for both readings, hence not adopted
+    assert ex[NETWORK] > ex[DEFAULT] and ex[CLAMP] > ex[DEFAULT] and "## Result: not adopted" in text
+
+
+def test_the_tables_quoted():
+    both, text = _both(), _text()
+    r = {m: _ratios(both, m, "extrap") for m in (DEFAULT, NETWORK, CLAMP, "linear (OLS)")}
+    for table in ("macrodata", "statecrime", "elnino", "linnerud"):
+        where = " above the range" if table == "macrodata" else ""
+        moves = "{:.2f}× → {:.2f}× and {:.2f}×".format(*(r[m][table] for m in (DEFAULT, NETWORK, CLAMP)))
+        assert f"{table}{where} {moves}" in text
+    stack = [r[m]["stackloss"] for m in (DEFAULT, NETWORK, CLAMP)]
+    assert "stackloss from {:.2f}× to {:.2f}× and {:.2f}×".format(*stack) in text
+    ccard = [r[m]["ccard"] for m in ("linear (OLS)", DEFAULT, NETWORK, CLAMP)]
+    assert "OLS itself is {:.2f}× the trees, goes from {:.2f}× to {:.2f}× and {:.2f}×".format(*ccard) in text
+
+
+def test_the_blends():
+    summary = _module("blend").summary
+    text, frame = _text(), pd.read_csv(HERE / "dev" / "blend.csv")
+    rows = {line.split(" | ")[0].strip("| "): line for line in summary(frame).splitlines()[2:]}
+    geo = {k: [float(c.split(" / ")[-1]) for c in v.strip("| ").split(" | ")[1:]] for k, v in rows.items()}
+    assert geo["network w=0"][0] == geo["edge w=0"][0] == 0.986  # the default itself
+    net = ", ".join(f"{geo[f'network w={w}'][0]:.3f}" for w in ("1/3", "1/2", "2/3"))
+    edge = ", ".join(f"{geo[f'edge w={w}'][0]:.3f}" for w in ("1/3", "1/2", "2/3"))
+    assert f"{net} (the network reading) and {edge} (held at the edge)" in text
+    inside = [g[1] for k, g in geo.items() if not k.endswith(("w=0", "w=1"))]
+    assert all(g > 0.986 for k, g in geo.items() if not k.endswith("w=0") for g in [g[0]])
+    assert f"Inside the range the blends do better: {min(inside):.3f}–{max(inside):.3f}" in text
+
+
+def test_the_check_and_the_fit_times():
+    text, check = _text(), (HERE / "check.txt").read_text().splitlines()
+    old = [line.split("MSE ")[1] for line in check if "69e0d38" in line]
+    new = [line.split("MSE ")[1] for line in check if "this commit" in line]
+    assert old == new and len(old) == 2
+    assert f"(MSE {old[0]} inside the range, {old[1]} above it, both fits)" in text
+    cpu = [v["cpu_s"] for v in json.loads((HERE / "dev" / "fit-times.json").read_text()).values()]
+    assert f"The fits took {min(cpu):.0f}–{max(cpu):.0f} CPU s (median {np.median(cpu):.0f})" in text
