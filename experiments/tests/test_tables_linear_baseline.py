@@ -108,3 +108,63 @@ def test_the_check_and_the_fit_times():
     assert f"(MSE {old[0]} inside the range, {old[1]} above it, both fits)" in text
     cpu = [v["cpu_s"] for v in json.loads((HERE / "dev" / "fit-times.json").read_text()).values()]
     assert f"The fits took {min(cpu):.0f}–{max(cpu):.0f} CPU s (median {np.median(cpu):.0f})" in text
+
+
+def test_the_selector_choices_are_its_rule():
+    selector = _module("selector")
+    from recipes import tables_by_range as tbr
+
+    choices = pd.read_csv(HERE / "dev" / "select" / "choices.csv")
+    assert list(choices.line) == list((choices.held > 0) & (choices.line_sse < choices.trees_sse))
+    for name, seed in (("ccard", 0), ("ccard", 1), ("longley", 0)):  # recomputed from the tables
+        X, y = tbr.load(name)
+        idx = tbr.splits(X, name, seed)
+        line, trees, held = selector.edge_errors(X.iloc[idx["train"]], y.iloc[idx["train"]])
+        row = choices[(choices.table == name) & (choices.seed == seed)].iloc[0]
+        assert held == row.held and np.isclose(line, row.line_sse) and np.isclose(trees, row.trees_sse)
+    text = _text()
+    kept = choices[~choices.line]
+    assert f"The selector took the line on {int(choices.line.sum())} of the {len(choices)} (table, seed) pairs" in text
+    assert sorted(zip(kept.table, kept.seed)) == [
+        ("ccard", 0),
+        ("diabetes", 0),
+        ("linnerud", 0),
+        ("longley", 0),
+        ("longley", 1),
+        ("stackloss", 0),
+    ]
+    assert set(kept[kept.held == 0].table) == {"longley", "stackloss"}
+
+
+def test_the_selected_readings_and_their_verdict():
+    frame, text = pd.read_csv(HERE / "dev" / "select" / "scores.csv"), _text()
+    edge, net = "selected, held at the edge", "selected, network"
+    stats = {m: counts(frame, m) for m in (DEFAULT, net, edge)}
+    for key, label in (("extrap: within 1.5×", "above the range: within 1.5×"), ("extrap: within 3×", "above the range: within 3×")):
+        d, n, e = (stats[m][key] for m in (DEFAULT, net, edge))
+        assert f"| {label} | {d} | {n} | **{e}** |" in text
+    d, n, e = (float(stats[m]["extrap: geometric mean"]) for m in (DEFAULT, net, edge))
+    assert f"| above the range: geometric mean | {d:.3f} | {n:.3f} | **{e:.3f}** | < 0.986 |" in text
+    assert e < 0.986 < n and d == 0.986
+    d, n, e = (float(stats[m]["test: geometric mean"]) for m in (DEFAULT, net, edge))
+    assert f"| inside the range: geometric mean | {d:.3f} | {n:.3f} | **{e:.3f}** | ≤ 1.110 |" in text and e <= 1.110
+    cov = [stats[m]["extrap: inside 90 %"] for m in (DEFAULT, net, edge)]
+    assert "| above the range: inside 90 % | {} | {} | {} | |".format(*cov) in text
+    assert f"they cover {float(cov[2]):.2f} of the targets against the default's {float(cov[0]):.2f}" in text
+    assert int(stats[edge]["extrap: within 1.5×"].split()[0]) >= 12 and int(stats[edge]["test: within 1.5×"].split()[0]) >= 14
+    r = {m: _ratios(frame, m, "extrap") for m in (DEFAULT, edge)}
+    for table in (
+        "ccard",
+        "stackloss",
+        "danish_data",
+        "scotland",
+        "committee",
+        "statecrime",
+        "linnerud",
+        "grunfeld",
+        "macrodata",
+        "elnino",
+    ):
+        assert f"{table} above the range {r[DEFAULT][table]:.2f}× → {r[edge][table]:.2f}×" in text or (
+            f"{table} {r[DEFAULT][table]:.2f}× → {r[edge][table]:.2f}×" in text
+        ), table
