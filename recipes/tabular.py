@@ -9,7 +9,8 @@ any the models trained on); of the rest, a seeded 25 % is the ``test`` split (in
 range) and 75 % is trained on. scinum.Regressor (its :data:`~scinum.estimator.DEFAULTS`: an
 ensemble of three) is compared with the standard regressors fitted on the same rows: the training
 mean, ordinary least squares and gradient-boosted trees (scikit-learn); and the scinum rows of
-:data:`SCINUM_ROWS`: the ensemble without the curvature penalty (``optim: {curvature_weight: 0}``:
+:data:`SCINUM_ROWS`: the default without the least-squares line under the network (``line: False``:
+the default before, experiments/tables-linear-baseline); the ensemble without the curvature penalty (``optim: {curvature_weight: 0}``:
 the default before); then, each taking back one more of the estimator's changes: one member (``members:
 1``); the trunk's ``linear`` value path instead of ``linear_mlp`` (``model: {value_path: linear}``:
 the MLPs read LayerNorms), three members and one; then, one member each, xVal's own head instead
@@ -85,6 +86,7 @@ def _merge(*options: dict) -> dict:
 #: takes back one more of the defaults' changes
 SCINUM_ROWS = {
     "scinum.Regressor": {},
+    "scinum.Regressor, no line under the network": {"line": False},
     "scinum.Regressor, no curvature penalty": _NO_CURVATURE,
     "scinum.Regressor, one member": _ONE,
     "scinum.Regressor, linear value path": _LINEAR,

@@ -47,7 +47,8 @@ except ImportError:
 
 from .errors import ConfigError, RecordError, ScinumError
 from .fill import ensemble
-from .fill.past_range import MODES, PastRange
+from .fill.line import Line
+from .fill.past_range import MODES, PastRange, moved
 from .records.paths import format_path, get, parse_path
 from .datasets.tables import MISSING, cell, check_target, column_path, read_records
 
@@ -89,7 +90,8 @@ DEFAULTS: dict[str, Any] = {
     "val_fraction": 0.2,
     "min_val_records": 10,
     "patience": 5,
-    "extrapolation": "network",
+    "line": "auto",
+    "extrapolation": "auto",
     "encoding": {"name": "xval"},
     "head": {"kind": "mixture", "location": "shared", "mse_weight": 1.0},
     "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear_mlp"},
@@ -175,12 +177,17 @@ class Regressor(RegressorMixin, BaseEstimator):
     member ``i`` with seed ``seed + 1000·i`` on the same training and validation rows; they
     predict as an ensemble. ``val_fraction`` (0 <= v < 1): the rows held out for early stopping
     and calibration (0: none). ``patience``: validations without improvement before a member
-    stops (0: train the whole budget, keeping the best weights). ``extrapolation``: how a row
-    with an input outside its training range is predicted (:mod:`scinum.fill.past_range`):
-    ``"network"``, the network's own mean, its intervals widened by how far that mean moves from
-    the prediction at the edge of the range; ``"linear"``, the prediction at the edge continued
-    along the edge's slope, widened alike. It only changes how predictions are read, so
-    ``set_params`` may change it after the fit. ``seed``: a whole number >= 0.
+    stops (0: train the whole budget, keeping the best weights). ``line``: ``"auto"`` trains the
+    network on what a least-squares line of the top-level numeric inputs leaves, for each target
+    whose held-out edges the line predicts better than boosted trees (:mod:`scinum.fill.line`);
+    ``True`` for every target, ``False`` for none. ``extrapolation``: how a row with an input
+    outside its training range is predicted (:mod:`scinum.fill.past_range`): ``"auto"``, a
+    target over a line as ``"edge"``, any other as ``"network"``; ``"network"``, the network's own
+    mean; ``"edge"``, the network's prediction at the edge of the range (the line, if any, goes
+    on); ``"linear"``, the network's prediction at the edge continued along the edge's slope.
+    Intervals widen by how far the mean moves from the prediction at the edge. It only changes
+    how predictions are read, so ``set_params`` may change it after the fit. ``seed``: a whole
+    number >= 0.
     ``device``: where predictions run (training runs where ``config={"trainer": {"accelerator":
     ...}}`` says: the CPU by default). ``config``: a nested dict merged over the run config for everything else,
     e.g. ``{"model": {"value_path": "linear"}, "optim": {"curvature_weight": 0}}`` (an encoding
@@ -188,7 +195,8 @@ class Regressor(RegressorMixin, BaseEstimator):
     parameters set are refused there).
 
     Fitted attributes: ``targets_`` (JSON paths), ``models_`` (the members'
-    :class:`scinum.fill.model.Model` s), ``config_`` (the first member's run config, paths left
+    :class:`scinum.fill.model.Model` s), ``line_`` (the :class:`~scinum.fill.line.Line` under
+    the network, or None), ``config_`` (the first member's run config, paths left
     out), ``n_features_in_``/``feature_names_in_`` for arrays and DataFrames."""
 
     config_: dict[str, Any] | None  # fitted: the first member's run config (None for a loaded model)
@@ -206,6 +214,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         val_fraction: float = DEFAULTS["val_fraction"],
         batch_size: int = DEFAULTS["data"]["batch_size"],
         patience: int = DEFAULTS["patience"],
+        line: str | bool = DEFAULTS["line"],
         extrapolation: str = DEFAULTS["extrapolation"],
         seed: int = 0,
         device: str = "cpu",
@@ -214,7 +223,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         self.samples, self.seconds, self.epochs, self.lr = samples, seconds, epochs, lr
         self.d_model, self.n_layers, self.n_heads, self.members = d_model, n_layers, n_heads, members
         self.val_fraction, self.batch_size, self.patience = val_fraction, batch_size, patience
-        self.extrapolation = extrapolation
+        self.line, self.extrapolation = line, extrapolation
         self.seed, self.device, self.config = seed, device, config
 
     def __sklearn_tags__(self):
@@ -247,6 +256,8 @@ class Regressor(RegressorMixin, BaseEstimator):
             if not (_is_int(getattr(self, name)) and getattr(self, name) >= 1):
                 raise bad(name, "a whole number >= 1")
         self._check_extrapolation()
+        if not (self.line == "auto" if isinstance(self.line, str) else isinstance(self.line, (bool, np.bool_))):
+            raise bad("line", '"auto" (where the table\'s edges say a line extrapolates), True or False')
         if not (_is_int(self.patience) and self.patience >= 0):
             raise bad("patience", "a whole number of validations >= 0 (0: no early stopping)")
         v = self.val_fraction
@@ -276,9 +287,10 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     def _check_extrapolation(self) -> None:
         """At fit and at every prediction (``set_params`` may change it after the fit)."""
-        if self.extrapolation not in MODES:
+        if self.extrapolation != "auto" and self.extrapolation not in MODES:
             raise ConfigError(
-                f"Regressor(extrapolation={self.extrapolation!r}): must be \"network\" (the network's own mean past the input range) "
+                f"Regressor(extrapolation={self.extrapolation!r}): must be \"auto\" (\"edge\" over a line, else \"network\"), "
+                "\"network\" (the network's own mean past the input range), \"edge\" (the network's part held at the edge) "
                 "or \"linear\" (continued from the edge of the range)"
             )
 
@@ -392,10 +404,16 @@ class Regressor(RegressorMixin, BaseEstimator):
                 "for validation: no early stopping, intervals not recalibrated",
                 file=sys.stderr,
             )
-        self.models_, self.config_ = self._fit_members(records, paths, train, val, kind)
+        line = Line.fit(records, paths, choose=isinstance(self.line, str)) if self.line else None
+        self.line_ = line if line else None
+        trained = self.line_.residuals(records) if self.line_ else records
+        self.models_, self.config_ = self._fit_members(trained, paths, train, val, kind)
         self.targets_, self.input_kind_ = paths, kind
         for m in self.models_:
             m.meta.run["estimator"] = {"targets": paths, "input_kind": kind, "features": self._features()}
+            if self.line_:
+                m.meta.run["estimator"]["line"] = self.line_.to_dict()
+                _ranges_of_targets(m, self.line_)
         return self
 
     def _fit_members(self, records: list[dict], paths: list[str], train: np.ndarray, val: np.ndarray, kind: str) -> tuple[list, dict]:
@@ -492,7 +510,12 @@ class Regressor(RegressorMixin, BaseEstimator):
             if e.record is None:
                 raise
             raise _row_error(e.reason, e.record, e.path, self.input_kind_) from None
-        past = PastRange(records, self.models_[0].ranges, self.extrapolation)
+        line = getattr(self, "line_", None)
+        used = line.used if line is not None else np.zeros(len(self.targets_), bool)
+        modes = ["edge" if u else "network" for u in used] if self.extrapolation == "auto" else self.extrapolation
+        past = PastRange(records, self.models_[0].ranges, modes)
+        if line is not None:  # the line at each row and at its edge (where the network's part is read)
+            base, base_edge = line.predict(records), line.predict(past.clipped)
         out: list[np.ndarray] = []
         outside: list[dict[str, list[str]]] = [{} for _ in records]
         for model in self.models_:
@@ -510,6 +533,10 @@ class Regressor(RegressorMixin, BaseEstimator):
                 for j, t in enumerate(self.targets_):
                     a[i, j] = by_path[_concrete(f.record, parse_path(t))]
             a = past.combine(a)
+            for k in map(int, np.flatnonzero(used)):  # the line added back, intervals widened by its move past the edge
+                for row in range(len(a)):
+                    if a[row, k].value is not None:
+                        a[row, k] = moved(a[row, k], float(base[row, k]), float(base[row, k] - base_edge[row, k]))
             for i, o in enumerate(outside):
                 found = {
                     "inputs": list(dict.fromkeys([*filled[i].outside.get("inputs", []), *past.outside_inputs(i)])),
@@ -584,18 +611,32 @@ class Regressor(RegressorMixin, BaseEstimator):
         """A fitted regressor from a directory written by :meth:`save`."""
         from .fill.model import load
 
-        first = load(path, device=device)
+        first = load(path, device=device, line_ok=True)
         est = first.meta.run.get("estimator")
         if not est or "params" not in est:
             raise ScinumError(f"{path}: not a model saved by scinum.Regressor.save (no estimator entry)")
         reg = cls(**{**est["params"], "device": device})
-        reg.models_ = [first, *(load(Path(path) / f"member-{i}", device=device) for i in range(1, est.get("members", 1)))]
+        reg.models_ = [first, *(load(Path(path) / f"member-{i}", device=device, line_ok=True) for i in range(1, est.get("members", 1)))]
         reg.targets_, reg.input_kind_ = list(est["targets"]), est["input_kind"]
+        reg.line_ = Line.from_dict(est["line"]) if est.get("line") else None
         reg.config_ = None
         for k, v in est["features"].items():
             if v is not None:
                 setattr(reg, k, np.asarray(v, dtype=object) if k == "feature_names_in_" else v)
         return reg
+
+
+def _ranges_of_targets(model: Any, line: Line) -> None:
+    """Give ``model`` the training range of each target over a line (its network saw only what
+    the line leaves), so that a prediction past the targets' range is flagged as such."""
+    from .fill.extrapolation import TrainingRanges
+    from .records.paths import field_of
+
+    ranges = model.meta.run.setdefault("train_ranges", {})
+    for t, used, lo, hi in zip(line.targets, line.used, line.lo, line.hi):
+        if used and field_of(t) in ranges:
+            ranges[field_of(t)] = {**ranges[field_of(t)], "min": float(lo), "max": float(hi)}
+    model.ranges = TrainingRanges(model.vocab, model.meta.run)
 
 
 def _put_null(record: dict, path: tuple, index: int) -> None:

@@ -95,6 +95,7 @@ def test_params_are_stored_verbatim_and_clone_refits_the_same(fitted):
         "val_fraction": DEFAULTS["val_fraction"],
         "batch_size": DEFAULTS["data"]["batch_size"],
         "patience": DEFAULTS["patience"],
+        "line": DEFAULTS["line"],
         "extrapolation": DEFAULTS["extrapolation"],
         "seed": 0,
         "device": "cpu",
@@ -202,11 +203,12 @@ def test_missing_scikit_learn_is_one_line_saying_what_to_install():
 
 def test_cli_and_estimator_give_the_same_predictions(tmp_path, capsys):
     """The estimator's model is `scinum build jsonl` + `scinum fit` on the same records and run
-    config: the CLI path, given them, fills the same numbers (one member: the CLI trains one)."""
+    config: the CLI path, given them, fills the same numbers (one member: the CLI trains one; no
+    line under the network: the CLI trains on the records as they are)."""
     import yaml
 
     df, y = _frame(60)
-    reg = scinum.Regressor(**TINY, members=1).fit(df, y)
+    reg = scinum.Regressor(**TINY, members=1, line=False).fit(df, y)
     records = [{**{k: v for k, v in r.items()}, "ozone": float(t)} for r, t in zip(df.to_dict("records"), y)]
     train, val = split_records(records, DEFAULTS["val_fraction"], seed=0)
     for name, part in (("train", train), ("val", val)):
@@ -374,7 +376,9 @@ def test_a_fit_leaves_the_signal_handlers_as_it_found_them_and_nothing_of_it_ali
         ({"lr": 0}, r"lr=0\)"),
         ({"batch_size": 0}, r"batch_size=0\)"),
         ({"patience": -1}, r"patience=-1\)"),
-        ({"extrapolation": "clamp"}, r"extrapolation='clamp'\): must be \"network\""),
+        ({"extrapolation": "clamp"}, r"extrapolation='clamp'\): must be \"auto\""),
+        ({"line": "yes"}, r"line='yes'\): must be \"auto\""),
+        ({"line": 1}, r"line=1\): must be \"auto\""),
         ({"epochs": float("inf")}, r"epochs=inf\)"),
         ({"config": {"optim": {"lr": 1e-3}}}, "optim.lr is the parameter lr="),
         ({"config": {"budget": {"samples": 10}}}, "unknown section 'budget'"),
@@ -394,20 +398,30 @@ def test_extrapolation_is_read_at_prediction_and_checked_there(fitted):
     reg, df, _ = fitted
     far = df.iloc[:3].assign(a=df["a"].max() + 10 * (df["a"].max() - df["a"].min()))
     inside = df.iloc[:5].assign(a=0.5, **{"Solar.R": 0.5})  # in range: the network's prediction either way
-    with pytest.warns(ExtrapolationWarning, match="a: 3 inputs"):
-        network, network_std = reg.predict(far, return_std=True)
-    at_edge, edge_std = reg.predict(far.assign(a=reg.models_[0].ranges.ranges["a"][1]), return_std=True)
-    assert np.all(network_std > edge_std)  # wider past the range than at its edge
-    reg.set_params(extrapolation="linear")
+    edge_a = reg.models_[0].ranges.ranges["a"][1]
+    assert reg.line_ is not None and reg.line_.used.all()  # a straight table: its edges chose the line
     try:
+        reg.set_params(extrapolation="network")
+        with pytest.warns(ExtrapolationWarning, match="a: 3 inputs"):
+            network, network_std = reg.predict(far, return_std=True)
+        at_edge, edge_std = reg.predict(far.assign(a=edge_a), return_std=True)
+        assert np.all(network_std > edge_std)  # wider past the range than at its edge
+        # "auto" over a line: the network's part held at the edge, the line going on
+        reg.set_params(extrapolation="auto")
+        auto, auto_std = reg.predict(far, return_std=True)
+        np.testing.assert_allclose(auto - at_edge, reg.line_.coef[0, reg.line_.inputs.index("a")] * (far["a"] - edge_a), rtol=1e-9)
+        assert np.all(auto_std > edge_std)  # widened by the line's move past the edge
+        np.testing.assert_array_equal(auto, reg.set_params(extrapolation="edge").predict(far))
+        reg.set_params(extrapolation="linear")
         with pytest.warns(ExtrapolationWarning, match="a: 3 inputs"):
             linear = reg.predict(far)
         assert not np.allclose(linear, network)  # the edge's secant is not the network's own trend
         np.testing.assert_array_equal(reg.predict(inside), reg.set_params(extrapolation="network").predict(inside))
-        with pytest.raises(ConfigError, match="extrapolation='edge'"):
-            reg.set_params(extrapolation="edge").predict(df.iloc[:2])
+        np.testing.assert_array_equal(reg.predict(inside), reg.set_params(extrapolation="auto").predict(inside))
+        with pytest.raises(ConfigError, match="extrapolation='clamp'"):
+            reg.set_params(extrapolation="clamp").predict(df.iloc[:2])
     finally:
-        reg.set_params(extrapolation="network")
+        reg.set_params(extrapolation="auto")
 
 
 def test_sample_checks_n(fitted):

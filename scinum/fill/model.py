@@ -66,9 +66,21 @@ _INTERVALS = (0.68, 0.95)
 _LOCATIONS, _SPREADS = ("means", "mean", "quantiles"), ("stds", "std")
 
 
-def load(path: str | os.PathLike, device: str = "cpu") -> "Model":
-    """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs)."""
-    model = Model(*load_model(path), device=check_device(device))
+def load(path: str | os.PathLike, device: str = "cpu", *, line_ok: bool = False) -> "Model":
+    """Load a checkpoint written by ``scinum fit`` (nothing else is needed; no code runs).
+
+    A member of a :class:`scinum.Regressor` whose network predicts what a least-squares line
+    leaves (:mod:`scinum.fill.line`) is refused unless ``line_ok`` (``Regressor.load`` adds the
+    line back): alone it would fill residuals, not the targets."""
+    meta, net = load_model(path)
+    line = (meta.run.get("estimator") or {}).get("line")
+    if line and any(line.get("used", ())) and not line_ok:
+        targets = ", ".join(t for t, u in zip(line["targets"], line["used"]) if u)
+        raise ScinumError(
+            f"{path}: a scinum.Regressor's network, trained on what a least-squares line leaves of {targets}; "
+            f"alone it predicts that remainder: load it with scinum.Regressor.load({str(path)!r})"
+        )
+    model = Model(meta, net, device=check_device(device))
     model.source = str(path)
     return model
 

@@ -6,8 +6,8 @@ numbers they never saw: it may follow the trend, flatten, or run away (experimen
 The data cannot say which, so the prediction's spread should grow with how far the prediction
 moves away from what the data do support. For a row ``x`` with an input outside its training
 ``[min, max]``, let ``c`` be ``x`` with every such top-level numeric input clipped to the range
-(the nearest point the data cover) and ``ŷ`` the model's prediction. :class:`PastRange` predicts,
-by ``mode``:
+(the nearest point the data cover) and ``ŷ`` the model's prediction. :class:`PastRange` predicts
+each target by its mode:
 
 * ``"network"``: ``ŷ(x)``, the network's own mean, its variance raised to at least the one it has
   at ``c`` (no more confident past the edge than at it) and then widened by
@@ -17,7 +17,11 @@ by ``mode``:
   input ``j`` left by, ``δⱼ = SECANT ·`` its range), like a natural spline past its last knot: a
   straight trend goes on straight, one that flattens towards the edge stays near the edge's value,
   a curving one does not compound its curvature. The distribution moves with the mean and widens
-  by ``WIDEN`` times the shift (``1 + k`` predictions a row with ``k`` inputs outside).
+  by ``WIDEN`` times the shift (``1 + k`` predictions a row with ``k`` inputs outside);
+* ``"edge"``: ``ŷ(c)``, the prediction held at the edge (what boosted trees do), its variance
+  the one at ``c`` plus ``(WIDEN · |ŷ(x) - ŷ(c)|)²``: widened by how far the network would have
+  moved. Over a least-squares line (:mod:`scinum.fill.line`) it is the network's part that
+  is held; the line goes on (``Regressor``'s ``extrapolation="auto"``).
 
 At ``WIDEN = 0.5`` the edge's value ``ŷ(c)`` (what a clamping model such as boosted trees
 predicts) stays within 2σ. Both constants were set before any table was scored, not tuned.
@@ -38,10 +42,10 @@ from ..records.paths import format_path
 from .extrapolation import TrainingRanges
 from .results import FieldPrediction
 
-__all__ = ["MODES", "SECANT", "WIDEN", "PastRange"]
+__all__ = ["MODES", "SECANT", "WIDEN", "PastRange", "moved"]
 
 #: how the mean past the range is made (module docstring)
-MODES = ("network", "linear")
+MODES = ("network", "linear", "edge")
 #: the secant's width, a share of the input's training range
 SECANT = 0.1
 #: standard deviations widen in quadrature by this share of the prediction's move from the edge
@@ -49,18 +53,27 @@ WIDEN = 0.5
 
 
 class PastRange:
-    """The queries that predict ``records`` past ``ranges`` by ``mode`` and how to combine them.
+    """The queries that predict ``records`` past ``ranges`` by ``modes`` and how to combine them.
 
-    ``records``: the rows to predict (targets already ``null``). :attr:`queries`: what to predict
-    instead, the ``N`` rows first (clipped into range for ``"linear"``), then the extra queries
-    (``"network"``: each row outside, clipped; ``"linear"``: per (row, input outside) the clipped
-    row with that input a secant inwards). :meth:`combine` turns one model's predictions of the
-    queries, ``[len(queries), T]`` :class:`FieldPrediction` s, into the rows' ``[N, T]``."""
+    ``records``: the rows to predict (targets already ``null``). ``modes``: one mode for every
+    target, or one per target (``"network"`` and ``"edge"`` may be mixed; ``"linear"`` is for
+    all). :attr:`queries`: what to predict instead, the ``N`` rows first (clipped into range for
+    ``"linear"``), then the extra queries (``"network"``, ``"edge"``: each row outside, clipped;
+    ``"linear"``: per (row, input outside) the clipped row with that input a secant inwards).
+    :attr:`clipped`: each row clipped into the ranges (the row itself when nothing is outside).
+    :meth:`combine` turns one model's predictions of the queries, ``[len(queries), T]``
+    :class:`FieldPrediction` s, into the rows' ``[N, T]``."""
 
-    def __init__(self, records: Sequence[dict], ranges: TrainingRanges, mode: str = "network"):
-        if mode not in MODES:
-            raise ValueError(f"mode {mode!r}: one of {', '.join(MODES)}")
+    def __init__(self, records: Sequence[dict], ranges: TrainingRanges, modes: str | Sequence[str] = "network"):
+        self.modes = [modes] if isinstance(modes, str) else list(modes)
+        bad = [m for m in self.modes if m not in MODES]
+        if bad or not self.modes:
+            raise ValueError(f"mode {bad[0] if bad else modes!r}: one of {', '.join(MODES)}")
+        if "linear" in self.modes and set(self.modes) != {"linear"}:
+            raise ValueError(f"modes {self.modes}: \"linear\" is for every target or none")
+        mode = self.modes[0] if self.modes[0] == "linear" else "network"  # network and edge ask alike
         self.n, self.mode = len(records), mode
+        self.clipped: list[dict] = []
         self.queries: list[dict] = []
         #: per row: (input key, distance past the edge xⱼ - cⱼ, signed secant uⱼ δⱼ, query index)
         self.steps: list[list[tuple[str, float, float, int]]] = [[] for _ in records]
@@ -80,6 +93,7 @@ class PastRange:
                     clipped = copy.copy(record)
                 clipped[key] = edge
                 self.steps[i].append((key, float(value) - edge, SECANT * (hi - lo) * (1.0 if value > hi else -1.0), -1))
+            self.clipped.append(clipped)
             if mode == "network":
                 self.queries.append(record)
                 if clipped is not record:
@@ -100,6 +114,9 @@ class PastRange:
 
     def combine(self, preds: np.ndarray) -> np.ndarray:
         """``preds`` object [len(queries), T] -> object [N, T] (module docstring)."""
+        modes = self.modes * preds.shape[1] if len(self.modes) == 1 else self.modes
+        if len(modes) != preds.shape[1]:
+            raise ValueError(f"{len(self.modes)} modes for {preds.shape[1]} targets")
         out = preds[: self.n].copy()
         for i, steps in enumerate(self.steps):
             if not steps:
@@ -110,19 +127,23 @@ class PastRange:
                     continue
                 if self.mode == "network":
                     edge = preds[self.edge[i], t]
-                    if edge.value is not None:
-                        out[i, t] = _moved(own, 0.0, own.value - edge.value, edge.uncertainty.get("std"))
+                    if edge.value is None:
+                        continue
+                    if modes[t] == "edge":
+                        out[i, t] = moved(edge, 0.0, own.value - edge.value)
+                    else:
+                        out[i, t] = moved(own, 0.0, own.value - edge.value, edge.uncertainty.get("std"))
                     continue
                 shift = 0.0
                 for _, past, secant, q in steps:
                     inner = preds[q, t].value
                     if inner is not None:
                         shift += (own.value - inner) / secant * past
-                out[i, t] = _moved(own, shift, shift)
+                out[i, t] = moved(own, shift, shift)
         return out
 
 
-def _moved(p: FieldPrediction, shift: float, away: float, edge_std: float | None = None) -> FieldPrediction:
+def moved(p: FieldPrediction, shift: float, away: float, edge_std: float | None = None) -> FieldPrediction:
     """``p`` moved by ``shift`` (value and every location) with every variance (its ``std``'s and
     each component's) raised by the same amount: what brings ``std`` up to ``edge_std`` if it is
     below, plus ``(WIDEN · away)²``. Its ``interval_*`` entries, which the widening would change in
