@@ -15,7 +15,10 @@ removed. It trains ``members`` such models (default 3), member ``i`` with seed `
 (:mod:`scinum.fill.ensemble`: the mean of their points, the mixture of their distributions). Each
 member fills the targets with :meth:`scinum.fill.model.Model.predict_many`: each target is a
 ``null`` placeholder, and so is every missing input at a numeric field the model knows — hidden
-from the model and predicted jointly (masked, not imputed). The default head is the Gaussian mixture with its means
+from the model and predicted jointly (masked, not imputed). Where a table's own edges say a
+straight line extrapolates better than boosted trees, each target's network is trained on what a
+least-squares line of the inputs leaves and predicts on top of it (``line_``:
+:mod:`scinum.fill.line`). The default head is the Gaussian mixture with its means
 sharing one location (a regression output, so predictions follow a trend past the training range: experiments/tabular.md),
 so ``return_std``, :meth:`~Regressor.predict_quantiles` and :meth:`~Regressor.sample` read its calibrated distribution.
 

@@ -168,3 +168,74 @@ def test_the_selected_readings_and_their_verdict():
         assert f"{table} above the range {r[DEFAULT][table]:.2f}× → {r[edge][table]:.2f}×" in text or (
             f"{table} {r[DEFAULT][table]:.2f}× → {r[edge][table]:.2f}×" in text
         ), table
+
+
+def _test_ratios(split: str) -> pd.DataFrame:
+    frame = pd.read_csv(HERE / "test" / "scores.csv")
+    assert sorted(set(frame.seed)) == [0, 1, 2] and len(set(frame.table)) == 12
+    m = frame.groupby(["table", "split", "model"]).mse.mean().unstack("model")
+    return (
+        m.drop(columns=["linear (OLS)", "boosted trees"])
+        .div(m[["linear (OLS)", "boosted trees"]].min(axis=1), axis=0)
+        .xs(split, level="split")
+    )
+
+
+def test_the_test_tables_figure_and_its_targets():
+    text = _text()
+    declared = json.loads((ROOT / "experiments" / "tables-protocol" / "declared.json").read_text())["test"]
+    assert set(pd.read_csv(HERE / "test" / "scores.csv").table) == set(declared)
+    now, before = DEFAULT, "scinum.Regressor, no line under the network"
+    for split, label in (("extrap", "above the range"), ("test", "inside the range")):
+        r = _test_ratios(split)
+        n, b = int((r[now] <= 1.5).sum()), int((r[before] <= 1.5).sum())
+        assert f"| {label}: within 1.5×{' of the better' if split == 'extrap' else ''} | **{n} of 12** | {b} of 12 |" in text
+        geo = [float(np.exp(np.log(r[c]).mean())) for c in (now, before)]
+        assert "| {}: geometric mean | {:.3f} | {:.3f} | |".format(label, *geo) in text
+    r = _test_ratios("extrap")
+    assert int((r[now] <= 1.5).sum()) >= 10 and int((_test_ratios("test")[now] <= 1.5).sum()) >= 11  # the first two targets
+    worse = ", ".join(f"{t} {v:.2f}×" for t, v in r[now][r[now] > 3].items())
+    worse_before = ", ".join(f"{t} {v:.2f}×" for t, v in r[before][r[before] > 3].items())
+    assert f"| above the range: worse than 3× | {worse} | {worse_before} | none |" in text
+    assert f"two tables stay worse than 3× ({worse}, both where boosted trees are the better model above the range)" in text
+    frame = pd.read_csv(HERE / "test" / "scores.csv")
+    m = frame[frame.split == "extrap"].groupby(["table", "model"]).mse.mean().unstack("model")
+    assert all(m.loc[t, "boosted trees"] < m.loc[t, "linear (OLS)"] for t in r[now][r[now] > 3].index)
+    for table in ("breast_cancer", "goog", "interest_inflation", "anes96"):
+        assert f"{table} from {r[before][table]:.2f}× to {r[now][table]:.2f}×" in text, table
+    for table in ("iris", "wine", "modechoice"):
+        assert f"{table} ({r[before][table]:.2f}× → {r[now][table]:.2f}×)" in text, table
+    inside = _test_ratios("test")
+    for table in ("goog", "modechoice"):
+        assert f"{table} ({inside[before][table]:.2f}× → {inside[now][table]:.2f}×)" in text, table
+
+
+def test_the_test_tables_choices():
+    choices, text = pd.read_csv(HERE / "test" / "choices.csv"), _text()
+    assert list(choices.line) == list((choices.held > 0) & (choices.line_sse < choices.trees_sse))
+    per = choices.groupby("table").line.sum()
+    assert f"The selector took the line on {int(choices.line.sum())} of the {len(choices)} (table, seed) pairs" in text
+    every = ", ".join(sorted(t for t, k in per.items() if k == 3))
+    assert f"on every seed of {every.replace(', msft', ' and msft')}" in text
+    assert sorted(t for t, k in per.items() if k == 2) == ["anes96", "sunspots"] and "on two of anes96 and sunspots" in text
+    assert sorted(t for t, k in per.items() if k == 1) == ["iris", "wine"] and "on one of iris and wine" in text
+    assert sorted(t for t, k in per.items() if k == 0) == ["heart", "nile"] and "never on heart or nile" in text
+
+
+def test_the_reproduction_and_the_selectors_cost():
+    text = _text()
+    lines = (HERE / "reproduce.txt").read_text().splitlines()
+    assert lines[0] == "statecrime seed 0: the line kept"
+    for line, where in zip(lines[1:], ("inside the range", "above it")):
+        product, experiment = re.findall(r"[\d.]+(?:e[-+]?\d+)?", line.split(":", 1)[1])
+        assert abs(float(product) - float(experiment)) <= 1e-9 * float(experiment)
+        assert f"{product} against {experiment} {where}" in text
+    runs = dict(re.findall(r"^(.+?) \(.*\): Line.fit ([\d.]+-[\d.]+) CPU s", (HERE / "selector-time.txt").read_text(), re.M))
+    for label, cell in (("synthetic 1000x10", "synthetic 1,000 × 10"), ("synthetic 10000x4", "synthetic 10,000 × 4")):
+        lo, hi = runs[label].split("-")
+        assert f"| {cell} | {lo}–{hi} |" in text
+    lo, hi = (float(v) for v in runs["synthetic 1000x10"].split("-"))
+    floor = (ROOT / "experiments" / "regressor-fit-time" / "benchmark-floor.txt").read_text()
+    fits = [float(v) for v in re.findall(r"1000x10 scinum.Regressor\s+([\d.]+)", floor)]
+    assert f"takes {min(fits):.2f}–{max(fits):.2f} CPU s at these defaults" in text
+    assert f"the selector adds {100 * lo / max(fits):.0f}–{100 * hi / min(fits):.0f} %" in text

@@ -91,19 +91,22 @@ class Line:
                 if k not in top and v is not None:
                     numeric[k] = numeric.get(k, True) and _is_number(v) and bool(np.isfinite(v))
         inputs = [k for k, ok in numeric.items() if ok]
-        means = np.array([np.mean([float(r[k]) for r in records if r.get(k) is not None]) for k in inputs])
-        X = _design(records, inputs, means)
-        Y = np.array([[float(get(r, t)) for t in targets] for r in records]).reshape(len(records), len(targets))
-        ym = Y.mean(0)
-        coef = np.linalg.lstsq(X - means, Y - ym, rcond=None)[0].T if inputs else np.zeros((len(targets), 0))
-        used = np.ones(len(targets), bool)
-        if choose:
-            for t in range(len(targets)):
-                line, trees, held = edge_errors(X, Y[:, t])
-                used[t] = held > 0 and line < trees
-        intercept = ym - coef @ means
-        with np.errstate(over="ignore", invalid="ignore"):  # a line that overflows on the rows is not kept
-            used &= np.isfinite(X @ coef.T + intercept).all(0) & np.isfinite(intercept)
+        with np.errstate(over="ignore", invalid="ignore"):  # values near the float's limit: no line (below)
+            means = np.array([np.mean([float(r[k]) for r in records if r.get(k) is not None]) for k in inputs])
+            X = _design(records, inputs, means)
+            Y = np.array([[float(get(r, t)) for t in targets] for r in records]).reshape(len(records), len(targets))
+            ym = Y.mean(0)
+            finite = bool(np.isfinite(X - means).all() and np.isfinite(Y - ym).all())
+            coef = np.zeros((len(targets), len(inputs)))
+            if inputs and finite:
+                coef = np.linalg.lstsq(X - means, Y - ym, rcond=None)[0].T
+            used = np.full(len(targets), finite)
+            if choose and finite:
+                for t in range(len(targets)):
+                    line, trees, held = edge_errors(X, Y[:, t])
+                    used[t] = held > 0 and line < trees
+            intercept = ym - coef @ means
+            used &= np.isfinite(X @ coef.T + intercept).all(0) & np.isfinite(intercept)  # a line that overflows is not kept
         coef[~used], intercept[~used] = 0.0, 0.0
         return cls(targets, inputs, used, coef, intercept, means, Y.min(0), Y.max(0))
 

@@ -1,0 +1,103 @@
+"""scinum.fill.line: the least-squares line under a Regressor's network, and the edges that choose it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scinum.fill.line import Line, edge_errors
+
+sklearn = pytest.importorskip("sklearn")
+
+
+def _records(X: np.ndarray, y: np.ndarray, names=("a", "b", "c")) -> list[dict]:
+    return [{**{n: float(v) for n, v in zip(names, row)}, "y": float(t)} for row, t in zip(X, y)]
+
+
+def test_the_line_is_ordinary_least_squares():
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = X @ [1.5, -2.0, 0.3] + 4 + rng.normal(0, 0.5, 50)
+    line = Line.fit(_records(X, y), ["y"], choose=False)
+    ols = LinearRegression().fit(X, y)
+    assert line.inputs == ["a", "b", "c"] and line.used.tolist() == [True]
+    np.testing.assert_allclose(line.coef[0], ols.coef_, rtol=1e-10)
+    np.testing.assert_allclose(line.intercept[0], ols.intercept_, rtol=1e-10)
+    np.testing.assert_allclose(line.predict(_records(X, y))[:, 0], ols.predict(X), rtol=1e-10)
+    assert (line.lo[0], line.hi[0]) == (y.min(), y.max())
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    w=st.lists(st.floats(-100, 100), min_size=2, max_size=2),
+    b=st.floats(-1e3, 1e3),
+    seed=st.integers(0, 2**16),
+)
+def test_residuals_and_the_line_add_back_to_the_target(w, b, seed):
+    X = np.random.default_rng(seed).uniform(-5, 5, size=(20, 2))
+    y = X @ w + b
+    records = _records(X, y, names=("a", "b"))
+    line = Line.fit(records, ["y"], choose=False)
+    left = line.residuals(records)
+    back = np.array([r["y"] for r in left]) + line.predict(records)[:, 0]
+    np.testing.assert_allclose(back, y, rtol=1e-9, atol=1e-9 * (1 + np.abs(y).max()))
+    np.testing.assert_allclose([r["y"] for r in left], 0, atol=1e-7 * (1 + np.abs(y).max()))  # an exact line leaves nothing
+    assert [r["a"] for r in left] == [r["a"] for r in records] and records[0]["y"] == y[0]  # inputs and the caller's rows kept
+
+
+def test_the_edges_choose_a_line_for_a_straight_target_and_not_for_a_saturating_one():
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0, 1, (200, 1))
+    straight = 2 * x[:, 0] + 1 + rng.normal(0, 0.02, 200)
+    saturating = np.tanh(4 * x[:, 0]) + rng.normal(0, 0.02, 200)
+    line, trees, held = edge_errors(x, straight)
+    assert held == 40 and line < trees / 10  # a tenth at the top, a tenth at the bottom
+    line, trees, held = edge_errors(x, saturating)
+    assert held == 40 and line > trees
+    both = Line.fit([{"x": float(v), "s": float(a), "t": float(b)} for v, a, b in zip(x[:, 0], straight, saturating)], ["s", "t"])
+    assert both.used.tolist() == [True, False]
+    assert both.coef[1].tolist() == [0.0] and both.intercept[1] == 0.0  # no line: predicts 0, leaves the target as it is
+    rows = [{"x": 0.5, "s": 2.0, "t": 0.7}]
+    assert both.residuals(rows)[0]["t"] == 0.7
+
+
+def test_too_few_rows_or_values_hold_out_no_edge():
+    x = np.arange(9.0)[:, None]  # 9 distinct values: fewer than an input is tested with
+    assert edge_errors(x, 2 * x[:, 0]) == (0.0, 0.0, 0)
+    assert Line.fit([{"x": float(v), "y": 2 * float(v)} for v in x[:, 0]], ["y"]).used.tolist() == [False]
+
+
+def test_inputs_are_the_top_level_numbers_and_a_missing_one_reads_its_mean():
+    records = [
+        {"a": 1.0, "s": "north", "flag": True, "l": [1, 2], "mixed": 1.0, "y": 2.0},
+        {"a": 2.0, "s": "south", "flag": False, "l": [3], "mixed": "x", "y": 4.0},
+        {"a": 3.0, "s": "north", "flag": True, "l": [], "y": 6.0},
+    ]
+    line = Line.fit(records, ["y"], choose=False)
+    assert line.inputs == ["a"] and line.means.tolist() == [2.0]
+    np.testing.assert_allclose(line.predict([{"a": None}, {}, {"a": float("nan")}, {"a": 10.0}])[:, 0], [4.0, 4.0, 4.0, 20.0])
+
+
+def test_a_nested_target_and_its_round_trip_through_a_dict():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0, 1, 60)
+    records = [{"x": float(v), "out": {"y": [0.0, float(3 * v - 1)]}} for v in x]
+    line = Line.fit(records, ["out.y[1]"])
+    assert line.used.tolist() == [True]
+    left = line.residuals(records)
+    assert abs(left[0]["out"]["y"][1]) < 1e-9 and records[0]["out"]["y"][1] == 3 * x[0] - 1  # a copy, not the caller's
+    again = Line.from_dict(line.to_dict())
+    np.testing.assert_array_equal(again.predict(records), line.predict(records))
+    assert again.targets == ["out.y[1]"] and again.used.tolist() == [True]
+
+
+def test_a_line_that_overflows_on_the_rows_is_not_kept():
+    x = np.linspace(0, 1, 40)
+    records = [{"x": float(v) * 1e300, "y": float(v) * 1e308} for v in x]
+    line = Line.fit(records, ["y"], choose=False)
+    assert line.used.tolist() == [False] and not line
+    assert line.residuals(records) == records and (line.predict(records) == 0).all()
