@@ -596,8 +596,10 @@ class Regressor(RegressorMixin, BaseEstimator):
     def save(self, path: str | Path) -> None:
         """Export the fitted members (:mod:`scinum.share.export`: safetensors + config.json + card
         each): the first into ``path``, member ``i`` into ``path/member-i``, so that ``scinum fill
-        path`` reads the first. The estimator's targets, inputs, parameters and member count
-        travel in each one's ``run`` entry."""
+        path`` reads the first, unless its network learnt what a line leaves (``line_``): alone it
+        would fill that remainder, so ``scinum fill`` refuses it and names :meth:`load`. The
+        estimator's targets, inputs, parameters, member count and line travel in each one's
+        ``run`` entry."""
         from .model.checkpoint import save_checkpoint
         from .share.export import export
 

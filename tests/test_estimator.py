@@ -109,10 +109,14 @@ def test_params_are_stored_verbatim_and_clone_refits_the_same(fitted):
 def test_save_load_and_pickle_predict_the_same(fitted, tmp_path):
     reg, df, _ = fitted
     reg.save(tmp_path / "ozone")
-    assert (tmp_path / "ozone" / "model.safetensors").is_file()  # the first member: `scinum fill` reads it
+    assert (tmp_path / "ozone" / "model.safetensors").is_file()  # the first member
     assert [(tmp_path / "ozone" / f"member-{i}" / "model.safetensors").is_file() for i in (1, 2, 3)] == [True, True, False]
+    # its network learnt what the line leaves: alone (scinum.load, scinum fill) it is refused
+    with pytest.raises(ScinumError, match=r"trained on what a least-squares line leaves of ozone.*scinum.Regressor.load"):
+        scinum.load(tmp_path / "ozone")
     back = scinum.Regressor.load(tmp_path / "ozone")
     assert back.get_params() == reg.get_params() and back.targets_ == reg.targets_
+    assert back.line_.to_dict() == reg.line_.to_dict()
     np.testing.assert_array_equal(back.predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
     np.testing.assert_allclose(back.predict_quantiles(df.iloc[:5], [0.1, 0.9]), reg.predict_quantiles(df.iloc[:5], [0.1, 0.9]))
     again = pickle.loads(pickle.dumps(reg))
