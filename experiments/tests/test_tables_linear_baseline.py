@@ -239,3 +239,21 @@ def test_the_reproduction_and_the_selectors_cost():
     fits = [float(v) for v in re.findall(r"1000x10 scinum.Regressor\s+([\d.]+)", floor)]
     assert f"takes {min(fits):.2f}–{max(fits):.2f} CPU s at these defaults" in text
     assert f"the selector adds {100 * lo / max(fits):.0f}–{100 * hi / min(fits):.0f} %" in text
+
+
+def test_the_test_tables_intervals():
+    text = _text()
+    cov = pd.read_csv(HERE / "test" / "coverage.csv")
+    recipe = pd.read_csv(HERE / "test" / "scores.csv")
+    both = cov.merge(recipe[recipe.model == DEFAULT], on=["table", "seed", "split"], suffixes=("", "_recipe"))
+    assert len(both) == len(cov) == 72 and (both.mse == both.mse_recipe).all()  # the same fits, to the last digit
+    choices = pd.read_csv(HERE / "test" / "choices.csv")
+    kept = cov[cov.split == "test"].merge(choices, on=["table", "seed"], suffixes=("", "_selector"))
+    assert (kept.line == kept.line_selector).all()
+    inside = cov.groupby("split").inside_90.mean()
+    assert f"holds {inside['extrap']:.3f} of the held-out targets above the range and {inside['test']:.3f} inside it" in text
+    by_line = cov[cov.split == "extrap"].groupby("line").inside_90.mean()
+    assert f"On the fits that kept a line, {by_line[True]:.3f} above the range; on the others, {by_line[False]:.3f}." in text
+    past = pd.read_csv(ROOT / "experiments" / "tables-past-range" / "test" / "scores.csv")
+    old = past[past.model == DEFAULT].groupby("split").inside_90.mean()
+    assert f"without the line: {old['extrap']:.3f} and {old['test']:.3f}" in text
