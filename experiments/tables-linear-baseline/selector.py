@@ -1,8 +1,9 @@
 """The selector of the README's second question, and its reading on the development fits.
 
-``use_line(X, y)``: on a table's training rows, whether a least-squares line predicts the table's
-own edges better than boosted trees (README: each numeric input's rows above its 0.9 quantile,
-then below its 0.1 quantile, held out in turn; the squared errors summed).
+``edge_errors(X, y)``: on a table's training rows, how well a least-squares line and boosted
+trees predict the table's own edges, the line taken where its sum is the lower (README: each
+numeric input's rows above its 0.9 quantile, then below its 0.1 quantile, held out in turn; the
+squared errors summed).
 
     python experiments/tables-linear-baseline/selector.py OUT_DIR DEFAULT_SCORES.csv ...
 
@@ -18,8 +19,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingRegressor
-from sklearn.linear_model import LinearRegression
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -33,27 +32,11 @@ DEFAULT = "scinum.Regressor"
 
 def edge_errors(X: pd.DataFrame, y: pd.Series) -> tuple[float, float, int]:
     """``(line, trees, rows)``: the squared errors of OLS and of boosted trees summed over every
-    held-out edge row (README), and how many rows were held out in all."""
-    A, t = X.to_numpy(np.float64), y.to_numpy(np.float64)
-    sums, held = np.zeros(2), 0
-    for j in range(A.shape[1]):
-        col = A[:, j]
-        if len(np.unique(col)) < 10:
-            continue
-        for out in (col > np.quantile(col, 0.9), col < np.quantile(col, 0.1)):
-            if out.sum() < 2 or (~out).sum() < 8:
-                continue
-            for k, model in enumerate((LinearRegression(), HistGradientBoostingRegressor(random_state=0))):
-                model.fit(A[~out], t[~out])
-                sums[k] += float(np.sum((model.predict(A[out]) - t[out]) ** 2))
-            held += int(out.sum())
-    return float(sums[0]), float(sums[1]), held
+    held-out edge row (README), and how many rows were held out in all: the rule as the product
+    runs it (``scinum.fill.line.edge_errors``, the same computation this script first ran)."""
+    from scinum.fill.line import edge_errors as product_edge_errors
 
-
-def use_line(X: pd.DataFrame, y: pd.Series) -> bool:
-    """Whether the selector takes the line for these training rows."""
-    line, trees, held = edge_errors(X, y)
-    return held > 0 and line < trees
+    return product_edge_errors(X.to_numpy(np.float64), y.to_numpy(np.float64))
 
 
 def main(out: Path, defaults: list[Path]) -> None:

@@ -96,7 +96,7 @@ def test_the_blends():
     edge = ", ".join(f"{geo[f'edge w={w}'][0]:.3f}" for w in ("1/3", "1/2", "2/3"))
     assert f"{net} (the network reading) and {edge} (held at the edge)" in text
     inside = [g[1] for k, g in geo.items() if not k.endswith(("w=0", "w=1"))]
-    assert all(g > 0.986 for k, g in geo.items() if not k.endswith("w=0") for g in [g[0]])
+    assert all(g[0] > 0.986 for k, g in geo.items() if not k.endswith("w=0"))
     assert f"Inside the range the blends do better: {min(inside):.3f}–{max(inside):.3f}" in text
 
 
