@@ -3,7 +3,7 @@
 geometric mean of those ratios (means over seeds first), the share inside the 90 % interval,
 and the median fit time; then each clause for each candidate, and the one adopted.
 
-    python experiments/tables-fit-cheaper/compare.py [DEV_DIR]   # writes DEV_DIR/summary.md
+    python experiments/tables-fit-cheaper/compare.py [DEV_DIR]   # writes DEV_DIR/summary.md (and test/summary.md)
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def clauses(fig: dict, ref: dict) -> dict[str, bool]:
     return ok
 
 
-def main(dev: Path) -> str:
+def render(dev: Path) -> str:
+    """``summary.md``'s text for the candidates under ``dev``."""
     names = sorted(p.name for p in dev.iterdir() if (p / "scores.csv").exists())
     names = ["default"] + [n for n in names if n != "default"]
     figs = {n: figures(dev / n) for n in names}
@@ -74,10 +75,49 @@ def main(dev: Path) -> str:
         lines.append(f"| {c} | " + " | ".join("yes" if verdicts[n][c] else "**no**" for n in names[1:]) + " |")
     passed = sorted((figs[n]["median_cpu_s"], n) for n in names[1:] if all(verdicts[n].values()))
     lines += ["", f"Meet every clause: {', '.join(n for _, n in passed) or 'none'}."]
-    text = "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def main(dev: Path) -> str:
+    text = render(dev)
     (dev / "summary.md").write_text(text)
     return text
 
 
+def test_tables(test: Path) -> str:
+    """The declared test tables (seeds 0-2), one member beside the default when declared: per
+    split the tables within 1.5× of the better standard model, those worse than 3×, the
+    geometric mean, the share inside the 90 % interval and the median fit time; then per table."""
+    names = {"default": "three members (the default when declared)", "one-member": "one member (adopted)"}
+    ratios, figs = {}, {}
+    for c in names:
+        frame = pd.read_csv(test / c / "scores.csv")
+        m = frame.groupby(["table", "split", "model"]).mse.mean().unstack("model")
+        ratios[c] = m["scinum.Regressor"] / m[["linear (OLS)", "boosted trees"]].min(axis=1)
+        times = json.loads((test / c / "fit-times.json").read_text())
+        figs[c] = {"median_cpu_s": float(np.median([v["cpu_s"] for v in times.values()])), "frame": frame}
+    lines = [f"| 12 test tables, seeds 0-2 | {' | '.join(names.values())} |", "|---|---|---|"]
+    for split, label in (("extrap", "above the range"), ("test", "inside the range")):
+        cells = {c: ratios[c].xs(split, level="split") for c in names}
+        lines.append(f"| {label}: within 1.5× | " + " | ".join(f"{int((r <= 1.5).sum())} of {len(r)}" for r in cells.values()) + " |")
+        worse = [", ".join(f"{t} {v:.2f}×" for t, v in r[r > 3].items()) or "none" for r in cells.values()]
+        lines.append(f"| {label}: worse than 3× | " + " | ".join(worse) + " |")
+        lines.append(f"| {label}: geometric mean | " + " | ".join(f"{float(np.exp(np.log(r).mean())):.3f}" for r in cells.values()) + " |")
+        cover = []
+        for c in names:
+            f = figs[c]["frame"]
+            cover.append(f[(f.model == "scinum.Regressor") & (f.split == split)].inside_90.mean())
+        lines.append(f"| {label}: inside 90 % | " + " | ".join(f"{v:.3f}" for v in cover) + " |")
+    lines.append("| fit, CPU s: median | " + " | ".join(f"{figs[c]['median_cpu_s']:.1f}" for c in names) + " |")
+    lines += ["", "| table, split | " + " | ".join(names.values()) + " |", "|---|---|---|"]
+    for (table, split), r in ratios["default"].items():
+        lines.append(f"| {table}, {split} | {r:.2f}× | {ratios['one-member'][table, split]:.2f}× |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     print(main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "dev"))
+    if (HERE / "test" / "one-member" / "scores.csv").exists():
+        text = test_tables(HERE / "test")
+        (HERE / "test" / "summary.md").write_text(text)
+        print(text)

@@ -4,7 +4,7 @@ each ``TABLE:SEED`` (``recipes/tables_by_range.py``'s ``splits``) and save it to
 skipped. For each pair the candidates run one after another, so that their times are taken
 under the same load.
 
-- ``default``: the default at this commit;
+- ``default``: the default when this was declared (fb835b6): three members;
 - ``half`` / ``quarter``: at least 312 / 156 steps (``DEFAULTS["min_steps"]``: 625), ``epochs``
   20 / 10, at most 50,000 / 25,000 cells a member (``DEFAULTS["max_cells"]``: 100,000);
 - ``one-member``: ``members=1``;
@@ -28,7 +28,7 @@ import scinum.estimator as est  # noqa: E402
 
 #: candidate -> (DEFAULTS changed for the fit, constructor arguments)
 CANDIDATES: dict[str, tuple[dict, dict]] = {
-    "default": ({}, {}),
+    "default": ({}, {"members": 3}),  # the default when declared; one member since
     "half": ({"min_steps": 312, "max_cells": 50_000}, {"epochs": 20}),
     "quarter": ({"min_steps": 156, "max_cells": 25_000}, {"epochs": 10}),
     "one-member": ({}, {"members": 1}),
