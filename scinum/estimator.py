@@ -10,7 +10,7 @@ builds a dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targe
 it with :func:`scinum.train.fit.fit` under one run config per member (:attr:`Regressor.config_`,
 what ``scinum fit --config`` would read) and keeps the trained networks in memory (recalibrated
 on the validation rows there) as :class:`scinum.fill.model.Model` s; the directory is then
-removed. It trains ``members`` such models (default 3), member ``i`` with seed ``seed +
+removed. It trains ``members`` such models (default 1), member ``i`` with seed ``seed +
 1000·i`` on the same training and validation rows, and predicts with their ensemble
 (:mod:`scinum.fill.ensemble`: the mean of their points, the mixture of their distributions). Each
 member fills the targets with :meth:`scinum.fill.model.Model.predict_many`: each target is a
@@ -69,10 +69,14 @@ __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 #: ``value_path: linear_mlp``: the MLPs read the residual stream too, not only the attention
 #: values; ``optim.curvature_weight`` (:mod:`scinum.model.curvature`): predictions kept straight
 #: unless the data bend them (it roughly doubles the cost of a step). ``members``: models
-#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`). ``extrapolation``: past the
-#: input range, the network's own mean with intervals widening by how far it moves from its value
-#: at the edge (:mod:`scinum.fill.past_range`; chosen over the linear continuation on the
-#: development tables: experiments/tables-past-range).
+#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`): one since the line under the
+#: network, which held the development tables' quality at a third of the fit time
+#: (experiments/tables-fit-cheaper; three before). ``line`` ``"auto"``: a least-squares line under
+#: the network for each target whose held-out edges it predicts better than boosted trees
+#: (:mod:`scinum.fill.line`); ``extrapolation`` ``"auto"``: past the input range such a target
+#: keeps its line and holds the network's part at the edge, any other takes the network's own
+#: mean, intervals widening by how far the mean moves from its value at the edge
+#: (:mod:`scinum.fill.past_range`; experiments/tables-past-range, tables-linear-baseline).
 #:
 #: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
 #: rows, at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
@@ -89,7 +93,7 @@ DEFAULTS: dict[str, Any] = {
     "epochs": 40,
     "min_steps": 625,
     "max_cells": 100000,
-    "members": 3,
+    "members": 1,
     "val_fraction": 0.2,
     "min_val_records": 10,
     "patience": 5,

@@ -44,8 +44,9 @@ def _frame(n=120, seed=0):
 
 @pytest.fixture(scope="module")
 def fitted(one_thread_module):
+    """An ensemble of three (the default is one member): the tests below read the ensemble's paths."""
     df, y = _frame()
-    return scinum.Regressor(**TINY).fit(df, y), df, y
+    return scinum.Regressor(**TINY, members=3).fit(df, y), df, y
 
 
 def test_fit_predict_std_quantiles_samples_on_a_dataframe(fitted):

@@ -94,3 +94,54 @@ def test_the_product_default_is_the_adopted_candidate():
     assert fit_save.CANDIDATES["default"] == ({}, {"members": 3})  # the default when declared
     times = {c: np.median([t["cpu_s"] for t in json.loads((HERE / "dev" / c / "fit-times.json").read_text()).values()]) for c in CANDIDATES}
     assert times["one-member"] <= 0.75 * times["default"]
+
+
+def test_the_fit_times_the_how_to_and_the_readme_quote():
+    def times(split: str, c: str) -> dict:
+        return json.loads((HERE / split / c / "fit-times.json").read_text())
+
+    def span(t: dict, table: str, digits: int = 0) -> str:
+        v = sorted(x["cpu_s"] for k, x in t.items() if k.rsplit("-", 1)[0] == table)
+        lo, hi = (round(v[0], digits), round(v[-1], digits)) if digits else (round(v[0]), round(v[-1]))
+        return f"{lo}–{hi} s" if lo != hi else f"{lo} s"
+
+    dev, test = times("dev", "one-member"), times("test", "one-member")
+    docs, text = re.sub(r"\s+", " ", (ROOT / "docs" / "how-to" / "tables.md").read_text()), _text()
+    d, t = [x["cpu_s"] for x in dev.values()], [x["cpu_s"] for x in test.values()]
+    assert f"took {round(min(d))}–{round(max(d))} s of one core (median {np.median(d):.1f} s) on the 16 development tables" in docs
+    assert f"and {min(t):.1f}–{round(max(t))} s (median {round(float(np.median(t)))} s) on the 12 test tables" in docs
+    assert f"longley, 11 training rows × 5 columns, {span(dev, 'longley')}; diabetes, 298 × 5, {span(dev, 'diabetes')}" in docs
+    assert f"star98, 204 × 11, {span(dev, 'star98')}; anes96, 637 × 11, {span(test, 'anes96')}; goog, 707 × 5, {span(test, 'goog')}" in docs
+    three = [np.median([x["cpu_s"] for x in times(s, "default").values()]) for s in ("dev", "test")]
+    assert f"(medians {round(three[0])} and {round(three[1])} s)" in docs
+    assert f"| fit, CPU s: median (min–max) | {np.median([x['cpu_s'] for x in times('test', 'default').values()]):.1f}" in text
+    assert f"**{np.median(t):.1f} ({min(t):.1f}–{max(t):.1f})**" in text
+    for table, rows_cols in (("anes96", "637 training rows × 11 columns"), ("goog", "707 × 5"), ("msft", "44 × 5")):
+        before, after = span(times("test", "default"), table)[:-2], span(test, table)[:-2]
+        assert f"{table} ({rows_cols}) {before} → {after}" in text, table
+
+
+def test_the_benchmarks_runs_at_one_member_are_quoted():
+    """experiments/regressor-fit-time's table since one member: every CPU second and MSE from the
+    benchmark's three printed runs, and the floor."""
+    here = ROOT / "experiments" / "regressor-fit-time"
+    runs = (here / "one-member.txt").read_text().split("## run ")[1:]
+    assert len(runs) == 3
+    cpu: dict[str, list[str]] = {}
+    mse: dict[tuple[str, str], str] = {}
+    floors = []
+    for run in runs:
+        for line in run.splitlines():
+            m = re.match(r"\s+(\d+x\d+) (scinum.Regressor|boosted trees|ridge)\s+([\d.]+)\s+[\d.]+\s+([\d.]+)", line)
+            if m:
+                if m[2] == "scinum.Regressor":
+                    cpu.setdefault(m[1], []).append(m[3])
+                mse[m[1], m[2]] = m[4]
+            if line.startswith("floor:"):
+                floors.append(re.search(r"need at least ([\d.]+) s", line)[1])
+    text = re.sub(r"\s+", " ", (here / "README.md").read_text())
+    for table, label in (("17x2", "17 × 2"), ("640x4", "640 × 4"), ("1000x10", "1,000 × 10"), ("10000x4", "10,000 × 4")):
+        ours, ridge, trees = mse[table, "scinum.Regressor"], mse[table, "ridge"], mse[table, "boosted trees"]
+        assert f"| {label} | {' / '.join(cpu[table])} | {ours} ({ridge}, {trees}) |" in text, table
+    assert max(float(c) for c in cpu["10000x4"]) <= 60 and min(float(c) for c in cpu["1000x10"]) > 10
+    assert sorted(floors) == ["11.9", "11.9", "12.0"] and "11.9–12.0 CPU s" in text
