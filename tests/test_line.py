@@ -65,6 +65,37 @@ def test_the_edges_choose_a_line_for_a_straight_target_and_not_for_a_saturating_
     assert both.residuals(rows)[0]["t"] == 0.7
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_deciding_only_fits_fewer_trees_and_chooses_the_same(seed, monkeypatch):
+    """``decide_only`` (what Line.fit uses) stops fitting trees once their sum passes the line's:
+    the same line sum, rows held out and choice as with every edge fitted, on a straight, a
+    saturating and a near-tie target; a straight target needs one tree fit of 2 per input."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    fits = []
+    real = HistGradientBoostingRegressor.fit
+    monkeypatch.setattr(HistGradientBoostingRegressor, "fit", lambda self, *a, **k: fits.append(1) or real(self, *a, **k))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 3))
+    targets = {
+        "straight": X @ [1.0, -2.0, 0.5] + rng.normal(0, 0.05, 150),
+        "saturating": np.tanh(3 * X[:, 0]) + rng.normal(0, 0.05, 150),
+        "noise": rng.normal(size=150),
+    }
+    for name, y in targets.items():
+        fits.clear()
+        line, trees, held = edge_errors(X, y)
+        assert len(fits) == 6, name  # 3 inputs x 2 edges
+        fits.clear()
+        quick_line, quick_trees, quick_held = edge_errors(X, y, decide_only=True)
+        assert (quick_line, quick_held) == (line, held) and (quick_line < quick_trees) == (line < trees), name
+        assert quick_trees <= trees and (quick_trees == trees) == (len(fits) == 6), name
+        if name == "straight":
+            assert len(fits) == 1 and quick_trees > quick_line
+        if name == "saturating":
+            assert len(fits) == 6 and quick_trees == trees
+
+
 def test_too_few_rows_or_values_hold_out_no_edge():
     x = np.arange(9.0)[:, None]  # 9 distinct values: fewer than an input is tested with
     assert edge_errors(x, 2 * x[:, 0]) == (0.0, 0.0, 0)

@@ -36,28 +36,39 @@ EDGE = 0.1
 MIN_DISTINCT, MIN_HELD, MIN_LEFT = 10, 2, 8
 
 
-def edge_errors(X: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
+def edge_errors(X: np.ndarray, y: np.ndarray, decide_only: bool = False) -> tuple[float, float, int]:
     """``(line, trees, held)`` for inputs ``X`` float64[N, K] and a target ``y`` float64[N]: the
     squared errors of least squares and of boosted trees (``HistGradientBoostingRegressor``,
     seed 0), each fitted without an edge and scored on it, summed over every input's top and
-    bottom edge (module docstring), and the number of rows held out in all (0: no edge)."""
+    bottom edge (module docstring), and the number of rows held out in all (0: no edge).
+
+    ``decide_only``: stop fitting trees once their sum exceeds the line's. The trees' sum is then
+    a partial one, a lower bound of the whole, and ``line < trees`` (the choice) is the same as
+    with every edge fitted: squared errors only add. The line's sum comes first, over every edge."""
     from sklearn.ensemble import HistGradientBoostingRegressor
     from sklearn.linear_model import LinearRegression
 
-    sums, held = np.zeros(2), 0
+    edges = []
     for j in range(X.shape[1]):
         col = X[:, j]
         if len(np.unique(col)) < MIN_DISTINCT:
             continue
         for out in (col > np.quantile(col, 1 - EDGE), col < np.quantile(col, EDGE)):
-            if out.sum() < MIN_HELD or (~out).sum() < MIN_LEFT:
-                continue
-            for k, model in enumerate((LinearRegression(), HistGradientBoostingRegressor(random_state=0))):
-                model.fit(X[~out], y[~out])
-                with np.errstate(over="ignore", invalid="ignore"):  # huge values: an inf sum (no line kept)
-                    sums[k] += float(np.sum((model.predict(X[out]) - y[out]) ** 2))
-            held += int(out.sum())
-    return float(sums[0]), float(sums[1]), held
+            if out.sum() >= MIN_HELD and (~out).sum() >= MIN_LEFT:
+                edges.append(out)
+
+    def error(model: Any, out: np.ndarray) -> float:
+        model.fit(X[~out], y[~out])
+        with np.errstate(over="ignore", invalid="ignore"):  # huge values: an inf sum (no line kept)
+            return float(np.sum((model.predict(X[out]) - y[out]) ** 2))
+
+    line = float(sum(error(LinearRegression(), out) for out in edges))
+    trees = 0.0
+    for out in edges:
+        if decide_only and trees > line:
+            break
+        trees += error(HistGradientBoostingRegressor(random_state=0), out)
+    return line, trees, int(sum(int(out.sum()) for out in edges))
 
 
 def _is_number(v: Any) -> bool:
@@ -103,7 +114,7 @@ class Line:
             used = np.full(len(targets), finite)
             if choose and finite:
                 for t in range(len(targets)):
-                    line, trees, held = edge_errors(X, Y[:, t])
+                    line, trees, held = edge_errors(X, Y[:, t], decide_only=True)
                     used[t] = held > 0 and line < trees
             intercept = ym - coef @ means
             used &= np.isfinite(X @ coef.T + intercept).all(0) & np.isfinite(intercept)  # a line that overflows is not kept
