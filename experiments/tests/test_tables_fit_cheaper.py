@@ -121,15 +121,14 @@ def test_the_fit_times_the_how_to_and_the_readme_quote():
         assert f"{table} ({rows_cols}) {before} → {after}" in text, table
 
 
-def test_the_benchmarks_runs_at_one_member_are_quoted():
-    """experiments/regressor-fit-time's table since one member: every CPU second and MSE from the
-    benchmark's three printed runs, and the floor."""
-    here = ROOT / "experiments" / "regressor-fit-time"
-    runs = (here / "one-member.txt").read_text().split("## run ")[1:]
+def _benchmark_runs(path: Path) -> tuple[dict, dict, list, list]:
+    """From benchmarks/regressor_fit_time.py's printed runs: the Regressor's CPU s per table (each
+    run), every model's MSE, the floors (s) and the selector lines' (as fitted, every edge) s."""
+    runs = path.read_text().split("## run ")[1:]
     assert len(runs) == 3
     cpu: dict[str, list[str]] = {}
     mse: dict[tuple[str, str], str] = {}
-    floors = []
+    floors, selector = [], []
     for run in runs:
         for line in run.splitlines():
             m = re.match(r"\s+(\d+x\d+) (scinum.Regressor|boosted trees|ridge)\s+([\d.]+)\s+[\d.]+\s+([\d.]+)", line)
@@ -139,9 +138,41 @@ def test_the_benchmarks_runs_at_one_member_are_quoted():
                 mse[m[1], m[2]] = m[4]
             if line.startswith("floor:"):
                 floors.append(re.search(r"need at least ([\d.]+) s", line)[1])
+            if line.startswith("selector:"):
+                selector.append(re.findall(r"(\d+\.\d+)(?: CPU)? s", line))
+    return cpu, mse, floors, selector
+
+
+def test_the_benchmarks_runs_at_one_member_are_quoted():
+    """experiments/regressor-fit-time's table since one member: every CPU second and MSE from the
+    benchmark's three printed runs, the floor and the selector's seconds; and the runs before the
+    selector stopped early, with the same MSEs."""
+    here = ROOT / "experiments" / "regressor-fit-time"
     text = re.sub(r"\s+", " ", (here / "README.md").read_text())
+    cpu, mse, floors, selector = _benchmark_runs(here / "one-member-selector.txt")
     for table, label in (("17x2", "17 × 2"), ("640x4", "640 × 4"), ("1000x10", "1,000 × 10"), ("10000x4", "10,000 × 4")):
         ours, ridge, trees = mse[table, "scinum.Regressor"], mse[table, "ridge"], mse[table, "boosted trees"]
         assert f"| {label} | {' / '.join(cpu[table])} | {ours} ({ridge}, {trees}) |" in text, table
     assert max(float(c) for c in cpu["10000x4"]) <= 60 and min(float(c) for c in cpu["1000x10"]) > 10
-    assert sorted(floors) == ["11.9", "11.9", "12.0"] and "11.9–12.0 CPU s" in text
+    assert sorted(floors) == ["12.6", "12.7", "12.9"] and "12.6–12.9 CPU s" in text
+    quick, full = sorted(s[0] for s in selector), sorted(s[1] for s in selector)
+    assert f"{quick[0]}–{quick[-1]} CPU s of the 1,000 × 10 fit, against {full[0]}–{full[-1]} s" in text
+    before, mse_before, floors_before, _ = _benchmark_runs(here / "one-member.txt")
+    assert mse_before == mse and sorted(floors_before) == ["11.9", "11.9", "12.0"] and "11.9–12.0 s in the earlier runs" in text
+    for table in ("1000x10", "10000x4"):
+        lo, hi = sorted(before[table], key=float)[0], sorted(before[table], key=float)[-1]
+        assert f"{lo}–{hi} s on" in text, table
+
+
+def test_the_how_to_quotes_the_benchmark():
+    here = ROOT / "experiments" / "regressor-fit-time"
+    cpu, _, _, selector = _benchmark_runs(here / "one-member-selector.txt")
+    docs = re.sub(r"\s+", " ", (ROOT / "docs" / "how-to" / "tables.md").read_text())
+    quick, full = sorted(float(s[0]) for s in selector), sorted(float(s[1]) for s in selector)
+    assert "0.18–0.20 CPU s; 3.0–3.2 s with every edge fitted" in docs and (quick[0], quick[-1]) == (0.18, 0.20)
+    assert (round(full[0], 1), round(full[-1], 1)) == (3.0, 3.2)
+    spans = {t: sorted(float(v) for v in cpu[t]) for t in cpu}
+    assert (spans["17x2"][0], spans["17x2"][-1]) == (6.70, 9.60) and "17 × 2 in 6.7–9.6 s" in docs
+    assert (round(spans["640x4"][0]), round(spans["640x4"][-1])) == (13, 15) and "640 × 4 in 13–15 s" in docs
+    assert (round(spans["1000x10"][0]), round(spans["1000x10"][-1])) == (22, 27) and "1,000 × 10 in 22–27 s" in docs
+    assert (round(spans["10000x4"][0]), round(spans["10000x4"][-1])) == (18, 20) and "10,000 × 4 in 18–20 s" in docs
