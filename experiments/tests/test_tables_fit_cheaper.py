@@ -176,3 +176,12 @@ def test_the_how_to_quotes_the_benchmark():
     assert (round(spans["640x4"][0]), round(spans["640x4"][-1])) == (13, 15) and "640 × 4 in 13–15 s" in docs
     assert (round(spans["1000x10"][0]), round(spans["1000x10"][-1])) == (22, 27) and "1,000 × 10 in 22–27 s" in docs
     assert (round(spans["10000x4"][0]), round(spans["10000x4"][-1])) == (18, 20) and "10,000 × 4 in 18–20 s" in docs
+
+
+def test_the_notebooks_index_quotes_the_one_member_times():
+    here = ROOT / "experiments" / "regressor-fit-time"
+    cpu, _, floors, _ = _benchmark_runs(here / "one-member-selector.txt")
+    index = re.sub(r"\s+", " ", (ROOT / "experiments" / "README.md").read_text())
+    big, wide = sorted(cpu["1000x10"], key=float), sorted(cpu["10000x4"], key=float)
+    assert f"1,000 × 10 takes {big[0]}–{big[-1]} CPU s against a floor of {min(floors)}–{max(floors)} s" in index
+    assert f"10,000 × 4 {wide[0]}–{wide[-1]} s (its ≤ 60 s met)" in index
