@@ -65,9 +65,12 @@ def regressor(candidate: str, seed: int) -> scinum.Regressor:
 
 ORIGINAL = {k: est.DEFAULTS[k] for k in ("min_steps", "max_cells")}
 
-if __name__ == "__main__":
-    out, candidates = Path(sys.argv[1]), sys.argv[2].split(",")
-    for arg in sys.argv[3:]:
+def run(out: Path, candidates: list[str], pairs: list[str], make=None) -> None:
+    """Fit each ``TABLE:SEED`` of ``pairs`` under each of ``candidates`` (``make(candidate,
+    seed)``: the unfitted Regressor; :func:`regressor` by default) and save it with its fit
+    time under ``out/CANDIDATE/TABLE-SEED``; a fit already saved is skipped."""
+    make = make or regressor
+    for arg in pairs:
         name, seed_text = arg.rsplit(":", 1)
         seed = int(seed_text)
         X, y = tbr.load(name)
@@ -76,7 +79,7 @@ if __name__ == "__main__":
             d = out / candidate / f"{name}-{seed}"
             if (d / "done.json").exists():
                 continue
-            reg = regressor(candidate, seed)
+            reg = make(candidate, seed)
             t, c = time.time(), time.process_time()
             reg.fit(X.iloc[idx["train"]], y.iloc[idx["train"]])
             wall, cpu = time.time() - t, time.process_time() - c
@@ -94,3 +97,7 @@ if __name__ == "__main__":
             }
             (d / "done.json").write_text(json.dumps(info))
             print(name, seed, candidate, f"cpu {cpu:.0f}s wall {wall:.0f}s samples {info['samples']}", flush=True)
+
+
+if __name__ == "__main__":
+    run(Path(sys.argv[1]), sys.argv[2].split(","), sys.argv[3:])
