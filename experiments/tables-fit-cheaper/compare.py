@@ -84,11 +84,15 @@ def main(dev: Path) -> str:
     return text
 
 
-def test_tables(test: Path) -> str:
-    """The declared test tables (seeds 0-2), one member beside the default when declared: per
-    split the tables within 1.5× of the better standard model, those worse than 3×, the
-    geometric mean, the share inside the 90 % interval and the median fit time; then per table."""
-    names = {"default": "three members (the default when declared)", "one-member": "one member (adopted)"}
+#: the test run's candidates and their columns' labels
+TESTED = {"default": "three members (the default when declared)", "one-member": "one member (adopted)"}
+
+
+def test_tables(test: Path, names: dict[str, str] = TESTED) -> str:
+    """The declared test tables (seeds 0-2), the candidates ``names`` (folder -> label; the
+    default when declared first) side by side: per split the tables within 1.5× of the better
+    standard model, those worse than 3×, the geometric mean, the share inside the 90 % interval
+    and the median fit time; then per table."""
     ratios, figs = {}, {}
     for c in names:
         frame = pd.read_csv(test / c / "scores.csv")
@@ -96,7 +100,8 @@ def test_tables(test: Path) -> str:
         ratios[c] = m["scinum.Regressor"] / m[["linear (OLS)", "boosted trees"]].min(axis=1)
         times = json.loads((test / c / "fit-times.json").read_text())
         figs[c] = {"median_cpu_s": float(np.median([v["cpu_s"] for v in times.values()])), "frame": frame}
-    lines = [f"| 12 test tables, seeds 0-2 | {' | '.join(names.values())} |", "|---|---|---|"]
+    rule = "|---|" + "---|" * len(names)
+    lines = [f"| 12 test tables, seeds 0-2 | {' | '.join(names.values())} |", rule]
     for split, label in (("extrap", "above the range"), ("test", "inside the range")):
         cells = {c: ratios[c].xs(split, level="split") for c in names}
         lines.append(f"| {label}: within 1.5× | " + " | ".join(f"{int((r <= 1.5).sum())} of {len(r)}" for r in cells.values()) + " |")
@@ -109,9 +114,9 @@ def test_tables(test: Path) -> str:
             cover.append(f[(f.model == "scinum.Regressor") & (f.split == split)].inside_90.mean())
         lines.append(f"| {label}: inside 90 % | " + " | ".join(f"{v:.3f}" for v in cover) + " |")
     lines.append("| fit, CPU s: median | " + " | ".join(f"{figs[c]['median_cpu_s']:.1f}" for c in names) + " |")
-    lines += ["", "| table, split | " + " | ".join(names.values()) + " |", "|---|---|---|"]
-    for (table, split), r in ratios["default"].items():
-        lines.append(f"| {table}, {split} | {r:.2f}× | {ratios['one-member'][table, split]:.2f}× |")
+    lines += ["", "| table, split | " + " | ".join(names.values()) + " |", rule]
+    for table, split in ratios["default"].index:
+        lines.append(f"| {table}, {split} | " + " | ".join(f"{ratios[c][table, split]:.2f}×" for c in names) + " |")
     return "\n".join(lines) + "\n"
 
 
