@@ -75,6 +75,7 @@ from ..heads import NumberHead
 from ..tokens.batch import hidden_rows
 from ..tokens.structure import COLUMNS
 from .config import ModelConfig
+from .mixup import Mixup, mixup_loss
 from .curvature import Curvature, stencil
 
 if TYPE_CHECKING:
@@ -416,6 +417,7 @@ class NumberMLM(nn.Module):
         fields: dict[int, str] | None = None,
         mean_over: str = "numbers",
         curvature: Curvature | None = None,
+        mixup: Mixup | None = None,
     ) -> dict[str, Any]:
         """Training losses of a :func:`~scinum.tokens.batch.make_batch` batch.
 
@@ -426,7 +428,8 @@ class NumberMLM(nn.Module):
         predictions that are numbers), all float32 scalars. ``fields``: field id -> name whose
         error is also returned on its own, as ``err/<name>``: (mean error, count). ``curvature``
         (in training, with a weight): its penalty (:mod:`scinum.model.curvature`) is added to
-        ``loss`` and returned as ``curvature``."""
+        ``loss`` and returned as ``curvature``; ``mixup`` likewise (:mod:`scinum.model.mixup`:
+        one more pass over the share of the batch it mixes), as ``mixup``."""
         st = stencil(batch, curvature) if curvature is not None and curvature.weight and self.training else None
         if st is None:
             h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
@@ -460,6 +463,9 @@ class NumberMLM(nn.Module):
                 moved_point = self.head.smooth_point(self.head(h_moved, self.trunk.token_logits(h_moved)))
                 res["curvature"] = st.penalty(self.head.smooth_point(out), moved_point)
             res["loss"] = res["loss"] + res["curvature"]
+        if mixup is not None and mixup.weight and self.training:
+            res["mixup"] = mixup_loss(self, batch, mixup)
+            res["loss"] = res["loss"] + res["mixup"]
         for fid, name in (fields or {}).items():
             on = (batch["num_field"] == fid) & finite
             if bool(on.any()):

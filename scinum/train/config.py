@@ -121,6 +121,11 @@ class OptimConfig:
     curvature_step: float = positive(1.0)
     curvature_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
     curvature_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
+    # mixup of records of one layout (scinum.model.mixup): its weight (0: none), the share of each
+    # batch's records it mixes, and its reach (how far past either record of a pair it may go)
+    mixup_weight: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
+    mixup_share: float = checked(lambda v: "a number in (0, 1]" if type(v) in (int, float) and not 0 < v <= 1 else None, 1.0)
+    mixup_reach: float = checked(lambda v: "a number >= 0" if type(v) in (int, float) and not v >= 0 else None, 0.0)
     # the decay of the weights' moving average that is validated and written (scinum.train.weight_average); 0: none
     weight_average: float = checked(lambda v: None if type(v) in (int, float) and 0 <= v < 1 else "0 (none) or a decay in (0, 1)", 0.99)
     # AdamW's fused CUDA kernel (one launch for every parameter): on a CUDA device only, ignored on
@@ -317,6 +322,14 @@ def validate_config(config: dict) -> NumberEncoding:
             check_curvature(encoding, config["head"])
         except ValueError as e:
             raise ConfigError(f"config: optim.curvature_weight = {brief(weight)}: {_first_line(e)}") from None
+    weight = config.get("optim", {}).get("mixup_weight")
+    if weight:
+        from ..model.mixup import check_mixup
+
+        try:
+            check_mixup(encoding)
+        except ValueError as e:
+            raise ConfigError(f"config: optim.mixup_weight = {brief(weight)}: {_first_line(e)}") from None
     positions = config["model"].get("max_positions")
     longest = config["data"]["max_record_tokens"]
     if positions is not None and positions > min(longest, MAX_POSITIONS):

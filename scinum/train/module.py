@@ -19,6 +19,7 @@ import torch
 from ..tokens.batch import Batch
 from ..model.checkpoint import CheckpointMeta, digest
 from ..model.curvature import Curvature
+from ..model.mixup import Mixup
 from .config import OptimConfig
 from .distributed import MetricSums
 from ..model.trunk import LOSS_NAMES, NumberMLM
@@ -68,14 +69,18 @@ class MLMModule(L.LightningModule):
         self.watch = dict(watch or {})
         self.model = meta.build_model() if meta is not None else None
         self.curvature: Curvature | None = None  # set in configure_model, once the model is built
+        self.mixup: Mixup | None = None  # likewise
 
     def configure_model(self) -> None:
         if self.model is None:
             assert self.plan is not None  # __init__ takes meta or a plan
             # Lightning sets trainer.datamodule at fit (its data connector) but its Trainer class does not declare it
             self.meta, self.model, self.watch = self.plan(self.trainer.datamodule)  # type: ignore[attr-defined]
-        self.curvature = None
+        self.curvature, self.mixup = None, None
         o = self.optim
+        if o.mixup_weight:  # the encoding was checked with the config (validate_config)
+            assert self.meta is not None  # made with the model
+            self.mixup = Mixup(o.mixup_weight, o.mixup_share, self.meta.make_encoding(), o.mixup_reach)
         if o.curvature_weight:  # the encoding and head were checked with the config (validate_config)
             assert self.meta is not None  # made with the model
             encoding = self.meta.make_encoding()
@@ -97,6 +102,7 @@ class MLMModule(L.LightningModule):
             None if self.training else self.watch,
             mean_over=self.optim.number_loss_mean,
             curvature=self.curvature,
+            mixup=self.mixup,
         )
 
     def training_step(self, batch: Batch, batch_idx: int) -> torch.Tensor:
