@@ -7,7 +7,7 @@ value path, one thread) on the same planets-shaped records (:mod:`quick_shapes`)
 :func:`scinum.train.fit.fit`, A B A B; the figure is each run's training seconds
 (``training.json``: steps only) per sample seen, median over the rounds.
 
-Run: ``python experiments/probe-costs/mixup_cost.py [--steps 400 --rounds 3 --batch-size 64]``; a line per
+Run: ``python experiments/probe-costs/mixup_cost.py [--steps 400 --rounds 3 --batch-size 64] [--smoke]``; a line per
 share with its ratio to the reference (issue target: at most 1.3x the reference's cost per sample).
 """
 
