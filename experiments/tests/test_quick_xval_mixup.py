@@ -134,3 +134,10 @@ def test_the_ratios_to_ridge_quoted():
         ].item()
         model = _mse(folder, "description.stepsize", "ood_stepsize").loc["none"].mean()
         assert quoted.format(model / ridge) in text, folder
+
+
+def test_getting_started_quotes_the_seeds():
+    ood = _mse("dev", "description.stepsize", "ood_stepsize").loc["none"]
+    doc = re.sub(r"\s+", " ", (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8"))
+    a, b, c = (f"{x:.2g}" for x in ood)
+    assert f"is {a} on seed 0, the seed this command trains, and {b} and {c} on seeds 1 and 2" in doc
