@@ -65,6 +65,7 @@ def regressor(candidate: str, seed: int) -> scinum.Regressor:
 
 ORIGINAL = {k: est.DEFAULTS[k] for k in ("min_steps", "max_cells")}
 
+
 def run(out: Path, candidates: list[str], pairs: list[str], make=None) -> None:
     """Fit each ``TABLE:SEED`` of ``pairs`` under each of ``candidates`` (``make(candidate,
     seed)``: the unfitted Regressor; :func:`regressor` by default) and save it with its fit
