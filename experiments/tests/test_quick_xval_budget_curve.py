@@ -53,3 +53,30 @@ def test_the_curve_quoted():
             m = _mse(budget, field, split)
             cells.append(f"{m.mean():.3g} ({' / '.join(f'{x:.3g}' for x in m)})")
         assert f"| {BUDGETS[budget]} | " + " | ".join(cells) + " |" in text, budget
+
+
+def test_the_intervals_overlap_and_the_best_presets_curve_quoted():
+    t = pd.read_csv(HERE / "table.csv")
+    r = t[(t.model == "xval") & (t.field == "description.stepsize") & (t.split == "ood_stepsize") & (t.metric == "mse")]
+    assert len(r) == 4 and r.ci95_low.max() < r.ci95_high.min()
+    best = (ROOT / "experiments" / "planets-best-half" / "README.md").read_text(encoding="utf-8").splitlines()
+    ood = []
+    for samples in ("230 400 (3 629)", "460 800, the cap", "921 600", "1 382 400"):
+        line = next(x for x in best if x.startswith("| ") and samples in x.split("|")[1])
+        ood.append(line.split("|")[6].strip().strip("*"))
+    text = re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
+    assert f"({', '.join(ood)} from 230,400 to 1,382,400 samples)" in text
+    index = (ROOT / "experiments" / "README.md").read_text(encoding="utf-8")
+    assert "Δt (OoD) 0.00461, 0.00292, 0.00378, 0.00414 while Δt falls 0.00339 → 0.000178" in index
+
+
+def test_the_training_seconds_quoted():
+    import json
+
+    text = re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
+    spans = []
+    for folder in ("19k-samples", "154k-samples"):
+        runs = json.loads((HERE / folder / "meta.json").read_text())["runs"]
+        secs = [runs[f"xval/seed{i}"]["train_seconds"] for i in range(3)]
+        spans.append(f"{min(secs):.0f}–{max(secs):.0f} s")
+    assert f"{spans[0]} a seed at 19,200 samples and {spans[1]} at 153,600" in text
