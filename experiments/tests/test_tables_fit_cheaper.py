@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from development_fits import check_development_fits
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "experiments" / "tables-fit-cheaper"
@@ -37,12 +38,7 @@ def _ratios(folder: Path) -> pd.Series:
 
 
 def test_every_candidate_fitted_the_declared_development_tables_and_seeds():
-    declared = set(json.loads((ROOT / "experiments" / "tables-protocol" / "declared.json").read_text())["development"]["tables"])
-    for c in CANDIDATES:
-        f = pd.read_csv(HERE / "dev" / c / "scores.csv")
-        assert set(f.table) == declared and sorted(set(f.seed)) == [0, 1], c
-        times = json.loads((HERE / "dev" / c / "fit-times.json").read_text())
-        assert len(times) == 32 and {t["candidate"] for t in times.values()} == {c}
+    check_development_fits(HERE / "dev", CANDIDATES)
 
 
 def test_the_summary_the_verdict_and_the_readme_agree():
