@@ -55,6 +55,10 @@ def build(config: dict):
         pool=d["pool"],
         max_run=d["max_run"],
         structure=config["model"]["positions"] == "structure",
+        structure_tokens=config["model"]["structure_tokens"],
+        mask_fields=d["mask_fields"],
+        mask_fields_prob=d["mask_fields_prob"],
+        mask_fields_alone=d["mask_fields_alone"],
     )
     dm.prepare()
     module = MLMModule(make_meta(config, dm, encoding), config["optim"], config["trainer"]["max_steps"])

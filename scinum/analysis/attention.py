@@ -101,23 +101,33 @@ def _maps_and_names(model, record: dict, field: str) -> tuple[list[torch.Tensor]
     """Every block's weights from the hidden tokens of ``field`` ([H, Q, L] each) and the name
     of each of the L key tokens (its number's path, or :data:`OTHER`)."""
     from ..tokens.batch import hidden_positions, make_batch
+    from ..tokens.structure import read_tokens
 
     codec = model.codec
+    trunk = model.model.trunk
     encoded, paths = codec.encode_with_paths(record)
     hide = hidden_positions(codec, record, [field])
-    batch = make_batch([encoded], [hide], codec=codec, normalizer=model.normalizer, encoding=model.encoding, structure=True)
-    trunk = model.model.trunk
+    batch = make_batch(
+        [encoded],
+        [hide],
+        codec=codec,
+        normalizer=model.normalizer,
+        encoding=model.encoding,
+        structure=True,
+        structure_tokens=trunk.cfg.structure_tokens,
+    )
     dev = next(trunk.parameters()).device
     structure = batch["structure"].to(dev) if trunk.cfg.positions == "structure" else None
     maps = trunk.attention_maps(batch["ids"].to(dev), batch["feats"].to(dev), batch["attend"].to(dev), structure)
-    queries = torch.from_numpy(np.flatnonzero(hide)).to(dev)
     names = [OTHER] * len(encoded.ids)
     starts = codec.number_starts(encoded.ids)
     for start, path in zip(starts, paths):
         for t in range(start, start + codec.tokens_per_number):
             if not hide[t]:
                 names[t] = format_path(path)
-    return [m[0][:, queries].float().cpu() for m in maps], names
+    read = np.flatnonzero(read_tokens(encoded.ids, codec)) if not trunk.cfg.structure_tokens else np.arange(len(hide))
+    queries = torch.from_numpy(np.flatnonzero(hide[read])).to(dev)
+    return [m[0][:, queries].float().cpu() for m in maps], [names[t] for t in read]
 
 
 def _by_name(names: list[str], weights: np.ndarray) -> Iterator[tuple[str, float]]:

@@ -340,6 +340,7 @@ class Model:
                 normalizer=self.normalizer,
                 encoding=self.encoding,
                 structure=self.model.trunk.cfg.positions == "structure",
+                structure_tokens=self.model.trunk.cfg.structure_tokens,
             )
             batch = cast(Batch, {k: cast(torch.Tensor, v).to(self.device) for k, v in batch.items()})
             levels = recalibrated(quantiles, batch["num_field"].cpu().numpy(), self.recalibration)

@@ -51,6 +51,10 @@ class ModelConfig:
     positions: str = one_of("structure", POSITIONS, "position encoding")
     max_positions: int | None = positive(None)
     value_path: str = one_of("linear", VALUE_PATHS, "value path")
+    #: whether the trunk reads bracket runs and the keys of numbers as tokens (True), or leaves
+    #: them out and reads what they say from the structure positions alone (False; needs
+    #: ``positions: structure``): shorter sequences (:func:`scinum.tokens.structure.read_tokens`)
+    structure_tokens: bool = True
     n_fields: int = 0
 
     def flops_per_token(self, seq_len: float, training: bool = True) -> float:
@@ -94,6 +98,13 @@ class ModelConfig:
                 f"positions={self.positions!r} needs max_positions (the length of the "
                 f"learned table) > 0, got {self.max_positions!r} (a run config's null "
                 f"is set to the longest training record)"
+            )
+        if not isinstance(self.structure_tokens, bool):
+            raise ValueError(f"structure_tokens must be true or false, got {self.structure_tokens!r}")
+        if not self.structure_tokens and self.positions != "structure":
+            raise ValueError(
+                f"structure_tokens false leaves brackets and keys to the structure positions: it needs "
+                f"positions 'structure', got {self.positions!r}"
             )
         if self.max_positions is not None and not (type(self.max_positions) is int and self.max_positions <= MAX_POSITIONS):
             raise ValueError(f"max_positions must be an integer of at most {MAX_POSITIONS} tokens, got {self.max_positions!r}")

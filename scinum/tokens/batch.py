@@ -19,7 +19,7 @@ from .codec import INT, NUM, SPECIALS, Codec, Encoded
 from ..errors import RecordError
 from .normalize import Normalizer
 from ..records.paths import numbers_named
-from .structure import COLUMNS, list_indices
+from .structure import COLUMNS, list_indices, read_tokens
 
 __all__ = ["Batch", "make_batch", "padded_length", "hidden_positions", "expand_numbers", "hidden_rows", "shown_numbers", "MASK_PROB"]
 
@@ -99,6 +99,7 @@ def make_batch(
     encoding: Any,
     pad_to: int = 1,
     structure: bool = False,
+    structure_tokens: bool = True,
 ) -> Batch:
     """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
 
@@ -116,17 +117,24 @@ def make_batch(
       ``num_hidden`` (one entry per hidden number *token*);
     * with ``structure``: ``structure`` int64[B, T, 1 + COLUMNS], what a trunk with
       ``positions: structure`` reads (field id, then list indices of the unmasked ids).
+
+    ``structure_tokens`` False (with ``structure``): each sequence keeps only the tokens
+    :func:`~scinum.tokens.structure.read_tokens` names (no bracket runs, no keys of numbers), so
+    T counts those; every number stays, in order, so ``num_target`` and ``num_field`` are the same.
     """
     vocab = codec.vocab
+    if not structure_tokens and not structure:
+        raise ValueError("structure_tokens=False leaves brackets and keys to the structure positions: it needs structure=True")
     hide = [expand_numbers(np.asarray(h, bool), s.ids, codec) for s, h in zip(seqs, hide)]
-    B, T = len(seqs), padded_length(max((len(s) for s in seqs), default=1), pad_to)
+    keep: list[slice | np.ndarray] = [slice(None) if structure_tokens else np.flatnonzero(read_tokens(s.ids, codec)) for s in seqs]
+    lengths = [len(s) if isinstance(k, slice) else len(k) for s, k in zip(seqs, keep)]
+    B, T = len(seqs), padded_length(max(lengths, default=1), pad_to)
     ids = np.full((B, T), vocab.pad_id, np.int64)
     vals = np.zeros((B, T), np.float64)
     fld = np.full((B, T), -1, np.int64)
     hid = np.zeros((B, T), bool)
-    for b, (s, h) in enumerate(zip(seqs, hide)):
-        n = len(s)
-        ids[b, :n], vals[b, :n], fld[b, :n], hid[b, :n] = s.ids, s.values, s.fields, h
+    for b, (s, h, k, n) in enumerate(zip(seqs, hide, keep, lengths)):
+        ids[b, :n], vals[b, :n], fld[b, :n], hid[b, :n] = s.ids[k], s.values[k], s.fields[k], h[k]
     attend = ids != vocab.pad_id
     is_num = fld >= 0
     norm = np.zeros((B, T), np.float64)
@@ -150,8 +158,8 @@ def make_batch(
     if structure:
         where = np.full((B, T, 1 + COLUMNS), -1, np.int64)
         where[..., 0] = fld
-        for b, s in enumerate(seqs):
-            where[b, : len(s), 1:] = list_indices(s.ids, codec)
+        for b, (s, k, n) in enumerate(zip(seqs, keep, lengths)):
+            where[b, :n, 1:] = list_indices(s.ids, codec)[k]
         batch["structure"] = torch.from_numpy(where)
     return batch
 

@@ -66,7 +66,8 @@ class MLMDataModule(L.LightningDataModule):
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
-    structure``). ``pad_to``: each batch's length is rounded up to a multiple of it.
+    structure``); ``structure_tokens`` False: without bracket runs and the keys of numbers
+    (``model.structure_tokens``). ``pad_to``: each batch's length is rounded up to a multiple of it.
     ``pin_memory`` (only where CUDA is available) and ``prefetch_factor`` (only with workers): the
     :class:`~torch.utils.data.DataLoader`'s arguments of the same name.
     """
@@ -93,13 +94,14 @@ class MLMDataModule(L.LightningDataModule):
         pin_memory: bool = DataConfig.pin_memory,
         prefetch_factor: int | None = DataConfig.prefetch_factor,
         structure: bool = False,
+        structure_tokens: bool = True,
     ):
         super().__init__()
         self.path, self.encoding, self.method = path, encoding, normalizer
         self.batch_size, self.mask_prob, self.seed = batch_size, mask_prob, seed
         self.num_workers, self.pool, self.cache_dir, self.max_run = num_workers, pool, cache_dir, max_run
         self.val_split, self.max_record_tokens = val_split, max_record_tokens
-        self.structure, self.pad_to = structure, pad_to
+        self.structure, self.structure_tokens, self.pad_to = structure, structure_tokens, pad_to
         self.pin_memory, self.prefetch_factor = pin_memory, prefetch_factor
         self.mask_fields = list(mask_fields)
         self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
@@ -184,6 +186,7 @@ class MLMDataModule(L.LightningDataModule):
             mask_fields_prob=self.mask_fields_prob,
             structure=self.structure,
             mask_fields_alone=self.mask_fields_alone,
+            structure_tokens=self.structure_tokens,
         )
         items = _Items(self.shards[split], self.targeted.get(split))
         return DataLoader(

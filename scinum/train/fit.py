@@ -121,6 +121,7 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
         normalizer=resolve_normalizer(config, encoding),
         seed=config["seed"],
         structure=config["model"]["positions"] == "structure",
+        structure_tokens=config["model"].get("structure_tokens", True),
         **d,
     )
     world = _check_world(config, dm)  # before any process is spawned: say what to change

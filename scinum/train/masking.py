@@ -52,12 +52,13 @@ class MLMCollator:
         mask_fields_prob: float = 0.0,
         structure: bool = False,
         mask_fields_alone: bool = False,
+        structure_tokens: bool = True,
     ):
         check_mask_probs(mask_prob, mask_fields_prob)
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
         self.mask_fields_prob, self.structure = mask_fields_prob, structure
-        self.mask_fields_alone = mask_fields_alone
+        self.mask_fields_alone, self.structure_tokens = mask_fields_alone, structure_tokens
         self.codec = Codec(vocab, encoding)
 
     def __call__(self, items: Sequence[tuple]) -> Batch:
@@ -78,7 +79,14 @@ class MLMCollator:
                 else:
                     h |= named
         return make_batch(
-            seqs, hide, codec=self.codec, normalizer=self.normalizer, encoding=self.encoding, pad_to=self.pad_to, structure=self.structure
+            seqs,
+            hide,
+            codec=self.codec,
+            normalizer=self.normalizer,
+            encoding=self.encoding,
+            pad_to=self.pad_to,
+            structure=self.structure,
+            structure_tokens=self.structure_tokens,
         )
 
 

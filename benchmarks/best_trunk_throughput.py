@@ -1,0 +1,84 @@
+"""Training samples/s of the planets ``best`` preset's model: the trunk reading every JSON token
+against the trunk reading the values alone (``model.structure_tokens: false``), in one run.
+
+The model is the ``best`` preset's (recipes/planets.yaml: the run config's 64 x 2 trunk of four
+heads, structure positions, the linear value path, batches of 64, xVal with the mixture head, e₁
+hidden in half the records besides the MLM masking); the records are planets-shaped, 2-4 planets
+and 12 time steps as the preset builds them (:mod:`quick_shapes`). Each path is the bare training
+step (:class:`train_step_overhead.BarePath`: the data loader, the loss, backward, gradient
+clipping, AdamW and the schedule as :func:`scinum.train.fit` runs them, without Lightning's own
+few per cent), one thread, the paths interleaved step by step so a drifting load falls on both
+alike. Timed: the steps after the first ``--skip``.
+
+    python benchmarks/best_trunk_throughput.py [--steps 120 --skip 20] [--smoke]
+
+The last line is the headline: both rates and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+import torch
+import yaml
+
+from quick_shapes import make_dataset, quick_config
+from train_step_overhead import BarePath
+
+ROOT = Path(__file__).resolve().parent.parent
+PATHS = {"every token (today's default)": True, "values alone": False}
+
+
+def best_config(data: Path, out: Path, steps: int, structure_tokens: bool) -> dict:
+    """The ``best`` preset's training config on ``data``, ``steps`` steps."""
+    preset = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["best"]
+    model = preset["models"]["xval+gmm"]
+    config = quick_config(data, out, batch_size=64, max_steps=steps)
+    config["head"] = dict(model["head"])
+    config["data"].update({k: v for k, v in preset["train"]["data"].items() if k != "num_workers"})
+    config["model"]["n_heads"] = 4  # the run config's trunk (quick_config pins the quick preset's 2)
+    config["model"]["structure_tokens"] = structure_tokens
+    return config
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=120)
+    p.add_argument("--skip", type=int, default=20, help="warm-up steps not timed")
+    p.add_argument("--smoke", action="store_true", help="a few steps: checks that the script runs")
+    args = p.parse_args(argv)
+    steps, skip = (4, 1) if args.smoke else (args.steps, args.skip)
+    torch.set_num_threads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = make_dataset(Path(tmp) / "data", n_train=200 if args.smoke else 1200)
+        paths = {
+            name: BarePath(best_config(data, Path(tmp) / f"out{i}", steps + 1, flag), "bare")
+            for i, (name, flag) in enumerate(PATHS.items())
+        }
+        times: dict[str, list[float]] = {name: [] for name in paths}
+        tokens: dict[str, int] = {name: 0 for name in paths}
+        for step in range(steps):
+            for name, path in paths.items():
+                seconds, real, loss = path.step()
+                if not torch.isfinite(torch.tensor(loss)):
+                    raise SystemExit(f"{name}: loss {loss} at step {step}")
+                if step >= skip:
+                    times[name].append(seconds)
+                    tokens[name] += real
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}; {steps - skip} timed steps of 64 records per path, one thread")
+    rate = {}
+    for name in paths:
+        ms = statistics.median(times[name]) * 1e3
+        rate[name] = 64 / statistics.median(times[name])
+        read = tokens[name] / len(times[name]) / 64
+        print(f"  {name}: {ms:.1f} ms a step (median), {read:.0f} tokens a record read, {rate[name]:.0f} samples/s")
+    today, values = rate.values()
+    print(f"best_trunk_throughput: values alone {values:.0f} samples/s vs every token {today:.0f} samples/s = {values / today:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
