@@ -12,7 +12,8 @@ alike. Timed: the steps after the first ``--skip``.
 
     python benchmarks/best_trunk_throughput.py [--steps 120 --skip 20] [--smoke]
 
-The last line is the headline: both rates and their ratio.
+The last line is the headline: the values alone's rate against every token's (the reference,
+today's default), and their ratio.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> None:
         read = tokens[name] / len(times[name]) / 64
         print(f"  {name}: {ms:.1f} ms a step (median), {read:.0f} tokens a record read, {rate[name]:.0f} samples/s")
     today, values = rate.values()
-    print(f"best_trunk_throughput: values alone {values:.0f} samples/s vs every token {today:.0f} samples/s = {values / today:.2f}x")
+    # issue 64: the cap's result in at most half of today's one-core time, so twice its rate
+    print(f"best_trunk_throughput: {values:.0f} samples/s vs reference {today:.0f} samples/s = {values / today:.2f}x (target >= 2x)")
 
 
 if __name__ == "__main__":
