@@ -64,7 +64,7 @@ def read_tokens(ids: np.ndarray, codec: Codec) -> np.ndarray:
     runs and the keys of numbers. What those carry, a number's field (its path with indices
     starred) and its place in every list, is in the number's own structure positions
     (:func:`list_indices`, the field id); keys of objects, lists, strings and literals stay, as
-    nothing else says them (a string has no field id). A planets record keeps 91 of 147 tokens, a
+    nothing else says them (a string has no field id). A planets record keeps 87 of 142 tokens on average, a
     flat table row of n numbers n of 2n + 2."""
     ids = np.asarray(ids)
     kinds = _token_kinds(codec)[ids]
