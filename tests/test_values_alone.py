@@ -60,7 +60,8 @@ def test_a_record_keeps_its_values_and_the_keys_no_number_carries():
     codec = Codec(Vocabulary.build([record]))
     ids = codec.encode(record).ids
     kept = [codec.vocab.tokens[i] for i in ids[read_tokens(ids, codec)]]
-    assert kept == ['"description":', '"planet0":', "[NUM]", "[NUM]", '"name":', '"x"', '"data":', "[NUM]", "[NUM]", "[NUM]", "[NUM]", '"ok":', "true"]
+    numbers = ["[NUM]"] * 4
+    assert kept == ['"description":', '"planet0":', "[NUM]", "[NUM]", '"name":', '"x"', '"data":', *numbers, '"ok":', "true"]
 
 
 def _records(n: int = 6) -> list[dict]:
