@@ -1,0 +1,91 @@
+"""experiments/planets-values-alone: the declared choice recomputed from the validation readings,
+and every figure its README quotes recomputed from the files published beside it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "experiments" / "planets-values-alone"
+BEFORE = ROOT / "experiments" / "planets-target-alone" / "half"
+#: (README label, field, split, metric) of the test table's columns
+CELLS = (
+    ("e₁ R²", "description.planet0.e", "test", "r2"),
+    ("a₁", "description.planet0.a", "test", "mse"),
+    ("Δt", "description.stepsize", "test", "mse"),
+    ("Δt OoD", "description.stepsize", "ood_stepsize", "mse"),
+    ("a₁ OoD", "description.planet0.a", "ood_a1", "mse"),
+)
+
+
+def _readme() -> str:
+    return re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
+
+
+def _verdict():
+    spec = importlib.util.spec_from_file_location("planets_values_alone_verdict", HERE / "verdict.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.verdict()
+
+
+def test_the_same_samples_are_not_adopted_by_the_declared_rule():
+    table, adopted = _verdict()
+    assert not adopted
+    assert [f"{r:.3g}" for r in table.ratio] == ["1.13", "0.745", "1.23"]  # e₁, a₁, Δt
+    text = _readme()
+    assert "| `xval+gmm, values alone` | 0.135 (**1.13×**) | 0.00184 (0.745×) | 7.8e-05 (**1.23×**) |" in text
+    assert f"| {table.preset.iloc[0]:.3f} | {table.preset.iloc[1]:.3g} | {table.preset.iloc[2]:.3g} |" in text
+
+
+def test_only_the_trunk_differs_from_the_preset():
+    presets = yaml.safe_load((HERE / "presets.yaml").read_text())
+    models = presets["half-values"]["models"]
+    assert models["xval+gmm, values alone"] == {**models["xval+gmm"], "model": {"structure_tokens": False}}
+    best = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["best"]
+    assert models["xval+gmm"] == best["models"]["xval+gmm"] and presets["half-values"]["train"] == best["train"] | {
+        "data": {**best["train"]["data"]}
+    }
+
+
+def _training(path: Path, model: str) -> pd.Series:
+    f = pd.read_csv(path)
+    return f[f.model == model].set_index("seed").train_seconds.sort_index()
+
+
+def test_the_training_times_and_the_next_steps_budget():
+    new, old = _training(HERE / "half" / "training.csv", "xval+gmm, values alone"), _training(BEFORE / "training.csv", "xval+gmm")
+    assert list(new.index) == list(old.index) == [0, 1, 2, 3, 4]
+    text = _readme()
+    assert (
+        f"{new.min():.0f}–{new.max():.0f} s a run (mean {new.mean():.0f} s) against {old.min():.0f}–{old.max():.0f} s (mean {old.mean():.0f} s)"
+        in text
+    )
+    assert f"{new.mean() / old.mean():.2f}× the time" in text
+    samples = int(230400 * old.mean() / new.mean() // 46080 * 46080)
+    assert samples == 368640 and yaml.safe_load((HERE / "presets.yaml").read_text())["same-time-values"]["budget"] == {"samples": samples}
+    assert f"230 400 × {old.mean():.1f} s ÷ {new.mean():.1f} s" in text
+    assert json.loads((HERE / "half" / "meta.json").read_text())["dirty"] is False
+
+
+def test_the_test_figures_reported():
+    text = _readme()
+    for path, model in ((BEFORE / "seeds.csv", "xval+gmm"), (HERE / "half" / "seeds.csv", "xval+gmm, values alone")):
+        f = pd.read_csv(path)
+        f = f[f.model == model]
+        cells = []
+        for _, field, split, metric in CELLS:
+            v = f[(f.field == field) & (f.split == split)].set_index("seed")[metric].sort_index()
+            assert list(v.index) == [0, 1, 2, 3, 4]
+            if metric == "r2":
+                seeds = ", ".join(f"{x:.3f}".replace("-", "−") for x in v)
+                cells.append(f"{v.mean():.3f} ({seeds})")
+            else:
+                cells.append(f"{v.mean():.3g}")
+        assert " | ".join(cells) + " |" in text, model
