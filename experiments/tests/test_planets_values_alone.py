@@ -63,10 +63,8 @@ def test_the_training_times_and_the_next_steps_budget():
     new, old = _training(HERE / "half" / "training.csv", "xval+gmm, values alone"), _training(BEFORE / "training.csv", "xval+gmm")
     assert list(new.index) == list(old.index) == [0, 1, 2, 3, 4]
     text = _readme()
-    assert (
-        f"{new.min():.0f}–{new.max():.0f} s a run (mean {new.mean():.0f} s) against {old.min():.0f}–{old.max():.0f} s (mean {old.mean():.0f} s)"
-        in text
-    )
+    spans = [f"{t.min():.0f}–{t.max():.0f} s" for t in (new, old)]
+    assert f"{spans[0]} a run (mean {new.mean():.0f} s) against {spans[1]} (mean {old.mean():.0f} s)" in text
     assert f"{new.mean() / old.mean():.2f}× the time" in text
     samples = int(230400 * old.mean() / new.mean() // 46080 * 46080)
     assert samples == 368640 and yaml.safe_load((HERE / "presets.yaml").read_text())["same-time-values"]["budget"] == {"samples": samples}
