@@ -87,3 +87,18 @@ def test_the_test_figures_reported():
             else:
                 cells.append(f"{v.mean():.3g}")
         assert " | ".join(cells) + " |" in text, model
+
+
+def test_the_benchmark_figures_quoted():
+    runs = re.findall(
+        r"every token \(today's default\): ([\d.]+) ms .* (\d+) samples/s\n  values alone: ([\d.]+) ms .* (\d+) samples/s\n.* = ([\d.]+)x",
+        (HERE / "benchmark.txt").read_text(encoding="utf-8"),
+    )
+    assert len(runs) == 2
+    for every_ms, every, alone_ms, alone, ratio in runs:
+        assert f"{int(alone) / int(every):.2f}" == ratio
+    (every_ms, every, alone_ms, alone, ratio), second = runs
+    text = _readme()
+    assert f"measured {every_ms} ms a step of 64 records reading every token against {alone_ms} ms" in text
+    assert f"**{every} against {alone} samples/s, {ratio}×**" in text
+    assert f"(a second run, on a slower moment of the machine: {second[1]} against {second[3]}, {second[4]}×)" in text
