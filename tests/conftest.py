@@ -25,6 +25,7 @@ import pytest
 import torch
 import yaml
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 settings.register_profile(
     "reproducible", derandomize=True, database=None, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
@@ -131,3 +132,24 @@ def toy_dataset():
         return write_dataset(path, sample or ToyMD(), {"train": n_train, "val": n_val}, shard_size=shard_size, **evaluation)
 
     return make
+
+
+#: hypothesis: small JSON records (an object of up to 3 keys whose values nest lists and objects
+#: of numbers, strings, booleans and nulls), for properties that hold for any record
+_leaf = (
+    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+    | st.integers(-1000, 1000)
+    | st.sampled_from(["u", "v"])
+    | st.booleans()
+    | st.none()
+)
+json_records = st.dictionaries(
+    st.sampled_from(["a", "b", "c"]),
+    st.recursive(
+        _leaf,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["k", "x", "y"]), inner, max_size=3),
+        max_leaves=25,
+    ),
+    min_size=1,
+    max_size=3,
+)

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given
-from hypothesis import strategies as st
 
 from scinum import encodings
 from scinum.heads import make_head
@@ -14,6 +13,8 @@ from scinum.tokens.batch import make_batch
 from scinum.tokens.codec import Codec, Vocabulary
 from scinum.tokens.normalize import Normalizer
 from scinum.tokens.structure import COLUMNS, DEPTH, list_indices
+
+from conftest import json_records  # tests/conftest.py
 
 
 def _planets_like(n_planets: int, steps: int, offset: float = 0.0) -> dict:
@@ -37,19 +38,7 @@ def _lengths_along(record, path: tuple) -> list[int]:
     return out
 
 
-_leaf = (
-    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
-    | st.integers(-1000, 1000)
-    | st.sampled_from(["u", "v"])
-    | st.booleans()
-    | st.none()
-)
-_json = st.recursive(
-    _leaf, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["k", "x", "y"]), inner, max_size=3), max_leaves=25
-)
-
-
-@given(st.dictionaries(st.sampled_from(["a", "b", "c"]), _json, min_size=1, max_size=3))
+@given(json_records)
 def test_numbers_carry_their_json_list_indices(record):
     """Property: the row of every number token holds the list indices of its JSON path, from the
     start and from the end, for the DEPTH outermost lists; -1 beyond."""

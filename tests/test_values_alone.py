@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given
-from hypothesis import strategies as st
 
 import scinum
 from scinum import encodings
@@ -20,18 +19,7 @@ from scinum.tokens.structure import read_tokens
 from scinum.train.config import load_config
 from scinum.train.fit import fit
 
-from conftest import tiny_config, write_dataset  # tests/conftest.py
-
-_leaf = (
-    st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
-    | st.integers(-1000, 1000)
-    | st.sampled_from(["u", "v"])
-    | st.booleans()
-    | st.none()
-)
-_json = st.recursive(
-    _leaf, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["k", "x", "y"]), inner, max_size=3), max_leaves=25
-)
+from conftest import json_records, tiny_config, write_dataset  # tests/conftest.py
 
 
 def _kind(token: str) -> str:
@@ -42,7 +30,7 @@ def _kind(token: str) -> str:
     return "value"
 
 
-@given(st.dictionaries(st.sampled_from(["a", "b", "c"]), _json, min_size=1, max_size=3))
+@given(json_records)
 def test_read_tokens_leave_out_exactly_brackets_and_the_keys_of_numbers(record):
     """Property: a token is left out iff it is a bracket run, or a key whose value is a number;
     every number, string, literal and every other key stays, in order."""

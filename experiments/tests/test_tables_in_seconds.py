@@ -11,12 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from development_fits import check_development_fits
+from development_fits import check_development_fits, ratios
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "experiments" / "tables-in-seconds"
 CANDIDATES = ("default", "share-quarter", "one-layer", "share-quarter+one-layer")
-STANDARD = ["linear (OLS)", "boosted trees"]
 
 
 def _compare():
@@ -29,12 +28,6 @@ def _compare():
 
 def _text() -> str:
     return re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
-
-
-def _ratios(c: str) -> pd.Series:
-    f = pd.read_csv(HERE / "dev" / c / "scores.csv")
-    m = f.groupby(["table", "split", "model"]).mse.mean().unstack("model")
-    return m["scinum.Regressor"] / m[STANDARD].min(axis=1)
 
 
 def test_every_candidate_fitted_the_declared_development_tables_and_seeds():
@@ -64,12 +57,12 @@ def test_the_summary_the_verdict_and_the_readme_agree():
 
 def test_the_per_table_moves_quoted():
     text = _text()
-    default = _ratios("default")
+    default = ratios(HERE / "dev", "default")
     for c, moves in (
         ("one-layer", (("ccard", "10.40", "17.56"), ("longley", "0.02", "0.14"), ("linnerud", "1.22", "2.01"))),
         ("share-quarter", (("ccard", "10.40", "12.15"), ("danish_data", "0.98", "1.35"), ("linnerud", "1.22", "1.49"))),
     ):
-        r = _ratios(c)
+        r = ratios(HERE / "dev", c)
         for table, before, after in moves:
             assert f"{default[table, 'extrap']:.2f}" == before and f"{r[table, 'extrap']:.2f}" == after, (c, table)
             assert f"{before}× → {after}×" in text

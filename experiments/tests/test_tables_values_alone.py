@@ -11,12 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from development_fits import check_development_fits
+from development_fits import check_development_fits, ratios
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "experiments" / "tables-values-alone"
 CANDIDATES = ("default", "values-alone")
-STANDARD = ["linear (OLS)", "boosted trees"]
 
 
 def _compare():
@@ -29,12 +28,6 @@ def _compare():
 
 def _text() -> str:
     return re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
-
-
-def _ratios(c: str) -> pd.Series:
-    f = pd.read_csv(HERE / "dev" / c / "scores.csv")
-    m = f.groupby(["table", "split", "model"]).mse.mean().unstack("model")
-    return m["scinum.Regressor"] / m[STANDARD].min(axis=1)
 
 
 def _cpu(c: str) -> dict[str, float]:
@@ -75,7 +68,7 @@ def test_the_verdict_and_the_figures_quoted():
 
 def test_the_per_table_moves_and_the_per_fit_times_quoted():
     text = _text()
-    before, after = _ratios("default"), _ratios("values-alone")
+    before, after = ratios(HERE / "dev", "default"), ratios(HERE / "dev", "values-alone")
     for table, split in (("ccard", "test"), ("scotland", "extrap"), ("copper", "extrap"), ("ccard", "extrap"), ("linnerud", "extrap")):
         assert f"{before[table, split]:.2f}× → {after[table, split]:.2f}×" in text, (table, split)
     a, b = _cpu("default"), _cpu("values-alone")
