@@ -8,7 +8,9 @@ steps, as before) and takes one of three forms — the xVal paper's Table 4 colu
   training set that the batch size does not divide is short, and the stream is counted exactly
   when the records' lengths are at hand, as in ``scinum fit`` and comparisons).
 * ``{tokens: N}`` — N real (non-padding) tokens seen, counted in the encoding's own spelling (a
-  text encoding spends 3-5 tokens per number, so it sees fewer records). The batch stream of
+  text encoding spends 3-5 tokens per number, so it sees fewer records; the records' tokens as
+  written, brackets and keys included where the trunk reads the values alone,
+  ``model.structure_tokens: false``). The batch stream of
   :class:`scinum.train.sampler.BucketBatchSampler` is a pure function of ``(seed, step)`` and the records'
   token lengths, so the steps are computed exactly before training: the first step count whose
   cumulative real tokens reach N (the stream of a single-device run; with several devices each
