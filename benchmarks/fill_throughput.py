@@ -8,7 +8,10 @@ xVal); its weights are freshly initialised — throughput does not depend on the
 real planets samples (2–4 planets, 12 steps) from the builder. The task masks
 ``description.stepsize`` in every record (one forward pass per record).
 
-    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--smoke]
+    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--values-alone] [--smoke]
+
+``--values-alone``: the same model with ``model.structure_tokens: false`` (it reads 87 of a
+record's 142 tokens; experiments/planets-values-alone), which the quick preset does not use.
 
 The ``floor`` line profiles ``predict_many`` on one thread and adds up the time torch's own
 operations take (the matrix products, attention, GELU...): what filling costs a record if every
@@ -44,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = 4000  # records/s, fill_many on 2 cores (issue 64)
 
 
-def quick_model(records: list[dict]) -> Model:
+def quick_model(records: list[dict], structure_tokens: bool = True) -> Model:
     preset = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["quick"]
     vocab = Vocabulary.build(records)
     codec = Codec(vocab)
@@ -57,6 +60,7 @@ def quick_model(records: list[dict]) -> Model:
         n_fields=len(vocab.fields),
         **preset["train"].get("model", {}),  # the run config's trunk where the preset names none
         max_positions=max(len(e) for e in encoded),
+        structure_tokens=structure_tokens,
     )  # as training sizes the learned table and the structure positions' field table
     meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)
     torch.manual_seed(0)
@@ -88,6 +92,11 @@ def main() -> None:
     p.add_argument("--records", type=int, default=2000)
     p.add_argument("--single", type=int, default=200, help="records timed one at a time")
     p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument(
+        "--values-alone",
+        action="store_true",
+        help="the same model reading the values alone (model.structure_tokens false; the quick preset reads every token)",
+    )
     p.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     a = p.parse_args()
     if a.smoke:
@@ -96,7 +105,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         build(Path(tmp) / "d", train=a.records, val=0, test=0, ood=0, seed=0, config=PlanetsConfig(steps=12), workers=1 if a.smoke else 2)
         records = list(Dataset(Path(tmp) / "d").records("train"))
-    model = quick_model(records)
+    model = quick_model(records, structure_tokens=not a.values_alone)
     mask = ["description.stepsize"]
     model.fill_many(records[:64], mask, batch_size=a.batch_size)  # warm-up
 
@@ -117,7 +126,8 @@ def main() -> None:
     rate_b, rate_s = len(records) / t_batched, a.single / t_single
     print(
         f"{len(records)} planets records, {np.mean(lengths):.0f} tokens on average "
-        f"(min {min(lengths)}, max {max(lengths)}), {torch.get_num_threads()} threads; "
+        f"(min {min(lengths)}, max {max(lengths)}){', the trunk reading the values alone' if a.values_alone else ''}, "
+        f"{torch.get_num_threads()} threads; "
         f"1-min load average {os.getloadavg()[0]:.2f}"
     )
     # CPU ms/record (all threads): what the work costs whatever else shares the cores; on an
