@@ -102,3 +102,35 @@ def test_the_benchmark_figures_quoted():
     assert f"measured {every_ms} ms a step of 64 records reading every token against {alone_ms} ms" in text
     assert f"**{every} against {alone} samples/s, {ratio}×**" in text
     assert f"(a second run, on a slower moment of the machine: {second[1]} against {second[3]}, {second[4]}×)" in text
+
+
+def test_the_same_time_holds_every_quality_clause_and_misses_the_time_clause():
+    spec = importlib.util.spec_from_file_location("planets_values_alone_verdict_time", HERE / "verdict.py")
+    verdict = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verdict)
+    today, values = verdict.means(verdict.REFERENCE, "xval+gmm"), verdict.means(HERE / "time" / "val.csv", "xval+gmm, values alone")
+    ratio = values / today
+    assert (ratio <= verdict.ALLOWED).all() and [f"{r:.3g}" for r in ratio] == ["0.155", "0.767", "0.235"]
+    new, old = _training(HERE / "time" / "training.csv", "xval+gmm, values alone"), _training(BEFORE / "training.csv", "xval+gmm")
+    assert new.mean() > old.mean()  # the time clause, as declared, fails
+    text = _readme()
+    cells = " | ".join(f"{v:.3g} ({r:.3g}×)" for v, r in zip(values, ratio))
+    assert f"| `xval+gmm, values alone` at 368 640 samples | {cells} | **{new.mean():.1f}** |" in text
+    assert f"| 0.120 | 0.00246 | 6.35e-05 | {old.mean():.1f} |" in text
+    assert f"took {new.min():.1f}–{new.max():.1f} s, a mean of {new.mean():.1f} s against the {old.mean():.1f} s allowed" in text
+    r2 = pd.read_csv(HERE / "time" / "val.csv")
+    r2 = r2[(r2.metric == "r2") & (r2.field == "description.planet0.e") & r2.seed.notna()].value
+    assert f"the validation R² of e₁ is {r2.min():.3f}–{r2.max():.3f} on every seed" in text
+    steps = {d: pd.read_csv(HERE / d / "training.csv").pipe(lambda f: f.train_seconds / f.steps) for d in ("half", "time")}
+    assert f"took {steps['half'].min():.3f}–{steps['half'].max():.3f} s a step in step 1's five runs" in text
+    assert json.loads((HERE / "time" / "meta.json").read_text())["dirty"] is False
+
+
+def test_the_same_time_test_figures_reported():
+    f = pd.read_csv(HERE / "time" / "seeds.csv")
+    cells = []
+    for _, field, split, metric in CELLS:
+        v = f[(f.field == field) & (f.split == split)].set_index("seed")[metric].sort_index()
+        assert list(v.index) == [0, 1, 2, 3, 4]
+        cells.append(f"{v.mean():.3f} ({', '.join(f'{x:.3f}' for x in v)})" if metric == "r2" else f"{v.mean():.3g}")
+    assert "| `xval+gmm, values alone` | 368 640 | " + " | ".join(cells) + " |" in _readme()
