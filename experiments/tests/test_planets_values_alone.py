@@ -134,3 +134,29 @@ def test_the_same_time_test_figures_reported():
         assert list(v.index) == [0, 1, 2, 3, 4]
         cells.append(f"{v.mean():.3f} ({', '.join(f'{x:.3f}' for x in v)})" if metric == "r2" else f"{v.mean():.3g}")
     assert "| `xval+gmm, values alone` | 368 640 | " + " | ".join(cells) + " |" in _readme()
+
+
+def test_side_by_side_the_time_clause_holds_and_both_models_trained_as_before():
+    t = pd.read_csv(HERE / "side" / "training.csv")
+    ref, new = (t[t.model == m].set_index("seed").train_seconds.sort_index() for m in ("xval+gmm", "xval+gmm, values alone"))
+    assert list(ref.index) == list(new.index) == [0, 1] and new.mean() <= ref.mean()
+    text = _readme()
+    for seed in (0, 1):
+        assert f"| {seed} | {ref[seed]:.1f} s | {new[seed]:.1f} s | {new[seed] / ref[seed]:.3f} |" in text
+    assert f"| mean | {ref.mean():.1f} s | {new.mean():.1f} s | **{new.mean() / ref.mean():.3f}** |" in text
+    side = pd.read_csv(HERE / "side" / "val.csv")
+    keys = ["model", "seed", "field", "metric"]
+    for before in (BEFORE / "val.csv", HERE / "time" / "val.csv"):
+        m = side[side.seed.notna()].merge(pd.read_csv(before).dropna(subset=["seed"]), on=keys, suffixes=("", "_before"))
+        assert len(m) == 12 and (m.value == m.value_before).all(), before
+    slowest = _training(HERE / "half" / "training.csv", "xval+gmm, values alone").max()
+    cap = pd.Series(
+        [
+            json.loads((ROOT / "experiments" / "planets-4heads" / f"seed{s}" / "training.json").read_text())["train_seconds"]
+            for s in range(5)
+        ]
+    )
+    samples = int(230400 * cap.mean() / slowest // 46080 * 46080)
+    mean = f"{cap.mean():,.1f}".replace(",", " ")
+    scaled = f"{slowest:.1f} s for 230 400 samples, scaled to the cap runs' mean of {mean} s"
+    assert samples == 737280 and scaled in text
