@@ -39,6 +39,7 @@ from scinum.datasets.directory import Dataset
 from scinum.fill.model import Model
 from scinum.model.config import ModelConfig
 from scinum.tokens.normalize import Normalizer
+from scinum.tokens.structure import read_tokens
 from scinum_simulations.planets import PlanetsConfig, build
 
 from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a script
@@ -148,7 +149,8 @@ def main() -> None:
     )
     print(f"max relative |batched - single| stepsize prediction: {diff:.1e} (float32 rounding: 6e-8 a value)")
     cfg = model.model.trunk.cfg
-    per_record = float(np.mean([cfg.flops_per_token(n, training=False) * n for n in lengths]))
+    read = [int(read_tokens(j.encoded.ids, model.codec).sum()) for j in jobs] if a.values_alone else lengths  # the tokens the trunk reads
+    per_record = float(np.mean([cfg.flops_per_token(n, training=False) * n for n in read]))
     threads = torch.get_num_threads()
     peak = (
         gemm_flops(256, 256, 256, torch.float32, threads, seconds=0.05) if a.smoke else gemm_flops(2048, 2048, 2048, torch.float32, threads)

@@ -160,3 +160,17 @@ def test_side_by_side_the_time_clause_holds_and_both_models_trained_as_before():
     mean = f"{cap.mean():,.1f}".replace(",", " ")
     scaled = f"{slowest:.1f} s for 230 400 samples, scaled to the cap runs' mean of {mean} s"
     assert samples == 737280 and scaled in text
+
+
+def test_the_fill_figures_quoted():
+    text = (HERE / "fill.txt").read_text(encoding="utf-8")
+    a, b = text.split("# B:")
+    rows = []
+    for part in (b, a):
+        rates = sorted(int(r) for r in re.findall(r"^fill_many \(batch 256\)\s+(\d+)", part, re.M))
+        ops = sorted(float(x) for x in re.findall(r"take ([\d.]+) CPU ms a record", part))
+        assert len(rates) == len(ops) == 3
+        rows.append(f"| {rates[1]:,} ({rates[0]:,}–{rates[2]:,}) | {ops[0]:.3f}–{ops[2]:.3f} |")
+        assert max(rates) < 4000
+    readme = _readme()
+    assert "| every token (the quick preset's model) " + rows[0] in readme and "| the values alone " + rows[1] in readme
