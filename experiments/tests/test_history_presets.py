@@ -59,8 +59,10 @@ def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path)
         "data.pin_memory",
         "optim.fused",
         "trainer.compile",
+        "model.structure_tokens",  # every token read, as the trunk always did: true
     }
     assert not added & b.keys() and a["optim.curvature_weight"] == 0 and a["data.pad_to"] == 1
+    assert a["model.structure_tokens"] is True
     assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks, *added}
     assert a["trainer.accelerator"] == "auto" and a["trainer.precision"] == "32-true"
     # the published runs stopped on time at 13 088-13 214 steps of 64; the preset asks 13 200
@@ -82,6 +84,7 @@ def test_the_weight_average_preset_trains_what_its_published_runs_trained(tmp_pa
         assert a.pop("fused") is False  # added since (the GPU's fused AdamW), off
         assert a.pop("weight_average") == 0.99 and b.pop("weight_average") == 0
         assert a == b and ours["seed"] == published["seed"] == seed
+        assert ours["model"].pop("structure_tokens") is True  # added since: every token read, as then
         for section in ("model", "encoding", "head", "budget"):
             assert ours[section] == published[section], section
         keep = {"path", "pad_to", "pin_memory", "prefetch_factor"}  # added since, off: pad_to 1, no pinning
@@ -100,6 +103,7 @@ def test_the_four_heads_preset_trains_what_its_published_runs_trained(tmp_path):
         assert ours["seed"] == published["seed"] == seed
         published["optim"] = without_mixup(published["optim"])
         assert ours["optim"].pop("fused") is False  # added since (the GPU's fused AdamW), off
+        assert ours["model"].pop("structure_tokens") is True  # added since: every token read, as then
         for section in ("model", "encoding", "head", "budget", "optim"):
             assert ours[section] == published[section], section
         assert ours["model"]["n_heads"] == 4 and ours["optim"]["weight_average"] == 0.99
