@@ -174,3 +174,19 @@ def test_the_fill_figures_quoted():
         assert max(rates) < 4000
     readme = _readme()
     assert "| every token (the quick preset's model) " + rows[0] in readme and "| the values alone " + rows[1] in readme
+
+
+def test_the_notebook_rows_quote_the_same_figures():
+    index = (ROOT / "experiments" / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in index.splitlines() if line.startswith("| [planets-values-alone]"))
+    table, _ = _verdict()
+    half = ", ".join(f"{k} {r:.3g}×" for k, r in table.ratio.items())
+    spec = importlib.util.spec_from_file_location("planets_values_alone_verdict_row", HERE / "verdict.py")
+    verdict = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verdict)
+    time = verdict.means(HERE / "time" / "val.csv", "xval+gmm, values alone") / verdict.means(verdict.REFERENCE, "xval+gmm")
+    same_time = ", ".join(f"{verdict.FIELDS[k]} {r:.3g}×" for k, r in time.items())
+    assert f"validation {half}" in row and f"validation {same_time}" in row
+    assert "731.5 s against 725.6 s" in row and "0.926× the preset's time" in row and "737 280 samples" in row
+    tables = next(line for line in index.splitlines() if line.startswith("| [tables-values-alone]"))
+    assert "ccard 1.27× → 2.10×" in tables and "13.1 → 11.1 CPU s (0.85×" in tables and "0.859 → 0.893" in tables
