@@ -190,3 +190,10 @@ def test_the_notebook_rows_quote_the_same_figures():
     assert "731.5 s against 725.6 s" in row and "0.926× the preset's time" in row and "737 280 samples" in row
     tables = next(line for line in index.splitlines() if line.startswith("| [tables-values-alone]"))
     assert "ccard 1.27× → 2.10×" in tables and "13.1 → 11.1 CPU s (0.85×" in tables and "0.859 → 0.893" in tables
+
+
+def test_the_cap_preset_is_the_best_preset_reading_the_values_alone():
+    cap = yaml.safe_load((HERE / "presets.yaml").read_text())["cap-values"]
+    best = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["best"]
+    assert cap["budget"] == {"samples": 737280} and cap["train"] == best["train"] and cap["build"] == best["build"]
+    assert cap["models"] == {"xval+gmm, values alone": {**best["models"]["xval+gmm"], "model": {"structure_tokens": False}}}
