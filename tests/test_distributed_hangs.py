@@ -44,7 +44,7 @@ def _group_alive(pgid):
         return False
 
 
-MATRIX = {  # name: (dataset, trainer settings, batch size)
+MATRIX = {  # name: (dataset, trainer settings, batch size); "...values-alone": model.structure_tokens false
     "2ranks-fields-uneven": (
         "fields",
         dict(devices=2, max_steps=23, val_check_interval=5, limit_val_batches=1, checkpoint_every_n_steps=10),
@@ -60,6 +60,13 @@ MATRIX = {  # name: (dataset, trainer settings, batch size)
         dict(devices=2, max_steps=9, val_check_interval=3, limit_val_batches=2, accumulate_grad_batches=2, checkpoint_every_n_steps=4),
         3,
     ),
+    # the trunk reading the values alone (model.structure_tokens false), 13 batches of 61 records
+    # a pass: a batch count that 2 ranks do not divide
+    "2ranks-fields-uneven-values-alone": (
+        "fields",
+        dict(devices=2, max_steps=23, val_check_interval=5, limit_val_batches=1, checkpoint_every_n_steps=10),
+        5,
+    ),
 }
 
 
@@ -68,9 +75,15 @@ def test_every_shape_of_run_ends(case, datasets, tmp_path):
     data, trainer, bs = MATRIX[case]
     cfg = _config(datasets[data], tmp_path / "run", **trainer)
     cfg["data"]["batch_size"] = bs
+    if case.endswith("values-alone"):
+        cfg["model"]["structure_tokens"] = False
     rc, out, err = fit_cli(cfg, tmp_path, case)
     assert rc == 0, err[-3000:]
     assert (tmp_path / "run" / "model.ckpt").exists()
+    if case.endswith("values-alone"):
+        import scinum
+
+        assert scinum.load(tmp_path / "run" / "model.ckpt").model.trunk.cfg.structure_tokens is False
     with open(tmp_path / "run" / "logs" / "metrics.csv") as f:
         rows = list(csv.DictReader(f))
     assert max(int(r["step"]) for r in rows) == trainer["max_steps"] - 1  # every step taken
