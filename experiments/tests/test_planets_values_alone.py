@@ -28,11 +28,16 @@ def _readme() -> str:
     return re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
 
 
-def _verdict():
+def _verdict_module():
+    """This folder's ``verdict.py`` (other experiments have scripts of the same name)."""
     spec = importlib.util.spec_from_file_location("planets_values_alone_verdict", HERE / "verdict.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.verdict()
+    return module
+
+
+def _verdict():
+    return _verdict_module().verdict()
 
 
 def test_the_same_samples_are_not_adopted_by_the_declared_rule():
@@ -105,9 +110,7 @@ def test_the_benchmark_figures_quoted():
 
 
 def test_the_same_time_holds_every_quality_clause_and_misses_the_time_clause():
-    spec = importlib.util.spec_from_file_location("planets_values_alone_verdict_time", HERE / "verdict.py")
-    verdict = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(verdict)
+    verdict = _verdict_module()
     today, values = verdict.means(verdict.REFERENCE, "xval+gmm"), verdict.means(HERE / "time" / "val.csv", "xval+gmm, values alone")
     ratio = values / today
     assert (ratio <= verdict.ALLOWED).all() and [f"{r:.3g}" for r in ratio] == ["0.155", "0.767", "0.235"]
@@ -181,9 +184,7 @@ def test_the_notebook_rows_quote_the_same_figures():
     row = next(line for line in index.splitlines() if line.startswith("| [planets-values-alone]"))
     table, _ = _verdict()
     half = ", ".join(f"{k} {r:.3g}×" for k, r in table.ratio.items())
-    spec = importlib.util.spec_from_file_location("planets_values_alone_verdict_row", HERE / "verdict.py")
-    verdict = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(verdict)
+    verdict = _verdict_module()
     time = verdict.means(HERE / "time" / "val.csv", "xval+gmm, values alone") / verdict.means(verdict.REFERENCE, "xval+gmm")
     same_time = ", ".join(f"{verdict.FIELDS[k]} {r:.3g}×" for k, r in time.items())
     assert f"validation {half}" in row and f"validation {same_time}" in row
