@@ -1,6 +1,6 @@
 """The presets of past experiments (experiments/presets/) still resolve to the configs their
 published runs trained, key for key; and the planets ``best`` preset is the published four-heads
-model (experiments/planets-4heads)."""
+model reading the values alone at the cap (experiments/planets-values-alone)."""
 
 import json
 from pathlib import Path
@@ -113,14 +113,22 @@ def test_the_four_heads_preset_trains_what_its_published_runs_trained(tmp_path):
         assert published["trainer"]["val_check_interval"] == 400 and published["trainer"]["accelerator"] == "cpu"
 
 
-def test_the_best_preset_is_the_published_four_heads_model(tmp_path):
-    """recipes/planets.yaml ``best`` resolves to the four-heads preset's config for every seed:
-    the model whose five published seeds the README's headline table quotes."""
+def test_the_best_preset_is_the_published_values_alone_model_at_the_cap(tmp_path):
+    """recipes/planets.yaml ``best`` resolves to experiments/planets-values-alone's ``cap-values``
+    preset for every seed: the model whose five published seeds the README's headline table quotes.
+    The four-heads model it replaced reads every token at 460 800 samples, as pinned above."""
     best = load_preset(RECIPES / "planets.yaml", "best")
+    cap = load_preset(ROOT / "experiments" / "planets-values-alone" / "presets.yaml", "cap-values")
     heads4 = load_preset(PRESETS / "planets.yaml", "parity-b64-30min-4heads")
     ours = model_configs("planets", best, tmp_path / "data", tmp_path, seeds=5)
-    theirs = model_configs("planets", heads4, tmp_path / "data", tmp_path, seeds=5)
+    theirs = model_configs("planets", cap, tmp_path / "data", tmp_path, seeds=5)
+    before = model_configs("planets", heads4, tmp_path / "data", tmp_path, seeds=5)
     for seed in range(5):
-        a, b = ours[("xval+gmm", seed)], theirs[("xval+gmm(mse1,avg0.99,4heads)", seed)]
+        a, b = ours[("xval+gmm", seed)], theirs[("xval+gmm, values alone", seed)]
         assert a.pop("out_dir").endswith("/xval+gmm/seed%d" % seed) and b.pop("out_dir")
         assert a == b
+        old = before[("xval+gmm(mse1,avg0.99,4heads)", seed)]
+        old.pop("out_dir")
+        assert a["model"].pop("structure_tokens") is False and old["model"].pop("structure_tokens") is True
+        assert a["budget"] == {"samples": 737280} and old["budget"] == {"samples": 460800}
+        assert {k: v for k, v in a.items() if k != "budget"} == {k: v for k, v in old.items() if k != "budget"}

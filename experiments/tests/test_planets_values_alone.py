@@ -53,10 +53,17 @@ def test_only_the_trunk_differs_from_the_preset():
     presets = yaml.safe_load((HERE / "presets.yaml").read_text())
     models = presets["half-values"]["models"]
     assert models["xval+gmm, values alone"] == {**models["xval+gmm"], "model": {"structure_tokens": False}}
+    best = _best_reading_every_token()
+    assert models["xval+gmm"] == best["models"]["xval+gmm"] and presets["half-values"]["train"] == best["train"]
+
+
+def _best_reading_every_token() -> dict:
+    """recipes/planets.yaml's ``best`` preset as it was before the cap step: its trunk reading
+    every token (the preset reads the values alone since; experiments/tests/test_history_presets.py
+    pins it key for key to the four-heads runs)."""
     best = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["best"]
-    assert models["xval+gmm"] == best["models"]["xval+gmm"] and presets["half-values"]["train"] == best["train"] | {
-        "data": {**best["train"]["data"]}
-    }
+    assert best["train"].pop("model") == {"structure_tokens": False}
+    return best
 
 
 def _training(path: Path, model: str) -> pd.Series:
@@ -189,12 +196,136 @@ def test_the_notebook_rows_quote_the_same_figures():
     same_time = ", ".join(f"{verdict.FIELDS[k]} {r:.3g}×" for k, r in time.items())
     assert f"validation {half}" in row and f"validation {same_time}" in row
     assert "731.5 s against 725.6 s" in row and "0.926× the preset's time" in row and "737 280 samples" in row
+    e1, ood = _cap_seeds("description.planet0.e", "test", "r2"), _cap_seeds("description.stepsize", "ood_stepsize", "mse")
+    a1, dt = _cap_seeds("description.planet0.a", "test", "mse"), _cap_seeds("description.stepsize", "test", "mse")
+    mean = lambda v: sum(v) / len(v)  # noqa: E731
+    assert (
+        f"e₁ R² {mean(e1):.3f}, ≥ {min(e1):.3f} on every seed; a₁ {mean(a1):.2g}; Δt {mean(dt):.2g}; "
+        f"Δt OoD {mean(ood):.2g}; 20–23 one-core minutes" in row
+    )
+    minutes = pd.read_csv(HERE / "cap" / "training.csv").train_seconds / 60
+    assert (round(minutes.min()), round(minutes.max())) == (20, 23)
     tables = next(line for line in index.splitlines() if line.startswith("| [tables-values-alone]"))
     assert "ccard 1.27× → 2.10×" in tables and "13.1 → 11.1 CPU s (0.85×" in tables and "0.859 → 0.893" in tables
 
 
 def test_the_cap_preset_is_the_best_preset_reading_the_values_alone():
     cap = yaml.safe_load((HERE / "presets.yaml").read_text())["cap-values"]
-    best = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["best"]
-    assert cap["budget"] == {"samples": 737280} and cap["train"] == best["train"] and cap["build"] == best["build"]
+    best = _best_reading_every_token()
+    assert cap["budget"] == best["budget"] == {"samples": 737280} and cap["train"] == best["train"] and cap["build"] == best["build"]
     assert cap["models"] == {"xval+gmm, values alone": {**best["models"]["xval+gmm"], "model": {"structure_tokens": False}}}
+
+
+def _cap_seeds(field: str, split: str, metric: str) -> list[float]:
+    f = pd.read_csv(HERE / "cap" / "seeds.csv")
+    f = f[(f.model == "xval+gmm, values alone") & (f.field == field) & (f.split == split)].sort_values("seed")
+    assert f.seed.tolist() == [0, 1, 2, 3, 4]
+    return f[metric].tolist()
+
+
+def _cap_regressor(name: str, field: str, split: str, metric: str) -> float:
+    t = pd.read_csv(HERE / "cap" / "table.csv")
+    (value,) = t[(t.model == name) & (t.field == field) & (t.split == split) & (t.metric == metric)]["mean"]
+    return float(value)
+
+
+def test_the_cap_runs_are_the_cap_preset_at_a_clean_commit():
+    meta = json.loads((HERE / "cap" / "meta.json").read_text())
+    assert meta["preset_name"] == "cap-values" and meta["seeds"] == [0, 1, 2, 3, 4] and not meta["dirty"]
+    assert meta["commit"].startswith("30b1873") and meta["budget"] == {"samples": 737280}
+    t = pd.read_csv(HERE / "cap" / "training.csv")
+    assert set(t.samples) == {737280} and t.seed.tolist() == [0, 1, 2, 3, 4]
+    lo, hi = (f"{round(x):,}".replace(",", " ") for x in (t.train_seconds.min(), t.train_seconds.max()))
+    assert (lo, hi) == ("1 185", "1 373") and f"| 737 280 | {lo}–{hi} |" in _readme()
+    assert f"took {t.train_seconds.min() / 60:.1f}–{t.train_seconds.max() / 60:.1f} one-core minutes" in _readme()
+
+
+def test_the_cap_figures_quoted():
+    text = _readme()
+    sig = lambda x: f"{x:.2g}"  # noqa: E731
+    e1 = _cap_seeds("description.planet0.e", "test", "r2")
+    a1 = _cap_seeds("description.planet0.a", "test", "mse")
+    dt = _cap_seeds("description.stepsize", "test", "mse")
+    ood = _cap_seeds("description.stepsize", "ood_stepsize", "mse")
+    a1_ood = _cap_seeds("description.planet0.a", "ood_a1", "mse")
+    mean = lambda v: sum(v) / len(v)  # noqa: E731
+    row = (
+        f"| **{mean(e1):.3f}** ({', '.join(f'{v:.3f}' for v in e1)}) | {sig(mean(a1))} ({', '.join(sig(v) for v in a1)}) "
+        f"| **{sig(mean(dt))}** ({', '.join(sig(v) for v in dt)}) "
+        f"| {sig(mean(ood))} ({', '.join(sig(v) for v in ood)}) | {sig(mean(a1_ood))} |"
+    )
+    assert row in text
+    ridge = {
+        k: _cap_regressor("ridge", *k)
+        for k in [
+            ("description.planet0.e", "test", "r2"),
+            ("description.planet0.a", "test", "mse"),
+            ("description.stepsize", "test", "mse"),
+            ("description.stepsize", "ood_stepsize", "mse"),
+            ("description.planet0.a", "ood_a1", "mse"),
+        ]
+    }
+    trees = {k: _cap_regressor("boosted trees", *k) for k in ridge}
+    r, t = list(ridge.values()), list(trees.values())
+    assert f"| ridge | | | {r[0]:.3f} | {sig(r[1])} | {sig(r[2])} | **{sig(r[3])}** | {sig(r[4])} |" in text
+    assert f"| boosted trees | | | {t[0]:.3f} | **{sig(t[1])}** | {sig(t[2])} | {sig(t[3])} | {sig(t[4])} |" in text
+    # the bullets
+    assert min(e1) >= 0.9 and mean(e1) >= 0.95 and f"R² {min(e1):.3f} on the worst seed" in text
+    assert max(dt) < r[2] and f"at {sig(dt[0])} against {sig(r[2])}" in text and max(dt) == dt[0]
+    assert f"still {mean(a1) / t[1]:.1f}×" in text and sorted(v for v in a1 if v > r[1]) == [a1[3], a1[1]]
+    assert f"Two seeds, {a1[1]:.3g} and {a1[3]:.3g}, lie just above ridge's {r[1]:.3g}" in text
+    assert f"It is still {mean(ood) / r[3]:.1f}×" in text and min(ood) > 0.0021 and f"seed 0, {ood[0]:.4f}" in text
+    v = pd.read_csv(HERE / "cap" / "val.csv")
+    v = v[(v.metric == "mse") & v.seed.notna()].groupby(["model", "field"]).value.mean()
+    ours = [v[("xval+gmm, values alone", f)] for f in ("description.planet0.e", "description.planet0.a", "description.stepsize")]
+    assert f"e₁ {ours[0]:.2g}, a₁ {ours[1]:.4f} and Δt {ours[2]:.2g}" in text
+
+
+def _curve_module():
+    import sys
+
+    spec = importlib.util.spec_from_file_location("planets_values_alone_curve", HERE / "curve.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass resolves its module by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_curve_quoted_is_the_published_runs_curve():
+    curve = _curve_module()
+    assert curve.markdown() in (HERE / "README.md").read_text(encoding="utf-8")
+    points = {(p.model, p.samples): p for p in curve.before() + curve.after()}
+    assert len(points) == 7 and (HERE / "curve.png").stat().st_size > 10_000
+    e1, a1, dt = ("description.planet0.e", "test", "r2"), ("description.planet0.a", "test", "mse"), ("description.stepsize", "test", "mse")
+    cap = points[("every token", 460800)]
+    met = lambda p: p.mean(*e1) >= 0.95 and p.mean(*a1) <= 0.00091 and p.mean(*dt) <= 2.7e-05  # noqa: E731
+    assert met(points[("values alone", 737280)]) and not met(points[("values alone", 368640)]) and not met(points[("values alone", 230400)])
+    assert points[("values alone", 368640)].mean(*dt) <= 2.7e-05 and round(cap.mean(*a1), 5) == 0.00091
+    ood = ("description.stepsize", "ood_stepsize", "mse")
+    assert all(0.005 <= round(p.mean(*ood), 4) <= 0.0063 for p in points.values())
+    text = _readme()
+    assert f"{points[('every token', 230400)].mean(*ood):.2g} → {points[('values alone', 230400)].mean(*ood):.2g} at 230 400" in text
+    assert f"{cap.mean(*ood):.2g} → {points[('values alone', 737280)].mean(*ood):.2g} at the cap" in text
+
+
+def test_the_parity_log_quotes_the_cap_figures():
+    parity = re.sub(r"\s+", " ", (ROOT / "experiments" / "parity.md").read_text(encoding="utf-8"))
+    e1, a1 = _cap_seeds("description.planet0.e", "test", "r2"), _cap_seeds("description.planet0.a", "test", "mse")
+    dt, ood = _cap_seeds("description.stepsize", "test", "mse"), _cap_seeds("description.stepsize", "ood_stepsize", "mse")
+    mean = lambda v: sum(v) / len(v)  # noqa: E731
+    trees, ridge = (
+        _cap_regressor("boosted trees", "description.planet0.a", "test", "mse"),
+        _cap_regressor("ridge", "description.stepsize", "ood_stepsize", "mse"),
+    )
+    assert max(dt) < _cap_regressor("ridge", "description.stepsize", "test", "mse")
+    assert (
+        f"| values alone, 737 280 samples | {mean(e1):.3f} (worst seed {min(e1):.3f}) | {mean(a1):.2g} ({mean(a1) / trees:.1f}× the trees) "
+        f"| {mean(dt):.2g} (every seed below ridge) | {mean(ood):.2g} ({mean(ood) / ridge:.1f}× ridge) |"
+    ) in parity
+    assert (
+        f"a₁ in distribution ({mean(a1) / trees:.1f}× the trees') and Δt out of distribution ({mean(ood) / ridge:.1f}× ridge's)" in parity
+    )
+    assert (
+        f"(the `best` preset: e₁ R² {mean(e1):.3f}, a₁ {mean(a1):.2g}, Δt {mean(dt):.2g}, Δt `ood_stepsize` {mean(ood):.2g}, seeds 0–4)"
+        in parity
+    )
