@@ -41,3 +41,79 @@ def test_the_fresh_presets_are_the_best_preset_and_the_four_heads_model_but_for_
             k: v for k, v in b["trainer"].items() if k not in ("val_check_interval", "checkpoint_every_n_steps", "accelerator")
         }
     assert old["build"] == fresh["build"]
+
+
+def _table():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("planets_fresh_data_table", HERE / "table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_runs_are_the_declared_presets_at_a_clean_commit():
+    import json
+
+    for folder, preset in (("best", "best-fresh"), ("four-heads", "four-heads-fresh")):
+        meta = json.loads((HERE / folder / "meta.json").read_text())
+        assert meta["preset_name"] == preset and meta["seeds"] == [0, 1] and not meta["dirty"]
+        assert meta["commit"].startswith("f3e8634") and meta["build"]["seed"] == 2026
+
+
+def test_every_figure_quoted_is_the_published_runs():
+    import re
+    from statistics import mean
+
+    t = _table()
+    text = (HERE / "README.md").read_text(encoding="utf-8")
+    assert t.markdown() in text
+    text = re.sub(r"\s+", " ", text)
+    assert t.regressor("ridge", "best") == t.regressor("ridge", "four-heads")
+    assert t.regressor("boosted trees", "best") == t.regressor("boosted trees", "four-heads")
+    new, old = t.training_seconds("best"), t.training_seconds("four-heads")
+    assert f"{sum(new.values()) / sum(old.values()):.3f}× the time" in text
+    for s in (0, 1):
+        assert f"{new[s]:,.0f} s against {old[s]:,.0f} s on seed {s}".replace(",", " ") in text
+    best, before = t.seeds("best"), t.seeds("four-heads")
+    ridge, trees = t.regressor("ridge"), t.regressor("boosted trees")
+    e1, a1 = ("description.planet0.e", "test", "r2"), ("description.planet0.a", "test", "mse")
+    dt, ood = ("description.stepsize", "test", "mse"), ("description.stepsize", "ood_stepsize", "mse")
+    a1_ood = ("description.planet0.a", "ood_a1", "mse")
+    per = lambda runs, key: [runs[s][key] for s in (0, 1)]  # noqa: E731
+    assert f"R² {best[0][e1]:.3f} and {best[1][e1]:.3f}, above both regressors" in text and min(per(best, e1)) > max(ridge[e1], trees[e1])
+    assert f"The model it replaced had {before[0][e1]:.3f} and {before[1][e1]:.3f}" in text
+    assert f"**Δt**: {ridge[dt] / mean(per(best, dt)):.0f}× below ridge in the mean" in text and max(per(best, dt)) < ridge[dt]
+    assert f"{mean(per(best, a1)):.2g}, {mean(per(best, a1)) / trees[a1]:.1f}× the boosted trees' {trees[a1]:.2g}" in text
+    assert max(per(best, a1)) < ridge[a1] and min(per(best, a1)) > trees[a1]
+    lo, hi = sorted(per(best, ood))
+    assert (
+        f"{lo:.2g}–{hi:.2g}, {mean(per(best, ood)) / ridge[ood]:.1f}× ridge's {ridge[ood]:.2g} in the mean, above it on both seeds" in text
+    )
+    assert lo > ridge[ood]
+    assert (
+        f"**a₁ OoD**: {mean(per(best, a1_ood)):.2g}. The model it replaced had {mean(per(before, a1_ood)):.2g}; "
+        f"ridge {ridge[a1_ood]:.2g}, trees {trees[a1_ood]:.2g}" in text
+    )
+
+
+def test_the_notebook_row_quotes_the_same_figures():
+    from statistics import mean
+
+    t = _table()
+    index = (ROOT / "experiments" / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in index.splitlines() if line.startswith("| [planets-fresh-data]"))
+    best, before = t.seeds("best"), t.seeds("four-heads")
+    ridge, trees = t.regressor("ridge"), t.regressor("boosted trees")
+    keys = [("description.planet0.e", "test", "r2"), ("description.planet0.a", "test", "mse"), ("description.stepsize", "test", "mse")]
+    ood = ("description.stepsize", "ood_stepsize", "mse")
+    m = lambda runs, k: mean(runs[s][k] for s in (0, 1))  # noqa: E731
+    e1, a1, dt = (m(best, k) for k in keys)
+    assert (
+        f"e₁ R² {e1:.3f}, a₁ {a1:.2g} ({a1 / trees[keys[1]]:.1f}× the trees), Δt {dt:.2g}, "
+        f"Δt OoD {m(best, ood):.2g} ({m(best, ood) / ridge[ood]:.1f}× ridge)" in row
+    )
+    old = [m(before, k) for k in keys]
+    assert f"against four heads' {old[0]:.3f}, {old[1]:.2g}, {old[2]:.2g}, {m(before, ood):.2g}" in row
+    new, was = t.training_seconds("best"), t.training_seconds("four-heads")
+    assert f"in {sum(new.values()) / sum(was.values()):.3f}× its time" in row
