@@ -22,7 +22,7 @@ paired differences, plots); ``<out>`` gets the side-by-side table (``table.md``,
 and ``seeds.csv`` with a ``budget`` column) and ``plots/budgets_<metric>.png`` (metric against
 training seconds, one line per model through its budgets).
 
-``varies: [model, ...]``: config sections a model of this preset may set beyond what an encoding
+``varies: [model, ...]``: config sections (or ``line``) a model of this preset may set beyond what an encoding
 is, because the comparison is *about* them (a curve over trunk sizes); recorded in ``meta.json``.
 ``baselines: module:function``: non-learned predictors scored on the same records, a function
 ``(data_dir, split, limit) -> rows`` (:func:`scinum_era5.tasks.comparison_baselines`), reported beside
@@ -132,7 +132,7 @@ def model_configs(
 def _varies(preset: dict[str, Any], where: str) -> list[str]:
     """The config sections ``varies`` lets a model set (module docstring)."""
     varies = preset.get("varies") or []
-    known = ("data", "model", "optim", "trainer")
+    known = ("data", "model", "optim", "trainer", "line")
     if not isinstance(varies, list) or any(v not in known for v in varies):
         raise RecipeError(f"{where}.varies: a list of config sections among {list(known)}, got {varies!r}")
     return varies

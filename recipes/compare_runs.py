@@ -84,7 +84,7 @@ def row_settings(configs: dict[tuple[str, int], dict]) -> dict[str, dict[str, st
         out[label] = {
             "encoding": spelled(cfg["encoding"], "name"),
             "normalizer": resolve_normalizer(cfg, encodings.from_config(cfg["encoding"])),
-            "head": spelled(cfg["head"], "kind"),
+            "head": spelled(cfg["head"], "kind") + (f" on a least-squares line of {', '.join(cfg['line'])}" if cfg.get("line") else ""),
             "positions": str(m["positions"]),
             "trunk": f"{m['d_model']} × {m['n_layers']}, {m['n_heads']} heads{value_path_text(m)}",
             "batch, lr": f"{cfg['data']['batch_size']}, {cfg['optim']['lr']:g}",

@@ -36,7 +36,7 @@ def test_each_default_is_defined_once_in_the_section_dataclasses():
     assert DEFAULTS["model"]["max_positions"] is None  # the longest training record
     # the data module takes the data section as it is, with the same defaults
     params = dict(inspect.signature(MLMDataModule).parameters)
-    for name in ("encoding", "normalizer", "seed", "structure", "structure_tokens"):  # not the data section's (model's)
+    for name in ("encoding", "normalizer", "seed", "structure", "structure_tokens", "line"):  # not the data section's (the run's, model's)
         params.pop(name)
     assert set(params) == {f.name for f in fields(DataConfig)}
     for name, p in params.items():

@@ -341,15 +341,26 @@ class Model:
                 encoding=self.encoding,
                 structure=self.model.trunk.cfg.positions == "structure",
                 structure_tokens=self.model.trunk.cfg.structure_tokens,
+                line=self.meta.line,
             )
             batch = cast(Batch, {k: cast(torch.Tensor, v).to(self.device) for k, v in batch.items()})
             levels = recalibrated(quantiles, batch["num_field"].cpu().numpy(), self.recalibration)
             res = self.model.predict(batch, torch.from_numpy(levels).to(self.device))
         first = slice(None, None, k_tok)  # the rows of a number's first token
         fids = batch["num_field"].cpu().numpy()[first]
-        values = self.normalizer.inverse(res.values.cpu().numpy()[first], fids)
-        says = np.isin(res.token.cpu().numpy()[first], self.codec.start_token_ids)
+        raw = res.values.cpu().numpy()[first]
         unc = {k: (v.double().cpu().numpy() if torch.is_tensor(v) else np.asarray(v))[first] for k, v in res.uncertainty.items()}
+        if "num_offset" in batch:  # the network's part on top of the line (scinum.tokens.record_line)
+            off, k_line = (batch[key].cpu().numpy()[first] for key in ("num_offset", "num_scale"))
+            raw = off + k_line * raw
+            for k in unc:
+                shape = (-1,) + (1,) * (unc[k].ndim - 1)
+                if k in _LOCATIONS:
+                    unc[k] = off.reshape(shape) + k_line.reshape(shape) * unc[k]
+                elif k in _SPREADS:
+                    unc[k] = k_line.reshape(shape) * unc[k]
+        values = self.normalizer.inverse(raw, fids)
+        says = np.isin(res.token.cpu().numpy()[first], self.codec.start_token_ids)
         for k in unc:
             shape = (-1,) + (1,) * (unc[k].ndim - 1)
             if k in _LOCATIONS:

@@ -35,10 +35,11 @@ from ..heads import LEGACY_SIGMA_MIN, SIGMA_MIN, make_head
 from .config import ModelConfig
 from .trunk import NumberMLM
 from ..tokens.normalize import Normalizer
+from ..tokens.record_line import RecordLine
 
 __all__ = ["FORMAT", "VERSION", "CheckpointMeta", "save_checkpoint", "load_checkpoint", "digest"]
 
-FORMAT, VERSION = "scinum-checkpoint", 4  # 2: model.positions; 3: combine "none" (text); 4: model.value_path
+FORMAT, VERSION = "scinum-checkpoint", 5  # 2: model.positions; 3: combine "none" (text); 4: model.value_path; 5: line
 
 
 @dataclass
@@ -48,7 +49,8 @@ class CheckpointMeta:
     ``context_length``: the longest training record in tokens (fill refuses longer records,
     whose positions were never trained); ``calibration``: field -> the recalibration of the
     head's quantile levels fitted on validation data (:mod:`scinum.fill.calibration`; absent fields:
-    none); ``run``: where the model came from (data, seed)."""
+    none); ``run``: where the model came from (data, seed); ``line``: the fields predicted on top
+    of a least-squares line (:mod:`scinum.tokens.record_line`), or None."""
 
     model: ModelConfig
     encoding: dict[str, Any]
@@ -58,6 +60,7 @@ class CheckpointMeta:
     context_length: int | None = None
     calibration: dict[str, list[float]] = field(default_factory=dict)
     run: dict[str, Any] = field(default_factory=dict)
+    line: RecordLine | None = None
 
     def make_encoding(self) -> encodings.NumberEncoding:
         return encodings.from_config(self.encoding)
@@ -81,6 +84,7 @@ class CheckpointMeta:
             "context_length": self.context_length,
             "calibration": dict(self.calibration),
             "run": dict(self.run),
+            "line": None if self.line is None else self.line.to_dict(),
         }
 
     @classmethod
@@ -119,7 +123,7 @@ class CheckpointMeta:
             model = dict(meta["model"])
             if version < 3 and encodings.from_config(meta["encoding"]).dim == 0:
                 model.update(combine="none", num_dim=0)  # x·1 == x: the same trunk
-            return cls(
+            out = cls(
                 model=ModelConfig.from_dict(model),
                 encoding=dict(meta["encoding"]),
                 vocab=Vocabulary.from_dict(meta["vocab"]),
@@ -128,7 +132,11 @@ class CheckpointMeta:
                 context_length=ctx,
                 calibration={str(k): list(map(float, v)) for k, v in cal.items()},
                 run=dict(meta.get("run") or {}),
+                line=None if meta.get("line") is None else RecordLine.from_dict(meta["line"]),
             )
+            if out.line is not None and not set(out.line.fields) <= set(out.vocab.fields):
+                raise ValueError(f"line fields {out.line.fields} are not all numeric fields of the vocabulary")
+            return out
         except (KeyError, ValueError, TypeError, AttributeError) as e:
             raise CheckpointError(f"{path}: damaged metadata ({type(e).__name__}: {str(e)[:300]})") from None
 

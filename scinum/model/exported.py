@@ -37,7 +37,7 @@ __all__ = [
 FORMAT, VERSION = "scinum-model", 2  # 2: config.json carries its digest, weights' sha256 required
 WEIGHTS, CONFIG, CARD = "model.safetensors", "config.json", "README.md"
 #: the entries of :class:`~scinum.model.checkpoint.CheckpointMeta` that ``config.json`` holds
-META_KEYS = ("model", "encoding", "head", "vocab", "normalizer", "context_length", "calibration", "run")
+META_KEYS = ("model", "encoding", "head", "vocab", "normalizer", "context_length", "calibration", "run", "line")
 
 
 def read_config(path: str | os.PathLike) -> dict[str, Any]:

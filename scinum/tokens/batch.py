@@ -18,6 +18,7 @@ import torch
 from .codec import INT, NUM, SPECIALS, Codec, Encoded
 from ..errors import RecordError
 from .normalize import Normalizer
+from .record_line import RecordLine
 from ..records.paths import numbers_named
 from .structure import COLUMNS, list_indices, read_tokens
 
@@ -32,6 +33,10 @@ class _Structure(TypedDict, total=False):
     # (only with make_batch(structure=True)) int64[B, T, 1 + COLUMNS]: each token's field id
     # (-1 off numbers) and list indices (scinum.tokens.structure.list_indices; -1 at padding)
     structure: torch.Tensor
+    # (only with make_batch(line=...)) float64[N] each: a hidden number's normalized value is
+    # num_offset + num_scale · what the network predicts (0 and 1 off the line's fields)
+    num_offset: torch.Tensor
+    num_scale: torch.Tensor
 
 
 class Batch(_Structure):
@@ -100,6 +105,7 @@ def make_batch(
     pad_to: int = 1,
     structure: bool = False,
     structure_tokens: bool = True,
+    line: RecordLine | None = None,
 ) -> Batch:
     """Model inputs and targets for sequences with the positions in ``hide`` (bool[L] each) masked.
 
@@ -121,6 +127,11 @@ def make_batch(
     ``structure_tokens`` False (with ``structure``): each sequence keeps only the tokens
     :func:`~scinum.tokens.structure.read_tokens` names (no bracket runs, no keys of numbers), so
     T counts those; every number stays, in order, so ``num_target`` and ``num_field`` are the same.
+
+    ``line`` (:mod:`scinum.tokens.record_line`): a hidden number of one of its fields gets the
+    line of the numbers its record shows as ``num_offset`` and the line's unit as ``num_scale``
+    (both normalized), and ``num_target`` becomes ``(normalized value - num_offset) /
+    num_scale``: what the network is trained to predict.
     """
     vocab = codec.vocab
     if not structure_tokens and not structure:
@@ -155,6 +166,8 @@ def make_batch(
         num_target=torch.from_numpy(norm[num_hidden]),
         num_field=torch.from_numpy(fld[num_hidden]),
     )
+    if line is not None:
+        _under_line(batch, line, seqs, hide, codec, normalizer)
     if structure:
         where = np.full((B, T, 1 + COLUMNS), -1, np.int64)
         where[..., 0] = fld
@@ -162,6 +175,25 @@ def make_batch(
             where[b, :n, 1:] = list_indices(s.ids, codec)[k]
         batch["structure"] = torch.from_numpy(where)
     return batch
+
+
+def _under_line(
+    batch: Batch, line: RecordLine, seqs: Sequence[Encoded], hide: Sequence[np.ndarray], codec: Codec, normalizer: Normalizer
+) -> None:
+    """Put :func:`make_batch`'s hidden numbers of ``line``'s fields under their line (in place)."""
+    lined = {codec.vocab.fields.index(f): i for i, f in enumerate(line.fields)}
+    offset, scale = [], []
+    for s, h in zip(seqs, hide):
+        rows = s.fields[(s.fields >= 0) & h]  # the field of every hidden number token, in order (num_field's)
+        which = sorted({lined[int(f)] for f in rows if int(f) in lined})
+        value = dict(zip(which, line.value(s, ~h[codec.number_starts(s.ids)], codec, which))) if which else {}
+        for fid in rows:
+            i = lined.get(int(fid))
+            offset.append(0.0 if i is None else (value[i] - normalizer.shift[fid]) / normalizer.scale[fid])
+            scale.append(1.0 if i is None else line.scale[i] / normalizer.scale[fid])
+    off, k = torch.tensor(offset, dtype=torch.float64), torch.tensor(scale, dtype=torch.float64)
+    batch["num_offset"], batch["num_scale"] = off, k
+    batch["num_target"] = (batch["num_target"] - off) / k
 
 
 def hidden_rows(num_hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -18,6 +18,7 @@ plain nested dict (JSON-able, saved with each run as ``<out>/config.json``; ``sc
     budget: null       # {samples: N} | {tokens: N} | {seconds: S} -> trainer.max_steps (scinum.train.budget)
     normalizer: null   # null: the encoding's default, or the head's declared one when that is "none"
     calibrate: true    # heads with a distribution (mixture): fit its spread per evaluation field on val
+    line: []           # fields predicted on top of a least-squares line of the record's other numbers
     model:     {d_model: 64, n_layers: 2, n_heads: 4, positions: structure, max_positions: null, ...}
     optim:     {lr: 1.4e-3, warmup_steps: 50, min_lr_ratio: 0.1, grad_clip: 1.0, number_loss_weight: 1.0, ...}
     trainer:   {max_steps: 2000, accelerator: auto, devices: auto, precision: auto, strategy: auto, ...}
@@ -221,6 +222,9 @@ class RunConfig:
     # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
     # split after training, so the 68/95 % intervals cover what they say (scinum.fill.calibration)
     calibrate: bool = True
+    # fields (names of the records' numeric fields, one number a record) predicted on top of a
+    # least-squares line of the record's other numbers, fitted on train (scinum.tokens.record_line)
+    line: list[str] = field(default_factory=list)
     # positions: structure (the default: from the record's JSON structure, experiments/parity.md) |
     # learned (xVal's additive table) | rope | both; max_positions None: the longest training
     # record; value_path: layernorm (the paper's) | linear | linear_mlp (scinum.model.trunk)
@@ -317,6 +321,12 @@ def validate_config(config: dict) -> NumberEncoding:
             check_curvature(encoding, config["head"])
         except ValueError as e:
             raise ConfigError(f"config: optim.curvature_weight = {brief(weight)}: {_first_line(e)}") from None
+    if config.get("line"):
+        if not heads.make_head(encoding, 8, config["head"]).has_smooth_point:
+            raise ConfigError(
+                f"config: line = {brief(config['line'])}: needs a head whose prediction is a number "
+                f"it can move by an offset and scale (xVal's head, the mixture head); head = {brief(config['head'])}"
+            )
     positions = config["model"].get("max_positions")
     longest = config["data"]["max_record_tokens"]
     if positions is not None and positions > min(longest, MAX_POSITIONS):

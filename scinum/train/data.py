@@ -30,6 +30,7 @@ from ..datasets.directory import Dataset
 from ..errors import ConfigError
 from .masking import MLMCollator, check_mask_probs
 from ..tokens.normalize import Normalizer
+from ..tokens.record_line import RecordLine
 from .sampler import BucketBatchSampler
 from ..datasets.token_shards import TokenShards, tokenize_dataset
 from ..datasets.shard_values import check_representable, fit_normalizer
@@ -68,6 +69,8 @@ class MLMDataModule(L.LightningDataModule):
     ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
     structure``); ``structure_tokens`` False: without bracket runs and the keys of numbers
     (``model.structure_tokens``). ``pad_to``: each batch's length is rounded up to a multiple of it.
+    ``line`` (field names): those fields are predicted on top of a least-squares line of the
+    record's other numbers, fitted on train in ``setup`` (:mod:`scinum.tokens.record_line`).
     ``pin_memory`` (only where CUDA is available) and ``prefetch_factor`` (only with workers): the
     :class:`~torch.utils.data.DataLoader`'s arguments of the same name.
     """
@@ -95,6 +98,7 @@ class MLMDataModule(L.LightningDataModule):
         prefetch_factor: int | None = DataConfig.prefetch_factor,
         structure: bool = False,
         structure_tokens: bool = True,
+        line: Sequence[str] = (),
     ):
         super().__init__()
         self.path, self.encoding, self.method = path, encoding, normalizer
@@ -110,6 +114,8 @@ class MLMDataModule(L.LightningDataModule):
         check_mask_probs(mask_prob, self.mask_fields_prob)
         self.vocab: Vocabulary | None = None
         self.normalizer: Normalizer | None = None
+        self.line_fields = list(line)
+        self.line: RecordLine | None = None
 
     def prepare_data(self) -> None:
         """Lightning calls this once per node (local rank 0) before :meth:`setup`: tokenize the
@@ -132,6 +138,9 @@ class MLMDataModule(L.LightningDataModule):
         codec = Codec(self.vocab, self.encoding)
         for s in self.shards.values():
             check_representable(s, self.normalizer, self.encoding, codec)
+        if self.line_fields:
+            train = self.shards["train"]
+            self.line = RecordLine.fit((train[i] for i in range(len(train))), codec, self.line_fields)
         if self.mask_fields:
             self.targeted = {split: targeted_numbers(shards, codec, self.mask_fields) for split, shards in self.shards.items()}
             if not self.targeted["train"].any():
@@ -187,6 +196,7 @@ class MLMDataModule(L.LightningDataModule):
             structure=self.structure,
             mask_fields_alone=self.mask_fields_alone,
             structure_tokens=self.structure_tokens,
+            line=self.line,
         )
         items = _Items(self.shards[split], self.targeted.get(split))
         return DataLoader(

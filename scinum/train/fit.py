@@ -68,6 +68,7 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> Chec
         head=dict(config["head"]),
         context_length=longest,
         run=run,
+        line=dm.line,
     )
 
 
@@ -122,6 +123,7 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
         seed=config["seed"],
         structure=config["model"]["positions"] == "structure",
         structure_tokens=config["model"].get("structure_tokens", True),
+        line=config.get("line", []),
         **d,
     )
     world = _check_world(config, dm)  # before any process is spawned: say what to change

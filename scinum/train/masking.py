@@ -19,6 +19,7 @@ from ..tokens.codec import Codec, Vocabulary
 from .config import RunConfig
 from ..errors import ConfigError
 from ..tokens.normalize import Normalizer
+from ..tokens.record_line import RecordLine
 
 __all__ = ["MLMCollator", "check_mask_probs"]
 
@@ -39,6 +40,8 @@ class MLMCollator:
     A number spelled in several tokens is hidden iff the draw at its first token says so, and
     then all its tokens are (the draws at its other tokens are ignored): each number is hidden
     with probability ``mask_prob``, whatever its token count, rather than ``1-(1-p)^k``.
+
+    ``line``: the hidden numbers of its fields are trained under it (:func:`make_batch`).
     """
 
     def __init__(
@@ -53,12 +56,14 @@ class MLMCollator:
         structure: bool = False,
         mask_fields_alone: bool = False,
         structure_tokens: bool = True,
+        line: RecordLine | None = None,
     ):
         check_mask_probs(mask_prob, mask_fields_prob)
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
         self.mask_fields_prob, self.structure = mask_fields_prob, structure
         self.mask_fields_alone, self.structure_tokens = mask_fields_alone, structure_tokens
+        self.line = line
         self.codec = Codec(vocab, encoding)
 
     def __call__(self, items: Sequence[tuple]) -> Batch:
@@ -87,6 +92,7 @@ class MLMCollator:
             pad_to=self.pad_to,
             structure=self.structure,
             structure_tokens=self.structure_tokens,
+            line=self.line,
         )
 
 

@@ -1,0 +1,187 @@
+"""The least-squares line under the network for fields of JSON records (scinum.tokens.record_line)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from scinum.errors import CheckpointError, ConfigError
+from scinum.fill.model import Model
+from scinum.model.checkpoint import CheckpointMeta, load_checkpoint, save_checkpoint
+from scinum.model.config import ModelConfig
+from scinum.tokens.batch import make_batch
+from scinum.tokens.codec import Codec, Vocabulary
+from scinum.tokens.normalize import Normalizer
+from scinum.tokens import record_line
+from scinum.tokens.record_line import RecordLine, slot_names
+from scinum.train.config import load_config
+from scinum import encodings
+
+
+def _records(n: int = 200, seed: int = 0) -> list[dict]:
+    """``y = 2·a - 3·x[1] + 1`` (+ 1e-3 noise) with ``x`` of 2 or 3 elements, and a field ``m``
+    of noise."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        x = rng.normal(size=2 + i % 2).round(6).tolist()
+        a = round(float(rng.normal()), 6)
+        y = 2 * a - 3 * x[1] + 1 + 1e-3 * rng.normal()
+        out.append({"a": a, "x": x, "y": float(y), "m": float(rng.normal())})
+    return out
+
+
+def _setup(records: list[dict], fields=("y",)) -> tuple[Codec, list, RecordLine]:
+    vocab = Vocabulary.build(records)
+    codec = Codec(vocab)
+    enc = [codec.encode(r) for r in records]
+    return codec, enc, RecordLine.fit(enc, codec, list(fields))
+
+
+def test_slot_names_fill_in_the_list_indices():
+    codec, enc, _ = _setup(_records(4))
+    assert slot_names(enc[1], codec) == ["a", "x[0]", "x[1]", "x[2]", "y", "m"]
+    assert slot_names(enc[0], codec) == ["a", "x[0]", "x[1]", "y", "m"]
+
+
+def test_the_line_recovers_a_linear_field_and_its_residual_spread():
+    records = _records()
+    codec, enc, line = _setup(records)
+    starts = [codec.number_starts(e.ids) for e in enc]
+    for r, e, s in zip(records, enc, starts):
+        shown = e.fields[s] != codec.vocab.fields.index("y")
+        assert line.value(e, shown, codec)[0] == pytest.approx(2 * r["a"] - 3 * r["x"][1] + 1, abs=5e-3)
+    assert 5e-4 < line.scale[0] < 3e-3  # the noise's 1e-3, left-one-out
+    assert line.slots[0] == "y" and line.slots[1:3] == ["a", "x[0]"]  # the fields' own first
+
+
+def test_the_line_reads_only_the_numbers_shown():
+    """A hidden number is missing to the line: its value cannot move the line's value, and the
+    line of a record with x[1] hidden is the line's guess without it (here: not the truth)."""
+    records = _records()
+    codec, enc, line = _setup(records)
+    e = enc[0]
+    shown = np.array([True, True, False, True, False, True])  # a, x[0], [x[1]], y, [m]... as slots
+    shown = shown[: len(codec.number_starts(e.ids))]
+    before = line.value(e, shown, codec)
+    moved = type(e)(e.ids, e.values.copy(), e.fields)
+    moved.values[codec.number_starts(e.ids)[~shown]] += 1e6
+    assert np.array_equal(line.value(moved, shown, codec), before)
+    every = np.ones_like(shown)
+    every[codec.vocab.fields.index("y") == e.fields[codec.number_starts(e.ids)]] = False
+    assert abs(line.value(e, every, codec)[0] - before[0]) > 0.1
+
+
+def test_a_hidden_input_refits_the_line_without_it(monkeypatch):
+    """The line of a record with x[1] and x[2] hidden (or x[2] alone) is, to rounding, the line
+    fitted on training records that never had them (one penalty for every fit: ALPHAS pinned);
+    x[2], absent from half the records, has an indicator, which goes with it."""
+    monkeypatch.setattr(record_line, "ALPHAS", np.array([1e-3]))
+    records = _records()
+    codec, enc, line = _setup(records)
+    assert line.lines[0].alpha == 1e-3 and len(line.lines[0].marked) == 1  # x[2]'s indicator
+    y = codec.vocab.fields.index("y")
+    for keep, hidden in ((1, ("x[1]", "x[2]")), (2, ("x[2]",))):
+        codec_s, enc_s, line_s = _setup([{**r, "x": r["x"][:keep]} for r in records])
+        for e, es in list(zip(enc, enc_s))[1:40:2]:  # the records with an x[2]
+            shown = np.array([n not in hidden for n in slot_names(e, codec)]) & (e.fields[codec.number_starts(e.ids)] != y)
+            shown_s = codec_s.vocab.fields.index("y") != es.fields[codec_s.number_starts(es.ids)]
+            got, want = line.value(e, shown, codec)[0], line_s.value(es, shown_s, codec_s)[0]
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+def test_errors_name_the_field():
+    records = _records(20)
+    vocab = Vocabulary.build(records)
+    codec = Codec(vocab)
+    enc = [codec.encode(r) for r in records]
+    with pytest.raises(ConfigError, match=r"\['z'\] are not numeric fields.*they have: a, "):
+        RecordLine.fit(enc, codec, ["z"])
+    with pytest.raises(ConfigError, match=r"field 'x\[\*\]' holds 2 numbers in training record 0"):
+        RecordLine.fit(enc, codec, ["x[*]"])
+
+
+def test_a_batch_under_the_line_round_trips_its_targets():
+    """num_target = (normalized value - num_offset) / num_scale, exactly inverted by
+    num_offset + num_scale · num_target; other fields keep offset 0 and scale 1."""
+    records = _records()
+    codec, enc, line = _setup(records)
+    norm = Normalizer.fit(codec.vocab.fields, [(e.fields, e.values) for e in enc], "standard")
+    enc_x = encodings.from_config({"name": "xval"})
+    hide = [np.isin(e.fields, [codec.vocab.fields.index("y"), codec.vocab.fields.index("m")]) for e in enc[:16]]
+    plain = make_batch(enc[:16], hide, codec=codec, normalizer=norm, encoding=enc_x)
+    lined = make_batch(enc[:16], hide, codec=codec, normalizer=norm, encoding=enc_x, line=line)
+    back = lined["num_offset"] + lined["num_scale"] * lined["num_target"]
+    assert torch.allclose(back, plain["num_target"], rtol=0, atol=1e-12)
+    on = lined["num_field"] == codec.vocab.fields.index("y")
+    assert bool(on.any()) and bool((~on).any())
+    assert torch.equal(lined["num_offset"][~on], torch.zeros(int((~on).sum()), dtype=torch.float64))
+    assert torch.equal(lined["num_scale"][~on], torch.ones(int((~on).sum()), dtype=torch.float64))
+    assert float(lined["num_target"][on].abs().max()) < 5  # the residual, in the line's unit (the inputs shown)
+    assert float(plain["num_target"][on].abs().max()) / float(lined["num_scale"][on][0]) > 100
+
+
+def _model(records: list[dict], line: RecordLine | None) -> Model:
+    vocab = Vocabulary.build(records)
+    codec = Codec(vocab)
+    enc = [codec.encode(r) for r in records]
+    norm = Normalizer.fit(vocab.fields, [(e.fields, e.values) for e in enc], "minmax")
+    cfg = ModelConfig(
+        vocab_size=len(vocab),
+        num_dim=1,
+        combine="multiply",
+        n_fields=len(vocab.fields),
+        d_model=16,
+        n_layers=1,
+        n_heads=2,
+        max_positions=64,
+    )
+    meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm, line=line)
+    torch.manual_seed(0)
+    return Model(meta, meta.build_model())
+
+
+def test_fill_adds_the_line_to_what_the_network_says(tmp_path):
+    """With the number head's output zeroed, the network says 0: fill's value is the line's
+    (reading the record's other numbers), through a saved and loaded checkpoint."""
+    records = _records()
+    codec, enc, line = _setup(records)
+    model = _model(records, line)
+    with torch.no_grad():
+        model.model.head.out.weight.zero_()
+        model.model.head.out.bias.zero_()
+    save_checkpoint(tmp_path / "m.ckpt", model.model, model.meta)
+    meta, net = load_checkpoint(tmp_path / "m.ckpt")
+    assert meta.line is not None and meta.line.to_dict() == line.to_dict()
+    loaded = Model(meta, net)
+    for r, e in zip(records[:5], enc[:5]):
+        got = loaded.fill(r, ["y"])["y"]
+        shown = e.fields[codec.number_starts(e.ids)] != codec.vocab.fields.index("y")
+        assert got == pytest.approx(line.value(e, shown, codec)[0], rel=1e-9, abs=1e-9)
+        assert got == pytest.approx(r["y"], abs=5e-3)
+    plain = _model(records, None)
+    with torch.no_grad():
+        plain.model.head.out.weight.zero_()
+        plain.model.head.out.bias.zero_()
+    assert abs(plain.fill(records[0], ["y"])["y"] - records[0]["y"]) > 0.05  # without the line: the field's centre
+
+
+def test_a_damaged_line_is_refused(tmp_path):
+    records = _records(30)
+    _, _, line = _setup(records)
+    model = _model(records, line)
+    d = model.meta.to_dict()
+    d["line"]["fields"] = ["nope"]
+    with pytest.raises(CheckpointError, match="damaged metadata.*line fields"):
+        CheckpointMeta.from_dict(d)
+    d = model.meta.to_dict()
+    d["line"]["lines"][0]["scale"] = 0.0
+    with pytest.raises(CheckpointError, match="damaged metadata.*scales > 0"):
+        CheckpointMeta.from_dict(d)
+
+
+def test_the_config_refuses_a_line_under_a_head_without_a_number(tmp_path):
+    with pytest.raises(ConfigError, match="line = .*needs a head whose prediction is a number"):
+        load_config(None, {"data": {"path": str(tmp_path)}, "line": ["y"], "encoding": {"name": "fone"}})
+    assert load_config(None, {"data": {"path": str(tmp_path)}, "line": ["y"]})["line"] == ["y"]
