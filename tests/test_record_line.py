@@ -185,3 +185,58 @@ def test_the_config_refuses_a_line_under_a_head_without_a_number(tmp_path):
     with pytest.raises(ConfigError, match="line = .*needs a head whose prediction is a number"):
         load_config(None, {"data": {"path": str(tmp_path)}, "line": ["y"], "encoding": {"name": "fone"}})
     assert load_config(None, {"data": {"path": str(tmp_path)}, "line": ["y"]})["line"] == ["y"]
+
+
+def test_an_export_keeps_the_line_and_its_card_says_so(tmp_path):
+    """``scinum export`` writes the line into config.json (its digest covers it), the export
+    loads back filling as the checkpoint does, and the card and ``scinum info`` name the fields."""
+    from scinum.model.exported import load_dir
+    from scinum.share import card
+    from scinum.share.export import export
+
+    records = _records(60)
+    _, _, line = _setup(records)
+    model = _model(records, line)
+    save_checkpoint(tmp_path / "m.ckpt", model.model, model.meta)
+    out = export(tmp_path / "m.ckpt", tmp_path / "export")
+    meta, net = load_dir(out)
+    assert meta.line is not None and meta.line.to_dict() == line.to_dict()
+    assert Model(meta, net).fill(records[0], ["y"]) == model.fill(records[0], ["y"])
+    text = (out / "README.md").read_text()
+    assert "It predicts `y` on top of a least-squares line of the record's other numbers" in text
+    config = __import__("json").loads((out / "config.json").read_text())
+    assert "  on a least-squares line of the record's other numbers: y" in card.describe(config)
+    plain = _model(records, None)
+    save_checkpoint(tmp_path / "p.ckpt", plain.model, plain.meta)
+    assert "least-squares line" not in (export(tmp_path / "p.ckpt", tmp_path / "plain") / "README.md").read_text()
+
+
+def test_training_with_a_line_fits_it_on_the_training_records(tmp_path):
+    """``scinum fit`` with ``line``: the checkpoint holds the line fitted on the train split (a
+    second fit on the same records gives the same line), and an unknown field is refused before
+    training, naming the fields there are."""
+    import json
+
+    from scinum.train.fit import fit
+
+    from conftest import write_dataset
+
+    records = _records(120)
+    data = write_dataset(tmp_path / "d", lambda i: (records[i], {}), {"train": 100, "val": (20, lambda i: (records[100 + i], {}))})
+    config = load_config(
+        None,
+        {
+            "data": {"path": str(data), "batch_size": 16, "num_workers": 0},
+            "out_dir": str(tmp_path / "run"),
+            "line": ["y"],
+            "head": {"kind": "mixture", "n_components": 2, "mse_weight": 1.0},
+            "model": {"d_model": 16, "n_layers": 1, "n_heads": 2},
+            "trainer": {"max_steps": 4, "progress_bar": False, "val_check_interval": 2, "limit_val_batches": 1},
+        },
+    )
+    meta, _ = load_checkpoint(fit(config))
+    codec = Codec(meta.vocab)
+    again = RecordLine.fit([codec.encode(r) for r in records[:100]], codec, ["y"])
+    assert meta.line is not None and meta.line.to_dict() == json.loads(json.dumps(again.to_dict()))
+    with pytest.raises(ConfigError, match=r"\['z'\] are not numeric fields"):
+        fit({**config, "line": ["z"], "out_dir": str(tmp_path / "run2")})

@@ -78,6 +78,19 @@ def _g(x: Any, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
+def _line_text(config: dict) -> str:
+    """The card's sentence on the fields predicted on top of a least-squares line ("" for none)."""
+    line = config.get("line")
+    if not line:
+        return ""
+    fields = ", ".join(f"`{f}`" for f in line["fields"])
+    return (
+        f" It predicts {fields} on top of a least-squares line of the record's other numbers (fitted on "
+        f"its training records, refitted without any number a record hides): the value is the line "
+        f"plus the network's part, so between and past the values it saw it follows the line's trend."
+    )
+
+
 def _layers(model: dict) -> str:
     return f"{model['n_layers']} layer{'' if model['n_layers'] == 1 else 's'}"
 
@@ -163,7 +176,7 @@ def render(config: dict, evaluation: dict | None = None, name: str | None = None
         f"token through the **{enc['name']}** number encoding (`{json.dumps(enc)}`) and "
         f"{_head_text(config)}. {_layers(model)} × {model['d_model']} "
         f"({model['n_heads']} heads), {model.get('positions', 'learned')} positions{value_path_text(model)}, "
-        f"{_g((config.get('weights') or {}).get('parameters'), 6)} parameters.\n",
+        f"{_g((config.get('weights') or {}).get('parameters'), 6)} parameters.{_line_text(config)}\n",
         "## Use\n",
         "```python\nimport scinum\nmodel = scinum.load(\"THIS_DIRECTORY\")  # "
         "safetensors + JSON: loading runs no code\n"
@@ -386,4 +399,6 @@ def describe(config: dict, source: str = "") -> list[str]:
     lines.append(f"  from: {src}; {steps}; seed {run.get('seed')}; commit {run.get('commit') or 'not recorded'}")
     if config.get("calibration"):
         lines.append(f"  calibrated intervals: {', '.join(config['calibration'])}")
+    if config.get("line"):
+        lines.append(f"  on a least-squares line of the record's other numbers: {', '.join(config['line']['fields'])}")
     return lines
