@@ -38,3 +38,43 @@ def test_the_line_presets_are_the_best_preset_with_a_line(tmp_path):
     _, base = _configs(HERE / "presets.yaml", "cost", tmp_path, "xval+gmm, values alone", seeds=1)
     assert cost["budget"] == {"samples": 76800} and {**pair[0], "line": []} == base[0]
     assert {**base[0], "budget": theirs[0]["budget"]} == theirs[0]
+
+
+def _script(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"planets_record_line_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_runs_are_the_declared_presets_at_a_clean_commit():
+    import json
+
+    for folder, preset, seeds in (("cap", "cap-line", [0, 1, 2, 3, 4]), ("fresh", "fresh-line", [0, 1]), ("cost", "cost", [0])):
+        meta = json.loads((HERE / folder / "meta.json").read_text())
+        assert meta["preset_name"] == preset and meta["seeds"] == seeds and not meta["dirty"], folder
+        assert meta["commit"].startswith("1880528")
+
+
+def test_the_verdict_is_the_readmes():
+    """The rule's table and verdict as the README states them: Δt OoD 0.235×, validation e₁
+    2.23× and Δt 2.35× the preset's, cost 1.04×: not adopted."""
+    table, cost, adopted = _script("verdict").verdict()
+    assert not adopted and round(cost, 2) == 1.04
+    ratios = table.ratio.round(3).to_dict()
+    assert ratios == {"Δt (OoD)": 0.235, "a₁ (OoD)": 1.071, "e₁ (val)": 2.233, "a₁ (val)": 0.228, "Δt (val)": 2.345}
+    readme = (HERE / "README.md").read_text()
+    for name, bound in (("Δt `ood_stepsize`", "0.8"), ("e₁, validation", "1.25"), ("Δt, validation", "1.25")):
+        assert name in readme and bound in readme
+
+
+def test_the_readmes_tables_are_the_published_files():
+    readme = (HERE / "README.md").read_text()
+    table = _script("table")
+    for data in table.DATA:
+        assert table.markdown(data) in readme, data
+    rows = {r[0]: r for r in table.rows("test (build seed 2026)")}
+    assert rows["on a line (2 seeds)"][4].startswith("0.0022 (0.0023, 0.002)") and rows["ridge"][4] == "0.0024"
+    assert rows["on a line (2 seeds)"][2].startswith("0.00027") and rows["boosted trees"][2] == "0.00042"
