@@ -182,16 +182,19 @@ def _under_line(
 ) -> None:
     """Put :func:`make_batch`'s hidden numbers of ``line``'s fields under their line (in place)."""
     lined = {codec.vocab.fields.index(f): i for i, f in enumerate(line.fields)}
-    offset, scale = [], []
+    raw, unit = [], []  # per hidden number token: its line and unit in record units (NaN: no line)
     for s, h in zip(seqs, hide):
         rows = s.fields[(s.fields >= 0) & h]  # the field of every hidden number token, in order (num_field's)
         which = sorted({lined[int(f)] for f in rows if int(f) in lined})
         value = dict(zip(which, line.value(s, ~h[codec.number_starts(s.ids)], codec, which))) if which else {}
         for fid in rows:
             i = lined.get(int(fid))
-            offset.append(0.0 if i is None else (value[i] - normalizer.shift[fid]) / normalizer.scale[fid])
-            scale.append(1.0 if i is None else line.scale[i] / normalizer.scale[fid])
-    off, k = torch.tensor(offset, dtype=torch.float64), torch.tensor(scale, dtype=torch.float64)
+            raw.append(np.nan if i is None else value[i])
+            unit.append(np.nan if i is None else line.scale[i])
+    fids = batch["num_field"].numpy()
+    on = ~np.isnan(raw)
+    off = torch.from_numpy(np.where(on, normalizer.forward(np.nan_to_num(raw), fids), 0.0))
+    k = torch.from_numpy(np.where(on, np.asarray(unit) / normalizer.scale[fids], 1.0))
     batch["num_offset"], batch["num_scale"] = off, k
     batch["num_target"] = (batch["num_target"] - off) / k
 
