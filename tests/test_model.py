@@ -318,6 +318,48 @@ def test_hidden_rows_give_the_full_outputs_at_those_positions(positions, value_p
     assert torch.allclose(part, full, atol=1e-5)
 
 
+def _every_row(hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """hidden_rows' contract with every position a row: the last block computes all of them."""
+    B, L = hidden.shape
+    return torch.arange(L).expand(B, L), hidden
+
+
+@pytest.mark.parametrize("curvature", [False, True])
+@pytest.mark.parametrize("name", ["xval", "fone", "bittokens"])
+def test_training_losses_computing_only_the_hidden_rows_equal_those_of_every_row(name, curvature, monkeypatch):
+    """The training step's last block computes only the hidden tokens' rows: the losses and every
+    gradient are those of the full forward pass (float32 sums aside), padding, uneven counts,
+    hidden text tokens and the curvature penalty's copies included."""
+    import scinum.model.trunk as trunk
+    from scinum.model.curvature import Curvature
+
+    vocab, seqs, norm, enc, model = _setup(name, positions="structure", value_path="linear_mlp")
+    rng = np.random.default_rng(0)
+    hides = [rng.random(len(s)) < 0.4 for s in seqs]
+    hides[1][:] = False
+    hides[1][np.flatnonzero(seqs[1].fields >= 0)[0]] = True  # one record hides a single number
+    batch = _batch(vocab, seqs, hides, norm, enc)
+    assert (batch["targets"] != -100).sum() > batch["num_hidden"].sum() > 0  # text tokens hidden too
+    spec = Curvature(5.0, 1.0, 1.0, enc) if curvature and model.head.has_smooth_point else None
+    model.train()
+
+    def step() -> tuple[dict, list[torch.Tensor]]:
+        model.zero_grad()
+        torch.manual_seed(7)
+        res = model.losses(batch, curvature=spec)
+        res["loss"].backward()
+        return res, [p.grad.clone() for p in model.parameters() if p.grad is not None]
+
+    some, some_grads = step()
+    monkeypatch.setattr(trunk, "hidden_rows", _every_row)
+    every, every_grads = step()
+    for key in ("loss", "token_ce", "number_loss", *(("curvature",) if spec else ())):
+        assert some[key].item() == pytest.approx(every[key].item(), rel=1e-5, abs=1e-7), key
+    assert len(some_grads) == len(every_grads) > 0
+    for a, b in zip(some_grads, every_grads):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
 def test_bittokens_replace_puts_the_bits_in_place_of_the_token_embedding():
     """``combine: replace`` (the BitTokens reference's zero_pad): at a visible number the input is
     the ±1 bits × sqrt(d/dim), zero-padded to d (no token embedding, no parameters); at hidden

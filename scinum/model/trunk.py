@@ -291,23 +291,23 @@ class Transformer(nn.Module):
         x, rope, mask = self._to_last_block(ids, feats, attend, structure)
         return self._out(self.blocks[-1](x, rope, mask, rows))
 
-    def forward_some_rows(
+    def forward_two_row_sets(
         self,
         ids: torch.Tensor,
         feats: torch.Tensor,
         attend: torch.Tensor | None,
         structure: torch.Tensor | None,
-        whole: int,
-        rows: torch.Tensor,
+        first: int,
+        rows: tuple[torch.Tensor, torch.Tensor],
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """:meth:`forward` of B sequences in one pass, the first ``whole`` at every position ->
-        float[whole, L, d], the others only at ``rows`` int64[B - whole, M] -> float[B - whole, M, d]
-        (the last block computes nothing else for them): a batch and the curvature penalty's
-        moved copies of its records (:meth:`NumberMLM.losses`)."""
+        """:meth:`forward` of B sequences in one pass, the first ``first`` only at ``rows[0]``
+        int64[first, M0] -> float[first, M0, d], the others only at ``rows[1]`` int64[B - first,
+        M1] -> float[B - first, M1, d] (the last block computes nothing else): a batch and the
+        curvature penalty's moved copies of its records (:meth:`NumberMLM.losses`)."""
         x, rope, mask = self._to_last_block(ids, feats, attend, structure)
         last = self.blocks[-1]
-        split = (None, None) if mask is None else (mask[:whole], mask[whole:])
-        return self._out(last(x[:whole], rope, split[0])), self._out(last(x[whole:], rope, split[1], rows))
+        split = (None, None) if mask is None else (mask[:first], mask[first:])
+        return self._out(last(x[:first], rope, split[0], rows[0])), self._out(last(x[first:], rope, split[1], rows[1]))
 
     def _to_last_block(
         self, ids: torch.Tensor, feats: torch.Tensor, attend: torch.Tensor | None, structure: torch.Tensor | None
@@ -428,21 +428,25 @@ class NumberMLM(nn.Module):
         (in training, with a weight): its penalty (:mod:`scinum.model.curvature`) is added to
         ``loss`` and returned as ``curvature``."""
         st = stencil(batch, curvature) if curvature is not None and curvature.weight and self.training else None
+        # only the hidden tokens' hidden states enter the losses: the last block computes those
+        # rows alone (the same losses and gradients as every row; a step in less time)
+        tok = batch["targets"] != -100
+        rows, valid = hidden_rows(tok)
         if st is None:
-            h = self(batch["ids"], batch["feats"], batch["attend"], structure=batch.get("structure"))
+            h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
         else:  # the penalty's moved copies appended to the batch: one pass for all (curvature.py)
             moved = st.rows(batch)
             ids, feats, attend = (torch.cat([batch[k], moved[k]]) for k in ("ids", "feats", "attend"))
             structure = batch.get("structure")
             structure = None if structure is None else torch.cat([structure, moved["structure"]])
-            rows, valid = hidden_rows(moved["num_hidden"])
-            h, h_rows = self.trunk.forward_some_rows(ids, feats, attend, structure, len(batch["ids"]), rows)
-            h_moved = h_rows[valid]
-        tok = batch["targets"] != -100
-        logits = self.trunk.token_logits(h[tok]).float()
+            moved_rows, moved_valid = hidden_rows(moved["num_hidden"])
+            h, h_moved = self.trunk.forward_two_row_sets(ids, feats, attend, structure, len(batch["ids"]), (rows, moved_rows))
+            h, h_moved = h[valid], h_moved[moved_valid]
+        # h: float[T, d] at the T hidden tokens, row-major; hidden numbers are hidden tokens
+        logits = self.trunk.token_logits(h).float()
         token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
-        num = batch["num_hidden"]
-        out = self.head(h[num], logits[num[tok]])
+        num = batch["num_hidden"][tok]
+        out = self.head(h[num], logits[num])
         per_number = self.head.loss(out, batch["num_target"])
         if mean_over == "fields" and len(per_number):
             _, which, count = torch.unique(batch["num_field"], return_inverse=True, return_counts=True)
