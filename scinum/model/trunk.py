@@ -118,7 +118,7 @@ class _SummedRows(torch.autograd.Function):
 def _rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
     """Rotate pairs (first half, second half) of the head dim.
 
-    x: [B, H, L, hd] (queries or keys); cos/sin: [L, hd/2].
+    x: [B, H, L, hd] (queries or keys); cos/sin: [L, hd/2], or [B, 1, M, hd/2] for queries at M rows.
     """
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
@@ -141,9 +141,14 @@ class Block(nn.Module):
         self.fc_out = nn.Linear(cfg.mlp_ratio * d, d, bias=False)
         self.drop = nn.Dropout(cfg.dropout)
 
-    def _qkv(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None) -> tuple[torch.Tensor, ...]:
-        """Queries, keys (rotated where ``rope``) and values, each [B, H, L, hd]."""
+    def _qkv(
+        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None, rows: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, ...]:
+        """Queries, keys (rotated where ``rope``) and values, each [B, H, L, hd]; with ``rows``
+        int64[B, M] the queries only at those positions, [B, H, M, hd]."""
         B, L, d = x.shape
+        if rows is not None:
+            return self._qkv_at(x, rope, rows)
         if self.linear_values:  # queries and keys from LN(x), values from x itself
             w_qk, w_v = self.qkv.weight.split([2 * d, d])
             q, k = F.linear(self.ln1(x), w_qk).view(B, L, 2, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
@@ -154,6 +159,25 @@ class Block(nn.Module):
             q, k, v = self.qkv(self.ln1(x)).view(B, L, 3, self.n_heads, d // self.n_heads).permute(2, 0, 3, 1, 4)
         if rope is not None:
             q, k = _rope(q, *rope), _rope(k, *rope)
+        return q, k, v
+
+    def _qkv_at(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None, rows: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """:meth:`_qkv` with the queries projected only at ``rows`` int64[B, M] (keys and values
+        at every position): the last block of a pass that reads a few rows."""
+        B, L, d = x.shape
+        heads = (self.n_heads, d // self.n_heads)
+        w_q, w_kv = self.qkv.weight.split([d, 2 * d])
+        n = self.ln1(x)
+        q = F.linear(n.gather(1, rows[:, :, None].expand(-1, -1, d)), w_q).view(B, -1, *heads).transpose(1, 2)
+        if self.linear_values:  # keys from LN(x), values from x itself
+            w_k, w_v = w_kv.split([d, d])
+            k = F.linear(n, w_k).view(B, L, *heads).transpose(1, 2)
+            v = F.linear(x, w_v).view(B, L, *heads).transpose(1, 2)
+        else:
+            k, v = F.linear(n, w_kv).view(B, L, 2, *heads).permute(2, 0, 3, 1, 4)
+        if rope is not None:
+            cos, sin = rope
+            q, k = _rope(q, cos[rows][:, None], sin[rows][:, None]), _rope(k, cos, sin)
         return q, k, v
 
     def attention(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None, attn_mask: torch.Tensor | None) -> torch.Tensor:
@@ -179,9 +203,8 @@ class Block(nn.Module):
         and values still come from all of them) -> [B, M, d]; None: every position -> [B, L, d].
         """
         B, d = x.shape[0], x.shape[-1]
-        q, k, v = self._qkv(x, rope)
-        if rows is not None:  # only the queries of the wanted positions
-            q = q.gather(2, rows[:, None, :, None].expand(-1, q.shape[1], -1, q.shape[3]))
+        q, k, v = self._qkv(x, rope, rows)
+        if rows is not None:  # the residual stream of the wanted positions only
             x = x.gather(1, rows[:, :, None].expand(-1, -1, d))
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=self.dropout if self.training else 0.0)
         x = x + self.drop(self.proj(a.transpose(1, 2).reshape(B, x.shape[1], d)))
