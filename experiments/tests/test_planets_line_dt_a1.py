@@ -8,24 +8,12 @@ import importlib.util
 import json
 from pathlib import Path
 
-from recipes.compare import model_configs
-from recipes.presets import load_preset
+from test_planets_record_line import _configs
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "experiments" / "planets-line-dt-a1"
 LINE = ["description.stepsize", "description.planet0.a"]
 CANDIDATE = "xval+gmm, values alone, dt and a1 on a line"
-
-
-def _configs(path: Path, preset: str, tmp_path: Path, label: str, seeds: int = 2) -> tuple[dict, list[dict]]:
-    p = load_preset(path, preset)
-    configs = model_configs("planets", p, tmp_path / "data", tmp_path, seeds=seeds)
-    out = []
-    for seed in range(seeds):
-        c = configs[(label, seed)]
-        c.pop("out_dir")
-        out.append(c)
-    return p, out
 
 
 def _script(name: str):
