@@ -52,10 +52,7 @@ def rows(data: str) -> list[list[str]]:
 
 
 def markdown(data: str) -> str:
-    head = ["model", *(c[0] for c in base.COLUMNS)]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows(data)]
-    return "\n".join(lines)
+    return base.markdown(data, rows)
 
 
 if __name__ == "__main__":
