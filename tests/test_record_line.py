@@ -56,6 +56,40 @@ def test_the_line_recovers_a_linear_field_and_its_residual_spread():
     assert line.slots[0] == "y" and line.slots[1:3] == ["a", "x[0]"]  # the fields' own first
 
 
+def test_the_reach_is_the_range_of_the_residuals_of_records_left_out():
+    """``reach``: the smallest and largest leave-one-out residual in the line's units, checked by
+    refitting the ridge without each record in turn at the chosen penalty."""
+    records = _records(40)
+    codec, enc, line = _setup(records)
+    fl = line.lines[0]
+    x = np.array([[r["a"], r["x"][0], r["x"][1], r["x"][2] if len(r["x"]) > 2 else np.nan, r["m"]] for r in records])
+    y = np.array([r["y"] for r in records])
+    # the design as the line builds it: standardized inputs, 0 and an indicator where absent
+    absent = np.isnan(x)
+    z = np.hstack([np.where(absent, 0.0, (x - np.nanmean(x, 0)) / np.nanstd(x, 0)), absent[:, [3]].astype(float)])
+    loo = []
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        zc, yc = z[keep] - z[keep].mean(0), y[keep] - y[keep].mean()
+        w = np.linalg.solve(zc.T @ zc + fl.alpha * np.eye(z.shape[1]), zc.T @ yc)
+        loo.append(y[i] - (y[keep].mean() + (z[i] - z[keep].mean(0)) @ w))
+    loo = np.array(loo)
+    assert fl.scale == pytest.approx(np.sqrt(np.mean(loo**2)), rel=1e-6)
+    assert fl.reach == pytest.approx((loo.min() / fl.scale, loo.max() / fl.scale), rel=1e-6)
+    assert fl.reach[0] < 0 < fl.reach[1]
+
+
+def test_a_line_saved_before_its_reach_existed_loads_unbounded():
+    codec, enc, line = _setup(_records())
+    d = line.to_dict()
+    assert d["lines"][0]["reach"] == list(line.lines[0].reach)
+    del d["lines"][0]["reach"]
+    assert RecordLine.from_dict(d).lines[0].reach is None
+    d["lines"][0]["reach"] = [0.5, 2.0]  # must hold 0: what the line itself leaves
+    with pytest.raises(ValueError, match="reach"):
+        RecordLine.from_dict(d)
+
+
 def test_the_line_reads_only_the_numbers_shown():
     """A hidden number is missing to the line: its value cannot move the line's value, and the
     line of a record with x[1] hidden is the line's guess without it (here: not the truth)."""
@@ -165,6 +199,28 @@ def test_fill_adds_the_line_to_what_the_network_says(tmp_path):
         plain.model.head.out.weight.zero_()
         plain.model.head.out.bias.zero_()
     assert abs(plain.fill(records[0], ["y"])["y"] - records[0]["y"]) > 0.05  # without the line: the field's centre
+
+
+def test_fill_holds_a_runaway_network_within_the_lines_reach(tmp_path):
+    """A network that says +1000 of the line's units is held at the line's reach: fill's value
+    is the line plus ``reach[1]`` units, and the same model saved without the reach (a line from
+    before it existed) lets the runaway through."""
+    records = _records()
+    codec, enc, line = _setup(records)
+    model = _model(records, line)
+    with torch.no_grad():
+        model.model.head.out.weight.zero_()
+        model.model.head.out.bias.fill_(1000.0)
+    fl = line.lines[0]
+    r, e = records[0], enc[0]
+    shown = e.fields[codec.number_starts(e.ids)] != codec.vocab.fields.index("y")
+    on_line = line.value(e, shown, codec)[0]
+    assert model.fill(r, ["y"])["y"] == pytest.approx(on_line + fl.scale * fl.reach[1], rel=1e-9, abs=1e-9)
+    d = line.to_dict()
+    del d["lines"][0]["reach"]
+    old = _model(records, RecordLine.from_dict(d))
+    old.model.load_state_dict(model.model.state_dict())
+    assert old.fill(r, ["y"])["y"] - on_line == pytest.approx(1000.0 * fl.scale, rel=1e-6)
 
 
 def test_a_damaged_line_is_refused(tmp_path):

@@ -17,6 +17,13 @@ penalty is chosen by leave-one-out error over :data:`ALPHAS` — the ridge basel
 :mod:`scinum.baselines.regressors`, in numpy. ``scale_f`` is the root-mean-square of its
 leave-one-out residuals, so the network's targets have about unit spread.
 
+**Its reach.** The smallest and largest leave-one-out residual, in units of ``scale_f``, are the
+line's ``reach``: what the network's part took on records the line did not see. A fill holds the
+network's part within it and widens the prediction by what it held back
+(:mod:`scinum.fill.line_reach`): a record unlike the training ones (a planets orbit past the
+training semi-major axes, experiments/planets-line-dt-a1) could otherwise add many of the line's
+units with an interval as narrow as in the training range.
+
 **It reads what the network reads.** A number hidden from the model (masked in training, asked
 in fill) is not an input of the line either: for a record with the inputs ``H`` hidden, the line
 is the ridge regression refitted on the training records without the inputs ``H`` — exactly, by
@@ -78,26 +85,26 @@ def _named(seq: Encoded, codec: Codec) -> list[tuple[str | None, str]]:
     return out
 
 
-def _ridge(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+def _ridge(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     """Ridge of ``y`` float64[N] on the design ``z`` float64[N, P] with an intercept, centred:
     (weights [P], ``M = (ZcᵀZc + αI)⁻¹`` [P, P], the penalty α chosen by leave-one-out error over
-    :data:`ALPHAS`, the RMS of the leave-one-out residuals at it)."""
+    :data:`ALPHAS`, the leave-one-out residuals [N] at it)."""
     zc, yc = z - z.mean(0), y - y.mean()
     u, s, vt = np.linalg.svd(zc, full_matrices=False)
     uy = u.T @ yc
-    best = (np.inf, 0.0)
+    best: tuple[float, float, np.ndarray] = (np.inf, 0.0, yc)
     for alpha in ALPHAS:
         shrink = s**2 / (s**2 + alpha)
         lever = (u**2) @ shrink + 1.0 / len(y)  # the hat matrix's diagonal, intercept included
         loo = (yc - u @ (shrink * uy)) / np.maximum(1.0 - lever, 1e-12)
         err = float(np.mean(loo**2))
         if err < best[0]:
-            best = (err, float(alpha))
-    err, alpha = best
+            best = (err, float(alpha), loo)
+    _, alpha, loo = best
     w = vt.T @ ((s / (s**2 + alpha)) * uy)
     # directions the rows never span (P > rank) get 1/alpha: the penalty alone holds them
     m = (vt.T / (s**2 + alpha)) @ vt + (np.eye(z.shape[1]) - vt.T @ vt) / alpha
-    return w, m, alpha, float(np.sqrt(err))
+    return w, m, alpha, loo
 
 
 class FieldLine:
@@ -105,10 +112,23 @@ class FieldLine:
     reads ``inputs`` (slot indices; standardized by ``mean``, ``sd``) then an indicator for each
     of ``marked`` (slot indices absent from some training record); ``centre`` [P] the design's
     training mean, ``w`` [P] the weights, ``m`` [P, P] the system's inverse, ``y_mean`` the
-    field's training mean, ``scale`` the network's unit (record units), ``alpha`` the penalty."""
+    field's training mean, ``scale`` the network's unit (record units), ``alpha`` the penalty,
+    ``reach`` (lo, hi) the leave-one-out residuals' range in ``scale`` units (module docstring;
+    None, as in lines saved before it existed: unbounded)."""
 
     def __init__(
-        self, inputs: Any, mean: Any, sd: Any, marked: Any, centre: Any, w: Any, m: Any, y_mean: float, scale: float, alpha: float
+        self,
+        inputs: Any,
+        mean: Any,
+        sd: Any,
+        marked: Any,
+        centre: Any,
+        w: Any,
+        m: Any,
+        y_mean: float,
+        scale: float,
+        alpha: float,
+        reach: Sequence[float] | None = None,
     ):
         self.inputs, self.marked = np.asarray(inputs, np.int64).reshape(-1), np.asarray(marked, np.int64).reshape(-1)
         self.mean, self.sd = np.asarray(mean, np.float64).reshape(-1), np.asarray(sd, np.float64).reshape(-1)
@@ -116,6 +136,9 @@ class FieldLine:
         p = len(self.inputs) + len(self.marked)
         self.m = np.asarray(m, np.float64).reshape(p, p)
         self.y_mean, self.scale, self.alpha = float(y_mean), float(scale), float(alpha)
+        self.reach = None if reach is None else (float(reach[0]), float(reach[1]))
+        if self.reach is not None and not (np.isfinite(self.reach).all() and self.reach[0] <= 0 <= self.reach[1]):
+            raise ValueError(f"record line: reach {self.reach} must be finite and hold 0")
         if not (len(self.mean) == len(self.sd) == len(self.inputs) and len(self.centre) == len(self.w) == p):
             raise ValueError(
                 f"record line: a field of {len(self.inputs)} inputs and {len(self.marked)} indicators, but weights of other lengths"
@@ -143,6 +166,7 @@ class FieldLine:
             "y_mean": self.y_mean,
             "scale": self.scale,
             "alpha": self.alpha,
+            **({} if self.reach is None else {"reach": list(self.reach)}),
         }
 
 
@@ -225,9 +249,11 @@ class RecordLine:
         absent = np.isnan(xs)
         marked = absent.any(0)
         z = np.hstack([np.where(absent, 0.0, (xs - mean) / sd), absent[:, marked].astype(np.float64)])
-        w, m, alpha, rms = _ridge(z, y)
+        w, m, alpha, loo = _ridge(z, y)
         floor = 1e-9 * max(float(np.std(y)), float(np.abs(y).max()), 1e-300)
-        return FieldLine(inputs, mean, sd, inputs[marked], z.mean(0), w, m, float(y.mean()), max(rms, floor), alpha)
+        scale = max(float(np.sqrt(np.mean(loo**2))), floor)
+        reach = (float(loo.min()) / scale, float(loo.max()) / scale)
+        return FieldLine(inputs, mean, sd, inputs[marked], z.mean(0), w, m, float(y.mean()), scale, alpha, reach)
 
     # -- applying ---------------------------------------------------------------------------------
     def slot_index(self, seq: Encoded, codec: Codec) -> np.ndarray:
