@@ -56,37 +56,67 @@ def test_the_line_recovers_a_linear_field_and_its_residual_spread():
     assert line.slots[0] == "y" and line.slots[1:3] == ["a", "x[0]"]  # the fields' own first
 
 
-def test_the_reach_is_the_range_of_the_residuals_of_records_left_out():
-    """``reach``: the smallest and largest leave-one-out residual in the line's units, checked by
-    refitting the ridge without each record in turn at the chosen penalty."""
-    records = _records(40)
+def _design(records: list[dict], fl) -> np.ndarray:
+    """The centred design rows of ``_records`` as a line builds them (a, x[0], x[1], m, x[2]: the
+    most frequent first, standardized, 0 where absent; then x[2]'s indicator), independently of
+    record_line."""
+    x = np.array([[r["a"], r["x"][0], r["x"][1], r["m"], r["x"][2] if len(r["x"]) > 2 else np.nan] for r in records])
+    absent = np.isnan(x)
+    z = np.hstack([np.where(absent, 0.0, (x - fl.mean) / fl.sd), absent[:, [4]].astype(float)])
+    return z - fl.centre
+
+
+def test_the_span_and_support_are_the_training_records_lines_and_largest_leverage():
+    records = _records(60)
     codec, enc, line = _setup(records)
     fl = line.lines[0]
-    x = np.array([[r["a"], r["x"][0], r["x"][1], r["x"][2] if len(r["x"]) > 2 else np.nan, r["m"]] for r in records])
-    y = np.array([r["y"] for r in records])
-    # the design as the line builds it: standardized inputs, 0 and an indicator where absent
-    absent = np.isnan(x)
-    z = np.hstack([np.where(absent, 0.0, (x - np.nanmean(x, 0)) / np.nanstd(x, 0)), absent[:, [3]].astype(float)])
-    loo = []
-    for i in range(len(y)):
-        keep = np.arange(len(y)) != i
-        zc, yc = z[keep] - z[keep].mean(0), y[keep] - y[keep].mean()
-        w = np.linalg.solve(zc.T @ zc + fl.alpha * np.eye(z.shape[1]), zc.T @ yc)
-        loo.append(y[i] - (y[keep].mean() + (z[i] - z[keep].mean(0)) @ w))
-    loo = np.array(loo)
-    assert fl.scale == pytest.approx(np.sqrt(np.mean(loo**2)), rel=1e-6)
-    assert fl.reach == pytest.approx((loo.min() / fl.scale, loo.max() / fl.scale), rel=1e-6)
-    assert fl.reach[0] < 0 < fl.reach[1]
+    zc = _design(records, fl)
+    fitted = fl.y_mean + zc @ fl.w
+    lever = np.einsum("ij,jk,ik->i", zc, np.linalg.inv(zc.T @ zc + fl.alpha * np.eye(zc.shape[1])), zc)
+    assert fl.span == pytest.approx((fitted.min(), fitted.max()), rel=1e-9)
+    assert fl.support == pytest.approx(lever.max(), rel=1e-4)  # an explicit inverse at a small penalty
 
 
-def test_a_line_saved_before_its_reach_existed_loads_unbounded():
-    codec, enc, line = _setup(_records())
+def test_a_training_record_is_never_held_whatever_it_hides():
+    records = _records()
+    codec, enc, line = _setup(records)
+    rng = np.random.default_rng(1)
+    y = codec.vocab.fields.index("y")
+    for e in enc:
+        fields = e.fields[codec.number_starts(e.ids)]
+        shown = (fields != y) & (rng.random(len(fields)) > 0.4)
+        value, move = line.value_and_move(e, shown, codec)
+        assert move.tolist() == [0.0]
+
+
+def test_a_record_without_support_is_held_within_the_span_and_says_how_far():
+    """Inputs far past the training records: leverage above the support and a line past the
+    span, held at the span's edge; the move is what the unbounded line adds; a line saved
+    without span and support (older checkpoints) is never held."""
+    records = _records()
+    codec, enc, line = _setup(records)
+    far = {"a": 50.0, "x": [0.0, -40.0], "y": 0.0, "m": 0.0}  # the line: 2·50 + 3·40 + 1 ≈ 221
+    e = codec.encode(far)
+    shown = e.fields[codec.number_starts(e.ids)] != codec.vocab.fields.index("y")
     d = line.to_dict()
-    assert d["lines"][0]["reach"] == list(line.lines[0].reach)
-    del d["lines"][0]["reach"]
-    assert RecordLine.from_dict(d).lines[0].reach is None
-    d["lines"][0]["reach"] = [0.5, 2.0]  # must hold 0: what the line itself leaves
-    with pytest.raises(ValueError, match="reach"):
+    for key in ("span", "support"):
+        del d["lines"][0][key]
+    unbounded = RecordLine.from_dict(d)
+    assert unbounded.lines[0].span is None
+    free, none = unbounded.value_and_move(e, shown, codec)
+    assert free[0] == pytest.approx(221, rel=0.01) and none.tolist() == [0.0]
+    value, move = line.value_and_move(e, shown, codec)
+    assert value[0] == line.lines[0].span[1] and move[0] == pytest.approx(free[0] - value[0], rel=1e-12)
+    near = {"a": 2.0, "x": [0.0, -2.5], "y": 0.0, "m": 0.0}  # past the span (12.5), within the support
+    e = codec.encode(near)
+    v, m = line.value_and_move(e, shown, codec)
+    assert m.tolist() == [0.0] and v[0] == unbounded.value(e, shown, codec)[0] > line.lines[0].span[1]
+
+
+def test_a_span_needs_its_support():
+    d = _setup(_records())[2].to_dict()
+    del d["lines"][0]["support"]
+    with pytest.raises(ValueError, match="support"):
         RecordLine.from_dict(d)
 
 
@@ -156,7 +186,7 @@ def test_a_batch_under_the_line_round_trips_its_targets():
     assert float(plain["num_target"][on].abs().max()) / float(lined["num_scale"][on][0]) > 100
 
 
-def _model(records: list[dict], line: RecordLine | None) -> Model:
+def _model(records: list[dict], line: RecordLine | None, head: dict | None = None) -> Model:
     vocab = Vocabulary.build(records)
     codec = Codec(vocab)
     enc = [codec.encode(r) for r in records]
@@ -171,7 +201,7 @@ def _model(records: list[dict], line: RecordLine | None) -> Model:
         n_heads=2,
         max_positions=64,
     )
-    meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm, line=line)
+    meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm, line=line, head=head or {"kind": "native"})
     torch.manual_seed(0)
     return Model(meta, meta.build_model())
 
@@ -201,26 +231,31 @@ def test_fill_adds_the_line_to_what_the_network_says(tmp_path):
     assert abs(plain.fill(records[0], ["y"])["y"] - records[0]["y"]) > 0.05  # without the line: the field's centre
 
 
-def test_fill_holds_a_runaway_network_within_the_lines_reach(tmp_path):
-    """A network that says +1000 of the line's units is held at the line's reach: fill's value
-    is the line plus ``reach[1]`` units, and the same model saved without the reach (a line from
-    before it existed) lets the runaway through."""
+def test_fill_holds_the_line_without_support_and_widens_the_interval(tmp_path):
+    """A record far past the training ones: fill's value is the held line (the network says 0),
+    and a mixture head's spread and 95 % interval widen by half of what the line was held."""
     records = _records()
     codec, enc, line = _setup(records)
-    model = _model(records, line)
+    model = _model(records, line, head={"kind": "mixture", "n_components": 2})
     with torch.no_grad():
-        model.model.head.out.weight.zero_()
-        model.model.head.out.bias.fill_(1000.0)
-    fl = line.lines[0]
-    r, e = records[0], enc[0]
-    shown = e.fields[codec.number_starts(e.ids)] != codec.vocab.fields.index("y")
-    on_line = line.value(e, shown, codec)[0]
-    assert model.fill(r, ["y"])["y"] == pytest.approx(on_line + fl.scale * fl.reach[1], rel=1e-9, abs=1e-9)
+        for p in model.model.head.parameters():
+            p.zero_()
+    far = {"a": 50.0, "x": [0.0, -40.0], "y": None, "m": 0.0}
+    got = model.predict(far).predictions[0]
+    assert got.value == pytest.approx(line.lines[0].span[1], rel=1e-9)
     d = line.to_dict()
-    del d["lines"][0]["reach"]
-    old = _model(records, RecordLine.from_dict(d))
+    for key in ("span", "support"):
+        del d["lines"][0][key]
+    old = _model(records, RecordLine.from_dict(d), head={"kind": "mixture", "n_components": 2})
     old.model.load_state_dict(model.model.state_dict())
-    assert old.fill(r, ["y"])["y"] - on_line == pytest.approx(1000.0 * fl.scale, rel=1e-6)
+    free = old.predict(far).predictions[0]
+    move = free.value - got.value
+    assert move > 100  # the unbounded line: about 221
+    assert got.uncertainty["std"] == pytest.approx(np.hypot(free.uncertainty["std"], 0.5 * move), rel=1e-6)
+    lo, hi = got.uncertainty["interval_95"]
+    assert hi - lo >= 2 * 1.959 * np.hypot(free.uncertainty["std"], 0.5 * move)
+    inside = old.predict(records[0] | {"y": None}).predictions[0]  # a training record: as before
+    assert model.predict(records[0] | {"y": None}).predictions[0].value == inside.value
 
 
 def test_a_damaged_line_is_refused(tmp_path):

@@ -55,7 +55,7 @@ from ..model.recalibration import recalibrated
 from .batching import batch_threads, length_batches, no_gc
 from .extrapolation import ExtrapolationWarning, Tally, TrainingRanges
 from .jobs import Job, JobMaker
-from .line_reach import hold
+from .line_support import widen
 from .results import FieldPrediction, Filled, Prediction
 from ..model.trunk import NumberMLM
 from ..records.paths import format_path, parse_path, set_value
@@ -122,14 +122,6 @@ class Model:
         }
         self._jobs = JobMaker(self.codec, self.normalizer, self.encoding, self.context_length)
         self.ranges = TrainingRanges(self.vocab, meta.run)
-        #: float64[n_fields] each: the lowest and highest network part a field's line lets through
-        #: (scinum.fill.line_reach; ±inf: a field without a line, or a line saved without its reach)
-        lo, hi = np.full(len(self.vocab.fields), -np.inf), np.full(len(self.vocab.fields), np.inf)
-        if meta.line is not None:
-            for f, line in zip(meta.line.fields, meta.line.lines):
-                if line.reach is not None:
-                    lo[self.vocab.field_index[f]], hi[self.vocab.field_index[f]] = line.reach
-        self._line_reach = (lo, hi)
 
     # -- public API ---------------------------------------------------------------------------
     def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
@@ -361,7 +353,6 @@ class Model:
         unc = {k: (v.double().cpu().numpy() if torch.is_tensor(v) else np.asarray(v))[first] for k, v in res.uncertainty.items()}
         if "num_offset" in batch:  # the network's part on top of the line (scinum.tokens.record_line)
             off, k_line = (batch[key].cpu().numpy()[first] for key in ("num_offset", "num_scale"))
-            raw, unc = hold(raw, unc, *(r[fids] for r in self._line_reach), quantiles)  # within its reach
             raw = off + k_line * raw
             for k in unc:
                 shape = (-1,) + (1,) * (unc[k].ndim - 1)
@@ -369,6 +360,7 @@ class Model:
                     unc[k] = off.reshape(shape) + k_line.reshape(shape) * unc[k]
                 elif k in _SPREADS:
                     unc[k] = k_line.reshape(shape) * unc[k]
+            unc = widen(unc, batch["num_held"].cpu().numpy()[first], quantiles)  # where the line was held
         values = self.normalizer.inverse(raw, fids)
         says = np.isin(res.token.cpu().numpy()[first], self.codec.start_token_ids)
         for k in unc:

@@ -37,6 +37,9 @@ class _Structure(TypedDict, total=False):
     # num_offset + num_scale · what the network predicts (0 and 1 off the line's fields)
     num_offset: torch.Tensor
     num_scale: torch.Tensor
+    # ... and how far the line was held where it has no support (normalized; 0: not held; the
+    # training records never are: scinum.tokens.record_line), which a fill's prediction widens by
+    num_held: torch.Tensor
 
 
 class Batch(_Structure):
@@ -131,7 +134,8 @@ def make_batch(
     ``line`` (:mod:`scinum.tokens.record_line`): a hidden number of one of its fields gets the
     line of the numbers its record shows as ``num_offset`` and the line's unit as ``num_scale``
     (both normalized), and ``num_target`` becomes ``(normalized value - num_offset) /
-    num_scale``: what the network is trained to predict.
+    num_scale``: what the network is trained to predict; ``num_held``: how far the line was held
+    (normalized).
     """
     vocab = codec.vocab
     if not structure_tokens and not structure:
@@ -182,20 +186,27 @@ def _under_line(
 ) -> None:
     """Put :func:`make_batch`'s hidden numbers of ``line``'s fields under their line (in place)."""
     lined = {codec.vocab.fields.index(f): i for i, f in enumerate(line.fields)}
-    raw, unit = [], []  # per hidden number token: its line and unit in record units (NaN: no line)
+    # per hidden number token: its line and unit in record units (NaN: no line), and how far the
+    # line was held (scinum.tokens.record_line; 0: not, or no line)
+    raw: list[float] = []
+    unit: list[float] = []
+    held: list[float] = []
     for s, h in zip(seqs, hide):
         rows = s.fields[(s.fields >= 0) & h]  # the field of every hidden number token, in order (num_field's)
         which = sorted({lined[int(f)] for f in rows if int(f) in lined})
-        value = dict(zip(which, line.value(s, ~h[codec.number_starts(s.ids)], codec, which))) if which else {}
+        value, move = line.value_and_move(s, ~h[codec.number_starts(s.ids)], codec, which) if which else ((), ())
+        value, move = dict(zip(which, value)), dict(zip(which, move))
         for fid in rows:
             i = lined.get(int(fid))
             raw.append(np.nan if i is None else value[i])
             unit.append(np.nan if i is None else line.scale[i])
+            held.append(0.0 if i is None else move[i])
     fids = batch["num_field"].numpy()
     on = ~np.isnan(raw)
     off = torch.from_numpy(np.where(on, normalizer.forward(np.nan_to_num(raw), fids), 0.0))
     k = torch.from_numpy(np.where(on, np.asarray(unit) / normalizer.scale[fids], 1.0))
     batch["num_offset"], batch["num_scale"] = off, k
+    batch["num_held"] = torch.from_numpy(np.asarray(held, np.float64) / normalizer.scale[fids])
     batch["num_target"] = (batch["num_target"] - off) / k
 
 

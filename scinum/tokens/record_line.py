@@ -17,12 +17,15 @@ penalty is chosen by leave-one-out error over :data:`ALPHAS` — the ridge basel
 :mod:`scinum.baselines.regressors`, in numpy. ``scale_f`` is the root-mean-square of its
 leave-one-out residuals, so the network's targets have about unit spread.
 
-**Its reach.** The smallest and largest leave-one-out residual, in units of ``scale_f``, are the
-line's ``reach``: what the network's part took on records the line did not see. A fill holds the
-network's part within it and widens the prediction by what it held back
-(:mod:`scinum.fill.line_reach`): a record unlike the training ones (a planets orbit past the
-training semi-major axes, experiments/planets-line-dt-a1) could otherwise add many of the line's
-units with an interval as narrow as in the training range.
+**Held where it has no support.** Far from the training records a line of nearly collinear
+inputs runs away: on planets data an orbit past the training semi-major axes got a₁'s line at 4.6
+(true 1.145; experiments/planets-line-dt-a1). Such a record is told by its leverage
+``h = dᵀ(ZᵀZ + αI)⁻¹d`` (``d`` its centred design row): above every training record's (the
+line's ``support``), the data the line was fitted on say nothing there, and the line is held
+within the values it took on the training records (its ``span``), as boosted trees hold a
+prediction at the edge. The move is returned beside the value, and a fill widens its prediction
+by it (:mod:`scinum.fill.line_support`). A training record is never held: its leverage is at most
+the support, and hiding inputs only lowers it (a Schur complement).
 
 **It reads what the network reads.** A number hidden from the model (masked in training, asked
 in fill) is not an input of the line either: for a record with the inputs ``H`` hidden, the line
@@ -85,26 +88,26 @@ def _named(seq: Encoded, codec: Codec) -> list[tuple[str | None, str]]:
     return out
 
 
-def _ridge(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+def _ridge(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Ridge of ``y`` float64[N] on the design ``z`` float64[N, P] with an intercept, centred:
     (weights [P], ``M = (ZcᵀZc + αI)⁻¹`` [P, P], the penalty α chosen by leave-one-out error over
-    :data:`ALPHAS`, the leave-one-out residuals [N] at it)."""
+    :data:`ALPHAS`, the RMS of the leave-one-out residuals at it)."""
     zc, yc = z - z.mean(0), y - y.mean()
     u, s, vt = np.linalg.svd(zc, full_matrices=False)
     uy = u.T @ yc
-    best: tuple[float, float, np.ndarray] = (np.inf, 0.0, yc)
+    best = (np.inf, 0.0)
     for alpha in ALPHAS:
         shrink = s**2 / (s**2 + alpha)
         lever = (u**2) @ shrink + 1.0 / len(y)  # the hat matrix's diagonal, intercept included
         loo = (yc - u @ (shrink * uy)) / np.maximum(1.0 - lever, 1e-12)
         err = float(np.mean(loo**2))
         if err < best[0]:
-            best = (err, float(alpha), loo)
-    _, alpha, loo = best
+            best = (err, float(alpha))
+    err, alpha = best
     w = vt.T @ ((s / (s**2 + alpha)) * uy)
     # directions the rows never span (P > rank) get 1/alpha: the penalty alone holds them
     m = (vt.T / (s**2 + alpha)) @ vt + (np.eye(z.shape[1]) - vt.T @ vt) / alpha
-    return w, m, alpha, loo
+    return w, m, alpha, float(np.sqrt(err))
 
 
 class FieldLine:
@@ -112,9 +115,9 @@ class FieldLine:
     reads ``inputs`` (slot indices; standardized by ``mean``, ``sd``) then an indicator for each
     of ``marked`` (slot indices absent from some training record); ``centre`` [P] the design's
     training mean, ``w`` [P] the weights, ``m`` [P, P] the system's inverse, ``y_mean`` the
-    field's training mean, ``scale`` the network's unit (record units), ``alpha`` the penalty,
-    ``reach`` (lo, hi) the leave-one-out residuals' range in ``scale`` units (module docstring;
-    None, as in lines saved before it existed: unbounded)."""
+    field's training mean, ``scale`` the network's unit (record units), ``alpha`` the penalty;
+    ``span`` (lo, hi) the line's values on the training records (record units) and ``support``
+    their largest leverage (module docstring; both None in lines saved before them: never held)."""
 
     def __init__(
         self,
@@ -128,7 +131,8 @@ class FieldLine:
         y_mean: float,
         scale: float,
         alpha: float,
-        reach: Sequence[float] | None = None,
+        span: Sequence[float] | None = None,
+        support: float | None = None,
     ):
         self.inputs, self.marked = np.asarray(inputs, np.int64).reshape(-1), np.asarray(marked, np.int64).reshape(-1)
         self.mean, self.sd = np.asarray(mean, np.float64).reshape(-1), np.asarray(sd, np.float64).reshape(-1)
@@ -136,9 +140,12 @@ class FieldLine:
         p = len(self.inputs) + len(self.marked)
         self.m = np.asarray(m, np.float64).reshape(p, p)
         self.y_mean, self.scale, self.alpha = float(y_mean), float(scale), float(alpha)
-        self.reach = None if reach is None else (float(reach[0]), float(reach[1]))
-        if self.reach is not None and not (np.isfinite(self.reach).all() and self.reach[0] <= 0 <= self.reach[1]):
-            raise ValueError(f"record line: reach {self.reach} must be finite and hold 0")
+        self.span = None if span is None else (float(span[0]), float(span[1]))
+        self.support = None if support is None else float(support)
+        if (self.span is None) != (self.support is None):
+            raise ValueError("record line: a span without a support, or a support without a span")
+        if self.span is not None and not (np.isfinite([*self.span, self.support]).all() and self.span[0] <= self.span[1] and self.support >= 0):
+            raise ValueError(f"record line: span {self.span} and support {self.support} must be finite, ordered and >= 0")
         if not (len(self.mean) == len(self.sd) == len(self.inputs) and len(self.centre) == len(self.w) == p):
             raise ValueError(
                 f"record line: a field of {len(self.inputs)} inputs and {len(self.marked)} indicators, but weights of other lengths"
@@ -166,7 +173,7 @@ class FieldLine:
             "y_mean": self.y_mean,
             "scale": self.scale,
             "alpha": self.alpha,
-            **({} if self.reach is None else {"reach": list(self.reach)}),
+            **({} if self.span is None else {"span": list(self.span), "support": self.support}),
         }
 
 
@@ -249,11 +256,13 @@ class RecordLine:
         absent = np.isnan(xs)
         marked = absent.any(0)
         z = np.hstack([np.where(absent, 0.0, (xs - mean) / sd), absent[:, marked].astype(np.float64)])
-        w, m, alpha, loo = _ridge(z, y)
+        w, m, alpha, rms = _ridge(z, y)
         floor = 1e-9 * max(float(np.std(y)), float(np.abs(y).max()), 1e-300)
-        scale = max(float(np.sqrt(np.mean(loo**2))), floor)
-        reach = (float(loo.min()) / scale, float(loo.max()) / scale)
-        return FieldLine(inputs, mean, sd, inputs[marked], z.mean(0), w, m, float(y.mean()), scale, alpha, reach)
+        zc = z - z.mean(0)
+        fitted = y.mean() + zc @ w  # each training record's line, every other number shown
+        lever = np.einsum("ij,jk,ik->i", zc, m, zc)
+        span, support = (float(fitted.min()), float(fitted.max())), float(lever.max())
+        return FieldLine(inputs, mean, sd, inputs[marked], z.mean(0), w, m, float(y.mean()), max(rms, floor), alpha, span, support)
 
     # -- applying ---------------------------------------------------------------------------------
     def slot_index(self, seq: Encoded, codec: Codec) -> np.ndarray:
@@ -270,13 +279,21 @@ class RecordLine:
     def value(self, seq: Encoded, shown: np.ndarray, codec: Codec, which: Sequence[int] | None = None) -> np.ndarray:
         """float64[len(which)]: the lines of the fields ``which`` (indices into ``fields``; None:
         all) for the record ``seq`` reading the numbers ``shown`` (bool[number of numbers], in
-        token order) and nothing else, in record units."""
+        token order) and nothing else, in record units; held where it has no support (module
+        docstring)."""
+        return self.value_and_move(seq, shown, codec, which)[0]
+
+    def value_and_move(
+        self, seq: Encoded, shown: np.ndarray, codec: Codec, which: Sequence[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`value`, how far each line was held: the line's own value minus it; 0 where
+        it was not) float64[len(which)] each."""
         slot = self.slot_index(seq, codec)
         values = seq.values[codec.number_starts(seq.ids)]
         on = slot >= 0
         present, seen, x = slot[on], slot[on & shown], values[on & shown]
         hidden = slot[on & ~shown]
-        out = []
+        out, moves = [], []
         for i in range(len(self.fields)) if which is None else which:
             line, (vcol, mcol) = self.lines[i], self._columns[i]
             d = np.zeros(len(line.w))
@@ -287,15 +304,22 @@ class RecordLine:
             d -= line.centre
             drop = np.concatenate([vcol[hidden], mcol[hidden]])
             drop = drop[drop >= 0]
-            if not len(drop):
-                out.append(line.y_mean + d @ line.w)
-                continue
             keep = np.ones(len(line.w), bool)
             keep[drop] = False
-            u = np.linalg.solve(line.m[np.ix_(drop, drop)], line.w[drop])
-            w_kept = line.w[keep] - line.m[np.ix_(keep, drop)] @ u  # refitted without the hidden inputs
-            out.append(line.y_mean + d[keep] @ w_kept)
-        return np.array(out, np.float64)
+            w_kept, m_kept = line.w, line.m
+            if len(drop):  # refitted without the hidden inputs (the block inverse: module docstring)
+                m_kd = line.m[np.ix_(keep, drop)]
+                w_kept = line.w[keep] - m_kd @ np.linalg.solve(line.m[np.ix_(drop, drop)], line.w[drop])
+            value = line.y_mean + d[keep] @ w_kept
+            held = value
+            if line.span is not None and not line.span[0] <= value <= line.span[1]:
+                if len(drop):
+                    m_kept = line.m[np.ix_(keep, keep)] - m_kd @ np.linalg.solve(line.m[np.ix_(drop, drop)], m_kd.T)
+                if d[keep] @ m_kept @ d[keep] > line.support:
+                    held = min(max(value, line.span[0]), line.span[1])
+            out.append(held)
+            moves.append(value - held)
+        return np.array(out, np.float64), np.array(moves, np.float64)
 
     def to_dict(self) -> dict[str, Any]:
         return {"fields": self.fields, "slots": self.slots, "lines": [line.to_dict() for line in self.lines]}

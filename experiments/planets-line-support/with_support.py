@@ -1,10 +1,10 @@
-"""Copies of planets-line-dt-a1's checkpoints with their lines' reach (README): for each
+"""Copies of planets-line-dt-a1's checkpoints whose lines carry their span and support (README): for each
 ``RUNS/models/<label>/seed<N>/model.ckpt``, the line is fitted again on the run's training records
 as ``scinum fit`` fits it (``MLMDataModule.setup``), checked equal to the saved one in every
-number (up to float rounding), and the saved line is written with the refit's ``reach`` to
-``OUT/<label>/seed<N>/model.ckpt``; nothing else changes.
+number (up to float rounding), and the saved line is written with the refit's ``span`` and
+``support`` to ``OUT/<label>/seed<N>/model.ckpt``; nothing else changes.
 
-    python experiments/planets-line-reach/with_reach.py RUNS OUT
+    python experiments/planets-line-support/with_support.py RUNS OUT
 
 RUNS: a work directory of ``recipes/planets.py`` whose models have a ``line`` (their
 ``config.json``'s ``data.path`` is read from the directory it names, relative to the current one).
@@ -55,17 +55,17 @@ def main(runs: Path, out: Path) -> None:
         if saved["fields"] != new["fields"] or saved["slots"] != new["slots"]:
             raise SystemExit(f"{ckpt}: the line fitted again reads other fields or slots")
         for a, b in zip(saved["lines"], new["lines"]):
-            for k in a:  # the same up to the rounding of another SVD call (1e-14 in w, 1e-9 in m)
+            for k in list(a):  # the same up to the rounding of another SVD call (1e-14 in w, 1e-9 in m)
                 x, y = np.asarray(a[k], np.float64), np.asarray(b[k], np.float64)
                 if x.shape != y.shape or not np.allclose(x, y, rtol=1e-6, atol=1e-8 * max(1.0, float(np.abs(x).max()))):
                     raise SystemExit(f"{ckpt}: the line fitted again differs from the saved one in {k!r}")
-            a["reach"] = b["reach"]  # the saved line's numbers, with the refit's reach
+            a.update(span=b["span"], support=b["support"])  # the saved line's numbers, the refit's bound
         meta.line = RecordLine.from_dict(saved)
         target = out / ckpt.parent.parent.name / ckpt.parent.name / "model.ckpt"
         target.parent.mkdir(parents=True, exist_ok=True)
         save_checkpoint(target, net, meta)
-        reach = ", ".join(f"{f}: [{fl.reach[0]:.2f}, {fl.reach[1]:.2f}]" for f, fl in zip(meta.line.fields, meta.line.lines))
-        print(f"{target}: {reach}")
+        bound = ", ".join(f"{f}: span [{fl.span[0]:.3g}, {fl.span[1]:.3g}], support {fl.support:.3g}" for f, fl in zip(meta.line.fields, meta.line.lines))
+        print(f"{target}: {bound}")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
-"""Scores planets-line-dt-a1's checkpoints with and without their lines' reach (README), each
+"""Scores planets-line-dt-a1's checkpoints with and without their lines' bound (README), each
 with ``scinum evaluate --limit 200 --no-baselines`` on test, ood_a1 and ood_stepsize, and prints
 the table: per build and variant, the mean over seeds of a₁'s and Δt's MSE and 95 % coverage on
-each split, and how many of their numbers the reach moved (the two variants' predictions differ).
+each split, and how many of their numbers the bound moved (the two variants' predictions differ).
 
-    python experiments/planets-line-reach/score.py [--runs runs] [--out experiments/planets-line-reach]
+    python experiments/planets-line-support/score.py [--runs runs] [--out experiments/planets-line-support]
 
-Reads ``RUNS/dta1-cap`` and ``RUNS/dta1-test`` (the original runs) and ``RUNS/line-reach/{dev,test}``
-(``with_reach.py``'s copies); evaluations go to ``RUNS/line-reach/eval``. Writes ``OUT/scores.csv``
+Reads ``RUNS/dta1-cap`` and ``RUNS/dta1-test`` (the original runs) and ``RUNS/line-support/{dev,test}``
+(``with_support.py``'s copies); evaluations go to ``RUNS/line-support/eval``. Writes ``OUT/scores.csv``
 (every seed) and ``OUT/table.md``.
 """
 
@@ -26,7 +26,7 @@ SPLITS = ("test", "ood_a1", "ood_stepsize")
 
 
 def evaluate(ckpt: Path, data: Path, out: Path) -> None:
-    if (out / "eval.csv").exists():
+    if (out / "table.csv").exists():
         return
     words = ["evaluate", "--ckpt", str(ckpt), "--data", str(data), "--out", str(out), "--labels", LABEL, "--limit", "200"]
     code = "import sys; from scinum.cli.main import main; sys.argv = ['scinum', *sys.argv[1:]]; sys.exit(main())"
@@ -41,17 +41,17 @@ def scores(runs: Path) -> pd.DataFrame:
         data = runs / work / "data"
         for ckpt in sorted((runs / work / "models" / LABEL).glob("seed*/model.ckpt")):
             seed = ckpt.parent.name
-            variants = {"without the reach": ckpt, "with the reach": runs / "line-reach" / build / LABEL / seed / "model.ckpt"}
+            variants = {"without the bound": ckpt, "with the bound": runs / "line-support" / build / LABEL / seed / "model.ckpt"}
             preds = {}
             for variant, path in variants.items():
-                out = runs / "line-reach" / "eval" / build / variant.replace(" ", "-") / seed
+                out = runs / "line-support" / "eval" / build / variant.replace(" ", "-") / seed
                 evaluate(path, data, out)
-                ev = pd.read_csv(out / "eval.csv")
+                ev = pd.read_csv(out / "table.csv")
                 preds[variant] = pd.read_csv(out / "predictions.csv").set_index(["field", "split", "record"])["pred"]
                 for (field, split), g in ev[(ev.subset == "all") & ev.field.isin(list(FIELDS)) & ev.split.isin(SPLITS)].groupby(["field", "split"]):
                     rows.append(dict(build=build, variant=variant, seed=int(seed[4:]), field=field, split=split,
                                      mse=float(g.mse.iloc[0]), coverage95=float(g.coverage95.iloc[0])))
-            moved = preds["with the reach"] != preds["without the reach"]
+            moved = preds["with the bound"] != preds["without the bound"]
             for row in rows:
                 if row["build"] == build and row["seed"] == int(seed[4:]):
                     row["held"] = int(moved.loc[(row["field"], row["split"])].sum())
@@ -63,15 +63,15 @@ def table(frame: pd.DataFrame) -> str:
     for build, (_, title) in BUILDS.items():
         part = frame[frame.build == build]
         seeds = sorted(part.seed.unique())
-        lines += [f"**{title}**, seeds {', '.join(map(str, seeds))} (mean; MSE, then the 95 % interval's coverage; held: numbers the reach moved, all seeds)", ""]
+        lines += [f"**{title}**, seeds {', '.join(map(str, seeds))} (mean; MSE, then the 95 % interval's coverage; held: numbers the bound moved, all seeds)", ""]
         head = "| variant | " + " | ".join(f"{FIELDS[f]} {s}" for f in FIELDS for s in SPLITS) + " |"
         lines += [head, "|---" * (1 + len(FIELDS) * len(SPLITS)) + "|"]
-        for variant in ("without the reach", "with the reach"):
+        for variant in ("without the bound", "with the bound"):
             cells = []
             for f in FIELDS:
                 for s in SPLITS:
                     g = part[(part.variant == variant) & (part.field == f) & (part.split == s)]
-                    held = f", held {int(g.held.sum())}" if variant == "with the reach" else ""
+                    held = f", held {int(g.held.sum())}" if variant == "with the bound" else ""
                     cells.append(f"{g.mse.mean():.2g} ({g.coverage95.mean():.2f}{held})")
             lines.append(f"| {variant} | " + " | ".join(cells) + " |")
         lines.append("")
