@@ -72,7 +72,7 @@ def table(frame: pd.DataFrame) -> str:
                 for s in SPLITS:
                     g = part[(part.variant == variant) & (part.field == f) & (part.split == s)]
                     held = f", held {int(g.held.sum())}" if variant == "with the bound" else ""
-                    cells.append(f"{g.mse.mean():.2g} ({g.coverage95.mean():.2f}{held})")
+                    cells.append(f"{g.mse.mean():.3g} ({g.coverage95.mean():.3f}{held})")
             lines.append(f"| {variant} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
