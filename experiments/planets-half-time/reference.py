@@ -52,8 +52,24 @@ def main(old_src: Path, data: Path, out: Path, seeds: list[int]) -> None:
         (run / "config.yaml").write_text(yaml.safe_dump(config))
         _scinum(old_src, ["fit", "--config", str(run / "config.yaml")], run / "fit.log")
         ckpt = run / "model.ckpt"  # the averaged weights, calibrated
-        _scinum(old_src, ["evaluate", "--ckpt", str(ckpt), "--data", str(data.resolve()), "--out", str(run / "eval"),
-                          "--labels", LABEL, "--limit", "200", "--no-baselines"], run / "fit.log")
+        _scinum(
+            old_src,
+            [
+                "evaluate",
+                "--ckpt",
+                str(ckpt),
+                "--data",
+                str(data.resolve()),
+                "--out",
+                str(run / "eval"),
+                "--labels",
+                LABEL,
+                "--limit",
+                "200",
+                "--no-baselines",
+            ],
+            run / "fit.log",
+        )
         t = json.loads((run / "training.json").read_text())
         rows.append(f'"{LABEL}",{seed},{t["budget"]["samples"]},{t["steps"]},{t["train_seconds"]}')
         (out / "training.csv").write_text("\n".join(rows) + "\n")

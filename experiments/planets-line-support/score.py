@@ -48,9 +48,20 @@ def scores(runs: Path) -> pd.DataFrame:
                 evaluate(path, data, out)
                 ev = pd.read_csv(out / "table.csv")
                 preds[variant] = pd.read_csv(out / "predictions.csv").set_index(["field", "split", "record"])["pred"]
-                for (field, split), g in ev[(ev.subset == "all") & ev.field.isin(list(FIELDS)) & ev.split.isin(SPLITS)].groupby(["field", "split"]):
-                    rows.append(dict(build=build, variant=variant, seed=int(seed[4:]), field=field, split=split,
-                                     mse=float(g.mse.iloc[0]), coverage95=float(g.coverage95.iloc[0])))
+                for (field, split), g in ev[(ev.subset == "all") & ev.field.isin(list(FIELDS)) & ev.split.isin(SPLITS)].groupby(
+                    ["field", "split"]
+                ):
+                    rows.append(
+                        dict(
+                            build=build,
+                            variant=variant,
+                            seed=int(seed[4:]),
+                            field=field,
+                            split=split,
+                            mse=float(g.mse.iloc[0]),
+                            coverage95=float(g.coverage95.iloc[0]),
+                        )
+                    )
             moved = preds["with the bound"] != preds["without the bound"]
             for row in rows:
                 if row["build"] == build and row["seed"] == int(seed[4:]):
@@ -63,7 +74,11 @@ def table(frame: pd.DataFrame) -> str:
     for build, (_, title) in BUILDS.items():
         part = frame[frame.build == build]
         seeds = sorted(part.seed.unique())
-        lines += [f"**{title}**, seeds {', '.join(map(str, seeds))} (mean; MSE, then the 95 % interval's coverage; held: numbers the bound moved, all seeds)", ""]
+        lines += [
+            f"**{title}**, seeds {', '.join(map(str, seeds))} "
+            "(mean; MSE, then the 95 % interval's coverage; held: numbers the bound moved, all seeds)",
+            "",
+        ]
         head = "| variant | " + " | ".join(f"{FIELDS[f]} {s}" for f in FIELDS for s in SPLITS) + " |"
         lines += [head, "|---" * (1 + len(FIELDS) * len(SPLITS)) + "|"]
         for variant in ("without the bound", "with the bound"):

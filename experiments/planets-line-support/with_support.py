@@ -64,7 +64,9 @@ def main(runs: Path, out: Path) -> None:
         target = out / ckpt.parent.parent.name / ckpt.parent.name / "model.ckpt"
         target.parent.mkdir(parents=True, exist_ok=True)
         save_checkpoint(target, net, meta)
-        bound = ", ".join(f"{f}: span [{fl.span[0]:.3g}, {fl.span[1]:.3g}], support {fl.support:.3g}" for f, fl in zip(meta.line.fields, meta.line.lines))
+        bound = ", ".join(
+            f"{f}: span [{fl.span[0]:.3g}, {fl.span[1]:.3g}], support {fl.support:.3g}" for f, fl in zip(meta.line.fields, meta.line.lines)
+        )
         print(f"{target}: {bound}")
 
 

@@ -194,8 +194,8 @@ def _under_line(
     for s, h in zip(seqs, hide):
         rows = s.fields[(s.fields >= 0) & h]  # the field of every hidden number token, in order (num_field's)
         which = sorted({lined[int(f)] for f in rows if int(f) in lined})
-        value, move = line.value_and_move(s, ~h[codec.number_starts(s.ids)], codec, which) if which else ((), ())
-        value, move = dict(zip(which, value)), dict(zip(which, move))
+        values, moves = line.value_and_move(s, ~h[codec.number_starts(s.ids)], codec, which) if which else (np.empty(0), np.empty(0))
+        value, move = dict(zip(which, values)), dict(zip(which, moves))
         for fid in rows:
             i = lined.get(int(fid))
             raw.append(np.nan if i is None else value[i])

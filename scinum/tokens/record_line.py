@@ -140,12 +140,15 @@ class FieldLine:
         p = len(self.inputs) + len(self.marked)
         self.m = np.asarray(m, np.float64).reshape(p, p)
         self.y_mean, self.scale, self.alpha = float(y_mean), float(scale), float(alpha)
-        self.span = None if span is None else (float(span[0]), float(span[1]))
-        self.support = None if support is None else float(support)
-        if (self.span is None) != (self.support is None):
+        self.span: tuple[float, float] | None = None
+        self.support: float | None = None
+        if (span is None) != (support is None):
             raise ValueError("record line: a span without a support, or a support without a span")
-        if self.span is not None and not (np.isfinite([*self.span, self.support]).all() and self.span[0] <= self.span[1] and self.support >= 0):
-            raise ValueError(f"record line: span {self.span} and support {self.support} must be finite, ordered and >= 0")
+        if span is not None and support is not None:
+            lo, hi, most = float(span[0]), float(span[1]), float(support)
+            if not (np.isfinite([lo, hi, most]).all() and lo <= hi and most >= 0):
+                raise ValueError(f"record line: span {list(span)} and support {support} must be finite, ordered and >= 0")
+            self.span, self.support = (lo, hi), most
         if not (len(self.mean) == len(self.sd) == len(self.inputs) and len(self.centre) == len(self.w) == p):
             raise ValueError(
                 f"record line: a field of {len(self.inputs)} inputs and {len(self.marked)} indicators, but weights of other lengths"
@@ -310,12 +313,12 @@ class RecordLine:
             if len(drop):  # refitted without the hidden inputs (the block inverse: module docstring)
                 m_kd = line.m[np.ix_(keep, drop)]
                 w_kept = line.w[keep] - m_kd @ np.linalg.solve(line.m[np.ix_(drop, drop)], line.w[drop])
-            value = line.y_mean + d[keep] @ w_kept
+            value = float(line.y_mean + d[keep] @ w_kept)
             held = value
-            if line.span is not None and not line.span[0] <= value <= line.span[1]:
+            if line.span is not None and line.support is not None and not line.span[0] <= value <= line.span[1]:
                 if len(drop):
                     m_kept = line.m[np.ix_(keep, keep)] - m_kd @ np.linalg.solve(line.m[np.ix_(drop, drop)], m_kd.T)
-                if d[keep] @ m_kept @ d[keep] > line.support:
+                if float(d[keep] @ m_kept @ d[keep]) > line.support:
                     held = min(max(value, line.span[0]), line.span[1])
             out.append(held)
             moves.append(value - held)
