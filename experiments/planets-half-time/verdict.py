@@ -1,0 +1,100 @@
+"""The clauses of the README, read from this folder's published files.
+
+    python experiments/planets-half-time/verdict.py
+
+* ``results/``: the ``half-time`` runs (``recipes.publish``: ``seeds.csv``, ``meta.json``);
+* ``reference/``: e5afef6's ``best`` beside them (``training.csv``, ``seedN/table.csv``);
+* ``clock.csv``: each run's training interval (``model, seed, start, end``: UTC seconds), from its
+  ``training.json``'s time of writing less its training seconds.
+
+Prints the time clause (the half-time seeds that trained wholly while a reference run trained,
+their mean training seconds against half the reference runs'), the quality clause (the mean over
+seeds 0-4 of e₁ R², a₁ and Δt on the test split against the cap's result) and both models' rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from statistics import mean
+
+HERE = Path(__file__).resolve().parent
+#: the cap's result (README): (field, metric, bound, "≥" or "≤")
+TARGETS = (
+    ("description.planet0.e", "r2", 0.95, "≥"),
+    ("description.planet0.a", "mse", 0.00091, "≤"),
+    ("description.stepsize", "mse", 2.7e-05, "≤"),
+)
+NAMES = {"description.planet0.e": "e₁ R²", "description.planet0.a": "a₁", "description.stepsize": "Δt"}
+
+
+def clock() -> dict[tuple[str, int], tuple[float, float]]:
+    with open(HERE / "clock.csv") as f:
+        return {(r["model"], int(r["seed"])): (float(r["start"]), float(r["end"])) for r in csv.DictReader(f)}
+
+
+def beside(run: tuple[float, float], reference: list[tuple[float, float]], gap: float = 60.0) -> bool:
+    """Whether ``run`` lies wholly within the reference runs' intervals (one after another, at
+    most ``gap`` seconds apart: the evaluation between two)."""
+    start, end = run
+    for a, b in sorted(reference):
+        if a <= start <= b + gap:
+            start = max(start, b)
+        if start >= end:
+            return True
+    return start >= end
+
+
+def seeds_csv(path: Path, split: str = "test") -> dict[int, dict[tuple[str, str], float]]:
+    out: dict[int, dict[tuple[str, str], float]] = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["kind"] == "model" and r["split"] == split:
+                for m in ("mse", "r2"):
+                    out.setdefault(int(r["seed"]), {})[(r["field"], m)] = float(r[m])
+    return out
+
+
+def reference_scores() -> dict[int, dict[tuple[str, str], float]]:
+    out = {}
+    for table in sorted((HERE / "reference").glob("seed*/table.csv")):
+        with open(table) as f:
+            rows = [r for r in csv.DictReader(f) if r["kind"] == "model" and r["split"] == "test" and r["subset"] == "all"]
+        out[int(table.parent.name[4:])] = {(r["field"], m): float(r[m]) for r in rows for m in ("mse", "r2")}
+    return out
+
+
+def main() -> None:
+    meta = json.loads((HERE / "results" / "meta.json").read_text())
+    seconds = {int(k.rsplit("seed", 1)[1]): v["train_seconds"] for k, v in meta["runs"].items()}
+    with open(HERE / "reference" / "training.csv") as f:
+        ref_seconds = {int(r["seed"]): float(r["train_seconds"]) for r in csv.DictReader(f)}
+    times = clock()
+    ref_runs = [v for (m, _), v in times.items() if m == "reference"]
+    side = [s for s in sorted(seconds) if beside(times[("half-time", s)], ref_runs)]
+    new, old = mean(seconds[s] for s in side), mean(ref_seconds.values())
+    print(f"time: half-time seeds {side} beside the reference runs: mean {new:.1f} s of training; reference seeds "
+          f"{sorted(ref_seconds)}: mean {old:.1f} s; ratio {new / old:.3f} (the clause: <= 0.5): {'holds' if new <= 0.5 * old else 'fails'}")
+    for s in sorted(seconds):
+        print(f"  half-time seed {s}: {seconds[s]:.1f} s{' (beside)' if s in side else ''}")
+    for s in sorted(ref_seconds):
+        print(f"  reference seed {s}: {ref_seconds[s]:.1f} s")
+    scores = seeds_csv(HERE / "results" / "seeds.csv")
+    held = True
+    for field, metric, bound, sign in TARGETS:
+        values = [scores[s][(field, metric)] for s in sorted(scores)]
+        m = mean(values)
+        ok = m >= bound if sign == "≥" else m <= bound
+        held &= ok
+        each = ", ".join(f"{v:.3g}" for v in values)
+        print(f"quality: {NAMES[field]} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
+    ref = reference_scores()
+    for s in sorted(ref):
+        cells = ", ".join(f"{NAMES[f]} {ref[s][(f, m)]:.3g}" for f, m, _, _ in TARGETS)
+        print(f"  reference seed {s} (test): {cells}")
+    print(f"verdict: the time clause {'holds' if new <= 0.5 * old else 'fails'}, the quality clause {'holds' if held else 'fails'}")
+
+
+if __name__ == "__main__":
+    main()
