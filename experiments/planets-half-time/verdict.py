@@ -74,8 +74,10 @@ def main() -> None:
     ref_runs = [v for (m, _), v in times.items() if m == "reference"]
     side = [s for s in sorted(seconds) if beside(times[("half-time", s)], ref_runs)]
     new, old = mean(seconds[s] for s in side), mean(ref_seconds.values())
-    print(f"time: half-time seeds {side} beside the reference runs: mean {new:.1f} s of training; reference seeds "
-          f"{sorted(ref_seconds)}: mean {old:.1f} s; ratio {new / old:.3f} (the clause: <= 0.5): {'holds' if new <= 0.5 * old else 'fails'}")
+    print(
+        f"time: half-time seeds {side} beside the reference runs: mean {new:.1f} s of training; reference seeds "
+        f"{sorted(ref_seconds)}: mean {old:.1f} s; ratio {new / old:.3f} (the clause: <= 0.5): {'holds' if new <= 0.5 * old else 'fails'}"
+    )
     for s in sorted(seconds):
         print(f"  half-time seed {s}: {seconds[s]:.1f} s{' (beside)' if s in side else ''}")
     for s in sorted(ref_seconds):

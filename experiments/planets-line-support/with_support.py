@@ -21,23 +21,12 @@ import numpy as np
 from scinum.model.checkpoint import load_checkpoint, save_checkpoint
 from scinum.tokens.record_line import RecordLine
 from scinum.train.config import validate_config
-from scinum.train.data import MLMDataModule
-from scinum.train.fit import resolve_normalizer
+from scinum.train.fit import data_module
 
 
 def refitted(config: dict):
     """The run's line fitted again on its training records, as ``scinum fit`` fitted it."""
-    encoding = validate_config(config)
-    data = dict(config["data"], num_workers=0)
-    dm = MLMDataModule(
-        encoding=encoding,
-        normalizer=resolve_normalizer(config, encoding),
-        seed=config["seed"],
-        structure=config["model"]["positions"] == "structure",
-        structure_tokens=config["model"].get("structure_tokens", True),
-        line=config["line"],
-        **data,
-    )
+    dm = data_module(dict(config, data=dict(config["data"], num_workers=0)), validate_config(config))
     dm.prepare()
     return dm.line
 

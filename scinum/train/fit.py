@@ -38,7 +38,7 @@ from ..model.config import ModelConfig
 from ..model.trunk import NumberMLM
 from ..util.provenance import run_info
 
-__all__ = ["fit", "make_meta"]
+__all__ = ["data_module", "fit", "make_meta"]
 
 
 def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> CheckpointMeta:
@@ -106,6 +106,20 @@ def fit(config: dict, callbacks: Sequence[L.Callback] = ()) -> Path:
         return _fit(config, encoding, callbacks)
 
 
+def data_module(config: dict, encoding: NumberEncoding) -> MLMDataModule:
+    """The data a run of ``config`` (validated, with its ``encoding``) trains on: its
+    ``data`` section, its seed, the normalizer, positions and line its model reads."""
+    return MLMDataModule(
+        encoding=encoding,
+        normalizer=resolve_normalizer(config, encoding),
+        seed=config["seed"],
+        structure=config["model"]["positions"] == "structure",
+        structure_tokens=config["model"].get("structure_tokens", True),
+        line=config.get("line", []),
+        **config["data"],
+    )
+
+
 def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback] = ()) -> Path:
     from lightning.pytorch.callbacks import ModelCheckpoint
 
@@ -117,15 +131,7 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
     out = Path(config["out_dir"])
     out.mkdir(parents=True, exist_ok=True)
     d, t = config["data"], dict(config["trainer"])
-    dm = MLMDataModule(
-        encoding=encoding,
-        normalizer=resolve_normalizer(config, encoding),
-        seed=config["seed"],
-        structure=config["model"]["positions"] == "structure",
-        structure_tokens=config["model"].get("structure_tokens", True),
-        line=config.get("line", []),
-        **d,
-    )
+    dm = data_module(config, encoding)
     world = _check_world(config, dm)  # before any process is spawned: say what to change
     budget = config.get("budget")
     if budget is not None:
