@@ -35,15 +35,15 @@ def clock() -> dict[tuple[str, int], tuple[float, float]]:
 
 
 def beside(run: tuple[float, float], reference: list[tuple[float, float]], gap: float = 60.0) -> bool:
-    """Whether ``run`` lies wholly within the reference runs' intervals (one after another, at
-    most ``gap`` seconds apart: the evaluation between two)."""
-    start, end = run
+    """Whether ``run`` lies wholly within the reference runs' intervals, those at most ``gap``
+    seconds apart (one evaluation between two runs) taken as one."""
+    merged: list[list[float]] = []
     for a, b in sorted(reference):
-        if a <= start <= b + gap:
-            start = max(start, b)
-        if start >= end:
-            return True
-    return start >= end
+        if merged and a <= merged[-1][1] + gap:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return any(a <= run[0] and run[1] <= b for a, b in merged)
 
 
 def seeds_csv(path: Path, split: str = "test") -> dict[int, dict[tuple[str, str], float]]:

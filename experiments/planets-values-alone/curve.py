@@ -4,7 +4,8 @@ reading every token (before) and the values alone (after), every point from publ
 
 Before: planets-best-half (230 400 samples), planets-4heads (460 800, the cap, and its curve at
 921 600 and 1 382 400, seeds 0-1). After: this folder's half/ (230 400), time/ (368 640) and cap/
-(737 280). Minutes are each run's own training clock (two runs at a time on the 2 cores).
+(737 280); since the last block computes at the hidden rows alone: planets-half-time (506 880).
+Minutes are each run's own training clock (two runs at a time on the 2 cores).
 
     python experiments/planets-values-alone/curve.py [--plot curve.png]
 """
@@ -29,6 +30,8 @@ COLUMNS = (
     ("Δt OoD", "description.stepsize", "ood_stepsize", "mse"),
 )
 Scores = dict[tuple[str, str, str], float]
+#: the trunks, in the order the table lists them
+ORDER = ("every token", "values alone", "values alone, hidden rows")
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,12 @@ def after() -> list[Point]:
     return [_published(HERE / step, "xval+gmm, values alone", "values alone") for step in ("half", "time", "cap")]
 
 
+def since() -> list[Point]:
+    """The values alone with the training step's last block at the hidden rows alone
+    (experiments/hidden-rows): planets-half-time's runs, at half the old preset's one-core time."""
+    return [_published(EXPERIMENTS / "planets-half-time" / "results", "xval+gmm", "values alone, hidden rows")]
+
+
 def regressor(name: str) -> Scores:
     """The standard regressor ``name`` fitted on the same 4,000 training orbits (cap/table.csv)."""
     with open(HERE / "cap" / "table.csv") as f:
@@ -119,7 +128,7 @@ def regressor(name: str) -> Scores:
 def rows() -> list[list[str]]:
     """The curve as table rows: model, samples, seeds, minutes a seed (min-max), then COLUMNS."""
     out = []
-    for p in sorted(before() + after(), key=lambda p: (p.model != "every token", p.samples)):
+    for p in sorted(before() + after() + since(), key=lambda p: (ORDER.index(p.model), p.samples)):
         lo, hi = min(p.seconds) / 60, max(p.seconds) / 60
         cells = [p.model, f"{p.samples:,}".replace(",", " "), f"{p.seeds[0]}–{p.seeds[-1]}", f"{p.minutes:.1f} ({lo:.1f}–{hi:.1f})"]
         for _, field, split, metric in COLUMNS:
@@ -145,7 +154,8 @@ def plot(path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(COLUMNS), figsize=(4 * len(COLUMNS), 3.4))
-    for label, points, colour in (("every token", before(), "tab:gray"), ("values alone", after(), "tab:blue")):
+    series = (("every token", before(), "tab:gray"), ("values alone", after(), "tab:blue"), (ORDER[2], since(), "tab:purple"))
+    for label, points, colour in series:
         for ax, (name, field, split, metric) in zip(axes, COLUMNS):
             for p in points:
                 ax.scatter([s / 60 for s in p.seconds], [s[(field, split, metric)] for s in p.scores], s=10, color=colour, alpha=0.4)

@@ -1,0 +1,66 @@
+"""experiments/planets-half-time: its presets are the recipe's `best` preset at the probe's budget
+(and, for step 2, with a₁ asked too), key for key otherwise; its reference reproduces the
+published four-heads run; the README quotes what the verdict reads from the published files."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import importlib.util
+import io
+import json
+import math
+import re
+from pathlib import Path
+
+from test_planets_record_line import _configs
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "experiments" / "planets-half-time"
+
+
+def _verdict() -> str:
+    spec = importlib.util.spec_from_file_location("planets_half_time_verdict", HERE / "verdict.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        module.main()
+    return out.getvalue()
+
+
+def test_the_budget_is_the_probes_and_the_presets_are_best_at_it(tmp_path):
+    probe = (HERE / "probe.txt").read_text()
+    old, new = (float(x) for x in re.findall(r"\s(\d+\.\d)\n", probe)[:2])
+    n = math.floor(0.5 * 460800 * new / old / 46080) * 46080
+    assert n == 506880 and f"N = {n}" in probe
+    best, theirs = _configs(ROOT / "recipes" / "planets.yaml", "best", tmp_path, "xval+gmm")
+    p, ours = _configs(HERE / "presets.yaml", "half-time", tmp_path, "xval+gmm")
+    assert p["budget"] == {"samples": n} and p["build"] == best["build"] and p["evaluate"] == best["evaluate"]
+    for a, b in zip(ours, theirs):
+        assert {**a, "budget": b["budget"], "trainer": {**a["trainer"], "max_steps": b["trainer"]["max_steps"]}} == b
+    _, asked = _configs(HERE / "presets.yaml", "half-time-a1-asked", tmp_path, "xval+gmm, a1 asked")
+    for a, b in zip(asked, ours):
+        assert a["data"]["mask_fields"] == ["description.planet0.e", "description.planet0.a"]
+        assert {**a, "data": {**a["data"], "mask_fields": b["data"]["mask_fields"]}} == b
+
+
+def test_the_reference_reproduces_the_published_four_heads_run():
+    def test_rows(path: Path) -> dict:
+        with open(path) as f:
+            return {(r["field"], r["subset"]): r["mse"] for r in csv.DictReader(f) if r["kind"] == "model" and r["split"] == "test"}
+
+    ours = test_rows(HERE / "reference" / "seed0" / "table.csv")
+    assert ours and ours == test_rows(ROOT / "experiments" / "planets-4heads" / "seed0" / "table.csv")
+    assert json.loads((HERE / "reference" / "seed0" / "config.json").read_text())["budget"] == {"samples": 460800}
+
+
+def test_the_readme_quotes_the_verdict():
+    out = _verdict()
+    text = (HERE / "README.md").read_text(encoding="utf-8")
+    ratio = re.search(r"ratio (\d\.\d+)", out).group(1)
+    assert ratio == "0.472" and f"**{ratio}×**" in text and "the time clause holds, the quality clause fails" in out
+    for name in ("e₁ R²", "a₁", "Δt"):
+        mean = re.search(rf"quality: {name} mean (\S+)", out).group(1)
+        assert f"**{mean}**" in text, name
+    assert "seeds [0, 1, 2, 3] beside" in out and "mean 795.7 s" in out and "mean 1685.5 s" in out
