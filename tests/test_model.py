@@ -404,9 +404,9 @@ def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
     hides = [np.asarray(s.fields >= 0) & (np.arange(len(s)) % 2 == 0) for s in seqs[:2]]
     b = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc)
     assert list(b) == [k for k in get_type_hints(Batch) if k in Batch.__required_keys__]
-    assert Batch.__optional_keys__ == {"structure", "num_offset", "num_scale"}  # the last two with a line (test_record_line)
+    assert Batch.__optional_keys__ == {"structure", "num_offset", "num_scale", "num_held"}  # the last three with a line (test_record_line)
     with_structure = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc, structure=True)
-    assert set(with_structure) == set(get_type_hints(Batch)) - {"num_offset", "num_scale"}
+    assert set(with_structure) == set(get_type_hints(Batch)) - {"num_offset", "num_scale", "num_held"}
     B, T = 2, max(len(s) for s in seqs[:2])
     assert with_structure["structure"].dtype == torch.int64
     assert with_structure["structure"].shape == (B, T, 1 + COLUMNS)

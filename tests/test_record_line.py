@@ -182,6 +182,7 @@ def test_a_batch_under_the_line_round_trips_its_targets():
     assert bool(on.any()) and bool((~on).any())
     assert torch.equal(lined["num_offset"][~on], torch.zeros(int((~on).sum()), dtype=torch.float64))
     assert torch.equal(lined["num_scale"][~on], torch.ones(int((~on).sum()), dtype=torch.float64))
+    assert not lined["num_held"].any()  # training records: never held
     assert float(lined["num_target"][on].abs().max()) < 5  # the residual, in the line's unit (the inputs shown)
     assert float(plain["num_target"][on].abs().max()) / float(lined["num_scale"][on][0]) > 100
 
