@@ -96,6 +96,29 @@ def main() -> None:
         cells = ", ".join(f"{NAMES[f]} {ref[s][(f, m)]:.3g}" for f, m, _, _ in TARGETS)
         print(f"  reference seed {s} (test): {cells}")
     print(f"verdict: the time clause {'holds' if new <= 0.5 * old else 'fails'}, the quality clause {'holds' if held else 'fails'}")
+    step2()
+
+
+def validation(path: Path) -> dict[str, float]:
+    """field -> the model's mean validation MSE over its seeds (val_scores.py's file)."""
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if r["seed"] and r["metric"] == "mse"]
+    return {field: mean(float(r["value"]) for r in rows if r["field"] == field) for field in NAMES}
+
+
+def step2() -> None:
+    """Step 2's choice (validation split; the cost clause from probe-a1.txt) and its test figures."""
+    base, asked = validation(HERE / "results" / "val.csv"), validation(HERE / "a1-asked" / "val.csv")
+    a, e, dt = (asked[f] / base[f] for f in ("description.planet0.a", "description.planet0.e", "description.stepsize"))
+    cost = float((HERE / "probe-a1.txt").read_text().split("ratio b/a: ")[1].split()[0])
+    chosen = a < 1 and e <= 1.1 and dt <= 1.1 and cost >= 0.95
+    print(
+        f"step 2, validation (a1 asked / half-time): a₁ {a:.3f}, e₁ {e:.3f}, Δt {dt:.3f}; cost {cost:.3f}: {'adopted' if chosen else 'not adopted'}"
+    )
+    scores = seeds_csv(HERE / "a1-asked" / "seeds.csv")
+    for field, metric, bound, sign in TARGETS:
+        values = [scores[s][(field, metric)] for s in sorted(scores)]
+        print(f"  a1 asked, test (reported): {NAMES[field]} mean {mean(values):.3g} ({', '.join(f'{v:.3g}' for v in values)})")
 
 
 if __name__ == "__main__":

@@ -64,3 +64,14 @@ def test_the_readme_quotes_the_verdict():
         mean = re.search(rf"quality: {name} mean (\S+)", out).group(1)
         assert f"**{mean}**" in text, name
     assert "seeds [0, 1, 2, 3] beside" in out and "mean 795.7 s" in out and "mean 1685.5 s" in out
+
+
+def test_step_two_is_read_on_the_validation_split_and_quoted():
+    out = _verdict()
+    text = (HERE / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in out.splitlines() if x.startswith("step 2"))
+    assert line.endswith("not adopted")
+    for name in ("a₁", "e₁", "Δt"):
+        ratio = re.search(rf"{name} (\d\.\d+)", line).group(1)
+        assert f"**{ratio}×**" in text, name
+    assert "a₁ mean 0.000645" in out and "**a₁ 0.000645**" in text
