@@ -112,9 +112,8 @@ def step2() -> None:
     a, e, dt = (asked[f] / base[f] for f in ("description.planet0.a", "description.planet0.e", "description.stepsize"))
     cost = float((HERE / "probe-a1.txt").read_text().split("ratio b/a: ")[1].split()[0])
     chosen = a < 1 and e <= 1.1 and dt <= 1.1 and cost >= 0.95
-    print(
-        f"step 2, validation (a1 asked / half-time): a₁ {a:.3f}, e₁ {e:.3f}, Δt {dt:.3f}; cost {cost:.3f}: {'adopted' if chosen else 'not adopted'}"
-    )
+    verdict = "adopted" if chosen else "not adopted"
+    print(f"step 2, validation (a1 asked / half-time): a₁ {a:.3f}, e₁ {e:.3f}, Δt {dt:.3f}; cost {cost:.3f}: {verdict}")
     scores = seeds_csv(HERE / "a1-asked" / "seeds.csv")
     for field, metric, bound, sign in TARGETS:
         values = [scores[s][(field, metric)] for s in sorted(scores)]
