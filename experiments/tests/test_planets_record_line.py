@@ -49,13 +49,18 @@ def _script(name: str):
     return module
 
 
-def test_the_runs_are_the_declared_presets_at_a_clean_commit():
+def _declared_runs(here: Path, runs: tuple[tuple[str, str, list[int]], ...], commit: str) -> None:
+    """Each published (folder, preset, seeds) of ``here`` ran that preset on those seeds at ``commit``, clean."""
     import json
 
-    for folder, preset, seeds in (("cap", "cap-line", [0, 1, 2, 3, 4]), ("fresh", "fresh-line", [0, 1]), ("cost", "cost", [0])):
-        meta = json.loads((HERE / folder / "meta.json").read_text())
+    for folder, preset, seeds in runs:
+        meta = json.loads((here / folder / "meta.json").read_text())
         assert meta["preset_name"] == preset and meta["seeds"] == seeds and not meta["dirty"], folder
-        assert meta["commit"].startswith("1880528")
+        assert meta["commit"].startswith(commit)
+
+
+def test_the_runs_are_the_declared_presets_at_a_clean_commit():
+    _declared_runs(HERE, (("cap", "cap-line", [0, 1, 2, 3, 4]), ("fresh", "fresh-line", [0, 1]), ("cost", "cost", [0])), "1880528")
 
 
 def test_the_verdict_is_the_readmes():
