@@ -6,7 +6,7 @@ the steps it replaced, in one run:
 * ``values alone, every row``: the trunk reading the values alone (``model.structure_tokens:
   false``, experiments/planets-values-alone), its last block still at every position;
 * ``values alone, hidden rows``: the step as it is: the last block computes only the hidden
-  tokens' rows, the only ones the losses read (:meth:`scinum.model.trunk.NumberMLM.losses`; the
+  tokens' rows, the only ones the losses read (:meth:`scinum.model.mlm.NumberMLM.losses`; the
   same losses and gradients, tests/test_model.py). The two ``every row`` paths get the old
   computation by handing the step every position as a row.
 

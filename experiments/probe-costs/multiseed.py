@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # q
 from quick_shapes import make_dataset, quick_config  # noqa: E402
 from train_step_overhead import build  # noqa: E402
 
-from scinum.model.trunk import NumberMLM, _rope  # noqa: E402
+from scinum.model.mlm import NumberMLM  # noqa: E402
+from scinum.model.trunk import _rope  # noqa: E402
 from scinum.train.module import lr_factor  # noqa: E402
 
 
