@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 import yaml
 
-import scinum.model.trunk as trunk
+import scinum.model.mlm as mlm
 
 from quick_shapes import make_dataset, quick_config
 from train_step_overhead import BarePath
@@ -48,7 +48,7 @@ PATHS = {
     "values alone, every row": (False, True),
     "values alone, hidden rows": (False, False),
 }
-HIDDEN_ROWS = trunk.hidden_rows
+HIDDEN_ROWS = mlm.hidden_rows
 
 
 def every_row(hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -88,11 +88,11 @@ def main(argv: list[str] | None = None) -> None:
         tokens: dict[str, int] = {name: 0 for name in paths}
         for step in range(steps):
             for name, path in paths.items():
-                trunk.hidden_rows = every_row if PATHS[name][1] else HIDDEN_ROWS
+                mlm.hidden_rows = every_row if PATHS[name][1] else HIDDEN_ROWS
                 try:
                     seconds, real, loss = path.step()
                 finally:
-                    trunk.hidden_rows = HIDDEN_ROWS
+                    mlm.hidden_rows = HIDDEN_ROWS
                 if not torch.isfinite(torch.tensor(loss)):
                     raise SystemExit(f"{name}: loss {loss} at step {step}")
                 if step >= skip:
