@@ -6,7 +6,7 @@ the steps it replaced, in one run:
 * ``values alone, every row``: the trunk reading the values alone (``model.structure_tokens:
   false``, experiments/planets-values-alone), its last block still at every position;
 * ``values alone, hidden rows``: the step as it is: the last block computes only the hidden
-  tokens' rows, the only ones the losses read (:meth:`scinum.model.trunk.NumberMLM.losses`; the
+  tokens' rows, the only ones the losses read (:meth:`scinum.model.mlm.NumberMLM.losses`; the
   same losses and gradients, tests/test_model.py). The two ``every row`` paths get the old
   computation by handing the step every position as a row.
 
@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 import yaml
 
-import scinum.model.trunk as trunk
+import scinum.model.mlm as mlm
 
 from quick_shapes import make_dataset, quick_config
 from train_step_overhead import BarePath
@@ -48,7 +48,7 @@ PATHS = {
     "values alone, every row": (False, True),
     "values alone, hidden rows": (False, False),
 }
-HIDDEN_ROWS = trunk.hidden_rows
+HIDDEN_ROWS = mlm.hidden_rows
 
 
 def every_row(hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -88,11 +88,11 @@ def main(argv: list[str] | None = None) -> None:
         tokens: dict[str, int] = {name: 0 for name in paths}
         for step in range(steps):
             for name, path in paths.items():
-                trunk.hidden_rows = every_row if PATHS[name][1] else HIDDEN_ROWS
+                mlm.hidden_rows = every_row if PATHS[name][1] else HIDDEN_ROWS
                 try:
                     seconds, real, loss = path.step()
                 finally:
-                    trunk.hidden_rows = HIDDEN_ROWS
+                    mlm.hidden_rows = HIDDEN_ROWS
                 if not torch.isfinite(torch.tensor(loss)):
                     raise SystemExit(f"{name}: loss {loss} at step {step}")
                 if step >= skip:

@@ -30,7 +30,7 @@ from scinum.tokens.batch import make_batch
 from scinum.train.sampler import BucketBatchSampler
 from scinum.heads import make_head
 from scinum.model.config import ModelConfig
-from scinum.model.trunk import NumberMLM
+from scinum.model.mlm import NumberMLM
 from scinum.tokens.normalize import Normalizer
 
 from peak_flops import gemm_flops  # benchmarks/ is on sys.path when run as a script

@@ -135,7 +135,7 @@ def test_fill_computes_every_batch_on_one_intra_op_thread(ckpt, monkeypatch):
     """What makes fill's numbers independent of ``torch.get_num_threads()`` (issue 37 case 12):
     with two threads, each batch still runs on one."""
     import torch
-    from scinum.model.trunk import NumberMLM
+    from scinum.model.mlm import NumberMLM
 
     seen, predict = [], NumberMLM.predict
     monkeypatch.setattr(NumberMLM, "predict", lambda self, *a, **k: seen.append(torch.get_num_threads()) or predict(self, *a, **k))

@@ -9,7 +9,8 @@ from scinum.tokens.codec import Codec, Vocabulary
 from scinum.tokens.batch import make_batch
 from scinum.heads import make_head
 from scinum.model.config import ModelConfig
-from scinum.model.trunk import NumberMLM, Transformer
+from scinum.model.mlm import NumberMLM
+from scinum.model.trunk import Transformer
 from scinum.tokens.normalize import Normalizer
 from scinum.tokens.structure import COLUMNS
 
@@ -330,7 +331,7 @@ def test_training_losses_computing_only_the_hidden_rows_equal_those_of_every_row
     """The training step's last block computes only the hidden tokens' rows: the losses and every
     gradient are those of the full forward pass (float32 sums aside), padding, uneven counts,
     hidden text tokens and the curvature penalty's copies included."""
-    import scinum.model.trunk as trunk
+    import scinum.model.mlm as mlm
     from scinum.model.curvature import Curvature
 
     vocab, seqs, norm, enc, model = _setup(name, positions="structure", value_path="linear_mlp")
@@ -351,7 +352,7 @@ def test_training_losses_computing_only_the_hidden_rows_equal_those_of_every_row
         return res, [p.grad.clone() for p in model.parameters() if p.grad is not None]
 
     some, some_grads = step()
-    monkeypatch.setattr(trunk, "hidden_rows", _every_row)
+    monkeypatch.setattr(mlm, "hidden_rows", _every_row)
     every, every_grads = step()
     for key in ("loss", "token_ce", "number_loss", *(("curvature",) if spec else ())):
         assert some[key].item() == pytest.approx(every[key].item(), rel=1e-5, abs=1e-7), key

@@ -8,7 +8,7 @@ from hypothesis import given
 from scinum import encodings
 from scinum.heads import make_head
 from scinum.model.config import ModelConfig
-from scinum.model.trunk import NumberMLM
+from scinum.model.mlm import NumberMLM
 from scinum.tokens.batch import make_batch
 from scinum.tokens.codec import Codec, Vocabulary
 from scinum.tokens.normalize import Normalizer

@@ -83,7 +83,7 @@ def _values(batch: dict, encoding: Any, numbers: torch.Tensor) -> torch.Tensor:
 
 def mixup_loss(model: Any, batch: dict, spec: Mixup) -> torch.Tensor:
     """The mixup loss (module docstring) of ``batch`` for ``model`` (a
-    :class:`~scinum.model.trunk.NumberMLM`): a float32 scalar, 0 where no record read has a
+    :class:`~scinum.model.mlm.NumberMLM`): a float32 scalar, 0 where no record read has a
     partner or the pairs hide no number."""
     ids, feats, attend = batch["ids"], batch["feats"], batch["attend"]
     hidden = batch["targets"] != -100

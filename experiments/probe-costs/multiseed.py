@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))  # q
 from quick_shapes import make_dataset, quick_config  # noqa: E402
 from train_step_overhead import build  # noqa: E402
 
-from scinum.model.trunk import NumberMLM, _rope  # noqa: E402
+from scinum.model.mlm import NumberMLM  # noqa: E402
+from scinum.model.trunk import _rope  # noqa: E402
 from scinum.train.module import lr_factor  # noqa: E402
 
 
@@ -60,7 +61,7 @@ def stacked_losses(
     params: dict[str, torch.Tensor], model: NumberMLM, head_call, stacked: dict[str, torch.Tensor], number_loss_weight: float = 1.0
 ) -> torch.Tensor:
     """float32[S]: each seed's training loss, as :meth:`NumberMLM.losses
-    <scinum.model.trunk.NumberMLM.losses>` computes it, for weights ``params`` (the model's parameter
+    <scinum.model.mlm.NumberMLM.losses>` computes it, for weights ``params`` (the model's parameter
     names, a leading seed dimension) and a :func:`stack_batches` batch. The trunk runs stacked
     (batched GEMMs; attention over the seeds' rows folded into one batch, so it keeps its fused
     kernel); the number head through ``head_call`` (a vmapped functional call)."""

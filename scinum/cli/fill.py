@@ -48,9 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with-uncertainty", action="store_true", help="write {record, uncertainty_kind, predictions} objects")
     parser.add_argument("--on-error", choices=("fail", "skip"), default="fail")
     parser.add_argument("--sequential", action="store_true", help="fill masked numbers one at a time instead of jointly")
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--chunk", type=int, default=4096, help="records read per chunk")
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--batch-size", type=int, default=256, help="records per batch [256]")
+    parser.add_argument("--chunk", type=int, default=4096, help="records read per chunk [4096]")
+    parser.add_argument("--device", default="cpu", help="where the model runs: cpu, cuda, ... [cpu]")
     parser.add_argument(
         "--max-record-bytes",
         type=int,

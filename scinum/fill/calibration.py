@@ -29,7 +29,7 @@ import torch
 from ..datasets.directory import Dataset
 from ..model.checkpoint import CheckpointMeta
 from ..model.recalibration import GRID
-from ..model.trunk import NumberMLM
+from ..model.mlm import NumberMLM
 from ..records.paths import field_of, get
 
 __all__ = ["MIN_VALUES", "fit_recalibration", "recalibrate"]

@@ -57,7 +57,7 @@ from .extrapolation import ExtrapolationWarning, Tally, TrainingRanges
 from .jobs import Job, JobMaker
 from .line_support import widen
 from .results import FieldPrediction, Filled, Prediction
-from ..model.trunk import NumberMLM
+from ..model.mlm import NumberMLM
 from ..records.paths import format_path, parse_path, set_value
 
 __all__ = ["load", "Model"]

@@ -33,7 +33,7 @@ from ..tokens.codec import Vocabulary
 from ..errors import CheckpointError
 from ..heads import LEGACY_SIGMA_MIN, SIGMA_MIN, make_head
 from .config import ModelConfig
-from .trunk import NumberMLM
+from .mlm import NumberMLM
 from ..tokens.normalize import Normalizer
 from ..tokens.record_line import RecordLine
 

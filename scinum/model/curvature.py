@@ -22,7 +22,7 @@ where a prediction past the training range is made.
 
 Cost: the moved copies of the share of the batch it reads run in the step's own forward pass,
 appended to the batch (``share`` 1: a pass over three times the records, one pass's Python and
-dispatch overhead instead of three: :meth:`scinum.model.trunk.NumberMLM.losses`).
+dispatch overhead instead of three: :meth:`scinum.model.mlm.NumberMLM.losses`).
 """
 
 from __future__ import annotations

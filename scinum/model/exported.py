@@ -18,7 +18,7 @@ from ..errors import CheckpointError
 from ..util.provenance import file_sha256
 from .checkpoint import FORMAT as CKPT_FORMAT, VERSION as CKPT_VERSION
 from .checkpoint import CheckpointMeta, load_checkpoint
-from .trunk import NumberMLM
+from .mlm import NumberMLM
 
 __all__ = [
     "FORMAT",

@@ -35,7 +35,7 @@ from .weight_average import WeightAverage
 from ..errors import ConfigError, TrainingError
 from .module import MLMModule
 from ..model.config import ModelConfig
-from ..model.trunk import NumberMLM
+from ..model.mlm import NumberMLM
 from ..util.provenance import run_info
 
 __all__ = ["data_module", "fit", "make_meta"]

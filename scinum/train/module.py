@@ -1,10 +1,10 @@
 """The Lightning module: logging, the optimiser and its schedule, checkpoints around a
-:class:`~scinum.model.trunk.NumberMLM` (which owns its loss and its optimiser's parameter groups).
+:class:`~scinum.model.mlm.NumberMLM` (which owns its loss and its optimiser's parameter groups).
 
 Loss = token cross-entropy over hidden tokens + λ · number loss over hidden number tokens
 (``optim.number_loss_weight``); each term is a mean over its hidden positions and 0 (not NaN)
 when a batch hides none. AdamW (:meth:`NumberMLM.configure_optimizers
-<scinum.model.trunk.NumberMLM.configure_optimizers>`: weight decay on matrices only), linear warmup
+<scinum.model.mlm.NumberMLM.configure_optimizers>`: weight decay on matrices only), linear warmup
 then cosine decay to ``min_lr_ratio · lr`` (xVal: 0.1) at ``max_steps``.
 """
 
@@ -21,7 +21,7 @@ from ..model.checkpoint import CheckpointMeta, digest
 from ..model.curvature import Curvature
 from .config import OptimConfig
 from .distributed import MetricSums
-from ..model.trunk import LOSS_NAMES, NumberMLM
+from ..model.mlm import LOSS_NAMES, NumberMLM
 from .speed import logs_this_step
 
 __all__ = ["MLMModule", "lr_factor"]
@@ -37,7 +37,7 @@ def lr_factor(step: int, warmup: int, total: int, min_ratio: float, fraction: fl
 
 
 class MLMModule(L.LightningModule):
-    """Lightning's view of a :class:`~scinum.model.trunk.NumberMLM` built from checkpoint metadata
+    """Lightning's view of a :class:`~scinum.model.mlm.NumberMLM` built from checkpoint metadata
     (the model owns its losses; this adds logging, the optimiser and checkpoints)."""
 
     def __init__(
@@ -88,7 +88,7 @@ class MLMModule(L.LightningModule):
             self.model.trunk.compile(dynamic=True)  # one compile for every batch length
 
     def losses(self, batch: Batch) -> dict[str, Any]:
-        """:meth:`NumberMLM.losses <scinum.model.trunk.NumberMLM.losses>` with the configured number
+        """:meth:`NumberMLM.losses <scinum.model.mlm.NumberMLM.losses>` with the configured number
         loss weight (and, in validation, the watched fields' errors)."""
         assert self.model is not None  # made in configure_model
         return self.model.losses(
