@@ -97,6 +97,7 @@ def main() -> None:
         print(f"  reference seed {s} (test): {cells}")
     print(f"verdict: the time clause {'holds' if new <= 0.5 * old else 'fails'}, the quality clause {'holds' if held else 'fails'}")
     step2()
+    step3(old)
 
 
 def validation(path: Path) -> dict[str, float]:
@@ -118,6 +119,27 @@ def step2() -> None:
     for field, metric, bound, sign in TARGETS:
         values = [scores[s][(field, metric)] for s in sorted(scores)]
         print(f"  a1 asked, test (reported): {NAMES[field]} mean {mean(values):.3g} ({', '.join(f'{v:.3g}' for v in values)})")
+
+
+def step3(reference_seconds: float) -> None:
+    """Step 3, a point of the curve: the cap's result read on the 614 400-sample runs (``614k/``),
+    and their training clocks beside the reference's mean (not side by side: for the curve)."""
+    meta = json.loads((HERE / "614k" / "meta.json").read_text())
+    seconds = {int(k.rsplit("seed", 1)[1]): v["train_seconds"] for k, v in meta["runs"].items()}
+    scores = seeds_csv(HERE / "614k" / "seeds.csv")
+    held = True
+    for field, metric, bound, sign in TARGETS:
+        values = [scores[s][(field, metric)] for s in sorted(scores)]
+        m = mean(values)
+        ok = m >= bound if sign == "≥" else m <= bound
+        held &= ok
+        each = ", ".join(f"{v:.3g}" for v in values)
+        print(f"step 3, 614 400 samples: {NAMES[field]} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
+    t = mean(seconds.values())
+    print(
+        f"step 3: the cap's result {'met' if held else 'not met'}; training {t:.1f} s a seed in the mean "
+        f"({', '.join(f'{seconds[s]:.1f}' for s in sorted(seconds))}), {t / reference_seconds:.3f} of the reference's mean"
+    )
 
 
 if __name__ == "__main__":
