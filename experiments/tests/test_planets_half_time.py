@@ -39,6 +39,10 @@ def test_the_budget_is_the_probes_and_the_presets_are_best_at_it(tmp_path):
     assert p["budget"] == {"samples": n} and p["build"] == best["build"] and p["evaluate"] == best["evaluate"]
     for a, b in zip(ours, theirs):
         assert {**a, "budget": b["budget"], "trainer": {**a["trainer"], "max_steps": b["trainer"]["max_steps"]}} == b
+    p614, more = _configs(HERE / "presets.yaml", "half-time-614k", tmp_path, "xval+gmm")
+    assert p614["budget"] == {"samples": 614400} and {**p614, "budget": p["budget"], "table": p["table"]} == p
+    for a, b in zip(more, ours):
+        assert {**a, "budget": b["budget"], "trainer": {**a["trainer"], "max_steps": b["trainer"]["max_steps"]}} == b
     _, asked = _configs(HERE / "presets.yaml", "half-time-a1-asked", tmp_path, "xval+gmm, a1 asked")
     for a, b in zip(asked, ours):
         assert a["data"]["mask_fields"] == ["description.planet0.e", "description.planet0.a"]
@@ -75,3 +79,20 @@ def test_step_two_is_read_on_the_validation_split_and_quoted():
         ratio = re.search(rf"{name} (\d\.\d+)", line).group(1)
         assert f"**{ratio}×**" in text, name
     assert "a₁ mean 0.000645" in out and "**a₁ 0.000645**" in text
+
+
+def test_step_three_meets_the_caps_result_and_is_quoted():
+    out = _verdict()
+    text = (HERE / "README.md").read_text(encoding="utf-8")
+    assert "step 3: the cap's result met" in out and "0.544 of the reference's mean" in out and "**0.544×**" in text
+    for name in ("e₁ R²", "a₁", "Δt"):
+        line = next(x for x in out.splitlines() if x.startswith(f"step 3, 614 400 samples: {name} "))
+        assert line.endswith("holds"), name
+        mean = re.search(rf"{name} mean (\S+)", line).group(1)
+        assert f"**{mean}**" in text, name
+    rows = list(csv.DictReader(open(HERE / "614k" / "training.csv")))
+    meta = json.loads((HERE / "614k" / "meta.json").read_text())
+    assert meta["budget"] == {"samples": 614400} and not meta["dirty"]
+    assert {int(r["samples"]) for r in rows} == {614400} and [float(r["train_seconds"]) for r in rows] == [
+        meta["runs"][f"xval+gmm/seed{s}"]["train_seconds"] for s in range(5)
+    ]
