@@ -53,7 +53,7 @@ from .fill import ensemble
 from .fill.line import Line
 from .fill.past_range import MODES, PastRange, moved
 from .records.paths import format_path, get, parse_path
-from .datasets.tables import MISSING, cell, check_target, column_path, read_records
+from .datasets.tables import MISSING, cell, check_target, column_path, frame_to_records, read_records, rows_to_records
 
 __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 
@@ -318,14 +318,10 @@ class Regressor(RegressorMixin, BaseEstimator):
             if missing:
                 raise RecordError(f"target {missing[0]!r} is not a column of X (columns: {', '.join(map(str, X.columns))})")
             validate_data(self, X.drop(columns=[c for c in X.columns if c in targets]), reset=reset, skip_check_array=True)
-            names = [str(c) for c in X.columns]
-            dup = {c for c in names if names.count(c) > 1}
-            if dup:
-                raise RecordError(f"columns {sorted(dup)} appear more than once: give each column one name")
-            return _table_records(names, [X.iloc[:, j].tolist() for j in range(X.shape[1])]), "frame"
+            return frame_to_records(X, first_row=1), "frame"  # rows counted from 1, as a user counts them
         A = validate_data(self, X, reset=reset, ensure_all_finite="allow-nan", dtype=np.float64)
         names = [f"x{j}" for j in range(A.shape[1])]
-        return _table_records(names, [A[:, j].tolist() for j in range(A.shape[1])]), "array"
+        return rows_to_records(names, [A[:, j].tolist() for j in range(A.shape[1])], first_row=1), "array"
 
     def _add_y(self, records: list[dict], y: Any) -> list[str]:
         """Write ``y`` into ``records``; returns the target paths."""
@@ -669,19 +665,6 @@ def _concrete(record: dict, path: tuple) -> str:
         segs.append(s)
         node = node[s]
     return format_path(segs)
-
-
-def _table_records(names: Sequence[str], cols: Sequence[Sequence[Any]]) -> list[dict]:
-    """Records from column-major cells (:func:`scinum.datasets.tables.cell`; a missing cell
-    leaves its key out), a bad cell's error naming its row from 1, as a user counts them."""
-    n = len(cols[0]) if cols else 0
-    out: list[dict] = [{} for _ in range(n)]
-    for name, values in zip(names, cols):
-        for i, v in enumerate(values):
-            c = cell(v, i + 1, name)
-            if c is not MISSING:
-                out[i][name] = c
-    return out
 
 
 def _cells(record: Any) -> int:
