@@ -65,6 +65,20 @@ def reference_scores() -> dict[int, dict[tuple[str, str], float]]:
     return out
 
 
+def caps_result(scores: dict[int, dict[tuple[str, str], float]], label: str) -> bool:
+    """Prints each clause of the cap's result (the mean over the seeds of ``scores``, each seed
+    beside it) after ``label``; whether all hold."""
+    held = True
+    for field, metric, bound, sign in TARGETS:
+        values = [scores[s][(field, metric)] for s in sorted(scores)]
+        m = mean(values)
+        ok = m >= bound if sign == "≥" else m <= bound
+        held &= ok
+        each = ", ".join(f"{v:.3g}" for v in values)
+        print(f"{label} {NAMES[field]} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
+    return held
+
+
 def main() -> None:
     meta = json.loads((HERE / "results" / "meta.json").read_text())
     seconds = {int(k.rsplit("seed", 1)[1]): v["train_seconds"] for k, v in meta["runs"].items()}
@@ -82,15 +96,7 @@ def main() -> None:
         print(f"  half-time seed {s}: {seconds[s]:.1f} s{' (beside)' if s in side else ''}")
     for s in sorted(ref_seconds):
         print(f"  reference seed {s}: {ref_seconds[s]:.1f} s")
-    scores = seeds_csv(HERE / "results" / "seeds.csv")
-    held = True
-    for field, metric, bound, sign in TARGETS:
-        values = [scores[s][(field, metric)] for s in sorted(scores)]
-        m = mean(values)
-        ok = m >= bound if sign == "≥" else m <= bound
-        held &= ok
-        each = ", ".join(f"{v:.3g}" for v in values)
-        print(f"quality: {NAMES[field]} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
+    held = caps_result(seeds_csv(HERE / "results" / "seeds.csv"), "quality:")
     ref = reference_scores()
     for s in sorted(ref):
         cells = ", ".join(f"{NAMES[f]} {ref[s][(f, m)]:.3g}" for f, m, _, _ in TARGETS)
@@ -126,15 +132,7 @@ def step3(reference_seconds: float) -> None:
     and their training clocks beside the reference's mean (not side by side: for the curve)."""
     meta = json.loads((HERE / "614k" / "meta.json").read_text())
     seconds = {int(k.rsplit("seed", 1)[1]): v["train_seconds"] for k, v in meta["runs"].items()}
-    scores = seeds_csv(HERE / "614k" / "seeds.csv")
-    held = True
-    for field, metric, bound, sign in TARGETS:
-        values = [scores[s][(field, metric)] for s in sorted(scores)]
-        m = mean(values)
-        ok = m >= bound if sign == "≥" else m <= bound
-        held &= ok
-        each = ", ".join(f"{v:.3g}" for v in values)
-        print(f"step 3, 614 400 samples: {NAMES[field]} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
+    held = caps_result(seeds_csv(HERE / "614k" / "seeds.csv"), "step 3, 614 400 samples:")
     t = mean(seconds.values())
     print(
         f"step 3: the cap's result {'met' if held else 'not met'}; training {t:.1f} s a seed in the mean "
