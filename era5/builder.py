@@ -57,9 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     for split, n in (("train", 1000), ("val", 100), ("test", 100)):
         p.add_argument(f"--{split}", type=int, default=n, help=f"{split} samples (default {n})")
     p.add_argument("--ood", type=int, default=0, help="ood_south samples (default 0; needs --ood-south-of)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--shard-size", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="build processes (default 1)")
+    p.add_argument("--shard-size", type=int, default=1000, help="records per shard (default 1000)")
     p.add_argument("--compress", action="store_true", help="gzip the shards")
     p.add_argument("--part", metavar="I/N|finish", help=PART_HELP)
     for split in ("train", "val", "test"):
@@ -79,15 +79,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "e.g. -60), all others north of it (default: no OOD split, stations "
         "from every latitude as in the paper)",
     )
-    p.add_argument("--stations", type=int, nargs=2, default=(60, 90), metavar=("MIN", "MAX"))
-    p.add_argument("--steps", type=int, nargs=2, default=(8, 16), metavar=("MIN", "MAX"))
+    p.add_argument("--stations", type=int, nargs=2, default=(60, 90), metavar=("MIN", "MAX"), help="stations per sample (default 60 90)")
+    p.add_argument("--steps", type=int, nargs=2, default=(8, 16), metavar=("MIN", "MAX"), help="time steps per sample (default 8 16)")
     p.add_argument("--step-hours", type=int, default=8, help="series spacing (default 8 h)")
-    p.add_argument("--decimals", type=int, default=4, help="round numbers to this many decimals; -1 keeps full float64")
+    p.add_argument("--decimals", type=int, default=4, help="round numbers to this many decimals; -1 keeps full float64 (default 4)")
     g = p.add_argument_group("--source synthetic")
-    g.add_argument("--synthetic-days", type=float, default=365)
-    g.add_argument("--synthetic-resolution", type=float, default=2.0, help="degrees")
-    g.add_argument("--synthetic-seed", type=int, default=0)
-    g.add_argument("--synthetic-start", default="2020-01-01")
+    g.add_argument("--synthetic-days", type=float, default=365, help="length of the field in days (default 365)")
+    g.add_argument("--synthetic-resolution", type=float, default=2.0, help="grid spacing in degrees (default 2)")
+    g.add_argument("--synthetic-seed", type=int, default=0, help="seed of the field (default 0)")
+    g.add_argument("--synthetic-start", default="2020-01-01", help="first date (default 2020-01-01)")
 
 
 def _parameters(a: argparse.Namespace) -> dict:
