@@ -20,6 +20,7 @@ from pathlib import Path
 from statistics import mean
 
 HERE = Path(__file__).resolve().parent
+EXPERIMENTS = HERE.parent
 #: the cap's result (README): (field, metric, bound, "≥" or "≤")
 TARGETS = (
     ("description.planet0.e", "r2", 0.95, "≥"),
@@ -104,6 +105,7 @@ def main() -> None:
     print(f"verdict: the time clause {'holds' if new <= 0.5 * old else 'fails'}, the quality clause {'holds' if held else 'fails'}")
     step2()
     step3(old)
+    step4()
 
 
 def validation(path: Path) -> dict[str, float]:
@@ -138,6 +140,31 @@ def step3(reference_seconds: float) -> None:
         f"step 3: the cap's result {'met' if held else 'not met'}; training {t:.1f} s a seed in the mean "
         f"({', '.join(f'{seconds[s]:.1f}' for s in sorted(seconds))}), {t / reference_seconds:.3f} of the reference's mean"
     )
+
+
+def step4() -> None:
+    """Step 4, a point of the curve: the 1 198 080-sample runs (``full-cap/``) beside the `best`
+    preset's published seeds 0 and 1 (planets-values-alone's ``cap/``) and the regressors."""
+    cap = EXPERIMENTS / "planets-values-alone" / "cap"
+    ours, best = seeds_csv(HERE / "full-cap" / "seeds.csv"), seeds_csv(cap / "seeds.csv")
+    with open(cap / "table.csv") as f:
+        refs = {(r["model"], r["field"], r["split"], r["metric"]): float(r["mean"]) for r in csv.DictReader(f)}
+    ood = seeds_csv(HERE / "full-cap" / "seeds.csv", "ood_stepsize")
+    best_ood = seeds_csv(cap / "seeds.csv", "ood_stepsize")
+    seconds = json.loads((HERE / "full-cap" / "meta.json").read_text())["runs"]
+    for field, metric, _, _ in TARGETS:
+        a, b = [ours[s][(field, metric)] for s in sorted(ours)], [best[s][(field, metric)] for s in sorted(ours)]
+        line = f"step 4, {NAMES[field]}: seeds {sorted(ours)} mean {mean(a):.3g} ({', '.join(f'{v:.3g}' for v in a)}); "
+        line += f"`best` at 737 280, the same seeds: {mean(b):.3g}"
+        line += f"; ridge {refs[('ridge', field, 'test', metric)]:.3g}, trees {refs[('boosted trees', field, 'test', metric)]:.3g}"
+        print(line)
+    dt = "description.stepsize"
+    a = [ood[s][(dt, "mse")] for s in sorted(ood)]
+    b = mean(best_ood[s][(dt, "mse")] for s in sorted(ood))
+    each = ", ".join(f"{v:.3g}" for v in a)
+    print(f"step 4, Δt OoD: mean {mean(a):.3g} ({each}); `best` {b:.3g}; ridge {refs[('ridge', dt, 'ood_stepsize', 'mse')]:.3g}")
+    clocks = ", ".join(f"{run['train_seconds']:.1f}" for run in seconds.values())
+    print(f"step 4: training {clocks} s a seed")
 
 
 if __name__ == "__main__":

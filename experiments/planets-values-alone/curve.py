@@ -4,7 +4,7 @@ reading every token (before) and the values alone (after), every point from publ
 
 Before: planets-best-half (230 400 samples), planets-4heads (460 800, the cap, and its curve at
 921 600 and 1 382 400, seeds 0-1). After: this folder's half/ (230 400), time/ (368 640) and cap/
-(737 280); since the last block computes at the hidden rows alone: planets-half-time (506 880 and 614 400).
+(737 280); since the last block computes at the hidden rows alone: planets-half-time (506 880, 614 400 and, seeds 0-1, 1 198 080).
 Minutes are each run's own training clock (two runs at a time on the 2 cores).
 
     python experiments/planets-values-alone/curve.py [--plot curve.png]
@@ -116,8 +116,9 @@ def after() -> list[Point]:
 def since() -> list[Point]:
     """The values alone with the training step's last block at the hidden rows alone
     (experiments/hidden-rows): planets-half-time's runs, at half the old preset's one-core time
-    (506 880 samples) and its step 3 (614 400)."""
-    return [_published(EXPERIMENTS / "planets-half-time" / step, "xval+gmm", "values alone, hidden rows") for step in ("results", "614k")]
+    (506 880 samples), its step 3 (614 400) and step 4 (1 198 080, seeds 0-1: the cap's 30 minutes today)."""
+    steps = ("results", "614k", "full-cap")
+    return [_published(EXPERIMENTS / "planets-half-time" / step, "xval+gmm", "values alone, hidden rows") for step in steps]
 
 
 def regressor(name: str) -> Scores:
