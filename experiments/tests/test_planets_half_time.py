@@ -96,3 +96,16 @@ def test_step_three_meets_the_caps_result_and_is_quoted():
     assert {int(r["samples"]) for r in rows} == {614400} and [float(r["train_seconds"]) for r in rows] == [
         meta["runs"][f"xval+gmm/seed{s}"]["train_seconds"] for s in range(5)
     ]
+
+
+def test_step_four_is_quoted_beside_the_best_preset_and_the_regressors():
+    out = _verdict()
+    text = (HERE / "README.md").read_text(encoding="utf-8")
+    lines = {x.split(":")[0]: x for x in out.splitlines() if x.startswith("step 4")}
+    for key, name in (("step 4, e₁ R²", "e₁ R²"), ("step 4, a₁", "a₁"), ("step 4, Δt", "Δt")):
+        mean, each = re.search(rf"{name}: seeds \[0, 1\] mean (\S+) \((.+?)\);", lines[key]).groups()
+        assert f"**{mean}** ({each})" in text, name
+    assert "0.0153 (0.025, 0.00566)" in lines["step 4, Δt OoD"] and "0.0153 (0.025, 0.00566)" in text
+    assert "1676.8, 1693.0" in lines["step 4"] and "1 676.8, 1 693.0" in text
+    meta = json.loads((HERE / "full-cap" / "meta.json").read_text())
+    assert meta["budget"] == {"samples": 1198080} and not meta["dirty"] and sorted(meta["seeds"]) == [0, 1]
