@@ -34,9 +34,10 @@ DATA = {
 }
 
 
-def rows(data: str) -> list[list[str]]:
-    """The table's rows for one data set: each model (mean and seeds), then ridge and the trees."""
-    regressors, models = DATA[data]
+def rows(data: str, data_sets: dict | None = None) -> list[list[str]]:
+    """The table's rows for one data set of ``data_sets`` (default :data:`DATA`): each model (mean
+    and seeds), then ridge and the trees."""
+    regressors, models = (data_sets or DATA)[data]
     out = []
     for label, model, folder in models:
         runs = base.seeds(folder, model)

@@ -1,0 +1,59 @@
+"""The declared choice (README): the `best` preset with a line under Δt and a₁ at 1 198 080
+samples, on the development data (build seed 0), mean over seeds 0-4, clause by clause. Clauses
+1-5 are planets-line-dt-a1's, read by its functions (loaded from there) on this folder's ``cap/``;
+clause 6 is the cap: every seed's training seconds (``cap/training.csv``) at most 1 800.
+
+    python experiments/planets-line-cap/verdict.py     # reads cap/ and ../planets-values-alone/cap/
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("line_dt_a1_verdict", HERE.parent / "planets-line-dt-a1" / "verdict.py")
+assert _spec is not None and _spec.loader is not None
+base = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(base)
+
+CAP_SECONDS = 1800.0  # 30 one-core minutes
+
+
+def training_seconds() -> pd.Series:
+    """Each development seed's training seconds (the recipe's clock, ``cap/training.csv``)."""
+    t = pd.read_csv(HERE / "cap" / "training.csv")
+    t = t[t.model == base.CANDIDATE].set_index("seed").train_seconds.sort_index()
+    assert list(t.index) == base.SEEDS, list(t.index)
+    return t
+
+
+def clauses() -> pd.DataFrame:
+    """One row per clause: the candidate's figure, its bound, and whether it holds."""
+    cap, best = HERE / "cap", base.REFERENCE
+    dt_ood = base.ood_mean(cap, base.CANDIDATE, base.DT, "ood_stepsize")
+    e_r2 = base.val_scores(cap, base.CANDIDATE, base.E, "r2")
+    e_best = base.val_scores(best, base.BEST, base.E, "mse").mean()
+    rows = [
+        ("1. Δt OoD ≤ ridge", dt_ood, base.regressor_mse(cap, "ridge", base.DT, "ood_stepsize")),
+        ("1. Δt OoD ≤ 0.0021", dt_ood, base.PAPER_DT_OOD),
+        ("2. Δt (val) ≤ ridge", base.val_scores(cap, base.CANDIDATE, base.DT, "mse").mean(), base.val_reference(cap, "ridge", base.DT)),
+        ("3. a₁ (val) ≤ trees", base.val_scores(cap, base.CANDIDATE, base.A, "mse").mean(), base.val_reference(cap, "boosted trees", base.A)),
+        ("4. e₁ R² (val) ≥, mean", e_r2.mean(), base.MIN_R2),
+        ("4. e₁ R² (val) ≥, worst seed", e_r2.min(), base.MIN_R2_SEED),
+        ("5. e₁ (val) ≤ 1.25× best", base.val_scores(cap, base.CANDIDATE, base.E, "mse").mean(), base.ALLOWED * e_best),
+        ("5. a₁ OoD ≤ 1.25× best", base.ood_mean(cap, base.CANDIDATE, base.A, "ood_a1"), base.ALLOWED * base.ood_mean(best, base.BEST, base.A, "ood_a1")),
+        ("6. training s, slowest seed ≤ 1800", float(training_seconds().max()), CAP_SECONDS),
+    ]
+    table = pd.DataFrame(rows, columns=["clause", "candidate", "bound"]).set_index("clause")
+    at_least = table.index.str.startswith("4.")
+    table["holds"] = (table.candidate >= table.bound).where(at_least, table.candidate <= table.bound)
+    return table
+
+
+if __name__ == "__main__":
+    table = clauses()
+    print(table.to_string(float_format=lambda v: f"{v:.3g}"))
+    print("adopted" if table.holds.all() else "not adopted")
