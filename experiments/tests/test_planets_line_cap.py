@@ -32,3 +32,58 @@ def test_the_presets_are_step_4s_model_with_a_line_under_dt_and_a1(tmp_path):
         assert p["table"]["columns"] == best["table"]["columns"] and p["budget"] == step4["budget"] == {"samples": 1198080}
         for a, b in zip(ours, cap):
             assert a["line"] == LINE and {**a, "line": b["line"]} == b
+
+
+def test_the_development_runs_are_the_declared_preset_from_the_declared_code():
+    """meta.json records the commit at the runs' end (3cb311b); between the declaration (9f22625)
+    and it only this experiment's text, scripts and test changed."""
+    import json
+    import subprocess
+
+    meta = json.loads((HERE / "cap" / "meta.json").read_text())
+    assert meta["preset_name"] == "cap" and meta["seeds"] == [0, 1, 2, 3, 4] and not meta["dirty"]
+    assert meta["commit"].startswith("3cb311b") and meta["budget"] == {"samples": 1198080}
+    try:
+        changed = subprocess.run(["git", "diff", "--name-only", "9f22625", "3cb311b"], cwd=ROOT, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return  # not a full clone: the commits are not here to compare
+    allowed = ("experiments/planets-line-cap/", "experiments/planets-line-dt-a1/table.py", "experiments/tests/test_planets_line_cap.py")
+    assert all(name.startswith(allowed) for name in changed.stdout.split()), changed.stdout
+
+
+def test_the_verdict_is_the_readmes():
+    """Every quality clause holds; the time clause fails (1 931 s against 1 800): not adopted."""
+    table = _script("verdict").clauses()
+    assert table.index[~table.holds].tolist() == ["6. training s, slowest seed ≤ 1800"]
+    seconds = _script("verdict").training_seconds()
+    assert [round(s) for s in seconds] == [1931, 1926, 1853, 1876, 1902] and seconds[[2, 3]].min() > 1800
+    readme = (HERE / "README.md").read_text()
+    assert "## Result: not adopted (clause 6, the cap); every quality clause holds" in readme
+    for clause, row in table.iterrows():
+        if not clause.startswith("6."):
+            assert f"| {row.candidate:.3g} | {row.bound:.3g} | yes |" in readme, clause
+    assert "| 6. training seconds, slowest seed ≤ 1 800 | **1 931** | 1 800 | **no** |" in readme
+    assert "The seeds trained in 1 931, 1 926, 1 853,\n1 876 and 1 902 s (seeds 0–4)" in readme
+
+
+def test_the_readmes_tables_are_the_published_files():
+    import pandas as pd
+
+    readme = (HERE / "README.md").read_text()
+    table = _script("table")
+    for data, (folder, _) in table.DATA.items():
+        if (folder / "seeds.csv").exists():
+            assert table.markdown(data) in readme, data
+    rows = {r[0]: r for r in table.rows("development (build seed 0)")}
+    ours = rows["Δt and a₁ on a line, 1 198 080 samples (5 seeds)"]
+    assert ours[2].startswith("0.00027 (") and rows["boosted trees"][2] == "0.00026"
+    s = pd.read_csv(HERE / "cap" / "seeds.csv")
+    s = s[s.kind == "model"]
+    ood = s[(s.field == "description.stepsize") & (s.split == "ood_stepsize")]
+    dt = s[(s.field == "description.stepsize") & (s.split == "test")]
+    assert ood.mse.max() < 0.001347 and dt.mse.max() < 9.3e-05
+    assert (round(100 * ood.coverage95.min()), round(100 * ood.coverage95.max())) == (47, 55)
+    assert (round(100 * dt.coverage95.min()), round(100 * dt.coverage95.max())) == (90, 97)
+    a1 = s[(s.field == "description.planet0.a") & (s.split == "test")].set_index("seed").mse
+    assert sorted(a1.index[a1 < 0.000262]) == [2, 3]
+    assert "47–55 % of Δt's 95 % intervals" in " ".join(readme.split()) and "90–97 % on the test split" in readme
