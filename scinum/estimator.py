@@ -30,9 +30,7 @@ records) to predict from the others. An array's columns are keys ``x0``, ``x1``.
 from __future__ import annotations
 
 import copy
-import json
 import math
-import re
 import sys
 import warnings
 import tempfile
@@ -52,8 +50,19 @@ from .errors import ConfigError, RecordError, ScinumError
 from .fill import ensemble
 from .fill.line import Line
 from .fill.past_range import MODES, PastRange, moved
-from .records.paths import format_path, get, parse_path
+from .records.paths import parse_path
 from .datasets.tables import MISSING, cell, check_target, column_path, frame_to_records, read_records, rows_to_records
+from .datasets.user_rows import (
+    at_user_rows,
+    check_targets_present,
+    concrete_path,
+    count_cells,
+    is_int,
+    is_real,
+    put_null,
+    row_error,
+    write_jsonl,
+)
 
 __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
 
@@ -161,18 +170,6 @@ def split_records(
     return [records[i] for i in train], [records[i] for i in val]
 
 
-def _write_jsonl(path: Path, records: Sequence[dict]) -> None:
-    path.write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in records))
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _is_real(v: Any) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-
-
 class Regressor(RegressorMixin, BaseEstimator):
     """A masked-number transformer as a scikit-learn regressor (module docstring).
 
@@ -248,29 +245,29 @@ class Regressor(RegressorMixin, BaseEstimator):
             return ConfigError(f"Regressor({name}={getattr(self, name)!r}): must be {must}")
 
         s = self.samples
-        if not (s == "auto" if isinstance(s, str) else _is_int(s) and s > 0):
+        if not (s == "auto" if isinstance(s, str) else is_int(s) and s > 0):
             raise bad("samples", '"auto" or a whole number of records > 0')
         if self.seconds is not None:
-            if not (_is_real(self.seconds) and math.isfinite(self.seconds) and self.seconds > 0):
+            if not (is_real(self.seconds) and math.isfinite(self.seconds) and self.seconds > 0):
                 raise bad("seconds", "None or a number of seconds > 0")
             if s != "auto":
                 raise ConfigError(f"Regressor(samples={s!r}, seconds={self.seconds!r}): give one budget, samples or seconds")
-        if not (_is_real(self.epochs) and math.isfinite(self.epochs) and self.epochs > 0):
+        if not (is_real(self.epochs) and math.isfinite(self.epochs) and self.epochs > 0):
             raise bad("epochs", "a number of passes over the training rows > 0")
-        if not (_is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
+        if not (is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
             raise bad("lr", "a learning rate > 0")
         for name in ("d_model", "n_layers", "n_heads", "members", "batch_size"):
-            if not (_is_int(getattr(self, name)) and getattr(self, name) >= 1):
+            if not (is_int(getattr(self, name)) and getattr(self, name) >= 1):
                 raise bad(name, "a whole number >= 1")
         self._check_extrapolation()
         if not (self.line == "auto" if isinstance(self.line, str) else isinstance(self.line, (bool, np.bool_))):
             raise bad("line", '"auto" (where the table\'s edges say a line extrapolates), True or False')
-        if not (_is_int(self.patience) and self.patience >= 0):
+        if not (is_int(self.patience) and self.patience >= 0):
             raise bad("patience", "a whole number of validations >= 0 (0: no early stopping)")
         v = self.val_fraction
-        if not (_is_real(v) and math.isfinite(v) and 0 <= v < 1):
+        if not (is_real(v) and math.isfinite(v) and 0 <= v < 1):
             raise bad("val_fraction", "a number with 0 <= val_fraction < 1 (the share of rows held out)")
-        if not (_is_int(self.seed) and 0 <= self.seed and self.seed + SEED_STRIDE * (self.members - 1) < 2**32):
+        if not (is_int(self.seed) and 0 <= self.seed and self.seed + SEED_STRIDE * (self.members - 1) < 2**32):
             raise bad("seed", f"a whole number >= 0 (with {self.members} members, below 2**32 - {SEED_STRIDE * (self.members - 1)})")
         if not isinstance(self.device, str):
             raise bad("device", 'a device name such as "cpu" or "cuda"')
@@ -399,7 +396,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         n = len(records)
         if n < 2:
             raise ValueError(f"Regressor.fit needs at least 2 samples: got {n} sample(s)")
-        _check_targets_present(records, paths, kind)
+        check_targets_present(records, paths, kind)
         train, val = _split_indices(n, self.val_fraction, self.seed, DEFAULTS["min_val_records"])
         if not len(val):
             print(
@@ -434,7 +431,7 @@ class Regressor(RegressorMixin, BaseEstimator):
             try:
                 for split, idx in rows.items():
                     if len(idx):
-                        _write_jsonl(root / f"{split}.jsonl", [records[i] for i in idx])
+                        write_jsonl(root / f"{split}.jsonl", [records[i] for i in idx])
                 build(
                     root / "data",
                     train=[root / "train.jsonl"],
@@ -442,7 +439,7 @@ class Regressor(RegressorMixin, BaseEstimator):
                     fields=paths,
                     progress=False,
                 )
-                cells = float(np.mean([_cells(records[i]) for i in train]))
+                cells = float(np.mean([count_cells(records[i]) for i in train]))
                 models, first = [], None
                 for i in range(int(self.members)):
                     config = self._config(root / "data", root / f"run-{i}", paths, len(train), cells, self.seed + SEED_STRIDE * i)
@@ -459,7 +456,7 @@ class Regressor(RegressorMixin, BaseEstimator):
                     config["data"]["path"] = config["out_dir"] = None
                     first = first or config
             except ScinumError as e:
-                raise _at_user_rows(e, root, rows, kind) from None
+                raise at_user_rows(e, root, rows, kind) from None
         return models, first  # type: ignore[return-value]
 
     def _features(self) -> dict[str, Any]:
@@ -487,7 +484,7 @@ class Regressor(RegressorMixin, BaseEstimator):
             )
         for i, r in enumerate(records):
             for t in targets:
-                _put_null(r, t, i)
+                put_null(r, t, i)
             for name in names:
                 if name not in r and column_path(name) in known:
                     r[name] = None
@@ -512,7 +509,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         except RecordError as e:
             if e.record is None:
                 raise
-            raise _row_error(e.reason, e.record, e.path, self.input_kind_) from None
+            raise row_error(e.reason, e.record, e.path, self.input_kind_) from None
         line = getattr(self, "line_", None)
         used = line.used if line is not None else np.zeros(len(self.targets_), bool)
         modes = ["edge" if u else "network" for u in used] if self.extrapolation == "auto" else self.extrapolation
@@ -529,12 +526,12 @@ class Regressor(RegressorMixin, BaseEstimator):
                 except RecordError as e:
                     if e.record is None or e.record >= len(records):
                         raise
-                    raise _row_error(e.reason, e.record, e.path, self.input_kind_) from None
+                    raise row_error(e.reason, e.record, e.path, self.input_kind_) from None
             a = np.empty((len(filled), len(self.targets_)), dtype=object)
             for i, f in enumerate(filled):
                 by_path = {p.path: p for p in f.predictions}
                 for j, t in enumerate(self.targets_):
-                    a[i, j] = by_path[_concrete(f.record, parse_path(t))]
+                    a[i, j] = by_path[concrete_path(f.record, parse_path(t))]
             a = past.combine(a)
             for k in map(int, np.flatnonzero(used)):  # the line added back, intervals widened by its move past the edge
                 for row in range(len(a)):
@@ -584,9 +581,9 @@ class Regressor(RegressorMixin, BaseEstimator):
     def sample(self, X: Any, n: int = 1, random_state: int | None = None):
         """``n`` draws of each target from the calibrated predicted distribution: float64[N, n]
         (one target) or [N, T, n]; ``random_state`` (default: the ``seed``) seeds them."""
-        if not (_is_int(n) and n >= 1):
+        if not (is_int(n) and n >= 1):
             raise ValueError(f"Regressor.sample(n={n!r}): n must be a whole number of draws >= 1")
-        if random_state is not None and not (_is_int(random_state) and random_state >= 0):
+        if random_state is not None and not (is_int(random_state) and random_state >= 0):
             raise ValueError(f"Regressor.sample(random_state={random_state!r}): must be None or a whole number >= 0")
         preds = self._predictions(X, "sample")
         rng = np.random.default_rng(self.seed if random_state is None else random_state)
@@ -642,96 +639,6 @@ def _ranges_of_targets(model: Any, line: Line) -> None:
         if used and field_of(t) in ranges:
             ranges[field_of(t)] = {**ranges[field_of(t)], "min": float(lo), "max": float(hi)}
     model.ranges = TrainingRanges(model.vocab, model.meta.run)
-
-
-def _put_null(record: dict, path: tuple, index: int) -> None:
-    """Set the target ``path`` of ``record`` to a ``null`` placeholder (its parent must exist)."""
-    try:
-        parent = get(record, path[:-1])
-        if isinstance(path[-1], str) and isinstance(parent, dict) or isinstance(parent, list) and -len(parent) <= path[-1] < len(parent):
-            parent[path[-1]] = None
-            return
-    except KeyError:
-        pass
-    raise RecordError("no place for the target (its parent object or list is missing)", record=index, path=format_path(path))
-
-
-def _concrete(record: dict, path: tuple) -> str:
-    """``path`` with negative list indices resolved against ``record``."""
-    node, segs = record, []
-    for s in path:
-        if isinstance(s, int) and s < 0:
-            s = len(node) + s
-        segs.append(s)
-        node = node[s]
-    return format_path(segs)
-
-
-def _cells(record: Any) -> int:
-    """Numbers, strings and booleans in a record (what a record's cost grows with)."""
-    if isinstance(record, dict):
-        return sum(_cells(v) for v in record.values())
-    if isinstance(record, list):
-        return sum(_cells(v) for v in record)
-    return 1
-
-
-def _where(path: str, kind: str) -> str:
-    """A target or input named as the user named it: a column of a table, else a JSON path."""
-    if kind == "records":
-        return f"path {path}"
-    segs = parse_path(path)
-    return f"column {segs[0]!r}" if len(segs) == 1 else f"path {path}"
-
-
-def _row_error(reason: str, index: int, path: str | None, kind: str) -> RecordError:
-    """A :class:`RecordError` at the user's row ``index + 1`` (and column or path)."""
-    where = f"row {index + 1}" + (f", {_where(path, kind)}" if path else "")
-    return RecordError(f"{where}: {reason}")
-
-
-def _check_targets_present(records: Sequence[dict], paths: Sequence[str], kind: str) -> None:
-    """Refuse rows without a number at a target (NaN, None, absent), naming the target and the
-    rows (from 1): such a row would train without its target and break the calibration."""
-    for path in paths:
-        segs = parse_path(path)
-        missing = []
-        for i, r in enumerate(records):
-            try:
-                v = get(r, segs)
-            except (KeyError, IndexError, TypeError):
-                v = None
-            if not _is_real(v):
-                missing.append(i + 1)
-        if missing:
-            shown = ", ".join(map(str, missing[:10])) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-            raise RecordError(
-                f"target {_where(path, kind)} has no number in {len(missing)} of {len(records)} rows (row{'s' if len(missing) > 1 else ''} "
-                f"{shown}, counted from 1; a NaN or missing target): drop those rows or fill them before fitting"
-            )
-
-
-#: a location in the estimator's temporary files: ``<split>.jsonl`` or the dataset's shards
-_TEMP_FILE = re.compile(r"(?:^|/)(?:(train|val)\.jsonl|data/(train|val)/part-(\d+)\.jsonl(?:\.gz)?)$")
-
-
-def _at_user_rows(error: ScinumError, root: Path, rows: dict[str, np.ndarray], kind: str) -> ScinumError:
-    """``error`` with its location in the estimator's temporary files (``train.jsonl:3``, the
-    dataset's shards) replaced by the user's row (from 1) and column; any other mention of the
-    temporary directory becomes "the table"."""
-    if isinstance(error, RecordError) and error.file is not None and error.line is not None:
-        m = _TEMP_FILE.search(str(error.file).replace("\\", "/"))
-        if m and str(error.file).startswith(str(root)):
-            split = m.group(1) or m.group(2)
-            k = (error.line - 1) + (int(m.group(3)) * 1000 if m.group(3) else 0)  # shards of 1000 records
-            if 0 <= k < len(rows[split]):
-                return _row_error(error.reason, int(rows[split][k]), error.path, kind)
-    text = str(error)
-    if str(root) in text:
-        err = copy.copy(error)
-        err.args = (re.sub(re.escape(str(root)) + r"[^\s:,]*", "the table", text),)
-        return err
-    return error
 
 
 class _Keep(L.Callback):
