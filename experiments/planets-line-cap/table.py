@@ -42,10 +42,8 @@ def rows(data: str) -> list[list[str]]:
 
 
 def markdown(data: str) -> str:
-    return base.markdown(data, rows)
+    return line_dt_a1.markdown(data, DATA)
 
 
 if __name__ == "__main__":
-    for data, (folder, _) in DATA.items():
-        if (folder / "seeds.csv").exists():
-            print(f"{data}:\n\n{markdown(data)}\n")
+    line_dt_a1.main(DATA)

@@ -48,13 +48,8 @@ def clauses() -> pd.DataFrame:
         ("5. a₁ OoD ≤ 1.25× best", base.ood_mean(cap, ours, base.A, "ood_a1"), base.ALLOWED * a1_ood_best),
         ("6. training s, slowest seed ≤ 1800", float(training_seconds().max()), CAP_SECONDS),
     ]
-    table = pd.DataFrame(rows, columns=["clause", "candidate", "bound"]).set_index("clause")
-    at_least = table.index.str.startswith("4.")
-    table["holds"] = (table.candidate >= table.bound).where(at_least, table.candidate <= table.bound)
-    return table
+    return base.judged(rows)
 
 
 if __name__ == "__main__":
-    table = clauses()
-    print(table.to_string(float_format=lambda v: f"{v:.3g}"))
-    print("adopted" if table.holds.all() else "not adopted")
+    base.main(clauses())

@@ -52,11 +52,17 @@ def rows(data: str, data_sets: dict | None = None) -> list[list[str]]:
     return out
 
 
-def markdown(data: str) -> str:
-    return base.markdown(data, rows)
+def markdown(data: str, data_sets: dict | None = None) -> str:
+    """One data set's table of ``data_sets`` (default :data:`DATA`) in markdown."""
+    return base.markdown(data, lambda d: rows(d, data_sets))
+
+
+def main(data_sets: dict | None = None) -> None:
+    """Print the table of every data set whose runs are published."""
+    for data, (folder, _) in (data_sets or DATA).items():
+        if (folder / "seeds.csv").exists():
+            print(f"{data}:\n\n{markdown(data, data_sets)}\n")
 
 
 if __name__ == "__main__":
-    for data, (folder, _) in DATA.items():
-        if (folder / "seeds.csv").exists():
-            print(f"{data}:\n\n{markdown(data)}\n")
+    main()

@@ -85,13 +85,23 @@ def clauses() -> pd.DataFrame:
         ("5. a₁ OoD ≤ 1.25× best", ood_mean(cap, CANDIDATE, A, "ood_a1"), ALLOWED * ood_mean(REFERENCE, BEST, A, "ood_a1")),
         ("6. cost per sample ≤ 1.3× best", cost_ratio(), COST),
     ]
+    return judged(rows)
+
+
+def judged(rows: list[tuple[str, float, float]]) -> pd.DataFrame:
+    """``(clause, candidate, bound)`` rows as a table with ``holds``: at least the bound for the
+    clauses numbered 4 (R²), at most it for the others."""
     table = pd.DataFrame(rows, columns=["clause", "candidate", "bound"]).set_index("clause")
     at_least = table.index.str.startswith("4.")
     table["holds"] = (table.candidate >= table.bound).where(at_least, table.candidate <= table.bound)
     return table
 
 
-if __name__ == "__main__":
-    table = clauses()
+def main(table: pd.DataFrame) -> None:
+    """Print the clauses and the verdict."""
     print(table.to_string(float_format=lambda v: f"{v:.3g}"))
     print("adopted" if table.holds.all() else "not adopted")
+
+
+if __name__ == "__main__":
+    main(clauses())
