@@ -87,3 +87,33 @@ def test_the_readmes_tables_are_the_published_files():
     a1 = s[(s.field == "description.planet0.a") & (s.split == "test")].set_index("seed").mse
     assert sorted(a1.index[a1 < 0.000262]) == [2, 3]
     assert "47–55 % of Δt's 95 % intervals" in " ".join(readme.split()) and "90–97 % on the test split" in readme
+
+
+def test_the_test_runs_and_their_figures_are_the_published_files():
+    """Build seed 1729, seeds 0-1: every issue 65 planets target but Δt between the step sizes
+    (1.003× ridge); a₁ 0.41× the trees."""
+    import json
+
+    import pandas as pd
+
+    meta = json.loads((HERE / "test" / "meta.json").read_text())
+    assert meta["preset_name"] == "test" and meta["seeds"] == [0, 1] and not meta["dirty"] and meta["commit"].startswith("afa66a3")
+    assert meta["build"]["seed"] == 1729
+    seconds = pd.read_csv(HERE / "test" / "training.csv").train_seconds
+    assert [round(s) for s in seconds] == [1914, 1874]
+    s = pd.read_csv(HERE / "test" / "seeds.csv")
+    s = s[s.kind == "model"].set_index(["field", "split", "seed"]).mse.sort_index()
+    t = pd.read_csv(HERE / "test" / "table.csv")
+    t = t[t.metric == "mse"].set_index(["model", "field", "split"])["mean"].sort_index()
+    a1, dt = "description.planet0.a", "description.stepsize"
+    assert s[a1, "test"].max() < t["boosted trees", a1, "test"] and round(s[a1, "test"].mean() / t["boosted trees", a1, "test"], 2) == 0.41
+    assert s[dt, "test"].max() < t["ridge", dt, "test"]
+    ood, ridge = s[dt, "ood_stepsize"], t["ridge", dt, "ood_stepsize"]
+    assert round(ood.mean() / ridge, 3) == 1.003 and ood[0] > ridge > ood[1] and ood.mean() < 0.0021
+    assert f"{s[dt, 'ood_stepsize:interp'].mean():.2g}" == "0.0005" and f"{t['ridge', dt, 'ood_stepsize:interp']:.2g}" == "0.0006"
+    assert f"{s[dt, 'ood_stepsize:extrap'].mean():.3g}" == "0.00256" and f"{t['ridge', dt, 'ood_stepsize:extrap']:.3g}" == "0.00227"
+    readme = " ".join((HERE / "README.md").read_text().split())
+    assert "Δt between the step sizes 0.00102 against ridge's 0.00102 (1.003×: seed 0 0.00108 above it, seed 1 0.00096 below)" in readme
+    assert "a₁ 0.00020, **0.41× the boosted trees'** 0.00050 (both seeds below them)" in readme
+    parity = " ".join((HERE.parent / "parity.md").read_text().split())
+    assert "| test build 1729, 2 seeds | 0.995 (worst seed 0.993) | 0.00020 (0.41× the trees) |" in parity
