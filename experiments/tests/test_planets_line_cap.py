@@ -117,3 +117,17 @@ def test_the_test_runs_and_their_figures_are_the_published_files():
     assert "a₁ 0.00020, **0.41× the boosted trees'** 0.00050 (both seeds below them)" in readme
     parity = " ".join((HERE.parent / "parity.md").read_text().split())
     assert "| test build 1729, 2 seeds | 0.995 (worst seed 0.993) | 0.00020 (0.41× the trees) |" in parity
+
+
+def test_step_twos_presets_are_the_cap_presets_at_1075200_samples():
+    """Declared before its runs: the same model and data, 1 075 200 samples, test build 2718."""
+    import yaml
+
+    presets = yaml.safe_load((HERE / "presets.yaml").read_text())
+    for new, old, seed in (("cap-1075k", "cap", 0), ("test-1075k", "test", 2718)):
+        a, b = presets[new], presets[old]
+        assert a["budget"] == {"samples": 1075200} and a["build"] == {**b["build"], "seed": seed}
+        assert a["train"] == b["train"] and a["models"] == b["models"] and a["evaluate"] == b["evaluate"]
+        assert a["table"]["departures"]["all"] == b["table"]["departures"]["all"].replace("1 198 080", "1 075 200")
+    assert 1075200 % 64 == 0 and 1075200 < 1198080 * 1800 / 1931
+    assert "by this step's rates it would train in 1 663–1 733 s" in " ".join((HERE / "README.md").read_text().split())
