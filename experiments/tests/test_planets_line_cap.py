@@ -4,22 +4,18 @@ the declared commit; the README's verdict and tables are what the published file
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+from test_planets_line_dt_a1 import CANDIDATE, LINE
+from test_planets_line_dt_a1 import _script as _load
 from test_planets_record_line import _configs
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "experiments" / "planets-line-cap"
-LINE = ["description.stepsize", "description.planet0.a"]
-CANDIDATE = "xval+gmm, values alone, dt and a1 on a line"
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"planets_line_cap_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(name, HERE)
 
 
 def test_the_presets_are_step_4s_model_with_a_line_under_dt_and_a1(tmp_path):

@@ -15,8 +15,9 @@ LINE = ["description.stepsize", "description.planet0.a"]
 CANDIDATE = "xval+gmm, values alone, dt and a1 on a line"
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"planets_line_dt_a1_{name}", HERE / f"{name}.py")
+def _script(name: str, here: Path = HERE):
+    """``here``'s script ``name``.py, loaded as a module (default: this experiment's folder)."""
+    spec = importlib.util.spec_from_file_location(f"{here.name.replace('-', '_')}_{name}", here / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
