@@ -17,7 +17,9 @@ and 12 time steps as the preset builds them (:mod:`quick_shapes`). Each path is 
 step (:class:`train_step_overhead.BarePath`: the data loader, the loss, backward, gradient
 clipping, AdamW and the schedule as :func:`scinum.train.fit` runs them, without Lightning's own
 few per cent), one thread, the paths interleaved step by step so a drifting load falls on all
-alike. Timed: the steps after the first ``--skip``.
+alike. Timed: the steps after the first ``--skip``. The preset's line under Δt and a₁
+(experiments/planets-line-cap) is left out: it changes the targets a batch carries where the batch
+is made (:func:`scinum.tokens.batch.make_batch`, in the data loader's worker), not the step.
 
     python benchmarks/best_trunk_throughput.py [--steps 120 --skip 20] [--smoke]
 

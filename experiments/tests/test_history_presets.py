@@ -114,11 +114,12 @@ def test_the_four_heads_preset_trains_what_its_published_runs_trained(tmp_path):
         assert published["trainer"]["val_check_interval"] == 400 and published["trainer"]["accelerator"] == "cpu"
 
 
-def test_the_best_preset_is_the_published_values_alone_model_at_the_cap(tmp_path):
-    """recipes/planets.yaml ``best`` resolves to experiments/planets-values-alone's ``cap-values``
-    preset for every seed: the model whose five published seeds the README's headline table quotes.
-    The four-heads model it replaced reads every token at 460 800 samples, as pinned above."""
-    best = load_preset(RECIPES / "planets.yaml", "best")
+def test_the_values_alone_preset_is_the_published_values_alone_model_at_the_cap(tmp_path):
+    """``best-values-alone``, the `best` preset from planets-values-alone's cap step until
+    planets-line-cap step 2, resolves to experiments/planets-values-alone's ``cap-values`` preset
+    for every seed: the model of its five published seeds. The four-heads model it replaced reads
+    every token at 460 800 samples, as pinned above."""
+    best = load_preset(PRESETS / "planets.yaml", "best-values-alone")
     cap = load_preset(ROOT / "experiments" / "planets-values-alone" / "presets.yaml", "cap-values")
     heads4 = load_preset(PRESETS / "planets.yaml", "parity-b64-30min-4heads")
     ours = model_configs("planets", best, tmp_path / "data", tmp_path, seeds=5)
@@ -133,3 +134,20 @@ def test_the_best_preset_is_the_published_values_alone_model_at_the_cap(tmp_path
         assert a["model"].pop("structure_tokens") is False and old["model"].pop("structure_tokens") is True
         assert a["budget"] == {"samples": 737280} and old["budget"] == {"samples": 460800}
         assert {k: v for k, v in a.items() if k != "budget"} == {k: v for k, v in old.items() if k != "budget"}
+
+
+def test_the_best_preset_is_planets_line_cap_step_2(tmp_path):
+    """recipes/planets.yaml ``best`` resolves to experiments/planets-line-cap's ``cap-1075k`` preset
+    for every seed (the model adopted by its step 2, whose five development seeds and test build the
+    README's headline table quotes): ``best-values-alone`` with a line under Δt and a₁ at 1 075 200
+    samples; only the model's label, and so its output folder, differs."""
+    best = model_configs("planets", load_preset(RECIPES / "planets.yaml", "best"), tmp_path / "data", tmp_path, seeds=5)
+    step2 = load_preset(ROOT / "experiments" / "planets-line-cap" / "presets.yaml", "cap-1075k")
+    theirs = model_configs("planets", step2, tmp_path / "data", tmp_path, seeds=5)
+    before = model_configs("planets", load_preset(PRESETS / "planets.yaml", "best-values-alone"), tmp_path / "data", tmp_path, seeds=5)
+    for seed in range(5):
+        a, b, old = best[("xval+gmm", seed)], theirs[("xval+gmm, values alone, dt and a1 on a line", seed)], before[("xval+gmm", seed)]
+        assert a.pop("out_dir").endswith("/xval+gmm/seed%d" % seed) and b.pop("out_dir") and old.pop("out_dir")
+        assert a == b
+        assert a["line"] == ["description.stepsize", "description.planet0.a"] and a["budget"] == {"samples": 1075200}
+        assert {**a, "line": old["line"], "budget": old["budget"]} == old and old["budget"] == {"samples": 737280}

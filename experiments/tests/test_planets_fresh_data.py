@@ -25,7 +25,7 @@ def _configs(path: Path, preset: str, tmp_path: Path, label: str) -> tuple[dict,
 
 def test_the_fresh_presets_are_the_best_preset_and_the_four_heads_model_but_for_the_build_seed(tmp_path):
     fresh, ours = _configs(HERE / "presets.yaml", "best-fresh", tmp_path, "xval+gmm, values alone")
-    best, theirs = _configs(ROOT / "recipes" / "planets.yaml", "best", tmp_path, "xval+gmm")
+    best, theirs = _configs(ROOT / "experiments" / "presets" / "planets.yaml", "best-values-alone", tmp_path, "xval+gmm")
     assert ours == theirs and fresh["build"] == {**best["build"], "seed": 2026} and best["build"]["seed"] == 0
     assert fresh["evaluate"] == best["evaluate"] and fresh["table"]["columns"] == best["table"]["columns"]
     old, before = _configs(HERE / "presets.yaml", "four-heads-fresh", tmp_path, "xval+gmm")

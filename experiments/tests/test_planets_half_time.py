@@ -34,7 +34,7 @@ def test_the_budget_is_the_probes_and_the_presets_are_best_at_it(tmp_path):
     old, new = (float(x) for x in re.findall(r"\s(\d+\.\d)\n", probe)[:2])
     n = math.floor(0.5 * 460800 * new / old / 46080) * 46080
     assert n == 506880 and f"N = {n}" in probe
-    best, theirs = _configs(ROOT / "recipes" / "planets.yaml", "best", tmp_path, "xval+gmm")
+    best, theirs = _configs(ROOT / "experiments" / "presets" / "planets.yaml", "best-values-alone", tmp_path, "xval+gmm")
     p, ours = _configs(HERE / "presets.yaml", "half-time", tmp_path, "xval+gmm")
     assert p["budget"] == {"samples": n} and p["build"] == best["build"] and p["evaluate"] == best["evaluate"]
     for a, b in zip(ours, theirs):

@@ -20,7 +20,7 @@ def _script(name: str):
 
 def test_the_presets_are_step_4s_model_with_a_line_under_dt_and_a1(tmp_path):
     """The `best` preset's model and data but for the build seed, at the samples step 4 spent."""
-    best, theirs = _configs(ROOT / "recipes" / "planets.yaml", "best", tmp_path, "xval+gmm")
+    best, theirs = _configs(ROOT / "experiments" / "presets" / "planets.yaml", "best-values-alone", tmp_path, "xval+gmm")
     step4, cap = _configs(ROOT / "experiments" / "planets-half-time" / "presets.yaml", "full-cap", tmp_path, "xval+gmm")
     for preset, seed in (("cap", 0), ("test", 1729)):
         p, ours = _configs(HERE / "presets.yaml", preset, tmp_path, CANDIDATE)

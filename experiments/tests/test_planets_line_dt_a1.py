@@ -24,7 +24,7 @@ def _script(name: str, here: Path = HERE):
 
 
 def test_the_presets_are_the_best_preset_with_a_line_under_dt_and_a1(tmp_path):
-    best, theirs = _configs(ROOT / "recipes" / "planets.yaml", "best", tmp_path, "xval+gmm")
+    best, theirs = _configs(ROOT / "experiments" / "presets" / "planets.yaml", "best-values-alone", tmp_path, "xval+gmm")
     for preset, seed in (("cap", 0), ("test", 3141)):
         p, ours = _configs(HERE / "presets.yaml", preset, tmp_path, CANDIDATE)
         assert p["build"] == {**best["build"], "seed": seed} and p["evaluate"] == best["evaluate"]

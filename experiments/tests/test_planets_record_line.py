@@ -26,7 +26,7 @@ def _configs(path: Path, preset: str, tmp_path: Path, label: str, seeds: int = 2
 
 
 def test_the_line_presets_are_the_best_preset_with_a_line(tmp_path):
-    best, theirs = _configs(ROOT / "recipes" / "planets.yaml", "best", tmp_path, "xval+gmm")
+    best, theirs = _configs(ROOT / "experiments" / "presets" / "planets.yaml", "best-values-alone", tmp_path, "xval+gmm")
     assert all(c["line"] == [] for c in theirs)
     for preset, seed in (("cap-line", 0), ("fresh-line", 2026)):
         p, ours = _configs(HERE / "presets.yaml", preset, tmp_path, ON_A_LINE)

@@ -58,10 +58,11 @@ def test_only_the_trunk_differs_from_the_preset():
 
 
 def _best_reading_every_token() -> dict:
-    """recipes/planets.yaml's ``best`` preset as it was before the cap step: its trunk reading
-    every token (the preset reads the values alone since; experiments/tests/test_history_presets.py
-    pins it key for key to the four-heads runs)."""
-    best = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["best"]
+    """The ``best`` preset as it was before this experiment's cap step: its trunk reading every
+    token. ``best-values-alone`` (experiments/presets/planets.yaml) is the preset this experiment
+    made, pinned when planets-line-cap step 2 replaced it; less ``structure_tokens`` it is the
+    four-heads model (experiments/tests/test_history_presets.py)."""
+    best = yaml.safe_load((ROOT / "experiments" / "presets" / "planets.yaml").read_text())["best-values-alone"]
     assert best["train"].pop("model") == {"structure_tokens": False}
     return best
 
