@@ -50,15 +50,17 @@ def test_the_readme_is_a_front_door():
         assert heading in README
 
 
-PUBLISHED_PLANETS = EXPERIMENTS / "planets-values-alone" / "cap"
-PLANETS_MODEL = "xval+gmm, values alone"
+PUBLISHED_PLANETS = EXPERIMENTS / "planets-line-cap" / "cap-1075k"  # development data, build seed 0
+PUBLISHED_PLANETS_FRESH = EXPERIMENTS / "planets-line-cap" / "test-1075k"  # build seed 2718, read by no choice
+PLANETS_MODEL = "xval+gmm, values alone, dt and a1 on a line"
+PLANETS_SOURCE = "[planets-line-cap](experiments/planets-line-cap/README.md#step-2-the-same-model-at-1-075-200-samples-declared-before-its-runs)"
 
 
-def _planets_seeds() -> list[dict[tuple[str, str, str], float]]:
+def _planets_seeds(folder: Path = PUBLISHED_PLANETS) -> list[dict[tuple[str, str, str], float]]:
     """Each published seed of the planets `best` model: (field, split, metric) -> value."""
     import pandas as pd
 
-    f = pd.read_csv(PUBLISHED_PLANETS / "seeds.csv")
+    f = pd.read_csv(folder / "seeds.csv")
     f = f[f.model == PLANETS_MODEL]
     return [
         {(r.field, r.split, m): float(getattr(r, m)) for r in g.itertuples() for m in ("mse", "r2")}
@@ -66,18 +68,18 @@ def _planets_seeds() -> list[dict[tuple[str, str, str], float]]:
     ]
 
 
-def _planets_regressor(name: str) -> dict[tuple[str, str, str], float]:
+def _planets_regressor(name: str, folder: Path = PUBLISHED_PLANETS) -> dict[tuple[str, str, str], float]:
     """The standard regressor ``name`` fitted on the same training orbits: (field, split, metric) -> value."""
     import pandas as pd
 
-    f = pd.read_csv(PUBLISHED_PLANETS / "table.csv")
+    f = pd.read_csv(folder / "table.csv")
     f = f[f.model == name]
     return {(r.field, r.split, r.metric): float(r.mean) for r in f.itertuples()}
 
 
-def _sig(x: float) -> str:
-    """Two significant figures as the README writes them (2.7e-05, 0.00091, 0.0063)."""
-    return f"{x:.2g}"
+def _sig(x: float, digits: int = 2) -> str:
+    """``digits`` significant figures as the README writes them (2.7e-05, 0.00091, 0.0063)."""
+    return f"{x:.{digits}g}"
 
 
 def test_the_headline_planets_rows_are_the_published_best_runs():
@@ -93,20 +95,32 @@ def test_the_headline_planets_rows_are_the_published_best_runs():
     expect[top] = f"**{expect[top]}**"
     expect[0] += f" ({len(runs)} seeds; {min(r2s):.3f}–{max(r2s):.3f})"
     assert table["planets, e₁ (R², higher is better)"][:3] == expect
-    for label, key in (
-        ("planets, a₁", ("description.planet0.a", "test", "mse")),
-        ("planets, Δt", ("description.stepsize", "test", "mse")),
-        ("planets, Δt between the training values", ("description.stepsize", "ood_stepsize", "mse")),
+    fresh = _planets_seeds(PUBLISHED_PLANETS_FRESH)
+    fresh_ridge, fresh_trees = _planets_regressor("ridge", PUBLISHED_PLANETS_FRESH), _planets_regressor("boosted trees", PUBLISHED_PLANETS_FRESH)
+    # the split between the training step sizes from a build no choice read (the choice read the
+    # development build's), to three figures: two would print the model and ridge alike
+    for label, key, seeds, regressors, note, digits in (
+        ("planets, a₁", ("description.planet0.a", "test", "mse"), runs, (ridge, trees), "", 2),
+        ("planets, Δt", ("description.stepsize", "test", "mse"), runs, (ridge, trees), "", 2),
+        (
+            "planets, Δt between the training values",
+            ("description.stepsize", "ood_stepsize", "mse"),
+            fresh,
+            (fresh_ridge, fresh_trees),
+            ", build seed 2718",
+            3,
+        ),
     ):
-        ours, cells = mean(r[key] for r in runs), table[label]
-        figures = [ours, ridge[key], trees[key]]
+        ours, cells = mean(r[key] for r in seeds), table[label]
+        figures = [ours, regressors[0][key], regressors[1][key]]
         best = min(range(3), key=lambda i: figures[i])
-        expect = [_sig(x) for x in figures]
-        expect[0] += f" ({len(runs)} seeds)"
-        expect[best] = f"**{expect[best].split(' (')[0]}**" + (f" ({len(runs)} seeds)" if best == 0 else "")
+        expect = [_sig(x, digits) for x in figures]
+        expect[0] += f" ({len(seeds)} seeds{note})"
+        expect[best] = f"**{expect[best].split(' (')[0]}**" + (f" ({len(seeds)} seeds{note})" if best == 0 else "")
         assert cells[:3] == expect, label
+    assert len(fresh) == 2
     for label in ("planets, e₁ (R², higher is better)", "planets, a₁", "planets, Δt", "planets, Δt between the training values"):
-        assert table[label][4] == "[planets-values-alone](experiments/planets-values-alone/README.md#the-cap-the-best-preset-re-measured)"
+        assert table[label][4] == PLANETS_SOURCE
 
 
 def test_the_compare_command_says_the_published_runs_core_minutes():
@@ -119,12 +133,13 @@ def test_the_compare_command_says_the_published_runs_core_minutes():
 def test_the_planets_cost_is_the_published_runs_own_clocks():
     with open(PUBLISHED_PLANETS / "training.csv") as f:
         runs = [r for r in csv.DictReader(f) if r["model"] == PLANETS_MODEL]
-    assert len(runs) == 5 and {int(r["samples"]) for r in runs} == {737280}
+    assert len(runs) == 5 and {int(r["samples"]) for r in runs} == {1075200}
     seconds = [float(r["train_seconds"]) for r in runs]
     lo, hi = (f"{round(x):,}".replace(",", " ") for x in (min(seconds), max(seconds)))
-    assert f"737 280 samples a seed ({lo}–{hi} s of training each in the published runs;" in " ".join(README.split())
+    assert f"1 075 200 samples a seed ({lo}–{hi} s of training each in the published runs;" in " ".join(README.split())
     # the published preset is the recipe's best (key for key: experiments/tests/test_history_presets.py)
-    assert json.loads((PUBLISHED_PLANETS / "meta.json").read_text())["preset_name"] == "cap-values"
+    assert json.loads((PUBLISHED_PLANETS / "meta.json").read_text())["preset_name"] == "cap-1075k"
+    assert json.loads((PUBLISHED_PLANETS_FRESH / "meta.json").read_text())["build"]["seed"] == 2718
 
 
 PUBLISHED_ERA5 = EXPERIMENTS / "era5-target-alone" / "best-576k"

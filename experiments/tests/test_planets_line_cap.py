@@ -166,3 +166,50 @@ def test_step_twos_development_runs_and_verdict_are_the_readmes():
     cover = s.loc[(dt, "ood_stepsize"), "coverage95"]
     assert (round(100 * cover.min()), round(100 * cover.max())) == (48, 54)
     assert "48–54 % of Δt's 95 % intervals cover the truth on `ood_stepsize`" in flat
+
+
+def test_step_twos_test_runs_and_their_figures_are_the_published_files():
+    """Build seed 2718, seeds 0-1: every issue 65 planets target but a₁ (1.24× the trees)."""
+    import json
+
+    import pandas as pd
+
+    step = HERE / "test-1075k"
+    meta = json.loads((step / "meta.json").read_text())
+    assert meta["preset_name"] == "test-1075k" and meta["seeds"] == [0, 1] and not meta["dirty"] and meta["commit"].startswith("c8496fb")
+    assert meta["build"]["seed"] == 2718 and meta["budget"] == {"samples": 1075200}
+    assert [round(s) for s in pd.read_csv(step / "training.csv").train_seconds] == [1652, 1597]
+    s = pd.read_csv(step / "seeds.csv")
+    s = s[s.kind == "model"].set_index(["field", "split", "seed"]).sort_index()
+    t = pd.read_csv(step / "table.csv")
+    t = t[t.metric == "mse"].set_index(["model", "field", "split"])["mean"].sort_index()
+    a1, dt, e1 = "description.planet0.a", "description.stepsize", "description.planet0.e"
+    assert s.loc[(e1, "test"), "r2"].min() > 0.9 and f"{s.loc[(e1, 'test'), 'r2'].mean():.3f}" == "0.993"
+    assert s.loc[(dt, "test"), "mse"].max() < t["ridge", dt, "test"]
+    ood, ridge = s.loc[(dt, "ood_stepsize"), "mse"], t["ridge", dt, "ood_stepsize"]
+    assert ood.max() < ridge and ood.max() < 0.0021 and f"{ood.mean():.3g} {ridge:.3g} {ood.mean() / ridge:.2f}" == "0.00149 0.00153 0.97"
+    a1_test, trees = s.loc[(a1, "test"), "mse"], t["boosted trees", a1, "test"]
+    assert a1_test.min() > trees and f"{a1_test.mean() / trees:.2f}" == "1.24"
+    flat = " ".join((HERE / "README.md").read_text().split())
+    assert "**a₁ 0.00025 against the boosted trees' 0.00021 (1.24×): missed**, above them on both seeds" in flat
+    assert "Δt between the step sizes 0.00149, below ridge's 0.00153 (0.97×)" in flat
+    assert "They trained in 1 652 and 1 597 s." in flat
+    cover = s.loc[(dt, "ood_stepsize"), "coverage95"]
+    assert (cover.min(), cover.max()) == (0.465, 0.615) and "cover the truth on 46.5–61.5 % of the records" in flat
+
+
+def test_the_parity_log_and_the_notebook_quote_step_two():
+    import pandas as pd
+
+    def mean(folder: str, field: str, split: str, metric: str = "mse") -> float:
+        s = pd.read_csv(HERE / folder / "seeds.csv")
+        return float(s[(s.kind == "model") & (s.field == field) & (s.split == split)][metric].mean())
+
+    parity = " ".join((HERE.parent / "parity.md").read_text().split())
+    dev, test = mean("cap-1075k", "description.stepsize", "ood_stepsize"), mean("test-1075k", "description.stepsize", "ood_stepsize")
+    assert f"| development build, 5 seeds | 0.991 (worst seed 0.984) | 0.00042 (1.6× the trees) | 4.1e-05 (every seed below ridge) | {dev:.3g} (0.95× ridge, every seed below) |" in parity
+    assert f"| test build 2718, 2 seeds | 0.993 (worst seed 0.989) | 0.00025 (1.24× the trees) | 2.9e-05 (both below ridge) | {test:.3g} (0.97× ridge, both below) |" in parity
+    val = _script("verdict").clauses(HERE / "cap-1075k").loc["3. a₁ (val) ≤ trees"]
+    assert f"is {val.candidate / val.bound:.2f}× the trees'" in parity
+    notebook = (HERE.parent / "README.md").read_text()
+    assert "**Step 2 adopted: the `best` preset** (every clause, the cap too: 1 380–1 696 s a seed)" in notebook
