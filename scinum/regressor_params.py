@@ -183,6 +183,7 @@ def check_params(est: Any) -> None:
                 if (section, key) in OWN:
                     raise ConfigError(f"Regressor(config=...): {section}.{key} is set by the estimator from the table")
 
+
 def check_extrapolation(extrapolation: Any) -> None:
     """``extrapolation`` checked at fit and at every prediction (``set_params`` may change it
     after the fit)."""
