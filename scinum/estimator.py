@@ -5,7 +5,8 @@ JSONL file, trained and read by the same code as ``scinum build jsonl`` / ``fit`
 >>> reg.predict(df_new), reg.predict(df_new, return_std=True), reg.predict_quantiles(df_new, [0.1, 0.9])
 
 ``fit`` writes the rows as records (:mod:`scinum.datasets.tables`: one key per column, missing
-cells left out) into a temporary directory, splits off a validation share (:data:`DEFAULTS`),
+cells left out) into a temporary directory, splits off a validation share (:data:`DEFAULTS`; the
+parameters' defaults and checks: :mod:`scinum.regressor_params`),
 builds a dataset with :func:`scinum.datasets.jsonl.build` (``fields``: the targets) once, trains
 it with :func:`scinum.train.fit.fit` under one run config per member (:attr:`Regressor.config_`,
 what ``scinum fit --config`` would read) and keeps the trained networks in memory (recalibrated
@@ -30,7 +31,6 @@ records) to predict from the others. An array's columns are keys ``x0``, ``x1``.
 from __future__ import annotations
 
 import copy
-import math
 import sys
 import warnings
 import tempfile
@@ -46,128 +46,26 @@ try:
 except ImportError:
     raise ImportError("scinum.Regressor needs scikit-learn: pip install scinum[baselines]") from None
 
-from .errors import ConfigError, RecordError, ScinumError
+from .errors import RecordError, ScinumError
 from .fill import ensemble
 from .fill.line import Line
-from .fill.past_range import MODES, PastRange, moved
+from .fill.past_range import PastRange, moved
 from .records.paths import parse_path
 from .datasets.tables import MISSING, cell, check_target, column_path, frame_to_records, read_records, rows_to_records
-from .datasets.user_rows import (
-    at_user_rows,
-    check_targets_present,
-    concrete_path,
-    count_cells,
-    is_int,
-    is_real,
-    put_null,
-    row_error,
-    write_jsonl,
+from .datasets.user_rows import at_user_rows, check_targets_present, concrete_path, count_cells, is_int, put_null, row_error, write_jsonl
+from .regressor_params import (
+    DEFAULTS,
+    FLAT,
+    SECTIONS,
+    SEED_STRIDE,
+    check_extrapolation,
+    check_params,
+    split_indices,
+    split_records,
+    training_samples,
 )
 
 __all__ = ["DEFAULTS", "Regressor", "split_records", "training_samples"]
-
-#: the estimator's defaults, the one place they are set (the constructor's defaults read them).
-#: The run-config sections (``encoding``, ``head``, ``model``, ``optim``, ``data``, ``trainer``:
-#: what ``scinum fit --config`` reads) start from :mod:`scinum.train.config`'s defaults and change
-#: what follows; each choice was made in the experiments on tables held out by range
-#: (``recipes/tables_by_range.py``; the notebook: experiments/README.md and experiments/tabular.md).
-#: ``data.mask_fields_alone`` (as the run config's default): a record asked for its target shows
-#: every input; ``data.batch_size`` 32 and ``optim.lr`` 1e-3 (the run config: 64 and 1.4e-3); the
-#: un-normalized value path and the mixture's ``location: shared`` (its means a regression output
-#: plus offsets) with ``mse_weight`` 1 let predictions follow a trend past the training range;
-#: ``value_path: linear_mlp``: the MLPs read the residual stream too, not only the attention
-#: values; ``optim.curvature_weight`` (:mod:`scinum.model.curvature`): predictions kept straight
-#: unless the data bend them (it roughly doubles the cost of a step). ``members``: models
-#: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`): one since the line under the
-#: network, which held the development tables' quality at a third of the fit time
-#: (experiments/tables-fit-cheaper; three before). ``line`` ``"auto"``: a least-squares line under
-#: the network for each target whose held-out edges it predicts better than boosted trees
-#: (:mod:`scinum.fill.line`); ``extrapolation`` ``"auto"``: past the input range such a target
-#: keeps its line and holds the network's part at the edge, any other takes the network's own
-#: mean, intervals widening by how far the mean moves from its value at the edge
-#: (:mod:`scinum.fill.past_range`; experiments/tables-past-range, tables-linear-baseline).
-#:
-#: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
-#: rows, at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
-#: fewer rows than a batch takes the whole table a step, as many steps as any other, not 20,000
-#: records; experiments/tables-fit-budget), and past that floor at most ``max_cells`` numbers and
-#: strings (cells) seen per member, so that a long table costs no more than a bounded number of
-#: cells (the cost of a record grows with its cells). The floor stands above the cap: a wide table
-#: capped below 625 steps fitted a constant (experiments/tables-fit-budget). ``val_fraction`` of the rows (at least
-#: ``min_val_records`` of them, else none) is held out, once for every member, for early
-#: stopping (validation every ``trainer.val_check_interval`` steps, stopping after ``patience``
-#: validations without a lower loss; the lowest one's weights are kept) and for calibrating the
-#: intervals. Fit times: experiments/regressor-fit-time/README.md.
-DEFAULTS: dict[str, Any] = {
-    "epochs": 40,
-    "min_steps": 625,
-    "max_cells": 100000,
-    "members": 1,
-    "val_fraction": 0.2,
-    "min_val_records": 10,
-    "patience": 5,
-    "line": "auto",
-    "extrapolation": "auto",
-    "encoding": {"name": "xval"},
-    "head": {"kind": "mixture", "location": "shared", "mse_weight": 1.0},
-    "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear_mlp"},
-    # no weight averaging (the run config averages at 0.99): not adopted for tables
-    # (experiments/tables-weight-average-sweep)
-    "optim": {"lr": 1e-3, "warmup_steps": 50, "curvature_weight": 10.0, "weight_average": 0.0},
-    "data": {"batch_size": 32, "mask_prob": 0.2, "mask_fields_prob": 0.5, "mask_fields_alone": True},
-    "trainer": {
-        "accelerator": "cpu",
-        "devices": 1,
-        "val_check_interval": 50,
-        "limit_val_batches": 1.0,
-        "checkpoint_every_n_steps": 1000000,
-        "progress_bar": False,
-        "log_every_n_steps": 50,
-    },
-}
-_SECTIONS = ("encoding", "head", "model", "optim", "data", "trainer")
-#: the constructor's flat parameters that set a key of a run-config section
-_FLAT = {
-    "lr": ("optim", "lr"),
-    "d_model": ("model", "d_model"),
-    "n_layers": ("model", "n_layers"),
-    "n_heads": ("model", "n_heads"),
-    "batch_size": ("data", "batch_size"),
-    "patience": ("trainer", "early_stopping_patience"),
-}
-#: run-config keys the estimator sets itself (``config=`` may not)
-_OWN = {("data", "path"), ("data", "mask_fields"), ("trainer", "max_steps")}
-#: member ``i`` trains with seed ``seed + SEED_STRIDE · i``
-SEED_STRIDE = 1000
-
-
-def training_samples(n_train: int, cells: float, epochs: float, min_steps: int, batch_size: int, max_cells: int) -> int:
-    """Records each member sees (``budget.samples``) for ``n_train`` training rows of ``cells``
-    numbers and strings per row on average, in batches of ``min(batch_size, n_train)``:
-    ``epochs · n_train``, at most ``max_cells / cells``, but never fewer than ``min_steps``
-    batches' worth (the floor stands above the cap) nor fewer than ``n_train``."""
-    floor = min_steps * min(batch_size, n_train)
-    capped = min(epochs * n_train, max_cells / max(cells, 1.0))
-    return int(max(capped, floor, n_train, 1))
-
-
-def _split_indices(n: int, val_fraction: float, seed: int, min_val: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices ``(train, val)`` of :func:`split_records` (both ascending)."""
-    n_val = int(round(n * val_fraction))
-    if n_val < min_val or n - n_val < 1:
-        return np.arange(n), np.arange(0)
-    val = np.zeros(n, bool)
-    val[np.random.default_rng(seed).permutation(n)[:n_val]] = True
-    return np.flatnonzero(~val), np.flatnonzero(val)
-
-
-def split_records(
-    records: Sequence[dict], val_fraction: float, seed: int, min_val: int = DEFAULTS["min_val_records"]
-) -> tuple[list[dict], list[dict]]:
-    """``(train, val)``: ``round(n · val_fraction)`` records drawn by a generator seeded by
-    ``seed`` go to validation (none when that is fewer than ``min_val``); order is kept."""
-    train, val = _split_indices(len(records), val_fraction, seed, min_val)
-    return [records[i] for i in train], [records[i] for i in val]
 
 
 class Regressor(RegressorMixin, BaseEstimator):
@@ -236,68 +134,6 @@ class Regressor(RegressorMixin, BaseEstimator):
         tags.target_tags.multi_output = True
         return tags
 
-    # -- parameters -----------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        """Every parameter checked before anything is read or trained: a :class:`ConfigError`
-        naming the parameter and what it must be."""
-
-        def bad(name: str, must: str) -> ConfigError:
-            return ConfigError(f"Regressor({name}={getattr(self, name)!r}): must be {must}")
-
-        s = self.samples
-        if not (s == "auto" if isinstance(s, str) else is_int(s) and s > 0):
-            raise bad("samples", '"auto" or a whole number of records > 0')
-        if self.seconds is not None:
-            if not (is_real(self.seconds) and math.isfinite(self.seconds) and self.seconds > 0):
-                raise bad("seconds", "None or a number of seconds > 0")
-            if s != "auto":
-                raise ConfigError(f"Regressor(samples={s!r}, seconds={self.seconds!r}): give one budget, samples or seconds")
-        if not (is_real(self.epochs) and math.isfinite(self.epochs) and self.epochs > 0):
-            raise bad("epochs", "a number of passes over the training rows > 0")
-        if not (is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
-            raise bad("lr", "a learning rate > 0")
-        for name in ("d_model", "n_layers", "n_heads", "members", "batch_size"):
-            if not (is_int(getattr(self, name)) and getattr(self, name) >= 1):
-                raise bad(name, "a whole number >= 1")
-        self._check_extrapolation()
-        if not (self.line == "auto" if isinstance(self.line, str) else isinstance(self.line, (bool, np.bool_))):
-            raise bad("line", '"auto" (where the table\'s edges say a line extrapolates), True or False')
-        if not (is_int(self.patience) and self.patience >= 0):
-            raise bad("patience", "a whole number of validations >= 0 (0: no early stopping)")
-        v = self.val_fraction
-        if not (is_real(v) and math.isfinite(v) and 0 <= v < 1):
-            raise bad("val_fraction", "a number with 0 <= val_fraction < 1 (the share of rows held out)")
-        if not (is_int(self.seed) and 0 <= self.seed and self.seed + SEED_STRIDE * (self.members - 1) < 2**32):
-            raise bad("seed", f"a whole number >= 0 (with {self.members} members, below 2**32 - {SEED_STRIDE * (self.members - 1)})")
-        if not isinstance(self.device, str):
-            raise bad("device", 'a device name such as "cpu" or "cuda"')
-        if self.config is not None:
-            if not isinstance(self.config, dict):
-                raise bad("config", f"None or a dict of run-config sections ({', '.join(_SECTIONS)})")
-            for section, given in self.config.items():
-                if section not in _SECTIONS:
-                    raise ConfigError(
-                        f"Regressor(config=...): unknown section {section!r} (sections: {', '.join(_SECTIONS)}; "
-                        "the budget is samples= or seconds=, the seed seed=)"
-                    )
-                if not isinstance(given, dict):
-                    raise ConfigError(f"Regressor(config={{{section!r}: {given!r}}}): must be a dict of {section}: options")
-                for key in given:
-                    flat = next((k for k, where in _FLAT.items() if where == (section, key)), None)
-                    if flat:
-                        raise ConfigError(f"Regressor(config=...): {section}.{key} is the parameter {flat}=; set it there")
-                    if (section, key) in _OWN:
-                        raise ConfigError(f"Regressor(config=...): {section}.{key} is set by the estimator from the table")
-
-    def _check_extrapolation(self) -> None:
-        """At fit and at every prediction (``set_params`` may change it after the fit)."""
-        if self.extrapolation != "auto" and self.extrapolation not in MODES:
-            raise ConfigError(
-                f"Regressor(extrapolation={self.extrapolation!r}): must be \"auto\" (\"edge\" over a line, else \"network\"), "
-                "\"network\" (the network's own mean past the input range), \"edge\" (the network's part held at the edge) "
-                "or \"linear\" (continued from the edge of the range)"
-            )
-
     # -- inputs ---------------------------------------------------------------------------------
     def _rows(self, X: Any, reset: bool, targets: Sequence[str] = ()) -> tuple[list[dict], str]:
         """Records of ``X`` and its kind (``"frame"``, ``"array"``, ``"records"``); arrays and
@@ -361,13 +197,13 @@ class Regressor(RegressorMixin, BaseEstimator):
         else:
             budget = {"samples": int(self.samples)}
         over: dict[str, Any] = {"seed": seed, "out_dir": str(out_dir), "budget": budget}
-        for section in _SECTIONS:
+        for section in SECTIONS:
             base, given = copy.deepcopy(DEFAULTS[section]), (self.config or {}).get(section, {})
             swap = {"encoding": "name", "head": "kind"}.get(section)
             if swap and swap in given and given[swap] != base.get(swap):
                 base = {}
             over[section] = {**base, **copy.deepcopy(given)}
-        for name, (section, key) in _FLAT.items():
+        for name, (section, key) in FLAT.items():
             over[section][key] = getattr(self, name)
         over["trainer"]["early_stopping_patience"] = self.patience or None
         over["data"].update(path=str(data_dir), mask_fields=targets)
@@ -379,7 +215,7 @@ class Regressor(RegressorMixin, BaseEstimator):
 
         A row whose target is missing (NaN, None, absent) is refused, naming the target and the
         rows (from 1); a bad cell names its row and column."""
-        self._check_params()
+        check_params(self)
         if isinstance(targets, str):
             targets = [targets]
         records, kind = self._rows(X, reset=True, targets=targets if y is None and targets else ())
@@ -397,7 +233,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         if n < 2:
             raise ValueError(f"Regressor.fit needs at least 2 samples: got {n} sample(s)")
         check_targets_present(records, paths, kind)
-        train, val = _split_indices(n, self.val_fraction, self.seed, DEFAULTS["min_val_records"])
+        train, val = split_indices(n, self.val_fraction, self.seed, DEFAULTS["min_val_records"])
         if not len(val):
             print(
                 f"scinum.Regressor: {n} rows hold out fewer than {DEFAULTS['min_val_records']} "
@@ -503,7 +339,7 @@ class Regressor(RegressorMixin, BaseEstimator):
             raise ScinumError(
                 f"Regressor.{need}: head {self.models_[0].meta.head.get('kind')!r} predicts no distribution; use head={{'kind': 'mixture'}}"
             )
-        self._check_extrapolation()
+        check_extrapolation(self.extrapolation)
         try:
             records = self._query_records(X)
         except RecordError as e:

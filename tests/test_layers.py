@@ -26,6 +26,7 @@ LAYERS = [
     "scinum.train",
     "scinum.share",
     "scinum.baselines",
+    "scinum.regressor_params",
     "scinum.estimator",
     "scinum",
     "scinum.analysis",
