@@ -53,7 +53,9 @@ def test_the_readme_is_a_front_door():
 PUBLISHED_PLANETS = EXPERIMENTS / "planets-line-cap" / "cap-1075k"  # development data, build seed 0
 PUBLISHED_PLANETS_FRESH = EXPERIMENTS / "planets-line-cap" / "test-1075k"  # build seed 2718, read by no choice
 PLANETS_MODEL = "xval+gmm, values alone, dt and a1 on a line"
-PLANETS_SOURCE = "[planets-line-cap](experiments/planets-line-cap/README.md#step-2-the-same-model-at-1-075-200-samples-declared-before-its-runs)"
+PLANETS_SOURCE = (
+    "[planets-line-cap](experiments/planets-line-cap/README.md#step-2-the-same-model-at-1-075-200-samples-declared-before-its-runs)"
+)
 
 
 def _planets_seeds(folder: Path = PUBLISHED_PLANETS) -> list[dict[tuple[str, str, str], float]]:
@@ -96,7 +98,10 @@ def test_the_headline_planets_rows_are_the_published_best_runs():
     expect[0] += f" ({len(runs)} seeds; {min(r2s):.3f}–{max(r2s):.3f})"
     assert table["planets, e₁ (R², higher is better)"][:3] == expect
     fresh = _planets_seeds(PUBLISHED_PLANETS_FRESH)
-    fresh_ridge, fresh_trees = _planets_regressor("ridge", PUBLISHED_PLANETS_FRESH), _planets_regressor("boosted trees", PUBLISHED_PLANETS_FRESH)
+    fresh_ridge, fresh_trees = (
+        _planets_regressor("ridge", PUBLISHED_PLANETS_FRESH),
+        _planets_regressor("boosted trees", PUBLISHED_PLANETS_FRESH),
+    )
     # the split between the training step sizes from a build no choice read (the choice read the
     # development build's), to three figures: two would print the model and ridge alike
     for label, key, seeds, regressors, note, digits in (

@@ -43,7 +43,10 @@ DATA = {
             ("`best`, 737 280 samples (until step 2)", base.BEST, EXPERIMENTS / "planets-values-alone" / "cap"),
         ),
     ),
-    "step 2, test (build seed 2718)": (HERE / "test-1075k", (("Δt and a₁ on a line, 1 075 200 samples (step 2)", CANDIDATE, HERE / "test-1075k"),)),
+    "step 2, test (build seed 2718)": (
+        HERE / "test-1075k",
+        (("Δt and a₁ on a line, 1 075 200 samples (step 2)", CANDIDATE, HERE / "test-1075k"),),
+    ),
 }
 
 
