@@ -3,9 +3,8 @@ same samples without the line (planets-half-time step 4, seeds 0-1), the line mo
 preset's 737 280 samples (planets-line-dt-a1) and the preset as published, on the development
 data (build seed 0), and alone on the test data (build seed 1729, seeds 0-1); step 2 (1 075 200
 samples) beside step 1 and the preset it replaced on the development data, and alone on its test
-data (build seed 2718, seeds 0-1), with ridge and
-boosted trees fitted by the same recipe on the same training orbits: the mean over seeds, each
-seed in brackets. Reads and formats as planets-line-dt-a1/table.py does (loaded from there).
+data (build seed 2718, seeds 0-1); with ridge and boosted trees fitted by the same recipe on the
+same training orbits: the mean over seeds, each seed in brackets. Reads and formats as planets-line-dt-a1/table.py does (loaded from there).
 
     python experiments/planets-line-cap/table.py
 """

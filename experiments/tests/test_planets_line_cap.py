@@ -18,6 +18,17 @@ def _script(name: str):
     return _load(name, HERE)
 
 
+def _published(step: Path):
+    """A published step's model rows by ``(field, split, seed)`` and its MSE table by ``(model,
+    field, split)``."""
+    import pandas as pd
+
+    s = pd.read_csv(step / "seeds.csv")
+    t = pd.read_csv(step / "table.csv")
+    models = s[s.kind == "model"].set_index(["field", "split", "seed"]).sort_index()
+    return models, t[t.metric == "mse"].set_index(["model", "field", "split"])["mean"].sort_index()
+
+
 def test_the_presets_are_step_4s_model_with_a_line_under_dt_and_a1(tmp_path):
     """The `best` preset's model and data but for the build seed, at the samples step 4 spent."""
     best, theirs = _configs(ROOT / "experiments" / "presets" / "planets.yaml", "best-values-alone", tmp_path, "xval+gmm")
@@ -97,10 +108,8 @@ def test_the_test_runs_and_their_figures_are_the_published_files():
     assert meta["build"]["seed"] == 1729
     seconds = pd.read_csv(HERE / "test" / "training.csv").train_seconds
     assert [round(s) for s in seconds] == [1914, 1874]
-    s = pd.read_csv(HERE / "test" / "seeds.csv")
-    s = s[s.kind == "model"].set_index(["field", "split", "seed"]).mse.sort_index()
-    t = pd.read_csv(HERE / "test" / "table.csv")
-    t = t[t.metric == "mse"].set_index(["model", "field", "split"])["mean"].sort_index()
+    models, t = _published(HERE / "test")
+    s = models.mse
     a1, dt = "description.planet0.a", "description.stepsize"
     assert s[a1, "test"].max() < t["boosted trees", a1, "test"] and round(s[a1, "test"].mean() / t["boosted trees", a1, "test"], 2) == 0.41
     assert s[dt, "test"].max() < t["ridge", dt, "test"]
@@ -135,8 +144,6 @@ def test_step_twos_development_runs_and_verdict_are_the_readmes():
     the issue's targets hold but a₁ (1.6× the trees)."""
     import json
 
-    import pandas as pd
-
     step = HERE / "cap-1075k"
     meta = json.loads((step / "meta.json").read_text())
     assert meta["preset_name"] == "cap-1075k" and meta["seeds"] == [0, 1, 2, 3, 4] and not meta["dirty"]
@@ -153,10 +160,7 @@ def test_step_twos_development_runs_and_verdict_are_the_readmes():
             assert f"| {row.candidate:.3g} | {row.bound:.3g} | yes |" in readme, clause
     assert "| 6. training seconds, slowest seed ≤ 1 800 | 1 696 | 1 800 | yes |" in readme
     assert "The seeds trained in 1 643, 1 646, 1 696, 1 688 and 1 380 s (seeds 0–4;" in flat
-    s = pd.read_csv(step / "seeds.csv")
-    s = s[s.kind == "model"].set_index(["field", "split", "seed"]).sort_index()
-    t = pd.read_csv(step / "table.csv")
-    t = t[t.metric == "mse"].set_index(["model", "field", "split"])["mean"].sort_index()
+    s, t = _published(step)
     a1, dt, e1 = "description.planet0.a", "description.stepsize", "description.planet0.e"
     assert (
         s.loc[(dt, "ood_stepsize"), "mse"].max() < t["ridge", dt, "ood_stepsize"]
@@ -182,10 +186,7 @@ def test_step_twos_test_runs_and_their_figures_are_the_published_files():
     assert meta["preset_name"] == "test-1075k" and meta["seeds"] == [0, 1] and not meta["dirty"] and meta["commit"].startswith("c8496fb")
     assert meta["build"]["seed"] == 2718 and meta["budget"] == {"samples": 1075200}
     assert [round(s) for s in pd.read_csv(step / "training.csv").train_seconds] == [1652, 1597]
-    s = pd.read_csv(step / "seeds.csv")
-    s = s[s.kind == "model"].set_index(["field", "split", "seed"]).sort_index()
-    t = pd.read_csv(step / "table.csv")
-    t = t[t.metric == "mse"].set_index(["model", "field", "split"])["mean"].sort_index()
+    s, t = _published(step)
     a1, dt, e1 = "description.planet0.a", "description.stepsize", "description.planet0.e"
     assert s.loc[(e1, "test"), "r2"].min() > 0.9 and f"{s.loc[(e1, 'test'), 'r2'].mean():.3f}" == "0.993"
     assert s.loc[(dt, "test"), "mse"].max() < t["ridge", dt, "test"]
@@ -202,14 +203,10 @@ def test_step_twos_test_runs_and_their_figures_are_the_published_files():
 
 
 def test_the_parity_log_and_the_notebook_quote_step_two():
-    import pandas as pd
-
-    def mean(folder: str, field: str, split: str, metric: str = "mse") -> float:
-        s = pd.read_csv(HERE / folder / "seeds.csv")
-        return float(s[(s.kind == "model") & (s.field == field) & (s.split == split)][metric].mean())
-
     parity = " ".join((HERE.parent / "parity.md").read_text().split())
-    dev, test = mean("cap-1075k", "description.stepsize", "ood_stepsize"), mean("test-1075k", "description.stepsize", "ood_stepsize")
+    dev, test = (
+        _published(HERE / step)[0].loc[("description.stepsize", "ood_stepsize"), "mse"].mean() for step in ("cap-1075k", "test-1075k")
+    )
     dev_row = "| development build, 5 seeds | 0.991 (worst seed 0.984) | 0.00042 (1.6× the trees) | 4.1e-05 (every seed below ridge) |"
     test_row = "| test build 2718, 2 seeds | 0.993 (worst seed 0.989) | 0.00025 (1.24× the trees) | 2.9e-05 (both below ridge) |"
     assert f"{dev_row} {dev:.3g} (0.95× ridge, every seed below) |" in parity
