@@ -13,7 +13,10 @@ once per *variant* of the training path:
 * ``tuned``: ``buckets`` with 8 loader workers, 4 batches prefetched each, page-locked batches
   (``data.num_workers``, ``data.prefetch_factor``, ``data.pin_memory``) and fused AdamW
   (``optim.fused``);
-* ``tuned+compile``: ``tuned`` with the trunk ``torch.compile``'d (``trainer.compile``).
+* ``tuned+compile``: ``tuned`` with the trunk ``torch.compile``'d once for any batch length
+  (``trainer.compile: true``, dynamic shapes);
+* ``tuned+compile-static``: the same compiled once per batch length (``trainer.compile: static``:
+  static shapes, a handful of bucketed lengths).
 
 The same ``scinum fit`` a user runs does the training; a callback (:class:`Meter`) times the
 first ``--first`` steps (new batch lengths, compilation, the allocator warming up: the first
@@ -26,7 +29,7 @@ matrix products and attention, forward + backward) and its share of the bf16 mat
 measured in the same process (8192³, mean of 10 after 3 warm-ups) and of the card's datasheet
 figure; the first window's rate against the steady one (a step on a batch length new to the
 process costs several times a step on a seen one: experiments/training-on-gpus.md); the hours
-of the paper's 500k steps. The last line is the best steady share of the measured peak (target: half of it).
+of the paper's 500k steps. The last line is the best steady share of the measured peak (target: 40 %, issue 64).
 
     python benchmarks/paper_gpu_throughput.py [--variants preset,tuned+compile] [--models xval]
         [--first 500 --steady 500] [--max-seconds 150] [--pad-to 64] [--json rows.json]
@@ -58,7 +61,7 @@ from peak_flops import cuda_gemm_flops, datasheet_bf16, gemm_flops  # noqa: E402
 from train_throughput import planets_like  # noqa: E402
 
 RECIPE = Path(__file__).resolve().parents[1] / "recipes" / "planets.yaml"
-TARGET = 0.5  # steady model FLOP/s as a share of the measured bf16 matrix-product peak
+TARGET = 0.4  # steady model FLOP/s as a share of the measured bf16 matrix-product peak
 
 
 def merged(a: dict, b: dict) -> dict:
@@ -77,6 +80,7 @@ VARIANTS: dict[str, dict] = {
     "buckets": _BUCKETS,
     "tuned": _TUNED,
     "tuned+compile": merged(_TUNED, {"trainer": {"compile": True}}),
+    "tuned+compile-static": merged(_TUNED, {"trainer": {"compile": "static"}}),
 }
 #: --smoke: a tiny trunk on the CPU, in full precision, no loader workers
 SMOKE = {
