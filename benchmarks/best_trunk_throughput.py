@@ -53,9 +53,10 @@ PATHS = {
 HIDDEN_ROWS = mlm.hidden_rows
 
 
-def every_row(hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def every_row(hidden: torch.Tensor, multiple: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
     """:func:`scinum.tokens.batch.hidden_rows`' contract with every position a row: the last block
-    computes all of them, as the step did before it read the hidden rows alone."""
+    computes all of them, as the step did before it read the hidden rows alone (``multiple``:
+    nothing to round)."""
     B, L = hidden.shape
     return torch.arange(L).expand(B, L), hidden
 

@@ -14,21 +14,19 @@ once per *variant* of the training path:
   (``data.num_workers``, ``data.prefetch_factor``, ``data.pin_memory``) and fused AdamW
   (``optim.fused``);
 * ``tuned+compile``: ``tuned`` with the trunk ``torch.compile``'d once for any batch length
-  (``trainer.compile: true``, dynamic shapes);
-* ``tuned+compile-static``: the same compiled once per batch length (``trainer.compile: static``:
-  static shapes, a handful of bucketed lengths).
+  (``trainer.compile``, dynamic shapes).
 
 The same ``scinum fit`` a user runs does the training; a callback (:class:`Meter`) times the
-first ``--first`` steps (new batch lengths, compilation, the allocator warming up: the first
+first ``--first`` steps (new batch shapes, compilation, the allocator warming up: the first
 minute of a run) and the ``--steady`` steps after them, synchronising the device at the window
-edges, and every step's GPU time and whether its batch length was new to the process.
+edges, and every step's GPU time and whether its batch shape was new to the process.
 
 Printed per run: steps, samples and real tokens per second of the steady window, the model's
 FLOP/s (:meth:`scinum.model.config.ModelConfig.flops_per_token` at the mean context: trunk
 matrix products and attention, forward + backward) and its share of the bf16 matrix product
 measured in the same process (8192³, mean of 10 after 3 warm-ups) and of the card's datasheet
-figure; the first window's rate against the steady one (a step on a batch length new to the
-process costs several times a step on a seen one: experiments/training-on-gpus.md); the hours
+figure; the first window's rate against the steady one (a step on a batch shape new to the
+process costs several times a step on a seen one: experiments/gpu-check-h200); the hours
 of the paper's 500k steps. The last line is the best steady share of the measured peak (target: 40 %, issue 64).
 
     python benchmarks/paper_gpu_throughput.py [--variants preset,tuned+compile] [--models xval]
@@ -56,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # recipes/ from a 
 from recipes.presets import model_config  # noqa: E402
 from recipes.runner import load_preset  # noqa: E402
 from scinum.datasets.directory import DatasetWriter  # noqa: E402
+from scinum.tokens.batch import row_multiple  # noqa: E402
 from scinum.train.fit import fit  # noqa: E402
 from peak_flops import cuda_gemm_flops, datasheet_bf16, gemm_flops  # noqa: E402  (benchmarks/ is on sys.path as a script)
 from train_throughput import planets_like  # noqa: E402
@@ -80,7 +79,6 @@ VARIANTS: dict[str, dict] = {
     "buckets": _BUCKETS,
     "tuned": _TUNED,
     "tuned+compile": merged(_TUNED, {"trainer": {"compile": True}}),
-    "tuned+compile-static": merged(_TUNED, {"trainer": {"compile": "static"}}),
 }
 #: --smoke: a tiny trunk on the CPU, in full precision, no loader workers
 SMOKE = {
@@ -111,13 +109,16 @@ class _HostEvent:
 class Meter(L.Callback):
     """Times the first ``warmup`` training steps as one window (wall clock from the first step's
     start) and the steps after them as the steady window (real tokens, samples, seconds); and
-    every step: its batch length, whether this process had trained on that length before (``new``;
-    ``seen`` is shared by the runs of one process), the GPU time from the step's start to its end
+    every step: its batch length, the rows its last block computes
+    (:func:`~scinum.tokens.batch.hidden_rows`' M, rounded as the model rounds it on this device),
+    whether this process had trained on that (length, rows) shape before (``new``; ``seen`` is
+    shared by the runs of one process), the GPU time from the step's start to its end
     (CUDA events, no synchronisation inside a window; host clocks with ``cuda=False``) and the
-    host's wait for the batch before it (data loading). ``max_seconds``: training stops after this
+    host's wait for the batch before it (data loading), and on a GPU the allocator's count of
+    device allocations so far. ``max_seconds``: training stops after this
     long (the windows keep what ran)."""
 
-    def __init__(self, warmup: int, seen: set[int], cuda: bool = True, max_seconds: float | None = None):
+    def __init__(self, warmup: int, seen: set[tuple[int, int]], cuda: bool = True, max_seconds: float | None = None):
         self.warmup, self.seen, self.cuda, self.max_seconds = warmup, seen, cuda, max_seconds
         self.t_start: float | None = None  # the first step's start
         self.t0: float | None = None  # the steady window's start (the first window's end)
@@ -144,8 +145,11 @@ class Meter(L.Callback):
             self.t0 = time.perf_counter()
         length = int(batch["attend"].shape[1])
         wait = None if self._last_end is None else (now - self._last_end) * 1e3
-        self.per_step.append({"length": length, "new": length not in self.seen, "wait_ms": wait})
-        self.seen.add(length)
+        hidden = batch["targets"] != -100
+        multiple = row_multiple(hidden.device)
+        rows = min(-(-max(int(hidden.sum(1).max()), 1) // multiple) * multiple, length)
+        self.per_step.append({"length": length, "rows": rows, "new": (length, rows) not in self.seen, "wait_ms": wait})
+        self.seen.add((length, rows))
         start = self._event()
         start.record()
         self._events.append((start, self._event()))
@@ -153,6 +157,8 @@ class Meter(L.Callback):
     def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
         self._events[-1][1].record()
         self._last_end = time.perf_counter()
+        if self.cuda:  # the caching allocator's calls of cudaMalloc so far (a new shape's new blocks)
+            self.per_step[-1]["device_allocs"] = torch.cuda.memory_stats().get("num_device_alloc")
         if self.max_seconds is not None and self._last_end - self.t_start > self.max_seconds:
             trainer.should_stop = True
         if self.t0 is None:
@@ -176,8 +182,8 @@ class Meter(L.Callback):
         return {"first_steps": n, "first_s": secs, "first_steps_per_s": n / secs if secs > 0 else None}
 
     def by_novelty(self) -> dict:
-        """Median GPU milliseconds of the steps on a batch length new to the process and of those
-        on a length seen before, with their counts, and the host's total wait for batches (s)."""
+        """Median GPU milliseconds of the steps on a batch shape new to the process and of those
+        on a shape seen before, with their counts, and the host's total wait for batches (s)."""
         out = {"wait_s": sum(s["wait_ms"] or 0 for s in self.per_step) / 1e3}
         for key, new in (("new", True), ("seen", False)):
             ms = sorted(s["gpu_ms"] for s in self.per_step if s["new"] is new)
@@ -252,9 +258,9 @@ def print_tables(rows: list[dict], first: int, unit: str, scale: float) -> None:
             f"{r['mean_context']:>8.0f} {r['model_tflops'] * 1e12 / scale:>9.2f} {r['mfu_measured']:>8.1%} {sheet:>9} "
             f"{r['hours_500k_steps']:>9.1f} h"
         )
-    print(f"\nthe first {first} steps (new lengths, compilation, warm-up) against the steady window")
+    print(f"\nthe first {first} steps (new shapes, compilation, warm-up) against the steady window")
     print(
-        f"{'model':<10} {'variant':<14} {'first steps/s':>14} {'steady steps/s':>15} {'ratio':>6} {'new lengths':>12} "
+        f"{'model':<10} {'variant':<14} {'first steps/s':>14} {'steady steps/s':>15} {'ratio':>6} {'new shapes':>12} "
         f"{'median ms':>10} {'seen':>6} {'median ms':>10} {'data wait':>10}"
     )
     for r in rows:
@@ -301,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     rows: list[dict] = []
-    seen: set[int] = set()
+    seen: set[tuple[int, int]] = set()
     per_step: dict[str, list] = {}
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "records"

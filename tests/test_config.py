@@ -9,7 +9,6 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 
 import pytest
-import torch
 import yaml
 
 from scinum import encodings
@@ -190,35 +189,10 @@ def test_a_yaml_alias_bomb_is_refused_in_one_short_line(tmp_path):
     assert "\n" not in str(e.value) and len(str(e.value)) < 400
 
 
-@pytest.mark.parametrize("value, dynamic", [("true", True), ("dynamic", True), ("static", False)])
-def test_trainer_compile_names_its_shapes(value, dynamic, monkeypatch):
-    """trainer.compile: true and "dynamic" compile the trunk once for any batch length, "static"
-    once per length (torch.compile's dynamic=False), on a CUDA device."""
-    from scinum.train.module import MLMModule
-
-    tiny = Path(__file__).resolve().parent.parent / "configs" / "planets-tiny.yaml"
-    cfg = load_config(tiny, [f"trainer.compile={value}"])
-    calls = []
-
-    class Trunk:
-        def compile(self, **kw):
-            calls.append(kw)
-
-    class Fake:
-        compile_trunk = cfg["trainer"]["compile"]
-        device = torch.device("cuda")
-        model = type("M", (), {"trunk": Trunk()})()
-
-    MLMModule.on_fit_start(Fake())
-    assert calls == [{"dynamic": dynamic}]
-
-
 @pytest.mark.parametrize(
     "override, says",
     [
         ("trainer.precision=bf17", "trainer.precision = 'bf17': expected one of auto"),
-        ("trainer.compile=fast", 'trainer.compile = \'fast\': expected false, true, "dynamic" or "static"'),
-        ("trainer.compile=1", "trainer.compile = 1: expected a value of type bool or str"),
         ("trainer.strategy=ddpp", "trainer.strategy = 'ddpp': expected auto or a Lightning strategy"),
         ("trainer.accelerator=qpu", "trainer.accelerator = 'qpu': expected auto or a Lightning accelerator"),
         ("trainer.val_check_interval=0.5", "trainer.val_check_interval = 0.5: expected a value of type int"),

@@ -293,11 +293,13 @@ def test_linear_mlp_path_feeds_the_residual_stream_to_the_mlps():
     assert all(p.grad is not None for p in blocks["linear_mlp"].parameters())
 
 
+@pytest.mark.parametrize("multiple", [1, 5, 16])
 @pytest.mark.parametrize("value_path", ["layernorm", "linear", "linear_mlp"])
 @pytest.mark.parametrize("positions", ["learned", "rope", "both"])
-def test_hidden_rows_give_the_full_outputs_at_those_positions(positions, value_path):
+def test_hidden_rows_give_the_full_outputs_at_those_positions(positions, value_path, multiple):
     """Inference computes the last block only at the masked positions: the same hidden states
-    as the full forward there (float32 sums aside), padding and uneven counts included."""
+    as the full forward there (float32 sums aside), padding and uneven counts included, and
+    with the row count rounded up to ``multiple`` (16: past the 12 positions, so all of them)."""
     from scinum.tokens.batch import hidden_rows
 
     torch.manual_seed(0)
@@ -311,7 +313,8 @@ def test_hidden_rows_give_the_full_outputs_at_those_positions(positions, value_p
     want[0, [1, 5, 11]] = True
     want[1, 8] = True
     want[2, [0, 3]] = True
-    rows, valid = hidden_rows(want)
+    rows, valid = hidden_rows(want, multiple)
+    assert rows.shape == valid.shape == (3, {1: 3, 5: 5, 16: 12}[multiple]) and valid.sum() == 6
     with torch.no_grad():
         full = net(ids, feats, attend)[want]
         part = net(ids, feats, attend, rows)[valid]
@@ -319,7 +322,14 @@ def test_hidden_rows_give_the_full_outputs_at_those_positions(positions, value_p
     assert torch.allclose(part, full, atol=1e-5)
 
 
-def _every_row(hidden: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def test_the_last_blocks_row_count_is_rounded_on_a_gpu_alone():
+    """A GPU pays for each new attention shape, a CPU does not (experiments/gpu-check-h200)."""
+    from scinum.tokens.batch import GPU_ROW_MULTIPLE, row_multiple
+
+    assert row_multiple(torch.device("cpu")) == 1 and row_multiple(torch.device("cuda", 0)) == GPU_ROW_MULTIPLE == 16
+
+
+def _every_row(hidden: torch.Tensor, multiple: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
     """hidden_rows' contract with every position a row: the last block computes all of them."""
     B, L = hidden.shape
     return torch.arange(L).expand(B, L), hidden

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..heads import NumberHead
-from ..tokens.batch import hidden_rows
+from ..tokens.batch import hidden_rows, row_multiple
 from .config import ModelConfig
 from .curvature import Curvature, stencil
 from .trunk import Transformer
@@ -100,7 +100,7 @@ class NumberMLM(nn.Module):
         # only the hidden tokens' hidden states enter the losses: the last block computes those
         # rows alone (the same losses and gradients as every row; a step in less time)
         tok = batch["targets"] != -100
-        rows, valid = hidden_rows(tok)
+        rows, valid = hidden_rows(tok, row_multiple(tok.device))
         if st is None:
             h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
         else:  # the penalty's moved copies appended to the batch: one pass for all (curvature.py)
@@ -108,7 +108,7 @@ class NumberMLM(nn.Module):
             ids, feats, attend = (torch.cat([batch[k], moved[k]]) for k in ("ids", "feats", "attend"))
             structure = batch.get("structure")
             structure = None if structure is None else torch.cat([structure, moved["structure"]])
-            moved_rows, moved_valid = hidden_rows(moved["num_hidden"])
+            moved_rows, moved_valid = hidden_rows(moved["num_hidden"], row_multiple(tok.device))
             h, h_moved = self.trunk.forward_two_row_sets(ids, feats, attend, structure, len(batch["ids"]), (rows, moved_rows))
             h, h_moved = h[valid], h_moved[moved_valid]
         # h: float[T, d] at the T hidden tokens, row-major; hidden numbers are hidden tokens
@@ -145,7 +145,7 @@ class NumberMLM(nn.Module):
         block computes only those rows. ``quantiles`` (levels [Q], or [N, Q] per row): passed to
         the head's uncertainty."""
         num = batch["num_hidden"]
-        rows, valid = hidden_rows(num)
+        rows, valid = hidden_rows(num, row_multiple(num.device))
         h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
         logits = self.trunk.token_logits(h)
         out = self.head(h, logits)

@@ -169,15 +169,6 @@ def _val_batches(v: Any) -> str | None:
     return None
 
 
-#: trainer.compile's values: off, or the trunk compiled once for any batch length ("dynamic"; true
-#: is the same) or once per batch length ("static": for bucketed lengths, data.pad_to)
-COMPILE_MODES = (False, True, "dynamic", "static")
-
-
-def _compile(v: Any) -> str | None:
-    return None if any(v is m or (type(v) is str and v == m) for m in COMPILE_MODES) else 'false, true, "dynamic" or "static"'
-
-
 def _seed(v: Any) -> str | None:
     return None if type(v) is int and 0 <= v < 2**32 else "an integer in [0, 2^32)"
 
@@ -202,11 +193,10 @@ class TrainerConfig:
     # (scinum.train.early_stopping); None: train every step and keep the last weights
     early_stopping_patience: int | None = None
     progress_bar: bool = True
-    # torch.compile the transformer trunk (on a CUDA device only; ignored on the CPU): true or
-    # "dynamic" compiles once for any batch length (dynamic shapes); "static" once per batch
-    # length, for a few bucketed lengths (data.pad_to); the first steps pay the compile
-    # (benchmarks/paper_gpu_throughput.py, variants tuned+compile and tuned+compile-static)
-    compile: bool | str = checked(_compile, False)
+    # torch.compile the transformer trunk (on a CUDA device only; ignored on the CPU), once, for
+    # any batch length (dynamic shapes); the first steps pay the compile
+    # (benchmarks/paper_gpu_throughput.py, variant tuned+compile)
+    compile: bool = False
     # several processes: a collective waits at most this long (s), then the run fails naming the
     # cause; SIGTERM/SIGINT: ranks that have not stopped at a step boundary this long (s) after
     # the signal are ended (scinum.train.distributed)

@@ -48,7 +48,7 @@ class MLMModule(L.LightningModule):
         watch: dict[int, str] | None = None,
         plan: Callable[[Any], tuple[CheckpointMeta, NumberMLM, dict[int, str]]] | None = None,
         clock: Any = None,
-        compile: bool | str = False,
+        compile: bool = False,
     ):
         """``meta``: build the model now; or None and ``plan``: Lightning's
         :meth:`configure_model` makes it once the datamodule is set up, as
@@ -58,8 +58,7 @@ class MLMModule(L.LightningModule):
         dataset is evaluated on). ``clock``: a :class:`~scinum.train.budget.TimeBudget` whose
         ``fraction`` drives the cosine decay (a seconds budget) instead of the step count.
         ``compile`` (``trainer.compile``): ``torch.compile`` the trunk once training starts on a
-        CUDA device (nothing on the CPU): true or ``"dynamic"`` for any batch length, ``"static"``
-        once per batch length."""
+        CUDA device (nothing on the CPU)."""
         super().__init__()
         self.clock, self.compile_trunk = clock, compile
         if meta is None and plan is None:
@@ -86,8 +85,7 @@ class MLMModule(L.LightningModule):
         # in place (nn.Module.compile): parameter names, the state dict and checkpoints unchanged
         if self.compile_trunk and self.device.type == "cuda":
             assert self.model is not None  # made in configure_model
-            # dynamic: one compile for every batch length; static: one per length (bucketed lengths)
-            self.model.trunk.compile(dynamic=self.compile_trunk != "static")
+            self.model.trunk.compile(dynamic=True)  # one compile for every batch length
 
     def losses(self, batch: Batch) -> dict[str, Any]:
         """:meth:`NumberMLM.losses <scinum.model.mlm.NumberMLM.losses>` with the configured number
