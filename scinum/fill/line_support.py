@@ -13,6 +13,8 @@ spread then grows with how far the line would have gone, ``a = WIDEN · |move|``
   the widened distribution's own quantile (``z(s + a) ≥ z·√(s² + a²)``).
 
 Locations (``mean``, ``means``, the value) are not moved here: the held line is already in them.
+:mod:`scinum.fill.between_values` widens a prediction between the few values its field took in
+training the same way.
 """
 
 from __future__ import annotations

@@ -55,6 +55,7 @@ from ..model.recalibration import recalibrated
 from .batching import batch_threads, length_batches, no_gc
 from .extrapolation import ExtrapolationWarning, Tally, TrainingRanges
 from .jobs import Job, JobMaker
+from .between_values import TrainingValues
 from .line_support import widen
 from .results import FieldPrediction, Filled, Prediction
 from ..model.mlm import NumberMLM
@@ -122,6 +123,8 @@ class Model:
         }
         self._jobs = JobMaker(self.codec, self.normalizer, self.encoding, self.context_length)
         self.ranges = TrainingRanges(self.vocab, meta.run)
+        #: fields that took a few values in training: a prediction between them widens (between_values)
+        self.training_values = TrainingValues(self.vocab, meta.run)
 
     # -- public API ---------------------------------------------------------------------------
     def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
@@ -369,6 +372,7 @@ class Model:
                 unc[k] = self.normalizer.inverse(unc[k], np.broadcast_to(fids.reshape(shape), unc[k].shape))
             elif k in _SPREADS:
                 unc[k] = unc[k] * self.normalizer.scale[fids].reshape(shape)
+        unc = widen(unc, self.training_values.away(fids, values, unc.get("std")), quantiles)  # between training values
         starts = np.concatenate([[0], np.cumsum(res.counts.cpu().numpy() // k_tok)]).tolist()
         return [
             Prediction(np.flatnonzero(h)[::k_tok], values[a:b], {k: v[a:b] for k, v in unc.items()}, says[a:b])
