@@ -4,27 +4,22 @@ benchmark's JSON files and rows.csv beside it; rows.csv's first steps made again
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-import re
 from pathlib import Path
 
 import pytest
+from published import readme, script
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "experiments" / "gpu-check-h200"
 
 
 def _module(name: str):
-    """This folder's script ``name`` (other experiments have scripts of the same names)."""
-    spec = importlib.util.spec_from_file_location(f"gpu_check_h200_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script("gpu-check-h200", name)
 
 
 def _text() -> str:
-    return re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
+    return readme("gpu-check-h200")
 
 
 def _rows() -> list[dict]:

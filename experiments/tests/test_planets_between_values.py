@@ -3,25 +3,21 @@ from predictions.csv.gz; the fills with the widening off are the published step-
 
 from __future__ import annotations
 
-import importlib.util
-import re
 from pathlib import Path
 
 import pandas as pd
+from published import readme, script
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "experiments" / "planets-between-values"
 
 
 def _module(name: str):
-    spec = importlib.util.spec_from_file_location(f"planets_between_values_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script("planets-between-values", name)
 
 
 def _text() -> str:
-    return re.sub(r"\s+", " ", (HERE / "README.md").read_text(encoding="utf-8"))
+    return readme("planets-between-values")
 
 
 def test_the_readme_table_is_table_py_s():
