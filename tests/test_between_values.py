@@ -21,7 +21,7 @@ STEPS = (1.0, 2.0, 4.0)
 
 def test_away_is_the_distance_to_the_nearest_training_value_past_the_predictions_own_reach():
     vocab = SimpleNamespace(field_index={"dt": 0, "x": 1, "unseen": 2})
-    dt = {"count": 9, "min": 0.2, "max": 0.8, "values": [0.8, 0.2, 0.5, 0.3]}
+    dt = {"count": 900, "min": 0.2, "max": 0.8, "values": [0.8, 0.2, 0.5, 0.3]}
     run = {"train_ranges": {"dt": dt, "x": {"count": 900, "min": 0.0, "max": 1.0}}}
     values = TrainingValues(vocab, run)
     assert list(values.values) == [0] and values.values[0].tolist() == [0.2, 0.3, 0.5, 0.8]
@@ -32,6 +32,9 @@ def test_away_is_the_distance_to_the_nearest_training_value_past_the_predictions
     np.testing.assert_allclose(values.away(fids, pred, None), [0.0, 0.1, 0.15, 0.15, 0.0, 0.0])
     assert not values.away(fids, pred, np.full(6, 1.0)).any()  # every gap inside its reach
     assert not TrainingValues(vocab, {}).away(fids, pred, std).any()  # a checkpoint without values
+    few_rows = {"train_ranges": {"dt": {**dt, "count": 15}}}  # 4 values in 15 numbers: not a grid
+    assert TrainingValues(vocab, few_rows).values == {}
+    assert list(TrainingValues(vocab, {"train_ranges": {"dt": {**dt, "count": 16}}}).values) == [0]
 
 
 class Steps:
@@ -67,7 +70,7 @@ def test_the_checkpoint_records_the_few_values_and_a_prediction_off_them_widens(
     at_steps = model.predict(rec, ["s"], intervals=(0.95,)).predictions[0]
     model.training_values = TrainingValues(model.vocab, {})
     plain = model.predict(rec, ["s"], intervals=(0.95,)).predictions[0]
-    far_grid = {"s": {"count": 1, "min": 1000.0, "max": 1000.0, "values": [1000.0]}}
+    far_grid = {"s": {"count": 96, "min": 1000.0, "max": 1000.0, "values": [1000.0]}}
     model.training_values = TrainingValues(model.vocab, {"train_ranges": far_grid})
     far = model.predict(rec, ["s"], intervals=(0.95,)).predictions[0]
     assert far.value == plain.value and far.uncertainty["mean"] == plain.uncertainty["mean"]

@@ -49,4 +49,4 @@ def fills(runs: Path) -> pd.DataFrame:
 
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    fills(Path(sys.argv[1])).to_csv(HERE / "predictions.csv.gz", index=False)
+    fills(Path(sys.argv[1])).to_csv(HERE / "predictions.csv.gz", index=False, compression={"method": "gzip", "mtime": 0})

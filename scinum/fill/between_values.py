@@ -12,6 +12,9 @@ gets a wider spread. The gap is ``away = max(0, distance to the nearest training
 ``WIDEN · away`` (:data:`scinum.fill.past_range.WIDEN`, the constant already used past a table's
 range), and every quantile moves outwards by ``Φ⁻¹(p) · WIDEN · away``. The mean is not moved.
 
+A field counts as one of few values when each of its values was seen :data:`MIN_REPEATS` times
+on average: a table of 11 rows has 11 distinct targets, but they are not a grid.
+
 A prediction at a training value, or close to one within its own interval, is left as it was.
 So are fields with more distinct values and checkpoints that recorded none
 (experiments/planets-between-values).
@@ -23,22 +26,24 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TrainingValues", "Z95"]
+__all__ = ["MIN_REPEATS", "TrainingValues", "Z95"]
 
 #: the normal quantile of a central 95 % interval: a prediction's own reach is ``Z95 · std``
 Z95 = 1.959963984540054
+#: a field's recorded values are a grid when its training numbers repeat them this often on average
+MIN_REPEATS = 4
 
 
 class TrainingValues:
     """Field id of ``vocab`` -> its sorted distinct training values, for the fields whose
-    ``run["train_ranges"]`` entry lists them."""
+    ``run["train_ranges"]`` entry lists them and counts :data:`MIN_REPEATS` numbers a value."""
 
     def __init__(self, vocab: Any, run: dict[str, Any]):
         ranges = run.get("train_ranges") or {}
         self.values = {
             vocab.field_index[f]: np.asarray(sorted(r["values"]), np.float64)
             for f, r in ranges.items()
-            if f in vocab.field_index and r.get("values")
+            if f in vocab.field_index and r.get("values") and r.get("count", 0) >= MIN_REPEATS * len(r["values"])
         }
 
     def away(self, fids: np.ndarray, values: np.ndarray, std: np.ndarray | None) -> np.ndarray:
