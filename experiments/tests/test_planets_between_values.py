@@ -9,19 +9,12 @@ import pandas as pd
 from published import readme, script
 
 ROOT = Path(__file__).resolve().parents[2]
-HERE = ROOT / "experiments" / "planets-between-values"
-
-
-def _module(name: str):
-    return script("planets-between-values", name)
-
-
-def _text() -> str:
-    return readme("planets-between-values")
+FOLDER = "planets-between-values"
+HERE = ROOT / "experiments" / FOLDER
 
 
 def test_the_readme_table_is_table_py_s():
-    assert _module("table").table() in (HERE / "README.md").read_text(encoding="utf-8")
+    assert script(FOLDER, "table").table() in (HERE / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_widening_moves_no_prediction_and_off_is_what_step_2_published():
@@ -38,8 +31,8 @@ def test_the_widening_moves_no_prediction_and_off_is_what_step_2_published():
 
 
 def test_the_readme_quotes_the_scores():
-    f = _module("table").scored()
-    text = _text()
+    f = script(FOLDER, "table").scored()
+    text = readme(FOLDER)
     g = f.groupby(["build", "where", "widening"]).agg(cover=("cover", "mean"), width=("width", "mean"), score=("score", "mean"))
     between = g.xs("between them", level="where")
     lo_before, hi_before = sorted(between.xs("off", level="widening").cover)
