@@ -109,6 +109,21 @@ def test_network_mode_is_never_more_confident_past_the_edge_than_at_it():
     assert far.uncertainty["stds"] == pytest.approx([math.sqrt(0.5**2 + 1.0 - 0.2**2)] * 2)  # every variance by as much
 
 
+def test_a_column_whose_path_is_quoted_is_found_in_its_range():
+    """A table's column "sepal width (cm)" is the field '["sepal width (cm)"]' in the ranges a
+    checkpoint records: the row past it is clipped and continued like any other (iris, wine,
+    breast_cancer and fertility's columns were never found before, so nothing past their range
+    was held or widened)."""
+
+    class Quoted:
+        ranges = {'["sepal width (cm)"]': (0.0, 10.0), "b": (-1.0, 1.0)}
+
+    records = [{"sepal width (cm)": 12.0, "b": 0.0}, {"sepal width (cm)": 5.0, "b": 0.0}]
+    c = PastRange(records, Quoted(), "edge")
+    assert c.clipped[0] == {"sepal width (cm)": 10.0, "b": 0.0} and c.clipped[1] is records[1]
+    assert c.outside_inputs(0) == ['["sepal width (cm)"]'] and c.queries[2:] == [c.clipped[0]]
+
+
 def test_an_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="mode 'clamp'"):
         PastRange([], _Ranges(), "clamp")

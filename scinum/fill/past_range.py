@@ -83,9 +83,10 @@ class PastRange:
         for i, record in enumerate(records):
             clipped = record
             for key, value in record.items():
-                if key not in ranges.ranges or not _is_number(value):
+                field = format_path((key,))  # ranges are keyed by field path: '["sepal width (cm)"]'
+                if field not in ranges.ranges or not _is_number(value):
                     continue
-                lo, hi = ranges.ranges[key]
+                lo, hi = ranges.ranges[field]
                 if lo <= value <= hi or not hi > lo:
                     continue
                 edge = hi if value > hi else lo
