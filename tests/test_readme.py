@@ -176,6 +176,13 @@ def test_the_headline_temperature_row_is_the_published_era5_best_runs():
     assert recipe == yaml.safe_load((EXPERIMENTS / "era5-target-alone" / "presets.yaml").read_text())[meta["preset_name"]]
 
 
+def _ratios_of(frame, split: str):
+    """A scores frame -> per table: scinum's MSE over the better standard model's on ``split``
+    (means over seeds first)."""
+    m = frame[frame.split == split].groupby(["table", "model"]).mse.mean().unstack("model")
+    return m["scinum.Regressor"] / m[["linear (OLS)", "boosted trees"]].min(axis=1)
+
+
 def test_the_headline_tables_rows_count_the_published_ratios_of_the_default():
     """Both tables rows: the development figure of the default (one model over a line where the
     table's edges choose it, seeds 0-1) and the test figure (seeds 0-2), recomputed from
@@ -186,16 +193,15 @@ def test_the_headline_tables_rows_count_the_published_ratios_of_the_default():
     declared = json.loads((EXPERIMENTS / "tables-protocol" / "declared.json").read_text())
     table = _table_after(README, "## Where it stands")
 
-    def ratios(folder: Path, split: str) -> pd.Series:
-        frame = pd.read_csv(folder / "scores.csv")
-        m = frame[frame.split == split].groupby(["table", "model"]).mse.mean().unstack("model")
-        return m["scinum.Regressor"] / m[["linear (OLS)", "boosted trees"]].min(axis=1)
-
-    dev = ratios(here / "dev" / "one-member", "extrap")
+    dev = _ratios_of(pd.read_csv(here / "dev" / "one-member" / "scores.csv"), "extrap")
     assert len(dev) == len(declared["development"]["tables"]) == 16
     cell = f"{int((dev <= 1.5).sum())} of 16 (2 seeds; development data, see below)"
     assert table["16 real tables, above the range: within 1.5× of the better"][0] == cell
-    extrap, inside = (ratios(here / "test" / "one-member", s) for s in ("extrap", "test"))
+    # the published test scores with the four tables experiments/tables-past-range-fix scored again
+    fixed = EXPERIMENTS / "tables-past-range-fix" / "scores.csv"
+    test = pd.read_csv(here / "test" / "one-member" / "scores.csv")
+    test = pd.concat([test[~test.table.isin(pd.read_csv(fixed).table)], pd.read_csv(fixed)])
+    extrap, inside = (_ratios_of(test, s) for s in ("extrap", "test"))
     assert set(extrap.index) == set(inside.index) == set(declared["test"]) and len(extrap) == 12
     worse = ", ".join(extrap[extrap > 3].index)
     cell = (
