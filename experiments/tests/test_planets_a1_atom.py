@@ -34,6 +34,14 @@ def test_the_table_and_the_counts_are_a1_csv_s():
     assert (other < fig["boosted trees"]["other"]).sum() == 4 and f"seed {other.idxmax()}: {other.max():.6f}" in text
 
 
+def test_the_gap_around_the_atom_is_quoted():
+    gap = script(FOLDER, "analyse").figures(pd.read_csv(ROOT / "experiments" / FOLDER / "a1.csv"))["gap"]
+    text = readme(FOLDER)
+    assert f"no other orbit's a₁ lies within {gap['other_truth_nearest']:.3f} of 1.0" in text
+    assert f"no prediction of one lies within {gap['other_pred_nearest']:.3f} of it" in text
+    assert f"land within {gap['atom_pred_q99']:.3f} of it" in text
+
+
 def test_the_scinum_rows_are_the_published_step_2_predictions():
     frame = pd.read_csv(ROOT / "experiments" / FOLDER / "a1.csv")
     ours = frame[frame.model == "scinum (best)"]
