@@ -54,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # recipes/ from a 
 from recipes.presets import model_config  # noqa: E402
 from recipes.runner import load_preset  # noqa: E402
 from scinum.datasets.directory import DatasetWriter  # noqa: E402
-from scinum.tokens.batch import row_multiple  # noqa: E402
+from scinum.tokens.batch import row_count, row_multiple  # noqa: E402
 from scinum.train.fit import fit  # noqa: E402
 from peak_flops import cuda_gemm_flops, datasheet_bf16, gemm_flops  # noqa: E402  (benchmarks/ is on sys.path as a script)
 from train_throughput import planets_like  # noqa: E402
@@ -146,8 +146,7 @@ class Meter(L.Callback):
         length = int(batch["attend"].shape[1])
         wait = None if self._last_end is None else (now - self._last_end) * 1e3
         hidden = batch["targets"] != -100
-        multiple = row_multiple(hidden.device)
-        rows = min(-(-max(int(hidden.sum(1).max()), 1) // multiple) * multiple, length)
+        rows = row_count(int(hidden.sum(1).max()), length, row_multiple(hidden.device))
         self.per_step.append({"length": length, "rows": rows, "new": (length, rows) not in self.seen, "wait_ms": wait})
         self.seen.add((length, rows))
         start = self._event()

@@ -64,7 +64,9 @@ def gpu_steps(name: str) -> list[dict]:
 
 def pairs(rows: list[dict], multiple: int) -> list[tuple[int, int]]:
     """(M rounded up to ``multiple``, at most the length; length) of each step."""
-    return [(min(-(-r["rows"] // multiple) * multiple, r["length"]), r["length"]) for r in rows]
+    from scinum.tokens.batch import row_count
+
+    return [(row_count(r["rows"], r["length"], multiple), r["length"]) for r in rows]
 
 
 def analysis(rows: list[dict]) -> list[str]:

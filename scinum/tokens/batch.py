@@ -29,6 +29,7 @@ __all__ = [
     "hidden_positions",
     "expand_numbers",
     "hidden_rows",
+    "row_count",
     "row_multiple",
     "GPU_ROW_MULTIPLE",
     "shown_numbers",
@@ -234,13 +235,18 @@ def row_multiple(device: torch.device) -> int:
     return GPU_ROW_MULTIPLE if device.type == "cuda" else 1
 
 
+def row_count(longest: int, length: int, multiple: int = 1) -> int:
+    """M of :func:`hidden_rows`: the longest count of hidden positions in a batch (at least 1),
+    rounded up to a multiple of ``multiple``, at most the batch's ``length`` (at least 1)."""
+    return min(-(-max(longest, 1) // multiple) * multiple, max(length, 1))
+
+
 def hidden_rows(num_hidden: torch.Tensor, multiple: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
     """bool[B, L] -> (rows int64[B, M], valid bool[B, M]): each sequence's True positions in
     order, padded to the longest count, rounded up to a multiple of ``multiple`` (at most L), with
-    other positions; ``h[rows][valid] == h[num_hidden]``."""
+    other positions (:func:`row_count`); ``h[rows][valid] == h[num_hidden]``."""
     counts = num_hidden.sum(1)
-    m = max(int(counts.max()) if len(counts) else 0, 1)
-    m = min(-(-m // multiple) * multiple, max(num_hidden.shape[1], 1))
+    m = row_count(int(counts.max()) if len(counts) else 0, num_hidden.shape[1], multiple)
     valid = torch.arange(m, device=num_hidden.device)[None, :] < counts[:, None]
     order = torch.argsort((~num_hidden).to(torch.int8), dim=1, stable=True)  # True positions first
     return order[:, :m], valid
