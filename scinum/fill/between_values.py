@@ -3,8 +3,8 @@
 Some fields take only a few values in training: the planets step size takes 0.2, 0.3, 0.5 and 0.8
 (``run.train_ranges[field]["values"]``, :mod:`scinum.util.provenance`, at most 16 values). A
 model has seen nothing between them. When it predicts 0.63 for such a field, its interval is as
-narrow as at 0.5, where it has seen thousands. On planets data, 48–54 % of Δt's 95 % intervals
-covered the truth between the step sizes (experiments/planets-line-cap).
+narrow as at 0.5, where it has seen thousands, and between the step sizes Δt's 95 % intervals
+covered the truth far less often than 95 % (experiments/planets-line-cap).
 
 So a prediction that lies farther from every training value than its own 95 % interval reaches
 gets a wider spread. The gap is ``away = max(0, distance to the nearest training value −

@@ -222,9 +222,9 @@ def _under_line(
     batch["num_target"] = (batch["num_target"] - off) / k
 
 
-#: on a GPU, the last block's row count M is rounded up to a multiple of this: each new
-#: (M, batch length) pair cost a step ~130 ms more on one H200, and M took 153 values in 500
-#: steps of the planets paper preset where a multiple of 16 leaves 15 (experiments/gpu-check-h200)
+#: on a GPU, the last block's row count M is rounded up to a multiple of this: a step on an
+#: (M, batch length) pair new to the process is several times slower, and M changes from batch
+#: to batch (experiments/gpu-check-h200)
 GPU_ROW_MULTIPLE = 16
 
 
