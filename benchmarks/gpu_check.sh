@@ -16,7 +16,8 @@
 #
 # Files written into $OUT: env.txt (GPU, driver, package versions), peak_flops.json,
 # paper_tuned.json, paper_preset.json, paper_tuned_compile.json (rows and every step's timing,
-# written after each run), summary.json (every script's last line and exit status), gpu_check.log.
+# written after each run), profile-xval-tuned.txt (20 steps after the tuned run's steady window,
+# torch.profiler's tables), summary.json (every script's last line and exit status), gpu_check.log.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -81,7 +82,7 @@ run() {  # name limit command...
 STEPS=(--first 500 --steady 300)
 run peak_flops "${LIMITS[0]}" "$PY" benchmarks/peak_flops.py --device $DEVICE --json "$OUT/peak_flops.json" $SMOKE
 run paper_tuned "${LIMITS[1]}" "$PY" benchmarks/paper_gpu_throughput.py --variants tuned "${STEPS[@]}" \
-    --max-seconds "${MAXS[0]}" --json "$OUT/paper_tuned.json" $SMOKE
+    --max-seconds "${MAXS[0]}" --json "$OUT/paper_tuned.json" --profile 20 --profile-dir "$OUT" $SMOKE
 run paper_preset "${LIMITS[2]}" "$PY" benchmarks/paper_gpu_throughput.py --variants preset "${STEPS[@]}" \
     --max-seconds "${MAXS[1]}" --json "$OUT/paper_preset.json" $SMOKE
 run paper_tuned_compile "${LIMITS[3]}" "$PY" benchmarks/paper_gpu_throughput.py --variants tuned+compile "${STEPS[@]}" \

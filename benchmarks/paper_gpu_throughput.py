@@ -116,10 +116,13 @@ class Meter(L.Callback):
     (CUDA events, no synchronisation inside a window; host clocks with ``cuda=False``) and the
     host's wait for the batch before it (data loading), and on a GPU the allocator's count of
     device allocations so far. ``max_seconds``: training stops after this
-    long (the windows keep what ran)."""
+    long (the windows keep what ran). ``steady``: the steady window ends after this many steps
+    (None: at the run's end), so that steps after it (a profiled window) are not counted."""
 
-    def __init__(self, warmup: int, seen: set[tuple[int, int]], cuda: bool = True, max_seconds: float | None = None):
-        self.warmup, self.seen, self.cuda, self.max_seconds = warmup, seen, cuda, max_seconds
+    def __init__(
+        self, warmup: int, seen: set[tuple[int, int]], cuda: bool = True, max_seconds: float | None = None, steady: int | None = None
+    ):
+        self.warmup, self.seen, self.cuda, self.max_seconds, self.steady = warmup, seen, cuda, max_seconds, steady
         self.t_start: float | None = None  # the first step's start
         self.t0: float | None = None  # the steady window's start (the first window's end)
         self.t1: float | None = None
@@ -160,16 +163,20 @@ class Meter(L.Callback):
             self.per_step[-1]["device_allocs"] = torch.cuda.memory_stats().get("num_device_alloc")
         if self.max_seconds is not None and self._last_end - self.t_start > self.max_seconds:
             trainer.should_stop = True
-        if self.t0 is None:
+        if self.t0 is None or self.t1 is not None:
             return
         real = batch["attend"].sum()
         self.tokens = real if self.tokens is None else self.tokens + real
         self.samples += batch["attend"].shape[0]
         self.steps += 1
+        if self.steady is not None and self.steps == self.steady:
+            self._sync()
+            self.t1 = time.perf_counter()
 
     def on_train_end(self, trainer, module):
         self._sync()
-        self.t1 = time.perf_counter()
+        if self.t1 is None:
+            self.t1 = time.perf_counter()
         self.model_config = module.model.trunk.cfg  # the trunk as built: its FLOPs per token
         for step, (start, end) in zip(self.per_step, self._events):
             step["gpu_ms"] = start.elapsed_time(end)
@@ -189,6 +196,58 @@ class Meter(L.Callback):
             out[f"{key}_steps"] = len(ms)
             out[f"{key}_median_ms"] = ms[len(ms) // 2] if ms else None
         return out
+
+
+class StepProfiler(L.Callback):
+    """Profiles ``steps`` training steps from global step ``start`` (torch.profiler, CPU and CUDA
+    activity) and writes two tables to ``out``: operators and kernels by total device time, and by
+    host time, with the window's wall seconds and the device's busy seconds (the sum of kernel
+    times: far below the wall time means the step waits on the host, launching kernels)."""
+
+    def __init__(self, start: int, steps: int, out: Path):
+        self.start, self.steps, self.out = start, steps, out
+        self.prof: torch.profiler.profile | None = None
+        self.t0 = 0.0
+
+    def on_train_batch_start(self, trainer, module, batch, batch_idx):
+        if trainer.global_step == self.start and self.prof is None:
+            acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            self.prof = torch.profiler.profile(activities=acts)
+            self.prof.__enter__()
+            self.t0 = time.perf_counter()
+
+    def on_train_batch_end(self, trainer, module, outputs, batch, batch_idx):
+        if self.prof is not None and trainer.global_step >= self.start + self.steps:
+            self._finish()
+
+    def on_train_end(self, trainer, module):
+        if self.prof is not None:
+            self._finish()
+
+    def _finish(self) -> None:
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        wall = time.perf_counter() - self.t0
+        prof, self.prof = self.prof, None
+        prof.__exit__(None, None, None)
+        events = prof.key_averages()
+        device_us = sum(  # the kernels' own time (not the annotations that span them, like the optimizer step's)
+            e.time_range.elapsed_us()
+            for e in prof.events()
+            if e.device_type == torch.autograd.DeviceType.CUDA and not getattr(e, "is_user_annotation", False)
+        )
+        lines = [
+            f"profiled {self.steps} steps from step {self.start}: {wall:.3f} s wall, device busy {device_us / 1e6:.3f} s "
+            f"({device_us / 1e6 / wall:.0%} of the wall time)",
+            "",
+            events.table(sort_by="self_device_time_total" if torch.cuda.is_available() else "self_cpu_time_total", row_limit=40),
+            "",
+            events.table(sort_by="cpu_time_total", row_limit=25),
+        ]
+        self.out.write_text("\n".join(lines))
+        print(lines[0], flush=True)
 
 
 def write_records(out: Path, n_train: int, steps: tuple[int, int]) -> None:
@@ -281,6 +340,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--records", type=int, default=4096, help="training records written")
     ap.add_argument("--pad-to", type=int, default=None, help="data.pad_to for every variant (default: each variant's own)")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows and every step's timing here (after each run)")
+    ap.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        help="profile this many steps after the steady window (torch.profiler) into --profile-dir",
+    )
+    ap.add_argument("--profile-dir", type=Path, default=Path("."), help="where --profile writes profile-<model>-<variant>.txt")
+    ap.add_argument(
+        "--attention",
+        choices=("auto", "no-cudnn"),
+        default="auto",
+        help="SDPA kernels: PyTorch's choice, or every kernel but cuDNN's (which plans per shape)",
+    )
     ap.add_argument("--smoke", action="store_true", help="a tiny model a few steps on the CPU: checks that the script runs")
     args = ap.parse_args(argv)
     variants = [v for v in args.variants.split(",") if v]
@@ -312,16 +384,24 @@ def main(argv: list[str] | None = None) -> int:
         data = Path(tmp) / "records"
         write_records(data, args.records, lengths)
         for k, (label, variant) in enumerate((m, v) for m in args.models for v in variants):
-            meter = Meter(args.first, seen, cuda=not args.smoke, max_seconds=args.max_seconds)
-            cfg = run_config(preset, label, variant, data, Path(tmp) / f"run{k}", args.first + args.steady, args.smoke, args.pad_to)
+            meter = Meter(args.first, seen, cuda=not args.smoke, max_seconds=args.max_seconds, steady=args.steady)
+            total = args.first + args.steady + args.profile
+            cfg = run_config(preset, label, variant, data, Path(tmp) / f"run{k}", total, args.smoke, args.pad_to)
+            callbacks: list[L.Callback] = [meter]
+            if args.profile:
+                name = f"profile-{label}-{variant.replace('+', '-')}.txt"
+                callbacks.append(StepProfiler(args.first + args.steady, args.profile, args.profile_dir / name))
             try:
-                fit(cfg, callbacks=[meter])
+                if args.attention == "no-cudnn":
+                    torch.backends.cuda.enable_cudnn_sdp(False)
+                fit(cfg, callbacks=callbacks)
             except Exception as e:  # one run's failure is its row's result, not the benchmark's end
                 print(f"{label} {variant}: training failed: {type(e).__name__}: {e}", flush=True)
                 continue
             row = row_of(meter, label, variant, peak, sheet)
             d = cfg["data"]
             row["settings"] = {
+                "attention": args.attention,
                 "pad_to": d["pad_to"],
                 "num_workers": d["num_workers"],
                 "prefetch_factor": d["prefetch_factor"],

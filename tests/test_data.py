@@ -122,6 +122,11 @@ def test_collator_masks_are_seeded_and_sized(tmp_path):
     assert 0.12 < frac < 0.28
     assert (a["targets"][~a["attend"]] == -100).all()  # padding is never a target
     assert a["num_target"].dtype == torch.float64 and a["num_target"].abs().max() <= 5
+    # the hidden tokens' layout rides with the batch, its rows rounded to the training device's multiple
+    tok = a["targets"] != -100
+    assert torch.equal(a["hidden_layout"].targets, a["targets"][tok]) and a["hidden_layout"].rows.shape[1] == int(tok.sum(1).max())
+    rounded = MLMCollator(vocab, norm, enc, mask_prob=0.2, seed=7, row_multiple=16)(items)["hidden_layout"].rows
+    assert rounded.shape[1] == min(-(-int(tok.sum(1).max()) // 16) * 16, tok.shape[1])
 
 
 def test_hidden_positions_by_path():

@@ -343,6 +343,7 @@ def test_training_losses_computing_only_the_hidden_rows_equal_those_of_every_row
     gradient are those of the full forward pass (float32 sums aside), padding, uneven counts,
     hidden text tokens and the curvature penalty's copies included."""
     import scinum.model.mlm as mlm
+    import scinum.tokens.batch as batch_module
     from scinum.model.curvature import Curvature
 
     vocab, seqs, norm, enc, model = _setup(name, positions="structure", value_path="linear_mlp")
@@ -363,13 +364,47 @@ def test_training_losses_computing_only_the_hidden_rows_equal_those_of_every_row
         return res, [p.grad.clone() for p in model.parameters() if p.grad is not None]
 
     some, some_grads = step()
-    monkeypatch.setattr(mlm, "hidden_rows", _every_row)
+    monkeypatch.setattr(mlm, "hidden_rows", _every_row)  # the curvature copies' rows
+    monkeypatch.setattr(batch_module, "hidden_rows", _every_row)  # the batch's own (hidden_layout)
     every, every_grads = step()
     for key in ("loss", "token_ce", "number_loss", *(("curvature",) if spec else ())):
         assert some[key].item() == pytest.approx(every[key].item(), rel=1e-5, abs=1e-7), key
     assert len(some_grads) == len(every_grads) > 0
     for a, b in zip(some_grads, every_grads):
         assert torch.allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("multiple", [1, 16])
+def test_hidden_layout_indexes_what_the_boolean_masks_select(multiple):
+    """HiddenLayout (made on the host before a batch moves to a GPU) picks, with index tensors,
+    exactly what the masks pick: the hidden rows, their targets, the hidden numbers among them;
+    and the training losses and gradients with a precomputed layout equal those without, bit for bit."""
+    from scinum.tokens.batch import hidden_layout, hidden_rows
+
+    vocab, seqs, norm, enc, model = _setup("xval", positions="structure")
+    rng = np.random.default_rng(1)
+    hides = [rng.random(len(s)) < 0.4 for s in seqs]
+    batch = _batch(vocab, seqs, hides, norm, enc)
+    tok = batch["targets"] != -100
+    lay = hidden_layout(batch, multiple)
+    rows, valid = hidden_rows(tok, multiple)
+    assert torch.equal(lay.rows, rows) and lay.take.dtype == lay.numbers.dtype == torch.int64
+    h = torch.randn(*rows.shape, 5)
+    assert torch.equal(h.flatten(0, 1)[lay.take], h[valid])
+    assert torch.equal(lay.targets, batch["targets"][tok])
+    t = torch.randn(int(tok.sum()))
+    assert torch.equal(t[lay.numbers], t[batch["num_hidden"][tok]]) and len(lay.numbers) == int(batch["num_hidden"].sum()) > 0
+    model.train()
+
+    def step(b) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        model.zero_grad()
+        loss = model.losses(b)["loss"]
+        loss.backward()
+        return loss.detach(), [p.grad.clone() for p in model.parameters() if p.grad is not None]
+
+    plain, plain_grads = step(batch)
+    laid, laid_grads = step({**batch, "hidden_layout": hidden_layout(batch)})
+    assert torch.equal(plain, laid) and all(torch.equal(a, b) for a, b in zip(plain_grads, laid_grads))
 
 
 def test_bittokens_replace_puts_the_bits_in_place_of_the_token_embedding():
@@ -416,9 +451,10 @@ def test_a_batch_holds_exactly_the_declared_fields_with_their_shapes(name):
     hides = [np.asarray(s.fields >= 0) & (np.arange(len(s)) % 2 == 0) for s in seqs[:2]]
     b = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc)
     assert list(b) == [k for k in get_type_hints(Batch) if k in Batch.__required_keys__]
-    assert Batch.__optional_keys__ == {"structure", "num_offset", "num_scale", "num_held"}  # the last three with a line (test_record_line)
+    # num_* with a line (test_record_line); hidden_layout: added in training (test_hidden_layout_*)
+    assert Batch.__optional_keys__ == {"structure", "num_offset", "num_scale", "num_held", "hidden_layout"}
     with_structure = make_batch(seqs[:2], hides, codec=Codec(vocab), normalizer=norm, encoding=enc, structure=True)
-    assert set(with_structure) == set(get_type_hints(Batch)) - {"num_offset", "num_scale", "num_held"}
+    assert set(with_structure) == set(get_type_hints(Batch)) - {"num_offset", "num_scale", "num_held", "hidden_layout"}
     B, T = 2, max(len(s) for s in seqs[:2])
     assert with_structure["structure"].dtype == torch.int64
     assert with_structure["structure"].shape == (B, T, 1 + COLUMNS)

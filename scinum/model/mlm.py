@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..heads import NumberHead
-from ..tokens.batch import hidden_rows, row_multiple
+from ..tokens.batch import hidden_layout, hidden_rows, row_multiple
 from .config import ModelConfig
 from .curvature import Curvature, stencil
 from .trunk import Transformer
@@ -100,9 +100,10 @@ class NumberMLM(nn.Module):
         # only the hidden tokens' hidden states enter the losses: the last block computes those
         # rows alone (the same losses and gradients as every row; a step in less time)
         tok = batch["targets"] != -100
-        rows, valid = hidden_rows(tok, row_multiple(tok.device))
+        lay = batch.get("hidden_layout") or hidden_layout(batch, row_multiple(tok.device))
+        rows = lay.rows
         if st is None:
-            h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure"))[valid]
+            h = self(batch["ids"], batch["feats"], batch["attend"], rows, batch.get("structure")).flatten(0, 1)[lay.take]
         else:  # the penalty's moved copies appended to the batch: one pass for all (curvature.py)
             moved = st.rows(batch)
             ids, feats, attend = (torch.cat([batch[k], moved[k]]) for k in ("ids", "feats", "attend"))
@@ -110,18 +111,17 @@ class NumberMLM(nn.Module):
             structure = None if structure is None else torch.cat([structure, moved["structure"]])
             moved_rows, moved_valid = hidden_rows(moved["num_hidden"], row_multiple(tok.device))
             h, h_moved = self.trunk.forward_two_row_sets(ids, feats, attend, structure, len(batch["ids"]), (rows, moved_rows))
-            h, h_moved = h[valid], h_moved[moved_valid]
+            h, h_moved = h.flatten(0, 1)[lay.take], h_moved[moved_valid]
         # h: float[T, d] at the T hidden tokens, row-major; hidden numbers are hidden tokens
         logits = self.trunk.token_logits(h).float()
-        token_ce = F.cross_entropy(logits, batch["targets"][tok], reduction="sum") / tok.sum().clamp(min=1)
-        num = batch["num_hidden"][tok]
-        out = self.head(h[num], logits[num])
+        token_ce = F.cross_entropy(logits, lay.targets, reduction="sum") / tok.sum().clamp(min=1)
+        out = self.head(h[lay.numbers], logits[lay.numbers])
         per_number = self.head.loss(out, batch["num_target"])
         if mean_over == "fields" and len(per_number):
             _, which, count = torch.unique(batch["num_field"], return_inverse=True, return_counts=True)
             number_loss = (per_number / count[which]).sum() / len(count)
         else:
-            number_loss = per_number.sum() / num.sum().clamp(min=1)
+            number_loss = per_number.sum() / batch["num_hidden"].sum().clamp(min=1)
         with torch.no_grad():
             err = (self.head.predict(out) - batch["num_target"]).abs()
             finite = err.isfinite()

@@ -342,12 +342,14 @@ class Transformer(nn.Module):
         self, x: torch.Tensor, attend: torch.Tensor | None
     ) -> tuple[tuple[torch.Tensor, torch.Tensor] | None, torch.Tensor | None]:
         """What every block reads besides ``x`` [B, L, d]: RoPE's (cos, sin) [L, hd/2] or None,
-        and the padding mask bool[B, 1, 1, L] or None."""
+        and the padding mask bool[B, 1, 1, L] or None. On the CPU a batch without padding gets no
+        mask; on an accelerator the mask is always passed, since asking whether it is all True would
+        wait for the device every step (and break a compiled graph)."""
         rope = None
         if self.cfg.positions in ("rope", "both"):
             ang = torch.outer(torch.arange(x.shape[1], device=x.device, dtype=torch.float32), self.inv_freq)
             rope = (ang.cos().to(x.dtype), ang.sin().to(x.dtype))
-        mask = None if attend is None or bool(attend.all()) else attend[:, None, None, :]
+        mask = None if attend is None or (attend.device.type == "cpu" and bool(attend.all())) else attend[:, None, None, :]
         return rope, mask
 
     @torch.no_grad()

@@ -10,7 +10,7 @@ number hides the whole number (:func:`expand_numbers`).
 
 from __future__ import annotations
 
-from typing import Any, Sequence, TypedDict
+from typing import Any, NamedTuple, Sequence, TypedDict
 
 import numpy as np
 import torch
@@ -52,6 +52,9 @@ class _Structure(TypedDict, total=False):
     # ... and how far the line was held where it has no support (normalized; 0: not held; the
     # training records never are: scinum.tokens.record_line), which a fill's prediction widens by
     num_held: torch.Tensor
+    # (only in training, made by the module before the batch moves to its device) the hidden
+    # tokens' rows and places as indices: :class:`HiddenLayout`
+    hidden_layout: HiddenLayout
 
 
 class Batch(_Structure):
@@ -250,6 +253,27 @@ def hidden_rows(num_hidden: torch.Tensor, multiple: int = 1) -> tuple[torch.Tens
     valid = torch.arange(m, device=num_hidden.device)[None, :] < counts[:, None]
     order = torch.argsort((~num_hidden).to(torch.int8), dim=1, stable=True)  # True positions first
     return order[:, :m], valid
+
+
+class HiddenLayout(NamedTuple):
+    """Where a batch's T hidden tokens and N hidden numbers are, as index tensors: what a training
+    step reads with boolean masks, made before the batch moves to a GPU (the module's
+    ``on_before_batch_transfer``), so that the step never waits for the device to learn a count.
+    ``h_rows.flatten(0, 1)[take] == h[tok]``, ``targets == batch["targets"][tok]``,
+    ``h[tok][numbers] == h[num_hidden]`` (tok: the hidden tokens, ``targets != -100``)."""
+
+    rows: torch.Tensor  # int64[B, M]: :func:`hidden_rows`' rows, M rounded to the device's multiple
+    take: torch.Tensor  # int64[T]: the hidden tokens' places in rows flattened to [B·M], row-major
+    targets: torch.Tensor  # int64[T]: their true token ids
+    numbers: torch.Tensor  # int64[N]: which of the T hidden tokens are hidden numbers
+
+
+def hidden_layout(batch: Batch, multiple: int = 1) -> HiddenLayout:
+    """The :class:`HiddenLayout` of ``batch`` (``multiple``: :func:`row_multiple` of the device
+    the batch is read on), on the batch's device."""
+    tok = batch["targets"] != -100
+    rows, valid = hidden_rows(tok, multiple)
+    return HiddenLayout(rows, valid.flatten().nonzero().squeeze(1), batch["targets"][tok], batch["num_hidden"][tok].nonzero().squeeze(1))
 
 
 _NUMBER_IDS = (SPECIALS.index(NUM), SPECIALS.index(INT))  # token ids of a shown number (float or integer)

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from ..tokens.batch import padded_length
+from ..tokens.batch import padded_length, row_multiple
 from ..tokens.codec import Codec, Encoded, Vocabulary
 from .config import DataConfig, RunConfig
 from ..datasets.directory import Dataset
@@ -197,6 +197,7 @@ class MLMDataModule(L.LightningDataModule):
             mask_fields_alone=self.mask_fields_alone,
             structure_tokens=self.structure_tokens,
             line=self.line,
+            row_multiple=row_multiple(self.trainer.strategy.root_device) if self.trainer is not None else 1,
         )
         items = _Items(self.shards[split], self.targeted.get(split))
         return DataLoader(

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..tokens.batch import MASK_PROB, Batch, make_batch
+from ..tokens.batch import MASK_PROB, Batch, hidden_layout, make_batch
 from ..tokens.codec import Codec, Vocabulary
 from .config import RunConfig
 from ..errors import ConfigError
@@ -42,6 +42,11 @@ class MLMCollator:
     with probability ``mask_prob``, whatever its token count, rather than ``1-(1-p)^k``.
 
     ``line``: the hidden numbers of its fields are trained under it (:func:`make_batch`).
+
+    Each batch also carries its :class:`~scinum.tokens.batch.HiddenLayout` (``hidden_layout``),
+    the last block's rows rounded to ``row_multiple`` (:func:`~scinum.tokens.batch.row_multiple`
+    of the device that trains): made here, in the loader's workers, so that a GPU step never
+    waits for the device to count the hidden tokens (experiments/gpu-check-h200).
     """
 
     def __init__(
@@ -57,8 +62,10 @@ class MLMCollator:
         mask_fields_alone: bool = False,
         structure_tokens: bool = True,
         line: RecordLine | None = None,
+        row_multiple: int = 1,
     ):
         check_mask_probs(mask_prob, mask_fields_prob)
+        self.row_multiple = row_multiple
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
         self.mask_fields_prob, self.structure = mask_fields_prob, structure
@@ -83,7 +90,7 @@ class MLMCollator:
                     h[:] = named  # asked alone: every other number visible
                 else:
                     h |= named
-        return make_batch(
+        batch = make_batch(
             seqs,
             hide,
             codec=self.codec,
@@ -94,6 +101,8 @@ class MLMCollator:
             structure_tokens=self.structure_tokens,
             line=self.line,
         )
+        batch["hidden_layout"] = hidden_layout(batch, self.row_multiple)
+        return batch
 
 
 def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:
