@@ -128,6 +128,23 @@ def test_the_headline_planets_rows_are_the_published_best_runs():
         assert table[label][4] == PLANETS_SOURCE
 
 
+def test_the_atom_row_is_the_published_fills_of_the_test_build():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("planets_atoms_table", EXPERIMENTS / "planets-atoms" / "table.py")
+    assert spec is not None and spec.loader is not None
+    table_py = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table_py)
+    f = table_py.figures(table_py.frame(), "test (build 2718)", "test")
+    cells = _table_after(README, "## Where it stands")[
+        "planets, a₁, the fill moving a prediction onto a₁'s atom at 1.0 (the same checkpoints)"
+    ]
+    assert f["on"] < f["boosted trees"] < f["ridge"]
+    assert cells[:3] == [f"**{f['on']:#.2g}** (2 seeds, build seed 2718; not blind: see below)", _sig(f["ridge"]), _sig(f["boosted trees"])]
+    dev = table_py.figures(table_py.frame(), "development (build 0)", "test")
+    assert f"(there {_sig(dev['on'])} against the trees' {_sig(dev['boosted trees'])})" in " ".join(README.split())
+
+
 def test_the_compare_command_says_the_published_runs_core_minutes():
     meta = json.loads((EXPERIMENTS / "planets-compare" / "meta.json").read_text())
     minutes = round(meta["core_seconds"] / 60)

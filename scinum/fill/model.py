@@ -55,6 +55,7 @@ from ..model.recalibration import recalibrated
 from .batching import batch_threads, length_batches, no_gc
 from .extrapolation import ExtrapolationWarning, Tally, TrainingRanges
 from .jobs import Job, JobMaker
+from .atoms import TrainingAtoms
 from .between_values import TrainingValues
 from .line_support import widen
 from .results import FieldPrediction, Filled, Prediction
@@ -125,6 +126,8 @@ class Model:
         self.ranges = TrainingRanges(self.vocab, meta.run)
         #: fields that took a few values in training: a prediction between them widens (between_values)
         self.training_values = TrainingValues(self.vocab, meta.run)
+        #: fields that pile up on one value in training: a prediction next to it goes onto it (atoms)
+        self.training_atoms = TrainingAtoms(self.vocab, meta.run)
 
     # -- public API ---------------------------------------------------------------------------
     def fill(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint") -> dict:
@@ -373,6 +376,12 @@ class Model:
             elif k in _SPREADS:
                 unc[k] = unc[k] * self.normalizer.scale[fids].reshape(shape)
         unc = widen(unc, self.training_values.away(fids, values, unc.get("std")), quantiles)  # between training values
+        shift = self.training_atoms.shift(fids, values, unc.get("std"))  # onto a value the field piles up on
+        if shift.any():
+            values = values + shift
+            for k in unc:
+                if k in _LOCATIONS:
+                    unc[k] = unc[k] + shift.reshape((-1,) + (1,) * (unc[k].ndim - 1))
         starts = np.concatenate([[0], np.cumsum(res.counts.cpu().numpy() // k_tok)]).tolist()
         return [
             Prediction(np.flatnonzero(h)[::k_tok], values[a:b], {k: v[a:b] for k, v in unc.items()}, says[a:b])

@@ -57,7 +57,7 @@ def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> Chec
                 f"training or validation record ({longest} tokens): raise it or leave it null"
             )
     cfg = ModelConfig(vocab_size=len(dm.vocab), num_dim=encoding.dim, combine=encoding.combine, n_fields=len(dm.vocab.fields), **model)
-    run = run_info(config, dm.vocab.fields, ((f, v) for _, f, v in dm.shards["train"].chunks()))
+    run = run_info(config, dm.vocab.fields, lambda: ((f, v) for _, f, v in dm.shards["train"].chunks()))
     # the shards' content: a resumed run is refused when a shard was edited in place since
     run["dataset"]["shards_sha256"] = shards_sha256(dm.path, dm.cache_dir)
     return CheckpointMeta(

@@ -1,0 +1,44 @@
+"""experiments/planets-atoms: the table and the figures its README quotes, recomputed from the
+predictions beside it; the recorded atoms are what the product's field_ranges finds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from published import readme, script
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDER = "planets-atoms"
+HERE = ROOT / "experiments" / FOLDER
+
+
+def test_the_readme_table_is_table_py_s():
+    assert script(FOLDER, "table").table() in (HERE / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_quoted_figures_are_the_predictions():
+    table = script(FOLDER, "table")
+    p = table.frame()
+    text = readme(FOLDER)
+    below = []
+    for build in table.BUILDS:
+        g = p[(p.build == build) & (p.split == "test")]
+        per_seed = g[g.atoms == "on"].groupby("seed").se.mean()
+        below.append(int((per_seed <= g[g.atoms == "boosted trees"].se.mean()).sum()))
+    assert below == [4, 2 - 1]
+    assert "below the trees on 4 of 5 seeds (seed 1: 0.000405)" in text and "below them on 1 of 2 seeds (0.000161 and 0.000235)" in text
+    dev, test = (table.figures(p, b, "ood_a1") for b in table.BUILDS)
+    assert (
+        f"rose by {100 * (dev['on'] / dev['off'] - 1):.1f} % (development) and {100 * (test['on'] / test['off'] - 1):.1f} % (test)" in text
+    )
+    for f in (dev, test):
+        assert f["on"] < min(f["ridge"], f["boosted trees"])  # "stays below ridge and the trees on both builds"
+
+
+def test_the_atoms_are_the_four_semi_major_axes_at_one():
+    atoms = json.loads((HERE / "atoms.json").read_text())
+    for build in atoms.values():
+        assert sorted(build) == [f"description.planet{k}.a" for k in range(4)]
+        assert {a["value"] for a in build.values()} == {1.0} and all(0.166 < a["gap"] < 0.176 for a in build.values())
+    assert atoms["development (build 0)"]["description.planet0.a"]["count"] == 1426
