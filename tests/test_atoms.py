@@ -14,7 +14,10 @@ import scinum
 from scinum.fill.atoms import TrainingAtoms
 from scinum.train.config import load_config
 from scinum.train.fit import fit
+from scipy.special import ndtri
+
 from scinum.fill.between_values import Z95
+from scinum.fill.past_range import WIDEN
 from scinum.util.provenance import ATOM_ISOLATION, ATOM_SHARE, MAX_DISTINCT, field_ranges
 
 from conftest import tiny_config, write_dataset  # tests/conftest.py
@@ -121,8 +124,9 @@ def model(tmp_path_factory, one_thread_module):
 def test_the_checkpoint_records_the_atom_and_a_fill_next_to_it_lands_on_it(model):
     """Trained on records where a = 1.0 half the time (the others 2.0 and up), the checkpoint
     records a's atom. With an atom placed near the plain prediction, the fill's value, mean and
-    interval all move onto it when it lies within half its gap and the prediction's own reach,
-    and nothing moves when it lies past either."""
+    interval move onto it when it lies within half its gap and the prediction's own reach, the
+    spread widened by half the move (quantiles outwards by Φ⁻¹(p) of it); nothing moves when it
+    lies past either."""
     aid = model.vocab.field_index["a"]
     value, radius = model.training_atoms.atoms[aid]
     assert value == 1.0 and radius == pytest.approx(min(2.0 + random.Random(i).uniform(0, 1) for i in range(0, 96, 2)) / 2 - 0.5, abs=1e-4)
@@ -136,7 +140,9 @@ def test_the_checkpoint_records_the_atom_and_a_fill_next_to_it_lands_on_it(model
         model.training_atoms = TrainingAtoms(model.vocab, {"train_ranges": {"a": {"atom": atom}}})
         got = model.predict(rec, ["a"], intervals=(0.9,)).predictions[0]
         shift = move if lands else 0.0
+        out = WIDEN * shift * ndtri(0.95)  # the 90 % interval's upper quantile moves outwards by this
         assert got.value == pytest.approx(plain.value + shift, abs=1e-9)
         assert got.uncertainty["mean"] == pytest.approx(plain.uncertainty["mean"] + shift, abs=1e-9)
-        assert got.uncertainty["interval_90"] == pytest.approx([v + shift for v in plain.uncertainty["interval_90"]], abs=1e-9)
-        assert got.uncertainty["std"] == pytest.approx(plain.uncertainty["std"])
+        lo, hi = plain.uncertainty["interval_90"]
+        assert got.uncertainty["interval_90"] == pytest.approx([lo + shift - out, hi + shift + out], abs=1e-9)
+        assert got.uncertainty["std"] == pytest.approx(np.hypot(plain.uncertainty["std"], WIDEN * shift))

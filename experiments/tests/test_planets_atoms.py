@@ -34,6 +34,8 @@ def test_the_quoted_figures_are_the_predictions():
     )
     for f in (dev, test):
         assert f["on"] < min(f["ridge"], f["boosted trees"])  # "stays below ridge and the trees on both builds"
+    cover = f"({dev['off_cover']:.3f} → {dev['on_cover']:.3f}, {test['off_cover']:.3f} → {test['on_cover']:.3f})"
+    assert f"The intervals cover as often as before there {cover}" in text and cover == "(0.707 → 0.710, 0.792 → 0.802)"
 
 
 def test_the_atoms_are_the_four_semi_major_axes_at_one():

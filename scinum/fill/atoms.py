@@ -20,8 +20,11 @@ A prediction is moved onto the atom when both hold:
   next to the atom, which training never showed, are predicted with that doubt (planets'
   ``ood_a1``), and a head without a spread moves nothing.
 
-Its interval moves with it (every location shifts by the same amount; spreads are kept). Nothing
-else moves, and checkpoints that recorded no atom predict as before (experiments/planets-atoms).
+Its distribution moves with it (every location shifts by the same amount) and widens by the move,
+as a prediction moved past a table's range does (:func:`scinum.fill.line_support.widen`: the
+spread grows by ``WIDEN · |move|`` in quadrature, each quantile outwards by ``Φ⁻¹(p) · WIDEN ·
+|move|``), so the interval still reaches back towards where the network put it. Nothing else
+moves, and checkpoints that recorded no atom predict as before (experiments/planets-atoms).
 """
 
 from __future__ import annotations

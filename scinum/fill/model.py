@@ -377,11 +377,12 @@ class Model:
                 unc[k] = unc[k] * self.normalizer.scale[fids].reshape(shape)
         unc = widen(unc, self.training_values.away(fids, values, unc.get("std")), quantiles)  # between training values
         shift = self.training_atoms.shift(fids, values, unc.get("std"))  # onto a value the field piles up on
-        if shift.any():
+        if shift.any():  # the distribution moves with the value and widens by the move (atoms)
             values = values + shift
             for k in unc:
                 if k in _LOCATIONS:
                     unc[k] = unc[k] + shift.reshape((-1,) + (1,) * (unc[k].ndim - 1))
+            unc = widen(unc, shift, quantiles)
         starts = np.concatenate([[0], np.cumsum(res.counts.cpu().numpy() // k_tok)]).tolist()
         return [
             Prediction(np.flatnonzero(h)[::k_tok], values[a:b], {k: v[a:b] for k, v in unc.items()}, says[a:b])
