@@ -112,3 +112,18 @@ def test_the_card_says_when_the_fill_fields_were_asked_alone():
     assert "trained to fill ['y']" in card.render(config) and "asked alone" not in card.render(config)
     config["run"] = {"training": {**training, "mask_fields_alone": True}}
     assert "trained to fill ['y'] (asked alone)" in card.render(config)
+
+
+def test_the_card_names_a_fields_atom():
+    """A field with a recorded atom (scinum.fill.atoms) says in the card's fill table that a
+    prediction next to it is filled as that value; a field without one says nothing of it."""
+    config = _config({"kind": "native"})
+    config["vocab"]["fields"] = ["x", "y"]
+    atom = {"value": 1.0, "count": 1426, "gap": 0.168}
+    config["run"] = {
+        "train_ranges": {"x": {"count": 4000, "min": 1.0, "max": 3.0, "atom": atom}, "y": {"count": 4000, "min": 0.0, "max": 1.0}},
+        "dataset": {"evaluation": {"fields": ["x", "y"]}},
+    }
+    text = card.render(config)
+    assert "| `x` | – | 1 – 3 (exactly 1 in 1426 of 4000: a prediction next to it is filled as 1) |" in text
+    assert "| `y` | – | 0 – 1 |" in text

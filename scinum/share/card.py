@@ -105,6 +105,11 @@ def _range_text(r: dict | None) -> str:
     text = f"{_g(r['min'])} – {_g(r['max'])}"
     if "values" in r:
         text += f" (only the values {', '.join(_g(v) for v in r['values'])})"
+    atom = r.get("atom")
+    if atom:  # scinum.fill.atoms
+        text += (
+            f" (exactly {_g(atom['value'])} in {atom['count']} of {r['count']}: a prediction next to it is filled as {_g(atom['value'])})"
+        )
     return text
 
 
