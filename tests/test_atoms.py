@@ -90,10 +90,11 @@ def test_shift_moves_what_lies_within_half_the_gap_and_the_predictions_reach_ont
         "train_ranges": {"a": {"count": 100, "min": 0.0, "max": 3.0, "atom": {"value": 1.0, "count": 30, "gap": 0.2}}, "x": {"count": 9}}
     }
     atoms = TrainingAtoms(vocab, run)
-    fids = np.array([0, 0, 0, 0, 0, 1])
-    pred = np.array([1.05, 0.91, 1.1, 1.5, 1.06, 1.01])
-    std = np.array([0.05, 0.05, 0.5, 0.5, 0.02, 0.5])  # 1.06: 0.06 from the atom, past its reach 0.039
-    np.testing.assert_allclose(atoms.shift(fids, pred, std), [-0.05, 0.09, 0.0, 0.0, 0.0, 0.0])  # 1.1: at half the gap, kept
+    fids = np.array([0, 0, 0, 0, 0, 0, 1])
+    pred = np.array([1.05, 0.91, 1.1, 1.5, 1.06, 1.02, 1.01])
+    # 1.1: at half the gap; 1.06: 0.06 from the atom, past its reach 0.039; 1.02: its reach 0.216 spans the gap
+    std = np.array([0.05, 0.05, 0.05, 0.05, 0.02, 0.11, 0.05])
+    np.testing.assert_allclose(atoms.shift(fids, pred, std), [-0.05, 0.09, 0.0, 0.0, 0.0, 0.0, 0.0])
     assert not atoms.shift(fids, pred, None).any()  # a head without a spread
     assert not TrainingAtoms(vocab, {}).shift(fids, pred, std).any()
 
@@ -126,7 +127,7 @@ def test_the_checkpoint_records_the_atom_and_a_fill_next_to_it_lands_on_it(model
     records a's atom. With an atom placed near the plain prediction, the fill's value, mean and
     interval move onto it when it lies within half its gap and the prediction's own reach, the
     spread widened by half the move (quantiles outwards by Φ⁻¹(p) of it); nothing moves when it
-    lies past either."""
+    lies past either, or when that reach spans the gap."""
     aid = model.vocab.field_index["a"]
     value, radius = model.training_atoms.atoms[aid]
     assert value == 1.0 and radius == pytest.approx(min(2.0 + random.Random(i).uniform(0, 1) for i in range(0, 96, 2)) / 2 - 0.5, abs=1e-4)
@@ -135,7 +136,8 @@ def test_the_checkpoint_records_the_atom_and_a_fill_next_to_it_lands_on_it(model
     model.training_atoms = TrainingAtoms(model.vocab, {})
     plain = model.predict(rec, ["a"], intervals=(0.9,)).predictions[0]
     reach = Z95 * plain.uncertainty["std"]
-    for move, gap, lands in ((reach / 2, 4 * reach, True), (1.5 * reach, 8 * reach, False), (reach / 2, reach / 2, False)):
+    cases = ((reach / 2, 4 * reach, True), (1.5 * reach, 8 * reach, False), (reach / 2, reach / 2, False), (reach / 10, 0.9 * reach, False))
+    for move, gap, lands in cases:
         atom = {"value": plain.value + move, "count": 48, "gap": gap}
         model.training_atoms = TrainingAtoms(model.vocab, {"train_ranges": {"a": {"atom": atom}}})
         got = model.predict(rec, ["a"], intervals=(0.9,)).predictions[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 from published import readme, script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,3 +45,13 @@ def test_the_atoms_are_the_four_semi_major_axes_at_one():
         assert sorted(build) == [f"description.planet{k}.a" for k in range(4)]
         assert {a["value"] for a in build.values()} == {1.0} and all(0.166 < a["gap"] < 0.176 for a in build.values())
     assert atoms["development (build 0)"]["description.planet0.a"]["count"] == 1426
+
+
+def test_the_quick_models_figures_are_quick_csv():
+    quick = script(FOLDER, "quick")
+    s = quick.summary(pd.read_csv(HERE / "quick.csv"))
+    text = readme(FOLDER)
+    for split in ("test", "ood_a1"):
+        row = s.loc[split]
+        assert f"| {split} | {row['off']:.6f} | {row['on']:.6f} | {int(row['moved'])} of 200 |" in text
+        assert row["on"] <= row["off"]  # "both splits gain a little"

@@ -11,14 +11,17 @@ the value, its count, and ``gap``, the distance to the nearest other training va
 :mod:`scinum.util.provenance`: at least :data:`~scinum.util.provenance.ATOM_SHARE` of the
 field's numbers, in a field of more than 16 distinct values, standing apart from them).
 
-A prediction is moved onto the atom when both hold:
+A prediction is moved onto the atom when all three hold:
 
 * it lies closer to the atom than half the gap: closer to it than to any other value seen in
   training;
 * the atom lies within the prediction's own 95 % reach (``Z95 · std``, as in
   :mod:`scinum.fill.between_values`): the model does not rule the atom out. Values in the gap
   next to the atom, which training never showed, are predicted with that doubt (planets'
-  ``ood_a1``), and a head without a spread moves nothing.
+  ``ood_a1``), and a head without a spread moves nothing;
+* that reach is narrower than the gap: the model is sure enough to tell the atom from the values
+  beyond the gap. A model still too unsure for that (the planets quick preset's, 0.25 of reach
+  against a gap of 0.17) moves nothing it could be wrong about.
 
 Its distribution moves with it (every location shifts by the same amount) and widens by the move,
 as a prediction moved past a table's range does (:func:`scinum.fill.line_support.widen`: the
@@ -53,7 +56,8 @@ class TrainingAtoms:
     def shift(self, fids: np.ndarray, values: np.ndarray, std: np.ndarray | None) -> np.ndarray:
         """float64[N]: what moves each prediction (``values`` [N] of fields ``fids`` int[N],
         record units, spreads ``std`` [N]; None: no spread) onto its field's atom when it lies
-        strictly within both the radius and its own 95 % reach of it; 0 elsewhere."""
+        strictly within both the radius and its own 95 % reach of it, that reach being narrower
+        than the gap (twice the radius); 0 elsewhere."""
         out = np.zeros(len(fids), np.float64)
         if std is None or not self.atoms:
             return out
@@ -61,6 +65,6 @@ class TrainingAtoms:
         reach = Z95 * np.asarray(std, np.float64)
         for fid, (atom, radius) in self.atoms.items():
             dist = np.abs(values - atom)
-            near = (fids == fid) & (dist < radius) & (dist < reach)
+            near = (fids == fid) & (dist < radius) & (dist < reach) & (reach < 2 * radius)
             out[near] = atom - values[near]
         return out
