@@ -52,8 +52,8 @@ class _Structure(TypedDict, total=False):
     # ... and how far the line was held where it has no support (normalized; 0: not held; the
     # training records never are: scinum.tokens.record_line), which a fill's prediction widens by
     num_held: torch.Tensor
-    # (only in training, made by the module before the batch moves to its device) the hidden
-    # tokens' rows and places as indices: :class:`HiddenLayout`
+    # (only in training, made by the collator in the loader's workers) the hidden tokens' rows
+    # and places as indices: :class:`HiddenLayout`
     hidden_layout: HiddenLayout
 
 
@@ -257,8 +257,9 @@ def hidden_rows(num_hidden: torch.Tensor, multiple: int = 1) -> tuple[torch.Tens
 
 class HiddenLayout(NamedTuple):
     """Where a batch's T hidden tokens and N hidden numbers are, as index tensors: what a training
-    step reads with boolean masks, made before the batch moves to a GPU (the module's
-    ``on_before_batch_transfer``), so that the step never waits for the device to learn a count.
+    step would otherwise read with boolean masks, made on the host before the batch moves to a GPU
+    (:class:`scinum.train.masking.MLMCollator`, in the loader's workers), so that the step never
+    waits for the device to learn a count (experiments/gpu-rows-h200).
     ``h_rows.flatten(0, 1)[take] == h[tok]``, ``targets == batch["targets"][tok]``,
     ``h[tok][numbers] == h[num_hidden]`` (tok: the hidden tokens, ``targets != -100``)."""
 

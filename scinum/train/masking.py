@@ -46,7 +46,7 @@ class MLMCollator:
     Each batch also carries its :class:`~scinum.tokens.batch.HiddenLayout` (``hidden_layout``),
     the last block's rows rounded to ``row_multiple`` (:func:`~scinum.tokens.batch.row_multiple`
     of the device that trains): made here, in the loader's workers, so that a GPU step never
-    waits for the device to count the hidden tokens (experiments/gpu-check-h200).
+    waits for the device to count the hidden tokens (experiments/gpu-rows-h200).
     """
 
     def __init__(
