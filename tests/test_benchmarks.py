@@ -101,6 +101,25 @@ def test_the_gpu_benchmark_marks_each_batch_length_new_once_per_process(paper_gp
     assert second.by_novelty()["new_steps"] == 0 and second.by_novelty()["new_median_ms"] is None
 
 
+def test_the_gpu_benchmarks_steady_window_ends_before_its_profiled_steps(paper_gpu_throughput, tmp_path):
+    """--steady N ends the steady window after N steps, and --profile's steps after it are profiled
+    (a table written, its first line naming the window) and never counted in the steady rates."""
+    from conftest import tiny_config
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+
+    data = tmp_path / "records"
+    paper_gpu_throughput.write_records(data, 64, (3, 9))
+    meter = paper_gpu_throughput.Meter(2, set(), steady=3)
+    profiler = paper_gpu_throughput.StepProfiler(5, 2, tmp_path / "profile.txt")
+    config = tiny_config(data, tmp_path / "run", trainer={"max_steps": 7, "limit_val_batches": 0})
+    fit(load_config(overrides=config), callbacks=[meter, profiler])
+    assert len(meter.per_step) == 7 and meter.steps == 3 and meter.samples == 3 * 8
+    assert meter.t0 is not None and meter.t1 is not None and meter.t1 > meter.t0
+    text = (tmp_path / "profile.txt").read_text()
+    assert text.startswith("profiled 2 steps from step 5: ") and "of the wall time)" in text and "aten::" in text
+
+
 def test_the_gpu_benchmarks_records_come_in_81_lengths_under_xval_and_90_under_p1000(paper_gpu_throughput, tmp_path):
     """experiments/training-on-gpus.md: the benchmark's 4 096 records tokenize to 81 distinct lengths
     under xVal and 90 under P1000 (each length's first step is the slow one)."""
