@@ -55,3 +55,12 @@ def test_the_quick_models_figures_are_quick_csv():
         row = s.loc[split]
         assert f"| {split} | {row['off']:.6f} | {row['on']:.6f} | {int(row['moved'])} of 200 |" in text
         assert row["on"] <= row["off"]  # "both splits gain a little"
+
+
+def test_the_fresh_fit_reproduced_the_weights_the_atoms_and_the_fills():
+    fresh = json.loads((HERE / "fresh.json").read_text())
+    assert fresh["weights_equal"] and fresh["atoms_equal"] and fresh["predictions"] == 400 and fresh["max_abs_diff"] == 0.0
+    assert fresh["atoms"] == [f"description.planet{k}.a" for k in range(4)]
+    assert "its weights equal the published seed-0 checkpoint's bit for bit, after all 16 935 steps its `training.json` counts" in readme(
+        FOLDER
+    )
