@@ -121,6 +121,25 @@ def write_dataset(path, sample, splits: dict, *, builder: str = "toy", seed: int
     return path
 
 
+def fit_asked_field(root, sample, field: str, shard_size: int = 1000):
+    """A loaded :class:`~scinum.fill.model.Model` fitted for 10 steps on 96 training and 32
+    validation records of ``sample`` (in ``root``), ``field`` asked in every record, with a
+    two-component mixture head: a field's fill with a spread, in seconds."""
+    import scinum
+    from scinum.train.config import load_config
+    from scinum.train.fit import fit
+
+    write_dataset(root / "ds", sample, {"train": 96, "val": 32}, builder="toy", shard_size=shard_size, evaluation={"fields": [field]})
+    cfg = tiny_config(
+        root / "ds",
+        root / "run",
+        data={"batch_size": 16, "mask_fields": [field], "mask_fields_prob": 1.0},
+        head={"kind": "mixture", "n_components": 2},
+        trainer={"max_steps": 10, "val_check_interval": 10, "limit_val_batches": 1, "checkpoint_every_n_steps": 100},
+    )
+    return scinum.load(fit(load_config(None, cfg)))
+
+
 @pytest.fixture(scope="session")
 def toy_dataset():
     """``make(path, n_train, n_val, fields=None, shard_size=16, sample=None) -> path``: a

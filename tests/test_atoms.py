@@ -10,17 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import scinum
 from scinum.fill.atoms import TrainingAtoms
-from scinum.train.config import load_config
-from scinum.train.fit import fit
 from scipy.special import ndtri
 
 from scinum.fill.between_values import Z95
 from scinum.fill.past_range import WIDEN
 from scinum.util.provenance import ATOM_ISOLATION, ATOM_SHARE, MAX_DISTINCT, field_ranges
 
-from conftest import tiny_config, write_dataset  # tests/conftest.py
+from conftest import fit_asked_field  # tests/conftest.py
 
 
 def _chunks(fids: np.ndarray, vals: np.ndarray, size: int):
@@ -110,16 +107,7 @@ class Orbits:
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory, one_thread_module):
-    root = tmp_path_factory.mktemp("atoms")
-    write_dataset(root / "ds", Orbits(), {"train": 96, "val": 32}, builder="orbits", shard_size=40, evaluation={"fields": ["a"]})
-    cfg = tiny_config(
-        root / "ds",
-        root / "run",
-        data={"batch_size": 16, "mask_fields": ["a"], "mask_fields_prob": 1.0},
-        head={"kind": "mixture", "n_components": 2},
-        trainer={"max_steps": 10, "val_check_interval": 10, "limit_val_batches": 1, "checkpoint_every_n_steps": 100},
-    )
-    return scinum.load(fit(load_config(None, cfg)))
+    return fit_asked_field(tmp_path_factory.mktemp("atoms"), Orbits(), "a", shard_size=40)
 
 
 def test_the_checkpoint_records_the_atom_and_a_fill_next_to_it_lands_on_it(model):

@@ -8,13 +8,10 @@ import numpy as np
 import pytest
 from scipy.special import ndtri
 
-import scinum
 from scinum.fill.between_values import Z95, TrainingValues
 from scinum.fill.past_range import WIDEN
-from scinum.train.config import load_config
-from scinum.train.fit import fit
 
-from conftest import tiny_config, write_dataset  # tests/conftest.py
+from conftest import fit_asked_field  # tests/conftest.py
 
 STEPS = (1.0, 2.0, 4.0)
 
@@ -47,16 +44,7 @@ class Steps:
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory, one_thread_module):
-    root = tmp_path_factory.mktemp("between")
-    write_dataset(root / "ds", Steps(), {"train": 96, "val": 32}, builder="steps", shard_size=96, evaluation={"fields": ["s"]})
-    cfg = tiny_config(
-        root / "ds",
-        root / "run",
-        data={"batch_size": 16, "mask_fields": ["s"], "mask_fields_prob": 1.0},
-        head={"kind": "mixture", "n_components": 2},
-        trainer={"max_steps": 10, "val_check_interval": 10, "limit_val_batches": 1, "checkpoint_every_n_steps": 100},
-    )
-    return scinum.load(fit(load_config(None, cfg)))
+    return fit_asked_field(tmp_path_factory.mktemp("between"), Steps(), "s", shard_size=96)
 
 
 def test_the_checkpoint_records_the_few_values_and_a_prediction_off_them_widens(model):
