@@ -1,10 +1,9 @@
 """A prediction next to a value its field piles up on in training goes exactly onto it.
 
-Some fields are continuous except for one value that many records share: the planets' semi-major
-axes are exactly 1.0 in 26–36 % of the orbits, and the nearest other training value lies 0.167
-away. A regression network predicts such a value only approximately (within a few hundredths
-for a₁), while a tree can put it exactly; on the planets test split that was the whole of a₁'s
-gap to the boosted trees (experiments/planets-a1-atom).
+Some fields are continuous except for one value that many records share, far from every other
+training value: many of the planets' semi-major axes are exactly 1.0. A regression network
+predicts such a value only approximately, while a tree can put it exactly; on the planets test
+split that was the whole of a₁'s gap to the boosted trees (experiments/planets-a1-atom).
 
 The checkpoint records such a value as its field's ``atom`` (``run.train_ranges[field]["atom"]``:
 the value, its count, and ``gap``, the distance to the nearest other training value;
@@ -20,8 +19,8 @@ A prediction is moved onto the atom when all three hold:
   next to the atom, which training never showed, are predicted with that doubt (planets'
   ``ood_a1``), and a head without a spread moves nothing;
 * that reach is narrower than the gap: the model is sure enough to tell the atom from the values
-  beyond the gap. A model still too unsure for that (the planets quick preset's, 0.25 of reach
-  against a gap of 0.17) moves nothing it could be wrong about.
+  beyond the gap. A model still too unsure for that (the planets quick preset's) moves nothing it
+  could be wrong about.
 
 Its distribution moves with it (every location shifts by the same amount) and widens by the move,
 as a prediction moved past a table's range does (:func:`scinum.fill.line_support.widen`: the

@@ -13,11 +13,10 @@ training values" can be told from "outside the training range". ``atom`` (``{"va
 "gap"}``) names a field's one value that holds at least :data:`ATOM_SHARE` of its training numbers
 although the field takes more than :data:`MAX_DISTINCT` values, and stands apart from them: the
 distance from it to the nearest other training value (``gap``) is at least
-:data:`ATOM_ISOLATION` times the mean spacing of the next distinct values beyond that one. The
-planets' semi-major axes are exactly 1.0 in 26–36 % of the orbits, 0.17 from the next value,
-whose neighbours lie about a thousandth apart; the most frequent value of a rounded column (iris
-petal width 0.2, the next values 0.1 apart) is one spacing from its neighbour, not an atom.
-:mod:`scinum.fill.atoms` puts a prediction close to an atom exactly on it.
+:data:`ATOM_ISOLATION` times the mean spacing of the next distinct values beyond that one (the
+planets' semi-major axes at 1.0: experiments/planets-atoms). The most frequent value of a rounded
+column lies one spacing from its neighbour: not an atom. :mod:`scinum.fill.atoms` puts a
+prediction close to an atom exactly on it.
 """
 
 from __future__ import annotations
