@@ -48,6 +48,19 @@ def atoms_of(data: Path) -> dict[str, dict]:
     return {f: r["atom"] for f, r in ranges.items() if "atom" in r}
 
 
+def off_and_on(model, atoms: dict[str, dict], data: Path, splits: list[str], label: str) -> dict[str, pd.DataFrame]:
+    """``model``'s predictions of a₁ on ``splits`` of ``data``, keyed ``off`` (no atoms) and ``on``
+    (``atoms``, field -> atom, as if its fit had recorded them)."""
+    run = copy.deepcopy(model.meta.run)
+    for field, atom in atoms.items():
+        run["train_ranges"][field]["atom"] = atom
+    out = {}
+    for state, source in (("off", {}), ("on", run)):
+        model.training_atoms = TrainingAtoms(model.vocab, source)
+        _, out[state] = evaluate(model, data, [FIELD], splits, label=label)
+    return out
+
+
 def fills(runs: Path) -> tuple[pd.DataFrame, dict]:
     from scinum.baselines.predict import predict_baselines
 
@@ -60,12 +73,7 @@ def fills(runs: Path) -> tuple[pd.DataFrame, dict]:
         frames.append(base[["atoms", *[c for c in COLUMNS if c in base]]].assign(build=build, seed=-1))
         for seed in seeds:
             model = load(runs / folder / "models" / MODEL / f"seed{seed}" / "model.ckpt")
-            run = copy.deepcopy(model.meta.run)
-            for field, atom in atoms.items():
-                run["train_ranges"][field]["atom"] = atom
-            for state, source in (("off", {}), ("on", run)):
-                model.training_atoms = TrainingAtoms(model.vocab, source)
-                _, pred = evaluate(model, data, [FIELD], list(SPLITS), label=MODEL)
+            for state, pred in off_and_on(model, atoms, data, list(SPLITS), MODEL).items():
                 frames.append(pred[COLUMNS].assign(build=build, seed=seed, atoms=state))
             print(f"{build}, seed {seed}: done", flush=True)
     frame = pd.concat(frames, ignore_index=True)

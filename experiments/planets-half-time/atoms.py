@@ -10,7 +10,6 @@ Writes ``atoms.csv`` here (every a₁ prediction); ``--read`` prints each step's
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import sys
 from pathlib import Path
@@ -23,34 +22,28 @@ FIELD = "description.planet0.a"
 STEPS = {"step 1": ("half-time", 506880), "step 3": ("half-time-614k", 614400)}
 
 
-def _atoms_of():
+def _planets_atoms():
+    """experiments/planets-atoms/evaluate.py, whose ``atoms_of`` and ``off_and_on`` this reuses."""
     spec = importlib.util.spec_from_file_location("planets_atoms_evaluate", HERE.parent / "planets-atoms" / "evaluate.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.atoms_of
+    return module
 
 
 def fills(runs: Path) -> pd.DataFrame:
     import torch
 
-    from scinum.analysis.evaluate import evaluate
-    from scinum.fill.atoms import TrainingAtoms
     from scinum.fill.model import load
 
     torch.set_num_threads(1)
     data = runs / "half-time" / "data"  # build seed 0: both steps trained on it
-    atoms = _atoms_of()(data)
+    planets_atoms = _planets_atoms()
+    atoms = planets_atoms.atoms_of(data)
     frames = []
     for step, (folder, samples) in STEPS.items():
         for ckpt in sorted((runs / folder / "models" / "xval+gmm").glob("seed*/model.ckpt")):
-            model = load(ckpt)
-            run = copy.deepcopy(model.meta.run)
-            for field, atom in atoms.items():
-                run["train_ranges"][field]["atom"] = atom
-            for state, source in (("off", {}), ("on", run)):
-                model.training_atoms = TrainingAtoms(model.vocab, source)
-                _, pred = evaluate(model, data, [FIELD], ["test"], label="xval+gmm")
+            for state, pred in planets_atoms.off_and_on(load(ckpt), atoms, data, ["test"], "xval+gmm").items():
                 frames.append(
                     pred[["record", "true", "pred"]].assign(step=step, samples=samples, seed=int(ckpt.parent.name[4:]), atoms=state)
                 )
