@@ -350,8 +350,8 @@ class Regressor(RegressorMixin, BaseEstimator):
         used = line.used if line is not None else np.zeros(len(self.targets_), bool)
         modes = ["edge" if u else "network" for u in used] if self.extrapolation == "auto" else self.extrapolation
         past = PastRange(records, self.models_[0].ranges, modes)
-        if line is not None:  # the line at each row and at its edge (where the network's part is read)
-            base, base_edge = line.predict(records), line.predict(past.clipped)
+        if line is not None:  # the line at each row (held at an edge where its own edges held it), carried on, and at the edge
+            base, trend, base_edge = line.predict(records, past.clipped), line.predict(records), line.predict(past.clipped)
         out: list[np.ndarray] = []
         outside: list[dict[str, list[str]]] = [{} for _ in records]
         for model in self.models_:
@@ -369,10 +369,10 @@ class Regressor(RegressorMixin, BaseEstimator):
                 for j, t in enumerate(self.targets_):
                     a[i, j] = by_path[concrete_path(f.record, parse_path(t))]
             a = past.combine(a)
-            for k in map(int, np.flatnonzero(used)):  # the line added back, intervals widened by its move past the edge
+            for k in map(int, np.flatnonzero(used)):  # the line added back, intervals widened by its trend's move past the edge
                 for row in range(len(a)):
                     if a[row, k].value is not None:
-                        a[row, k] = moved(a[row, k], float(base[row, k]), float(base[row, k] - base_edge[row, k]))
+                        a[row, k] = moved(a[row, k], float(base[row, k]), float(trend[row, k] - base_edge[row, k]))
             for i, o in enumerate(outside):
                 found = {
                     "inputs": list(dict.fromkeys([*filled[i].outside.get("inputs", []), *past.outside_inputs(i)])),

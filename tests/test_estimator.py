@@ -430,6 +430,29 @@ def test_extrapolation_is_read_at_prediction_and_checked_there(fitted):
         reg.set_params(extrapolation="auto")
 
 
+def test_past_an_input_the_edges_held_the_prediction_stays_at_the_edge_and_widens(one_thread_module):
+    """A table straight in ``a`` and flat above 0.8 in ``b``: the line's own edges hold ``b`` at
+    its top (scinum.fill.line.held_edges), so past ``b``'s top "auto" predicts what it predicts at
+    the edge (the network's part and the line both held there), with the spread widened by the
+    move the line's trend would have made; past ``a``'s top the line goes on."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.uniform(0, 1, 300), "b": rng.uniform(0, 1, 300)})
+    y = pd.Series(2 * df["a"] + np.minimum(df["b"], 0.8) + rng.normal(0, 0.02, 300), name="y")
+    reg = scinum.Regressor(**TINY, members=1).fit(df, y)
+    assert reg.line_ is not None and reg.line_.held[0].tolist() == [[False, False], [True, False]]
+    (_, a_max), (_, b_max) = (reg.models_[0].ranges.ranges[k] for k in ("a", "b"))
+    rows = pd.DataFrame({"a": [0.5, 0.5, a_max + 2.0], "b": [b_max + 1.0, b_max, 0.5]})
+    with pytest.warns(ExtrapolationWarning):
+        pred, std = reg.predict(rows, return_std=True)
+    edge, edge_std = reg.predict(rows.iloc[[1]], return_std=True)
+    np.testing.assert_allclose(pred[0], edge[0], rtol=1e-6)  # held at b's top: the edge's value
+    slope_b = reg.line_.coef[0, reg.line_.inputs.index("b")]
+    assert slope_b > 0.5 and np.sqrt(std[0] ** 2 - edge_std[0] ** 2) >= 0.5 * slope_b * 1.0 * (1 - 1e-6)  # widened by the trend's move
+    inside = reg.predict(rows.iloc[[2]].assign(a=a_max))
+    slope_a = reg.line_.coef[0, reg.line_.inputs.index("a")]
+    np.testing.assert_allclose(pred[2] - inside[0], slope_a * 2.0, rtol=1e-5)  # past a's top the line goes on
+
+
 def test_sample_checks_n(fitted):
     reg, df, _ = fitted
     for n in (-1, 0, 2.5):

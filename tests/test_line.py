@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scinum.fill.line import Line, edge_errors
+from scinum.fill.line import Line, edge_errors, held_edges
 
 sklearn = pytest.importorskip("sklearn")
 
@@ -132,3 +132,48 @@ def test_a_line_that_overflows_on_the_rows_is_not_kept():
     line = Line.fit(records, ["y"], choose=False)
     assert line.used.tolist() == [False] and not line
     assert line.residuals(records) == records and (line.predict(records) == 0).all()
+
+
+def _straight_and_saturating(seed: int, n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs U(0, 1)²; a target straight in ``a``, and in ``b`` up to 0.8, flat above it."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (n, 2))
+    return X, 2 * X[:, 0] + np.minimum(X[:, 1], 0.8) + rng.normal(0, 0.02, n)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+def test_the_edges_hold_a_saturating_input_at_its_top_and_carry_the_straight_one(seed):
+    X, y = _straight_and_saturating(seed)
+    held = held_edges(X, y)
+    assert held.tolist() == [[False, False], [True, False]]  # b's top is flat; its bottom and a are straight
+    line = Line.fit(_records(X, y, names=("a", "b")), ["y"])
+    assert line.used.tolist() == [True] and line.held[0].tolist() == held.tolist()
+
+
+def test_a_held_input_reads_its_edge_past_the_range_and_the_others_go_on():
+    X, y = _straight_and_saturating(0)
+    line = Line.fit(_records(X, y, names=("a", "b")), ["y"])
+    a_hi, b_hi, b_lo = X[:, 0].max(), X[:, 1].max(), X[:, 1].min()
+    rows = [{"a": 0.5, "b": 1.6}, {"a": 1.4, "b": 0.5}, {"a": 1.4, "b": 1.6}, {"a": 0.5, "b": -0.5}, {"a": 0.5, "b": 0.5}]
+    clipped = [{"a": min(r["a"], a_hi), "b": min(max(r["b"], b_lo), b_hi)} for r in rows]
+    got = line.predict(rows, clipped)[:, 0]
+    trend = line.predict(rows)[:, 0]
+    a, b = line.coef[0]
+    at = lambda x, z: line.intercept[0] + a * x + b * z  # noqa: E731
+    np.testing.assert_allclose(got, [at(0.5, b_hi), at(1.4, 0.5), at(1.4, b_hi), at(0.5, -0.5), at(0.5, 0.5)], rtol=1e-12)
+    np.testing.assert_array_equal(got[[1, 3, 4]], trend[[1, 3, 4]])  # a is carried on, b's bottom too, inside nothing moves
+    assert (got[[0, 2]] < trend[[0, 2]]).all()  # b's slope is positive: holding it at the top stays lower
+    again = Line.from_dict(line.to_dict())
+    np.testing.assert_array_equal(again.predict(rows, clipped)[:, 0], got)
+    old = line.to_dict()
+    del old["held"]  # a Regressor saved before the holds: the line goes on in every input
+    np.testing.assert_array_equal(Line.from_dict(old).predict(rows, clipped)[:, 0], trend)
+
+
+def test_no_input_is_held_for_a_straight_target_or_where_no_line_is_kept():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3))
+    assert not held_edges(X, X @ [1.0, -2.0, 0.5] + rng.normal(0, 0.05, 200)).any()
+    saturating = np.tanh(4 * X[:, 0]) + rng.normal(0, 0.02, 200)
+    line = Line.fit(_records(X, saturating), ["y"])
+    assert line.used.tolist() == [False] and not line.held.any()
