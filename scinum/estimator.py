@@ -86,8 +86,10 @@ class Regressor(RegressorMixin, BaseEstimator):
     outside its training range is predicted (:mod:`scinum.fill.past_range`): ``"auto"``, a
     target over a line as ``"edge"``, any other as ``"network"``; ``"network"``, the network's own
     mean; ``"edge"``, the network's prediction at the edge of the range (the line, if any, goes
-    on); ``"linear"``, the network's prediction at the edge continued along the edge's slope.
-    Intervals widen by how far the mean moves from the prediction at the edge. It only changes
+    on, except in an input its own edges held: ``line_.held``, :func:`scinum.fill.line.held_edges`);
+    ``"linear"``, the network's prediction at the edge continued along the edge's slope.
+    Intervals widen by how far the mean moves from the prediction at the edge (a held input: by
+    how far the line's trend would have moved it). It only changes
     how predictions are read, so ``set_params`` may change it after the fit. ``seed``: a whole
     number >= 0.
     ``device``: where predictions run (training runs where ``config={"trainer": {"accelerator":

@@ -44,7 +44,8 @@ __all__ = [
 #: (experiments/tables-fit-cheaper; three before). ``line`` ``"auto"``: a least-squares line under
 #: the network for each target whose held-out edges it predicts better than boosted trees
 #: (:mod:`scinum.fill.line`); ``extrapolation`` ``"auto"``: past the input range such a target
-#: keeps its line and holds the network's part at the edge, any other takes the network's own
+#: keeps its line (held at an input's edge where the line's own edges clearly say so:
+#: experiments/tables-trend-or-edge) and holds the network's part at the edge, any other takes the network's own
 #: mean, intervals widening by how far the mean moves from its value at the edge
 #: (:mod:`scinum.fill.past_range`; experiments/tables-past-range, tables-linear-baseline).
 #:

@@ -115,7 +115,7 @@ def test_tables(test: Path, names: dict[str, str] = TESTED) -> str:
         lines.append(f"| {label}: inside 90 % | " + " | ".join(f"{v:.3f}" for v in cover) + " |")
     lines.append("| fit, CPU s: median | " + " | ".join(f"{figs[c]['median_cpu_s']:.1f}" for c in names) + " |")
     lines += ["", "| table, split | " + " | ".join(names.values()) + " |", rule]
-    for table, split in ratios["default"].index:
+    for table, split in ratios[next(iter(names))].index:
         lines.append(f"| {table}, {split} | " + " | ".join(f"{ratios[c][table, split]:.2f}×" for c in names) + " |")
     return "\n".join(lines) + "\n"
 
