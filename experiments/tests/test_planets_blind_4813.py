@@ -74,3 +74,20 @@ def test_the_readme_tables_are_the_published_figures(seeds_read):
     if len(seeds_read) == 5:  # the whole report: its mean is the five seeds'
         assert abs(table["xval+gmm", A, "test", "mse"] - np.mean([a1["on", s] for s in seeds_read])) < 1e-9
         assert sum(v < table["ridge", DT, "ood_stepsize", "mse"] for v in dt) == 4
+
+
+def test_the_readme_sentence_is_the_five_seeds_figures():
+    import numpy as np
+
+    table, seeds, a1 = _figures()
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    dt = [seeds.loc[(s, DT, "ood_stepsize"), "mse"] for s in range(5)]
+    ridge_between = table["ridge", DT, "ood_stepsize", "mse"]
+    assert (
+        f"gives e₁ R² {table['xval+gmm', E, 'test', 'r2']:.3f}, a₁ {table['xval+gmm', A, 'test', 'mse']:.5f} with the atom fill "
+        f"(the trees: {table['boosted trees', A, 'test', 'mse']:.5f}; below them on every seed), "
+        f"Δt {table['xval+gmm', DT, 'test', 'mse']:.1e} (ridge: {table['ridge', DT, 'test', 'mse']:.1e}) and Δt between the "
+        f"training values {np.mean(dt):.5f} (ridge: {ridge_between:.5f}; below it on four seeds of five)"
+    ) in text
+    assert all(a1["on", s] < table["boosted trees", A, "test", "mse"] for s in range(5))
+    assert sum(v < ridge_between for v in dt) == 4
