@@ -68,7 +68,7 @@ def best_config(data: Path, out: Path, steps: int, structure_tokens: bool) -> di
     config = quick_config(data, out, batch_size=64, max_steps=steps)
     config["head"] = dict(model["head"])
     config["data"].update({k: v for k, v in preset["train"]["data"].items() if k != "num_workers"})
-    config["model"]["n_heads"] = 4  # the run config's trunk (quick_config pins the quick preset's 2)
+    config["model"]["n_heads"] = 4  # the run config's trunk (quick_config pins two heads)
     config["model"]["structure_tokens"] = structure_tokens
     return config
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of the training path, in one bounded run (about 6 minutes, at most 7): the card's
+# The GPU check of the training path, in one bounded run (about 6 minutes: its four runs are limited to 400 s in all): the card's
 # matrix-product peak (peak_flops.py --device cuda), then the planets paper preset's xVal model
 # through `scinum fit` (paper_gpu_throughput.py) as the preset is and with the GPU options
 # (data.pad_to 128, 8 loader workers prefetching 4, pinned batches, fused AdamW, with and without

@@ -79,7 +79,7 @@ class Regressor(RegressorMixin, BaseEstimator):
     member ``i`` with seed ``seed + 1000·i`` on the same training and validation rows; they
     predict as an ensemble. ``val_fraction`` (0 <= v < 1): the rows held out for early stopping
     and calibration (0: none). ``patience``: validations without improvement before a member
-    stops (0: train the whole budget, keeping the best weights). ``line``: ``"auto"`` trains the
+    stops (0: no early stopping: the whole budget is trained and the last weights kept). ``line``: ``"auto"`` trains the
     network on what a least-squares line of the top-level numeric inputs leaves, for each target
     whose held-out edges the line predicts better than boosted trees (:mod:`scinum.fill.line`);
     ``True`` for every target, ``False`` for none. ``extrapolation``: how a row with an input
@@ -93,10 +93,12 @@ class Regressor(RegressorMixin, BaseEstimator):
     how predictions are read, so ``set_params`` may change it after the fit. ``seed``: a whole
     number >= 0.
     ``device``: where predictions run (training runs where ``config={"trainer": {"accelerator":
-    ...}}`` says: the CPU by default). ``config``: a nested dict merged over the run config for everything else,
-    e.g. ``{"model": {"value_path": "linear"}, "optim": {"curvature_weight": 0}}`` (an encoding
-    ``name`` or head ``kind`` other than the default's replaces the section; the keys the flat
-    parameters set are refused there).
+    ...}}`` says: the CPU by default). ``config``: the run config's sections ``encoding``,
+    ``head``, ``model``, ``optim``, ``data`` and ``trainer`` as nested dicts merged over the
+    estimator's, e.g. ``{"model": {"value_path": "linear"}, "optim": {"curvature_weight": 0}}``
+    (an encoding ``name`` or head ``kind`` other than the default's replaces the section); other
+    top-level keys, the keys the flat parameters set and those the estimator sets from the table
+    (``data.path``, ``data.mask_fields``, ``trainer.max_steps``) are refused.
 
     Fitted attributes: ``targets_`` (JSON paths), ``models_`` (the members'
     :class:`scinum.fill.model.Model` s), ``line_`` (the :class:`~scinum.fill.line.Line` under

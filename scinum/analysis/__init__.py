@@ -2,5 +2,6 @@
 (:mod:`.evaluate`) and plots of a results directory (:mod:`.plots`).
 
 Submodules are imported on use so that ``import scinum.analysis`` needs neither torch nor
-matplotlib.
+matplotlib. Imports :mod:`scinum.fill` (models through ``load``), :mod:`scinum.baselines` and
+below; never :mod:`scinum.train`.
 """

@@ -280,7 +280,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--splits", nargs="+", help="splits (default: test and every ood_*)")
     parser.add_argument("--labels", nargs="+", help="a model label per checkpoint")
     parser.add_argument("--limit", type=int, help="at most this many records per split")
-    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--batch-size", type=int, default=256, help="records per batch [256]")
     parser.add_argument(
         "--no-baselines",
         action="store_true",

@@ -35,7 +35,7 @@ from ..records.strict import dumps, loads
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ckpt", required=True, help="checkpoint written by `scinum fit`")
+    parser.add_argument("--ckpt", required=True, help="a checkpoint written by `scinum fit`, or an export directory")
     parser.add_argument(
         "--mask",
         action="append",
@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", "-i", help="JSONL input (default: stdin)")
     parser.add_argument("--output", "-o", help="JSONL output (default: stdout)")
     parser.add_argument("--with-uncertainty", action="store_true", help="write {record, uncertainty_kind, predictions} objects")
-    parser.add_argument("--on-error", choices=("fail", "skip"), default="fail")
+    parser.add_argument("--on-error", choices=("fail", "skip"), default="fail", help="stop at a bad record, or report and skip it [fail]")
     parser.add_argument("--sequential", action="store_true", help="fill masked numbers one at a time instead of jointly")
     parser.add_argument("--batch-size", type=int, default=256, help="records per batch [256]")
     parser.add_argument("--chunk", type=int, default=4096, help="records read per chunk [4096]")

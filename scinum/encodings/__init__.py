@@ -3,7 +3,8 @@
 Every one is a :class:`NumberEncoding` (``encodings/base.py``): the single-token encodings
 ``"xval"``, ``"fone"``, ``"bittokens"`` and the text baselines ``"p10"``, ``"p1000"``,
 ``"b1999"``, ``"fp15"`` (:class:`TextEncoding`, several vocabulary tokens per number), and any
-that another package installs through the ``scinum.encodings`` entry-point group.
+that another package installs through the ``scinum.encodings`` entry-point group. Imports
+:mod:`scinum.tokens`, :mod:`scinum.plugins` and below.
 """
 
 from .base import REGISTRY, NumberEncoding, from_config, get, lookup, names, register

@@ -1,4 +1,5 @@
 """Number heads: from the trunk's hidden state at a masked number to a prediction and a loss.
+Imports :mod:`scinum.tokens`, :mod:`scinum.plugins` and below.
 
 Every head works in the encoding's (normalized) value space; :mod:`scinum.tokens.normalize` maps
 predictions back to a record's units. Interface (:class:`NumberHead`), over the N hidden number

@@ -219,8 +219,9 @@ class RunConfig:
     # {samples: N} | {tokens: N} | {seconds: S}: sets trainer.max_steps (scinum.train.budget); None:
     # trainer.max_steps as given
     budget: dict[str, Any] | None = None
-    # heads with a spread (mixture): fit a factor on it per evaluation field on the validation
-    # split after training, so the 68/95 % intervals cover what they say (scinum.fill.calibration)
+    # heads with a distribution (mixture): fit a quantile-recalibration table per evaluation field
+    # on the validation split after training, so the 68/95 % intervals cover what they say
+    # (scinum.fill.calibration)
     calibrate: bool = True
     # fields (names of the records' numeric fields, one number a record) predicted on top of a
     # least-squares line of the record's other numbers, fitted on train (scinum.tokens.record_line)
