@@ -3,9 +3,10 @@ PyTorch loop over the same model, batches, optimizer and schedule, and ``torch.c
 bare loop; each as ms per step and as a share of this CPU's one-thread fp32 GEMM peak.
 
 Shapes: the planets quick recipe's model as it was when this was written (d_model 64, 2 layers,
-2 heads, xVal; :func:`quick_shapes.quick_config`; the preset now trains four heads) on planets-shaped records of 12 time steps (about 100-200 tokens), batch 32 (the
-quick preset's xVal) and batch 8 (its other models and the ``compare`` preset), one thread as the
-recipes train. Paths, each from the same seed (same initial weights, same batches):
+2 heads, xVal; :func:`quick_shapes.quick_config`; the preset now trains four heads) on
+planets-shaped records of 12 time steps (about 100-200 tokens), batch 32 (the quick preset's xVal)
+and batch 8 (its other models and the ``compare`` preset), one thread as the recipes train.
+Paths, each from the same seed (same initial weights, same batches):
 
 * ``lightning``: :func:`scinum.train.fit` (its LightningModule, callbacks, loggers, data module);
 * ``bare``: the same data loader, model, AdamW, LR schedule and gradient clipping in a plain loop;
