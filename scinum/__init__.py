@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from .datasets.directory import Dataset, DatasetWriter
 from .errors import CheckpointError, DatasetError, MalformedJSON, RecordError, ScinumError, ValueOutOfRange, VocabularyError
+from .util.threads import short_spin_waits
 from .util.version import __version__
+
+short_spin_waits()  # before anything imports torch (none of the above does): CPU threads soon sleep while they wait
 
 __all__ = [
     "__version__",

@@ -59,7 +59,9 @@ __all__ = [
 #: ``min_val_records`` of them, else none) is held out, once for every member, for early
 #: stopping (validation every ``trainer.val_check_interval`` steps, stopping after ``patience``
 #: validations without a lower loss; the lowest one's weights are kept) and for calibrating the
-#: intervals. Fit times: experiments/regressor-fit-time/README.md.
+#: intervals. ``n_jobs`` None: a member trains on one CPU thread (at these sizes the fastest, and
+#: the same numbers on any number of cores: experiments/cpu-threads-under-load). Fit times:
+#: experiments/regressor-fit-time/README.md.
 DEFAULTS: dict[str, Any] = {
     "epochs": 40,
     "min_steps": 625,
@@ -70,6 +72,7 @@ DEFAULTS: dict[str, Any] = {
     "patience": 5,
     "line": "auto",
     "extrapolation": "auto",
+    "n_jobs": None,
     "encoding": {"name": "xval"},
     "head": {"kind": "mixture", "location": "shared", "mse_weight": 1.0},
     "model": {"d_model": 64, "n_layers": 2, "n_heads": 4, "value_path": "linear_mlp"},
@@ -166,6 +169,8 @@ def check_params(est: Any) -> None:
         raise bad("seed", f"a whole number >= 0 (with {est.members} members, below 2**32 - {SEED_STRIDE * (est.members - 1)})")
     if not isinstance(est.device, str):
         raise bad("device", 'a device name such as "cpu" or "cuda"')
+    if not (est.n_jobs is None or (is_int(est.n_jobs) and (est.n_jobs >= 1 or est.n_jobs == -1))):
+        raise bad("n_jobs", "None or 1 (one CPU thread a member trains on), a whole number of threads >= 1, or -1 (torch's own setting)")
     if est.config is not None:
         if not isinstance(est.config, dict):
             raise bad("config", f"None or a dict of run-config sections ({', '.join(SECTIONS)})")

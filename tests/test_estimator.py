@@ -17,10 +17,12 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
 import scinum  # noqa: E402
+import torch  # noqa: E402
 from scinum.cli.main import main as scinum_cli  # noqa: E402
 from scinum.errors import ConfigError, RecordError, ScinumError  # noqa: E402
 from scinum.estimator import DEFAULTS, split_records, training_samples  # noqa: E402
 from scinum.fill.extrapolation import ExtrapolationWarning  # noqa: E402
+from scinum.util.threads import torch_threads  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -100,6 +102,7 @@ def test_params_are_stored_verbatim_and_clone_refits_the_same(fitted):
         "extrapolation": DEFAULTS["extrapolation"],
         "seed": 0,
         "device": "cpu",
+        "n_jobs": None,
         "config": None,
     }
     other = clone(reg).set_params(seed=0)
@@ -381,6 +384,10 @@ def test_a_fit_leaves_the_signal_handlers_as_it_found_them_and_nothing_of_it_ali
         ({"lr": 0}, r"lr=0\)"),
         ({"batch_size": 0}, r"batch_size=0\)"),
         ({"patience": -1}, r"patience=-1\)"),
+        ({"n_jobs": 0}, r"n_jobs=0\): must be None or 1"),
+        ({"n_jobs": -2}, r"n_jobs=-2\)"),
+        ({"n_jobs": 1.5}, r"n_jobs=1.5\)"),
+        ({"n_jobs": "all"}, r"n_jobs='all'\)"),
         ({"extrapolation": "clamp"}, r"extrapolation='clamp'\): must be \"auto\""),
         ({"line": "yes"}, r"line='yes'\): must be \"auto\""),
         ({"line": 1}, r"line=1\): must be \"auto\""),
@@ -512,3 +519,23 @@ def test_the_budget_follows_the_table():
     assert training_samples(8000, 2, d["epochs"], d["min_steps"], batch, d["max_cells"]) == d["max_cells"] // 2
     assert training_samples(8000, 5, d["epochs"], d["min_steps"], batch, d["max_cells"]) == 20000
     assert training_samples(100, 2, 1000, 0, batch, 10**9) == 100000  # epochs when neither bound binds
+
+
+def test_a_member_trains_on_one_thread_whatever_the_process_has_and_predicts_the_same(monkeypatch):
+    """``n_jobs=None``: training on one thread, the process's own count kept; the same numbers
+    whether the process runs one thread or two (``n_jobs=2``: two)."""
+    import scinum.train.fit as train_fit
+
+    seen, fit = [], train_fit.fit
+    monkeypatch.setattr(train_fit, "fit", lambda *a, **k: seen.append(torch.get_num_threads()) or fit(*a, **k))
+    df, y = _frame()
+    preds = []
+    for process in (2, 1):
+        with torch_threads(process):
+            preds.append(scinum.Regressor(**TINY).fit(df, y).predict(df.iloc[:20]))
+            assert torch.get_num_threads() == process
+    assert seen == [1, 1]
+    np.testing.assert_array_equal(preds[0], preds[1])
+    with torch_threads(1):
+        scinum.Regressor(**TINY, n_jobs=2).fit(df, y)
+        assert seen[-1] == 2 and torch.get_num_threads() == 1

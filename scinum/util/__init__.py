@@ -1,3 +1,3 @@
 """Helpers that know nothing of records or models: atomic file writes, a quiet console,
 worker processes that die with their parent, typed config sections, provenance (hashes, package
-versions). Imports only :mod:`scinum.errors`."""
+versions), CPU threads that soon sleep while they wait. Imports only :mod:`scinum.errors`."""
