@@ -230,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from scinum.train.config import parse_overrides
     from scinum.errors import ScinumError
 
-    p = argparse.ArgumentParser(prog="recipes/arithmetic.py", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="recipes/arithmetic.py", description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--preset", default="quick", help="preset of the presets file [quick]")
     p.add_argument("--presets", type=Path, default=HERE / "arithmetic.yaml", help="presets file [recipes/arithmetic.yaml]")
     p.add_argument("--work", type=Path, help="working directory [runs/arithmetic-<preset>]")

@@ -222,7 +222,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     p.add_argument("--models", nargs="+", help="subset of the preset's models")
     p.add_argument("--workers", type=int, help="dataset build processes")
     p.add_argument("--jobs", type=int, help="models trained at once, one thread each [one per core]")
-    p.add_argument("--source", help="ERA5 source (NetCDF/Zarr path) instead of the synthetic field")
+    p.add_argument("--source", help="the builder's data source instead of the preset's build.source (ERA5: a NetCDF/Zarr path)")
     p.add_argument("--seeds", type=int, default=1, help="comparison presets (with a budget): seeds 0..N-1 per model [1]")
     p.add_argument("--collect", action="store_true", help="comparison presets: report what has finished, train nothing")
     p.add_argument(
