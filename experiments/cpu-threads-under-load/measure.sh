@@ -6,7 +6,8 @@
 # Quiet (BUSY 0, the default first): farm-bench pairs (A B A B ...) of scinum as it is against the
 # OpenMP runtime's own spin count. BUSY N > 0: one run of each case (three of scinum as it is)
 # beside N processes that each spin on a core (`python -c "while True: pass"`), in order; a run
-# still going after 600 s is killed and shown as such. No arguments: 0 1 2.
+# still going after 600 s is killed and shown as such. "pair": two fits of one kind started
+# together, for each kind (two users' fits, or a grid search, on one machine). No arguments: 0 1 2 pair.
 set -u
 S=experiments/cpu-threads-under-load/fit.sh
 R=experiments/cpu-threads-under-load/regressor.py
@@ -23,7 +24,7 @@ quiet() {
 }
 run() {  # label, command...: wall seconds of one run
     local label=$1 s e rc; shift
-    s=$(date +%s.%N); timeout 600 "$@" > /tmp/cpu-threads-run.out 2>&1; rc=$?; e=$(date +%s.%N)
+    s=$(date +%s.%N); timeout 600 "$@" > /dev/null 2>&1; rc=$?; e=$(date +%s.%N)
     printf '%-52s %8.1f s%s\n' "$label" "$(echo "$e - $s" | bc)" "$([ $rc = 124 ] && echo ' (killed at 600 s)' || { [ $rc = 0 ] || echo " (exit $rc)"; })"
 }
 busy() {  # N: wall seconds of every case beside N spinning processes
@@ -43,7 +44,27 @@ busy() {  # N: wall seconds of every case beside N spinning processes
     run "Regressor 640 x 4, torch first, n_jobs=-1 (as before)" python $R spin -1
     kill "${hogs[@]}"
 }
-[ $# -gt 0 ] || set -- 0 1 2
+pair() {  # two fits of each kind started together: each one's wall seconds
+    echo "## side by side: two fits of one kind started together, nothing else running"
+    local kind
+    for kind in "toy;default" "toy;one" "toy;spin" "planets;default" "planets;spin"; do
+        local data=${kind%;*} mode=${kind#*;}
+        run "$data, $mode, first of two" bash $S "$mode" "$data" &
+        run "$data, $mode, second of two" bash $S "$mode" "$data" &
+        wait
+    done
+    run "Regressor 640 x 4, as it is, first of two" python $R default &
+    run "Regressor 640 x 4, as it is, second of two" python $R default &
+    wait
+    run "Regressor 640 x 4, as before, first of two" python $R spin -1 &
+    run "Regressor 640 x 4, as before, second of two" python $R spin -1 &
+    wait
+}
+[ $# -gt 0 ] || set -- 0 1 2 pair
 for n in "$@"; do
-    if [ "$n" = 0 ]; then quiet; else busy "$n"; fi
+    case $n in
+        0) quiet ;;
+        pair) pair ;;
+        *) busy "$n" ;;
+    esac
 done
