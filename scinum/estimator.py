@@ -96,9 +96,10 @@ class Regressor(RegressorMixin, BaseEstimator):
     ``device``: where predictions run (training runs where ``config={"trainer": {"accelerator":
     ...}}`` says: the CPU by default). ``n_jobs``: the CPU threads a member trains on, as
     scikit-learn counts jobs: ``None`` (the default) or 1, one thread, which at the default sizes
-    is the fastest (threads wait for each other after every small operation) and gives the same
-    numbers on any number of cores; ``k`` threads; ``-1``, torch's own setting (every physical
-    core unless the process set another). ``config``: the run config's sections ``encoding``,
+    costs little more time than every core on an idle machine and much less beside other work
+    (threads wait for each other after every small operation), and gives the same numbers on any
+    number of cores; ``k`` threads; ``-1``, torch's own setting (every physical core unless the
+    process set another). ``config``: the run config's sections ``encoding``,
     ``head``, ``model``, ``optim``, ``data`` and ``trainer`` as nested dicts merged over the
     estimator's, e.g. ``{"model": {"value_path": "linear"}, "optim": {"curvature_weight": 0}}``
     (an encoding ``name`` or head ``kind`` other than the default's replaces the section); other

@@ -59,8 +59,9 @@ __all__ = [
 #: ``min_val_records`` of them, else none) is held out, once for every member, for early
 #: stopping (validation every ``trainer.val_check_interval`` steps, stopping after ``patience``
 #: validations without a lower loss; the lowest one's weights are kept) and for calibrating the
-#: intervals. ``n_jobs`` None: a member trains on one CPU thread (at these sizes the fastest, and
-#: the same numbers on any number of cores: experiments/cpu-threads-under-load). Fit times:
+#: intervals. ``n_jobs`` None: a member trains on one CPU thread (at these sizes little slower than
+#: every core on an idle machine, much faster beside other work, and the same numbers on any
+#: number of cores: experiments/cpu-threads-under-load). Fit times:
 #: experiments/regressor-fit-time/README.md.
 DEFAULTS: dict[str, Any] = {
     "epochs": 40,
