@@ -136,17 +136,22 @@ def test_the_ratios_to_ridge_quoted():
         assert quoted.format(model / ridge) in text, folder
 
 
-def test_getting_started_quotes_the_seeds():
+def test_getting_started_says_how_far_the_seeds_differ():
+    """getting-started carries no figure of its own (docs/architecture.md): it says the seeds
+    differ by a factor of two and links here."""
     ood = _mse("dev", "description.stepsize", "ood_stepsize").loc["none"]
     doc = re.sub(r"\s+", " ", (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8"))
-    a, b, c = (f"{x:.2g}" for x in ood)
-    assert f"was {a} on seed 0, the seed this command trains, and {b} and {c} on seeds 1 and 2" in doc
+    assert round(ood.max() / ood.min()) == 2
+    assert "differs by a factor of two between seeds 0, 1 and 2 ([experiments/quick-xval-mixup]" in doc
 
 
-def test_getting_started_quotes_the_main_commands_seed_0_since_the_hidden_rows():
-    """The figure the main command gives now (its table kept in experiments/hidden-rows)."""
+def test_getting_started_says_rounding_alone_moved_seed_0_since_the_hidden_rows():
+    """The main command's seed 0 since the hidden rows (its table kept in experiments/hidden-rows)
+    is not the seed 0 of the runs before: float32 rounding alone moved it."""
     table = (ROOT / "experiments" / "hidden-rows" / "quick-main-command-table.md").read_text(encoding="utf-8")
     row = next(line for line in table.splitlines() if line.startswith("| xval | model | description.stepsize | ood_stepsize | all |"))
     mse = float(row.split("|")[7])
+    seed0 = _mse("dev", "description.stepsize", "ood_stepsize").loc["none"].iloc[0]
+    assert f"{mse:.2g}" != f"{seed0:.2g}"
     doc = re.sub(r"\s+", " ", (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8"))
-    assert f"the command gives {mse:.2g} on seed 0" in doc
+    assert "a change of float32 rounding alone moves one seed's figure ([the command's table" in doc
