@@ -521,6 +521,7 @@ def test_the_budget_follows_the_table():
     assert training_samples(100, 2, 1000, 0, batch, 10**9) == 100000  # epochs when neither bound binds
 
 
+@pytest.mark.determinism
 def test_a_member_trains_on_one_thread_whatever_the_process_has_and_predicts_the_same(monkeypatch):
     """``n_jobs=None``: training on one thread, the process's own count kept; the same numbers
     whether the process runs one thread or two (``n_jobs=2``: two)."""
