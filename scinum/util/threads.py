@@ -5,11 +5,11 @@ by default). A thread that reaches the end of an operator's parallel region firs
 for the others: libgomp, the runtime of torch's Linux wheels, spins 300,000 times before it
 sleeps. When another process holds one of the cores, the thread it displaced finishes its share
 only when the scheduler gives it a turn, and its partners burn their own turns spinning: each of
-the thousand small operators of a training step can then wait a whole scheduler slice, and a fit
-that takes seconds on an idle machine takes minutes beside one busy process. libgomp spins 1,000
-times where it knows the cores are oversubscribed (more threads than CPUs); it cannot know when
-another process takes them, so :func:`short_spin_waits` asks for those 1,000 spins everywhere
-(``GOMP_SPINCOUNT``). What it costs and saves: experiments/cpu-threads-under-load.
+the thousand small operators of a training step can then wait a scheduler slice, and a small
+model's fit slows several-fold beside other work. libgomp itself spins far less (100 times, 1,000
+under an active wait policy) where it knows the cores are oversubscribed (more threads than CPUs);
+it cannot know when another process takes them, so :func:`short_spin_waits` asks for 1,000 spins
+everywhere (``GOMP_SPINCOUNT``), the count chosen by measurement: experiments/cpu-threads-under-load.
 
 The runtime reads the variable once, when it loads with torch, so ``import scinum`` calls this
 before anything imports torch. A wait policy or spin count the user set is kept, and a process
@@ -26,7 +26,7 @@ from typing import Iterator
 
 __all__ = ["SPIN_COUNT", "short_spin_waits", "torch_threads"]
 
-#: spins before a waiting thread sleeps: libgomp's own count for oversubscribed cores
+#: spins before a waiting thread sleeps (libgomp's own: 300,000; on cores it knows to be oversubscribed, 100)
 SPIN_COUNT = 1000
 
 
