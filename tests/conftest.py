@@ -14,7 +14,6 @@ distributed-training tests train on). Shared helpers, imported from here: :class
 its own process group).
 """
 
-import contextlib
 import os
 import random
 import signal
@@ -22,10 +21,12 @@ import subprocess
 import sys
 
 import pytest
-import torch
+import torch  # noqa: F401  imported before scinum, as it always was here: the runtime keeps its own spin count
 import yaml
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from scinum.util.threads import torch_threads
 
 settings.register_profile(
     "reproducible", derandomize=True, database=None, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
@@ -34,27 +35,17 @@ settings.register_profile("explore", deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reproducible"))
 
 
-@contextlib.contextmanager
-def _torch_threads(n: int):
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 @pytest.fixture
 def one_thread():
     """Tiny models run faster on one thread (and do not fight other processes for cores)."""
-    with _torch_threads(1):
+    with torch_threads(1):
         yield
 
 
 @pytest.fixture(scope="module")
 def one_thread_module():
     """:func:`one_thread` for the whole module (module-scoped fixtures that train)."""
-    with _torch_threads(1):
+    with torch_threads(1):
         yield
 
 
