@@ -1,14 +1,14 @@
-"""Step 6's scores: e₁, a₁ and Δt of step 1's and step 6's checkpoints on the validation and test
-splits of build seed 0, each with a₁'s atom as a fit records it today.
+"""Steps 6 and 7's scores: e₁, a₁ and Δt of step 1's, step 6's and step 7's checkpoints on the
+validation and test splits of build seed 0, each with a₁'s atom as a fit records it today.
 
 Step 1's fits predate the record of a field's atom (experiments/planets-atoms), so their
 checkpoints are given the atoms their fit would record now (planets-atoms' ``atoms_of``, from the
-same training split), as step 5 did; step 6's fits recorded theirs, checked here to be the same.
+same training split), as step 5 did; steps 6 and 7's fits recorded theirs, checked here to be the same.
 Each checkpoint is scored by :func:`scinum.analysis.evaluate.evaluate` on the first 200 records of
 each split, as the recipe and ``val_scores.py`` score them.
 
-    python experiments/planets-half-time/anneal/scores.py RUNS_DIR   # RUNS_DIR/half-time/, RUNS_DIR/half-time-anneal/
-    python experiments/planets-half-time/anneal/scores.py --read     # the choice (validation), then the cap's result (test)
+    python experiments/planets-half-time/anneal/scores.py RUNS_DIR   # RUNS_DIR/half-time/, half-time-anneal/, half-time-anneal-a1/
+    python experiments/planets-half-time/anneal/scores.py --read     # each step's choice (validation), then the cap's result (test)
 
 Writes ``scores.csv`` here: ``step, seed, split, field, mse, r2, atoms`` (``atoms``: ``recorded`` by
 the fit or ``added`` here).
@@ -23,15 +23,20 @@ from pathlib import Path
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
-#: step -> its run folder under RUNS_DIR
-STEPS = {"step 1": "half-time", "step 6": "half-time-anneal"}
+#: step -> (its run folder under RUNS_DIR, its model's label)
+STEPS = {
+    "step 1": ("half-time", "xval+gmm"),
+    "step 6": ("half-time-anneal", "xval+gmm"),
+    "step 7": ("half-time-anneal-a1", "xval+gmm, a1 asked"),
+}
 E, A, DT = "description.planet0.e", "description.planet0.a", "description.stepsize"
 FIELDS = (E, A, DT)
 SPLITS = ("val", "test")
 LIMIT = 200
-#: the choice (README, step 6): step 6's validation MSE against step 1's, mean over seeds 0-4
+#: step 6's choice (README): its validation MSE against step 1's, mean over seeds 0-4
 RULE = {A: ("below", 1.0), DT: ("below", 1.0), E: ("at most", 1.1)}
-#: the cap's result (step 1's clause 4): field -> (metric, bound, sign)
+#: the cap's result (step 1's clause 4; step 7's choice reads these bounds on the validation split):
+#: field -> (metric, bound, sign)
 CAPS = {E: ("r2", 0.95, "≥"), A: ("mse", 0.00091, "≤"), DT: ("mse", 2.7e-05, "≤")}
 
 
@@ -53,10 +58,10 @@ def score(runs: Path) -> pd.DataFrame:
 
     torch.set_num_threads(1)
     rows = []
-    for step, folder in STEPS.items():
+    for step, (folder, label) in STEPS.items():
         data = runs / folder / "data"
         atoms = _planets_atoms().atoms_of(data)
-        for ckpt in sorted((runs / folder / "models" / "xval+gmm").glob("seed*/model.ckpt")):
+        for ckpt in sorted((runs / folder / "models" / label).glob("seed*/model.ckpt")):
             model = load(ckpt)
             ranges = model.meta.run["train_ranges"]
             recorded = {f: r["atom"] for f, r in ranges.items() if "atom" in r}
@@ -77,28 +82,48 @@ def score(runs: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def read(frame: pd.DataFrame) -> bool:
-    """Prints the choice on the validation split and the cap's result on the test split; whether
-    step 6 is chosen."""
+def caps_result(frame: pd.DataFrame, step: str, split: str) -> bool:
+    """Prints each clause of the cap's result on ``split`` (mean over seeds 0-4, each seed beside
+    it) for ``step``; whether all hold."""
+    held = True
+    for field, (metric, bound, sign) in CAPS.items():
+        per_seed = frame[(frame.step == step) & (frame.split == split) & (frame.field == field)].sort_values("seed")[metric]
+        m = per_seed.mean()
+        ok = m >= bound if sign == "≥" else m <= bound
+        held &= ok
+        each = ", ".join(f"{v:.3g}" for v in per_seed)
+        print(f"  {field} {metric} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
+    return held
+
+
+def step6_chosen(frame: pd.DataFrame) -> bool:
+    """Step 6's rule: its validation MSE against step 1's (RULE), mean over seeds 0-4."""
     val = frame[frame.split == "val"].groupby(["step", "field"]).mse.mean().unstack("step")
     chosen = True
-    print("validation split, mean MSE over seeds 0-4 (the choice):")
+    print("step 6, validation split, mean MSE over seeds 0-4 against step 1's (the choice):")
     for field, (word, bound) in RULE.items():
-        ratio = val.loc[field, "step 6"] / val.loc[field, "step 1"]
+        before, after = val.loc[field, "step 1"], val.loc[field, "step 6"]
+        ratio = after / before
         ok = ratio < bound if word == "below" else ratio <= bound
         chosen &= ok
-        before, after = val.loc[field, "step 1"], val.loc[field, "step 6"]
         print(f"  {field}: step 1 {before:.4g}, step 6 {after:.4g} = {ratio:.3f}x ({word} {bound:g}x: {'holds' if ok else 'fails'})")
-    print(f"step 6 {'chosen' if chosen else 'not chosen'}: the half-time point is {'step 6' if chosen else 'step 1'}")
-    test = frame[frame.split == "test"]
+    print(f"step 6 {'chosen' if chosen else 'not chosen'}")
+    return chosen
+
+
+def read(frame: pd.DataFrame) -> dict[str, bool]:
+    """Prints each step's choice on the validation split and the cap's result on the test split;
+    step -> whether it was chosen."""
+    chosen = {"step 6": step6_chosen(frame)}
+    if "step 7" in set(frame.step):
+        print("step 7, validation split: the cap's bounds (the choice):")
+        chosen["step 7"] = caps_result(frame, "step 7", "val")
+        print(f"step 7 {'chosen' if chosen['step 7'] else 'not chosen'}")
     for step in STEPS:
-        print(f"test split, {step}{' (chosen)' if (step == 'step 6') == chosen else ' (reported, not chosen)'}:")
-        for field, (metric, bound, sign) in CAPS.items():
-            per_seed = test[(test.step == step) & (test.field == field)].sort_values("seed")[metric]
-            m = per_seed.mean()
-            ok = m >= bound if sign == "≥" else m <= bound
-            each = ", ".join(f"{v:.3g}" for v in per_seed)
-            print(f"  {field} {metric} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
+        if step in set(frame.step):
+            state = {True: " (chosen)", False: " (reported, not chosen)"}.get(chosen.get(step), "")
+            print(f"test split, {step}{state}:")
+            caps_result(frame, step, "test")
     return chosen
 
 
