@@ -1,0 +1,71 @@
+"""experiments/planets-half-time steps 6 and 7: their presets are step 1's with the declared
+changes alone, and the README quotes what anneal/scores.py reads from the published scores."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pandas as pd
+from published import readme, script
+from test_planets_record_line import _configs
+
+HERE = Path(__file__).resolve().parents[1] / "planets-half-time"
+A, E, DT = "description.planet0.a", "description.planet0.e", "description.stepsize"
+
+
+def _scores() -> pd.DataFrame:
+    return pd.read_csv(HERE / "anneal" / "scores.csv")
+
+
+def _read() -> tuple[dict[str, bool], str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        chosen = script("planets-half-time/anneal", "scores").read(_scores())
+    return chosen, out.getvalue()
+
+
+def test_step_6_is_step_1_with_the_learning_rate_decayed_to_a_hundredth(tmp_path):
+    _, ours = _configs(HERE / "presets.yaml", "half-time", tmp_path, "xval+gmm")
+    _, anneal = _configs(HERE / "presets.yaml", "half-time-anneal", tmp_path, "xval+gmm")
+    for a, b in zip(anneal, ours):
+        assert a["optim"]["min_lr_ratio"] == 0.01 and b["optim"]["min_lr_ratio"] == 0.1
+        assert {**a, "optim": {**a["optim"], "min_lr_ratio": 0.1}} == b
+
+
+def test_the_scores_are_the_recipes_own_and_step_1s_published_ones():
+    f = _scores()
+    assert set(f.atoms[f.step == "step 1"]) == {"added"} and set(f.atoms[f.step != "step 1"]) == {"recorded"}
+    for step, folder in (("step 6", "anneal"), ("step 1", "results")):
+        published = pd.read_csv(HERE / folder / "seeds.csv")
+        published = published[(published.kind == "model") & (published.split == "test")]
+        for field in (E, DT) if step == "step 1" else (E, A, DT):  # step 1's a₁ was published without its atom
+            ours = f[(f.step == step) & (f.split == "test") & (f.field == field)].sort_values("seed").mse.to_numpy()
+            assert list(ours) == list(published[published.field == field].sort_values("seed").mse)
+    atoms = pd.read_csv(HERE / "atoms.csv")
+    step1 = atoms[(atoms.step == "step 1") & (atoms.atoms == "on")]
+    per_seed = step1.assign(se=(step1.pred - step1.true) ** 2).groupby("seed").se.mean()
+    ours = f[(f.step == "step 1") & (f.split == "test") & (f.field == A)].sort_values("seed").mse
+    assert abs(per_seed.to_numpy() - ours.to_numpy()).max() < 1e-12  # step 5's a₁ with the atom
+
+
+def test_step_6_is_not_chosen_and_the_readme_quotes_it():
+    chosen, printed = _read()
+    assert not chosen["step 6"] and "step 6 not chosen" in printed
+    f = _scores()
+    val = f[f.split == "val"].groupby(["step", "field"]).mse.mean()
+    test = f[f.split == "test"].groupby(["step", "field"])[["mse", "r2"]].mean()
+    text = readme("planets-half-time")
+    r = {k: val[("step 6", k)] / val[("step 1", k)] for k in (A, DT, E)}
+    assert f"| step 1 (decay to a tenth) | {val[('step 1', A)]:.3g} | {val[('step 1', DT)]:.3g} | {val[('step 1', E)]:.3g} |" in text
+    assert (
+        f"| step 6 (decay to a hundredth) | {val[('step 6', A)]:.3g} (**{r[A]:.3f}×**) | "
+        f"{val[('step 6', DT)]:.3g} (**{r[DT]:.3f}×**) | {val[('step 6', E)]:.3g} (**{r[E]:.3f}×**) |"
+    ) in text
+    assert r[A] > 1 and r[DT] < 1 and r[E] <= 1.1
+    s6 = f[(f.step == "step 6") & (f.split == "test")]
+    assert f"| step 6 | {test.loc[('step 6', E), 'r2']:.3f} (every seed ≥ {s6[s6.field == E].r2.min():.3f}) |" in text
+    assert f"{test.loc[('step 6', A), 'mse']:.3g} ({s6[s6.field == A].mse.min():.3g}–{s6[s6.field == A].mse.max():.3g})" in text
+    assert test.loc[("step 6", DT), "mse"] < 2.7e-05 and s6[s6.field == DT].mse.max() < 1.6e-05
+    assert test.loc[("step 6", A), "mse"] > 0.00091 and test.loc[("step 1", A), "mse"] > 0.00091
