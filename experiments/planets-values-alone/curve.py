@@ -4,7 +4,10 @@ reading every token (before) and the values alone (after), every point from publ
 
 Before: planets-best-half (230 400 samples), planets-4heads (460 800, the cap, and its curve at
 921 600 and 1 382 400, seeds 0-1). After: this folder's half/ (230 400), time/ (368 640) and cap/
-(737 280); since the last block computes at the hidden rows alone: planets-half-time (506 880, 614 400 and, seeds 0-1, 1 198 080).
+(737 280); since the last block computes at the hidden rows alone: planets-half-time (506 880, 614 400 and, seeds 0-1, 1 198 080),
+and at 506 880 its step 6 (the learning rate decayed to a hundredth of its peak, not a tenth) and
+step 7 (that, and a₁ asked as often as e₁). Those two steps' fits recorded a₁'s atom, so their a₁
+is filled with the move onto 1.0 (experiments/planets-atoms); every other point's without it.
 Minutes are each run's own training clock (two runs at a time on the 2 cores).
 
     python experiments/planets-values-alone/curve.py [--plot curve.png]
@@ -31,7 +34,7 @@ COLUMNS = (
 )
 Scores = dict[tuple[str, str, str], float]
 #: the trunks, in the order the table lists them
-ORDER = ("every token", "values alone", "values alone, hidden rows")
+ORDER = ("every token", "values alone", "values alone, hidden rows", "the same, LR to a hundredth", "the same, LR to a hundredth, a₁ asked")
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,16 @@ def since() -> list[Point]:
     return [_published(EXPERIMENTS / "planets-half-time" / step, "xval+gmm", "values alone, hidden rows") for step in steps]
 
 
+def schedule() -> list[Point]:
+    """planets-half-time's steps 6 and 7 at 506 880 samples: the learning rate decayed to a
+    hundredth of its peak, then that with a₁ asked as often as e₁."""
+    half_time = EXPERIMENTS / "planets-half-time"
+    return [
+        _published(half_time / "anneal", "xval+gmm", ORDER[3]),
+        _published(half_time / "anneal-a1", "xval+gmm, a1 asked", ORDER[4]),
+    ]
+
+
 def regressor(name: str) -> Scores:
     """The standard regressor ``name`` fitted on the same 4,000 training orbits (cap/table.csv)."""
     with open(HERE / "cap" / "table.csv") as f:
@@ -130,7 +143,7 @@ def regressor(name: str) -> Scores:
 def rows() -> list[list[str]]:
     """The curve as table rows: model, samples, seeds, minutes a seed (min-max), then COLUMNS."""
     out = []
-    for p in sorted(before() + after() + since(), key=lambda p: (ORDER.index(p.model), p.samples)):
+    for p in sorted(before() + after() + since() + schedule(), key=lambda p: (ORDER.index(p.model), p.samples)):
         lo, hi = min(p.seconds) / 60, max(p.seconds) / 60
         cells = [p.model, f"{p.samples:,}".replace(",", " "), f"{p.seeds[0]}–{p.seeds[-1]}", f"{p.minutes:.1f} ({lo:.1f}–{hi:.1f})"]
         for _, field, split, metric in COLUMNS:
@@ -157,6 +170,7 @@ def plot(path: Path) -> None:
 
     fig, axes = plt.subplots(1, len(COLUMNS), figsize=(4 * len(COLUMNS), 3.4))
     series = (("every token", before(), "tab:gray"), ("values alone", after(), "tab:blue"), (ORDER[2], since(), "tab:purple"))
+    series += tuple((p.model, [p], colour) for p, colour in zip(schedule(), ("tab:red", "tab:brown")))
     for label, points, colour in series:
         for ax, (name, field, split, metric) in zip(axes, COLUMNS):
             for p in points:

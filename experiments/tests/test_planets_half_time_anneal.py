@@ -69,3 +69,31 @@ def test_step_6_is_not_chosen_and_the_readme_quotes_it():
     assert f"{test.loc[('step 6', A), 'mse']:.3g} ({s6[s6.field == A].mse.min():.3g}–{s6[s6.field == A].mse.max():.3g})" in text
     assert test.loc[("step 6", DT), "mse"] < 2.7e-05 and s6[s6.field == DT].mse.max() < 1.6e-05
     assert test.loc[("step 6", A), "mse"] > 0.00091 and test.loc[("step 1", A), "mse"] > 0.00091
+
+
+def test_step_7_is_step_6_with_a1_asked_too(tmp_path):
+    _, anneal = _configs(HERE / "presets.yaml", "half-time-anneal", tmp_path, "xval+gmm")
+    _, asked = _configs(HERE / "presets.yaml", "half-time-anneal-a1-asked", tmp_path, "xval+gmm, a1 asked")
+    for a, b in zip(asked, anneal):
+        assert a["data"]["mask_fields"] == [E, A] and b["data"]["mask_fields"] == [E]
+        assert {**a, "data": {**a["data"], "mask_fields": [E]}} == b
+
+
+def test_step_7_is_not_chosen_and_the_readme_quotes_it():
+    chosen, printed = _read()
+    assert not chosen["step 7"] and "step 7 not chosen" in printed
+    f = _scores()
+    s7 = f[f.step == "step 7"]
+    val = s7[s7.split == "val"].groupby("field")[["mse", "r2"]].mean()
+    test = s7[s7.split == "test"]
+    text = readme("planets-half-time")
+    e1 = s7[(s7.split == "val") & (s7.field == E)].r2
+    row = f"| **step 7** | **{val.loc[E, 'r2']:.3f}** ({e1.min():.3f}–{e1.max():.3f}) | "
+    assert row + f"**{val.loc[A, 'mse']:.3g}** | **{val.loc[DT, 'mse']:.3g}** |" in text
+    assert val.loc[E, "r2"] < 0.95 and val.loc[A, "mse"] <= 0.00091 and val.loc[DT, "mse"] <= 2.7e-05
+    assert "three seeds of five above it" in text and (e1 >= 0.95).sum() == 3
+    mean = test.groupby("field")[["mse", "r2"]].mean()
+    te = test[test.field == E].r2
+    assert f"e₁ R² **{mean.loc[E, 'r2']:.3f}** ({te.min():.3f}–{te.max():.3f}), a₁ **{mean.loc[A, 'mse']:.3g}**" in text
+    assert f"Δt **{mean.loc[DT, 'mse']:.3g}**" in text
+    assert mean.loc[E, "r2"] < 0.95 and mean.loc[A, "mse"] <= 0.00091 and mean.loc[DT, "mse"] <= 2.7e-05
