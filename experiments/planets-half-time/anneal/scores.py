@@ -16,7 +16,7 @@ the fit or ``added`` here).
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 import sys
 from pathlib import Path
 
@@ -40,15 +40,6 @@ RULE = {A: ("below", 1.0), DT: ("below", 1.0), E: ("at most", 1.1)}
 CAPS = {E: ("r2", 0.95, "≥"), A: ("mse", 0.00091, "≤"), DT: ("mse", 2.7e-05, "≤")}
 
 
-def _planets_atoms():
-    """experiments/planets-atoms/evaluate.py, whose ``atoms_of`` this reuses."""
-    spec = importlib.util.spec_from_file_location("planets_atoms_evaluate", HERE.parent.parent / "planets-atoms" / "evaluate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def score(runs: Path) -> pd.DataFrame:
     import torch
 
@@ -57,10 +48,11 @@ def score(runs: Path) -> pd.DataFrame:
     from scinum.fill.model import load
 
     torch.set_num_threads(1)
+    atoms_of = runpy.run_path(str(HERE.parent.parent / "planets-atoms" / "evaluate.py"))["atoms_of"]  # as a fit records them
     rows = []
     for step, (folder, label) in STEPS.items():
         data = runs / folder / "data"
-        atoms = _planets_atoms().atoms_of(data)
+        atoms = atoms_of(data)
         for ckpt in sorted((runs / folder / "models" / label).glob("seed*/model.ckpt")):
             model = load(ckpt)
             ranges = model.meta.run["train_ranges"]
