@@ -35,9 +35,9 @@ SPLITS = ("val", "test")
 LIMIT = 200
 #: step 6's choice (README): its validation MSE against step 1's, mean over seeds 0-4
 RULE = {A: ("below", 1.0), DT: ("below", 1.0), E: ("at most", 1.1)}
-#: the cap's result (step 1's clause 4; step 7's choice reads these bounds on the validation split):
-#: field -> (metric, bound, sign)
-CAPS = {E: ("r2", 0.95, "≥"), A: ("mse", 0.00091, "≤"), DT: ("mse", 2.7e-05, "≤")}
+#: step 1's clause 4, the cap's result (``TARGETS``, read by ``caps_result``), which step 7's choice
+#: reads on the validation split
+VERDICT = runpy.run_path(str(HERE.parent / "verdict.py"))
 
 
 def score(runs: Path) -> pd.DataFrame:
@@ -76,16 +76,10 @@ def score(runs: Path) -> pd.DataFrame:
 
 def caps_result(frame: pd.DataFrame, step: str, split: str) -> bool:
     """Prints each clause of the cap's result on ``split`` (mean over seeds 0-4, each seed beside
-    it) for ``step``; whether all hold."""
-    held = True
-    for field, (metric, bound, sign) in CAPS.items():
-        per_seed = frame[(frame.step == step) & (frame.split == split) & (frame.field == field)].sort_values("seed")[metric]
-        m = per_seed.mean()
-        ok = m >= bound if sign == "≥" else m <= bound
-        held &= ok
-        each = ", ".join(f"{v:.3g}" for v in per_seed)
-        print(f"  {field} {metric} mean {m:.3g} ({each}) {sign} {bound:g}: {'holds' if ok else 'fails'}")
-    return held
+    it) for ``step`` by verdict.py's ``caps_result``; whether all hold."""
+    rows = frame[(frame.step == step) & (frame.split == split)]
+    scores = {int(s): {(r.field, m): float(getattr(r, m)) for r in g.itertuples() for m in ("mse", "r2")} for s, g in rows.groupby("seed")}
+    return VERDICT["caps_result"](scores, f"  {step}, {split}:")
 
 
 def step6_chosen(frame: pd.DataFrame) -> bool:
