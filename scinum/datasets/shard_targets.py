@@ -1,11 +1,12 @@
 """The numbers a fill task names: which tokens of a split ``data.mask_fields`` patterns
-mark, computed once from the shards (not the JSONL) and cached next to them."""
+mark, computed once from the shards (not the JSONL) and cached next to them; and, where the
+patterns are asked with different probabilities, which probability each number takes."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from ..errors import RecordError
 from ..records.paths import numbers_named, parse_path
 from .token_shards import TokenShards
 
-__all__ = ["targeted_numbers"]
+__all__ = ["targeted_numbers", "asked_numbers"]
 
 
 def targeted_numbers(shards: TokenShards, codec: Codec, patterns: Sequence[str]) -> np.ndarray:
@@ -44,3 +45,17 @@ def targeted_numbers(shards: TokenShards, codec: Codec, patterns: Sequence[str])
                 out[starts[[slot[p] for p in named if p in slot]]] = True
         write_bytes_atomic(cache, out.astype(np.uint8).tobytes())
     return np.fromfile(cache, dtype=np.uint8).astype(bool) if n_tok else np.zeros(0, bool)
+
+
+def asked_numbers(shards: TokenShards, codec: Codec, probs: Mapping[str, float]) -> tuple[np.ndarray, list[float]]:
+    """``(uint8[tokens of shards], levels)``: at the first token of each number a pattern of
+    ``probs`` names, ``g`` >= 1 when its probability of being asked is ``levels[g - 1]`` (0 where no
+    pattern names it); a number two patterns name takes the higher probability. ``levels``: the
+    distinct probabilities, ascending. Each level's marks are :func:`targeted_numbers`' (cached)."""
+    levels = sorted(set(probs.values()))
+    if len(levels) > 255:
+        raise ValueError(f"at most 255 distinct probabilities of mask_fields, got {len(levels)}")
+    out = np.zeros(int(shards.offsets[-1]), np.uint8)
+    for g, p in enumerate(levels, 1):  # ascending: a higher probability overwrites a lower one
+        out[targeted_numbers(shards, codec, [f for f, q in probs.items() if q == p])] = g
+    return out, levels

@@ -42,7 +42,18 @@ from ..errors import ConfigError, brief
 from ..model.config import MAX_POSITIONS, ModelConfig
 from ..tokens.normalize import METHODS
 from .overrides import FREE_SECTIONS, ConfigLoader, apply_overrides, parse_overrides
-from ..util.schema import above_zero, check_choice, check_section, checked, fail, fraction, one_of, positive, section_defaults
+from ..util.schema import (
+    above_zero,
+    check_choice,
+    check_section,
+    checked,
+    fail,
+    fraction,
+    in_unit_interval,
+    one_of,
+    positive,
+    section_defaults,
+)
 
 if TYPE_CHECKING:
     from ..encodings import NumberEncoding
@@ -63,6 +74,13 @@ __all__ = [
 ]
 
 
+def _field_probs(v: float | dict) -> str | None:
+    if isinstance(v, dict):
+        ok = all(isinstance(k, str) and type(p) in (int, float) and 0 <= p <= 1 for k, p in v.items())
+        return None if ok else "a number in [0, 1], or a mapping of mask_fields paths to numbers in [0, 1]"
+    return in_unit_interval(v)
+
+
 @dataclass
 class DataConfig:
     """``data:``: the dataset and its batches — the keyword arguments of
@@ -77,11 +95,11 @@ class DataConfig:
     max_run: int = positive(MAX_RUN)
     val_split: str = "val"
     # fill-task training: numbers these JSON paths name are hidden with this probability on top of
-    # the MLM masking (mask_prob 0: only these); alone: then nothing else in that record is, as
-    # `scinum fill` asks (better on tables and on ERA5: experiments/tabular.md,
-    # experiments/era5-target-alone)
+    # the MLM masking (mask_prob 0: only these), or with one per path ({path: probability}, every
+    # path of mask_fields named); alone: then nothing else in that record is, as `scinum fill`
+    # asks (better on tables and on ERA5: experiments/tabular.md, experiments/era5-target-alone)
     mask_fields: list[str] = field(default_factory=list)
-    mask_fields_prob: float = fraction(0.5)
+    mask_fields_prob: float | dict[str, float] = checked(_field_probs, 0.5)
     mask_fields_alone: bool = True
     # a longer train/val record is refused before training (attention costs its square)
     max_record_tokens: int = positive(16384)
@@ -300,6 +318,9 @@ def validate_config(config: dict) -> NumberEncoding:
     if not config["data"]["path"]:
         raise ConfigError("config: data.path (the dataset directory) is required")
     from .. import encodings, heads  # local: the registries import the encodings and heads
+    from .masking import field_probs  # local: masking imports this module
+
+    field_probs(config["data"].get("mask_fields", []), config["data"].get("mask_fields_prob", DataConfig.mask_fields_prob))
 
     for section in FREE_SECTIONS:
         if not isinstance(config.get(section), dict):

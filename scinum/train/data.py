@@ -16,7 +16,7 @@ The module's keyword arguments are the ``data:`` section of a run config
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import lightning as L
 import numpy as np
@@ -28,13 +28,13 @@ from ..tokens.codec import Codec, Encoded, Vocabulary
 from .config import DataConfig, RunConfig
 from ..datasets.directory import Dataset
 from ..errors import ConfigError
-from .masking import MLMCollator, check_mask_probs
+from .masking import MLMCollator, check_mask_probs, field_probs
 from ..tokens.normalize import Normalizer
 from ..tokens.record_line import RecordLine
 from .sampler import BucketBatchSampler
 from ..datasets.token_shards import TokenShards, tokenize_dataset
 from ..datasets.shard_values import check_representable, fit_normalizer
-from ..datasets.shard_targets import targeted_numbers
+from ..datasets.shard_targets import asked_numbers
 
 __all__ = ["MLMDataModule"]
 
@@ -51,7 +51,7 @@ class _Items(torch.utils.data.Dataset):
     def __getitem__(self, item: tuple[int, int]) -> tuple[Encoded, int, np.ndarray | None]:
         i, batch_seed = item
         a, b = self.shards.offsets[i], self.shards.offsets[i + 1]
-        targeted = None if self.targeted is None else np.array(self.targeted[a:b], bool)
+        targeted = None if self.targeted is None else np.array(self.targeted[a:b])
         return self.shards[i], batch_seed, targeted
 
 
@@ -61,9 +61,9 @@ class MLMDataModule(L.LightningDataModule):
     ``prepare_data`` tokenizes (once, cached; Lightning calls it on one process per node),
     ``setup`` loads the shards, fits the normalizer on train and checks every train/val number
     is representable by the encoding (error: file, line, path). ``mask_fields`` (JSON path patterns): the numbers they name are
-    hidden with probability ``mask_fields_prob`` on top of the MLM masking (``mask_fields_alone``:
+    hidden with probability ``mask_fields_prob`` (one, or one per pattern: a mapping) on top of the MLM masking (``mask_fields_alone``:
     instead of it, in the records where they are) — training for the fill task a user has
-    (:func:`scinum.datasets.shard_targets.targeted_numbers`). With several devices each
+    (:func:`scinum.datasets.shard_targets.asked_numbers`). With several devices each
     rank takes every ``world_size``-th batch (``use_distributed_sampler=False`` in the Trainer).
     ``max_record_tokens``: the longest record :meth:`longest_record` lets a run attend over.
     ``structure``: batches carry the tokens' JSON-structure positions (``model.positions:
@@ -90,7 +90,7 @@ class MLMDataModule(L.LightningDataModule):
         max_run: int = DataConfig.max_run,
         val_split: str | None = DataConfig.val_split,
         mask_fields: Sequence[str] = (),
-        mask_fields_prob: float = DataConfig.mask_fields_prob,
+        mask_fields_prob: float | Mapping[str, float] = DataConfig.mask_fields_prob,
         mask_fields_alone: bool = DataConfig.mask_fields_alone,
         max_record_tokens: int = DataConfig.max_record_tokens,
         pad_to: int = DataConfig.pad_to,
@@ -108,10 +108,12 @@ class MLMDataModule(L.LightningDataModule):
         self.structure, self.structure_tokens, self.pad_to = structure, structure_tokens, pad_to
         self.pin_memory, self.prefetch_factor = pin_memory, prefetch_factor
         self.mask_fields = list(mask_fields)
-        self.mask_fields_prob = mask_fields_prob if self.mask_fields else 0.0
+        self.field_probs = field_probs(self.mask_fields, mask_fields_prob)  # path -> its probability
         self.mask_fields_alone = mask_fields_alone
         self.targeted: dict[str, np.ndarray] = {}
-        check_mask_probs(mask_prob, self.mask_fields_prob)
+        #: the distinct probabilities of the paths, ascending (``targeted``'s value g: the g-th)
+        self.asked_levels: list[float] = sorted(set(self.field_probs.values()))
+        check_mask_probs(mask_prob, self.asked_levels or 0.0)
         self.vocab: Vocabulary | None = None
         self.normalizer: Normalizer | None = None
         self.line_fields = list(line)
@@ -125,7 +127,7 @@ class MLMDataModule(L.LightningDataModule):
         if self.mask_fields:
             codec = Codec(vocab, self.encoding)
             for split in shards.values():
-                targeted_numbers(split, codec, self.mask_fields)
+                asked_numbers(split, codec, self.field_probs)
 
     def setup(self, stage: str | None = None) -> None:
         """Load the shards and the vocabulary from the cache, fit the normalizer on train, check
@@ -142,7 +144,7 @@ class MLMDataModule(L.LightningDataModule):
             train = self.shards["train"]
             self.line = RecordLine.fit((train[i] for i in range(len(train))), codec, self.line_fields)
         if self.mask_fields:
-            self.targeted = {split: targeted_numbers(shards, codec, self.mask_fields) for split, shards in self.shards.items()}
+            self.targeted = {split: asked_numbers(shards, codec, self.field_probs)[0] for split, shards in self.shards.items()}
             if not self.targeted["train"].any():
                 raise ConfigError(f"data.mask_fields {self.mask_fields} name no number of any training record of {self.path}")
 
@@ -192,7 +194,7 @@ class MLMDataModule(L.LightningDataModule):
             self.mask_prob,
             self.seed,
             pad_to=self.pad_to,
-            mask_fields_prob=self.mask_fields_prob,
+            mask_fields_prob=self.asked_levels or 0.0,
             structure=self.structure,
             mask_fields_alone=self.mask_fields_alone,
             structure_tokens=self.structure_tokens,

@@ -10,7 +10,7 @@ a number is hidden with probability ``mask_prob`` whatever ``k`` is.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from ..errors import ConfigError
 from ..tokens.normalize import Normalizer
 from ..tokens.record_line import RecordLine
 
-__all__ = ["MLMCollator", "check_mask_probs"]
+__all__ = ["MLMCollator", "check_mask_probs", "field_probs"]
 
 
 class MLMCollator:
@@ -29,9 +29,10 @@ class MLMCollator:
     :func:`make_batch` dict with random masking.
 
     Each real token is hidden with probability ``mask_prob`` (xVal: 0.2; 0 is allowed with
-    ``mask_fields_prob > 0``), and each number of ``targeted`` (bool[L]: the numbers of the
-    fields named by ``data.mask_fields``, at their first token) is hidden with probability
-    ``mask_fields_prob`` in addition; with ``mask_fields_alone`` a record where one of them is
+    ``mask_fields_prob > 0``), and each number of ``targeted`` (bool[L], or uint8[L] for several
+    probabilities: the numbers of the fields named by ``data.mask_fields``, at their first token)
+    is hidden with probability ``mask_fields_prob`` in addition (a sequence: value ``g`` of
+    ``targeted`` is hidden with its ``g``-th probability, 0 never); with ``mask_fields_alone`` a record where one of them is
     hidden (by either draw) has nothing else hidden: the question is asked with every other
     number visible, as :mod:`scinum.fill` asks it. Draws come from a generator seeded by
     ``(seed, batch_seed)``, so a batch's masks depend only on the seeds — not on worker
@@ -57,7 +58,7 @@ class MLMCollator:
         mask_prob: float = MASK_PROB,
         seed: int = RunConfig.seed,
         pad_to: int = 1,
-        mask_fields_prob: float = 0.0,
+        mask_fields_prob: float | Sequence[float] = 0.0,
         structure: bool = False,
         mask_fields_alone: bool = False,
         structure_tokens: bool = True,
@@ -69,6 +70,8 @@ class MLMCollator:
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
         self.mask_fields_prob, self.structure = mask_fields_prob, structure
+        #: probability of hiding a number by the value ``targeted`` holds for it (0: not named)
+        self.asked = np.array([0.0, *np.atleast_1d(mask_fields_prob)], float)
         self.mask_fields_alone, self.structure_tokens = mask_fields_alone, structure_tokens
         self.line = line
         self.codec = Codec(vocab, encoding)
@@ -85,7 +88,7 @@ class MLMCollator:
                 h[starts] = drawn
         for it, h in zip(items, hide):
             if len(it) > 2 and it[2] is not None:
-                named = it[2] & (h | (rng.random(len(h)) < self.mask_fields_prob))  # hidden by either draw
+                named = (it[2] > 0) & (h | (rng.random(len(h)) < self.asked[it[2].astype(np.intp)]))  # either draw
                 if self.mask_fields_alone and named.any():
                     h[:] = named  # asked alone: every other number visible
                 else:
@@ -105,14 +108,33 @@ class MLMCollator:
         return batch
 
 
-def check_mask_probs(mask_prob: float, mask_fields_prob: float) -> None:
-    """Raise :class:`~scinum.errors.ConfigError` unless ``0 <= mask_prob < 1``,
-    ``0 <= mask_fields_prob <= 1`` and something is hidden (``mask_prob`` 0 needs mask_fields)."""
+def field_probs(mask_fields: Sequence[str], mask_fields_prob: float | Mapping[str, float]) -> dict[str, float]:
+    """Each ``data.mask_fields`` path's probability of being hidden: ``mask_fields_prob`` for
+    every path, or its own from a mapping that names each path of ``mask_fields`` and no other
+    (:class:`~scinum.errors.ConfigError` otherwise, naming the paths)."""
+    if not isinstance(mask_fields_prob, Mapping):
+        return {f: mask_fields_prob for f in mask_fields}
+    missing = [f for f in mask_fields if f not in mask_fields_prob]
+    extra = [f for f in mask_fields_prob if f not in mask_fields]
+    if missing or extra:
+        raise ConfigError(
+            f"data.mask_fields_prob = {dict(mask_fields_prob)}: a mapping names each path of data.mask_fields "
+            f"{list(mask_fields)} and no other"
+            + (f"; missing: {', '.join(missing)}" if missing else "")
+            + (f"; not in data.mask_fields: {', '.join(extra)}" if extra else "")
+        )
+    return {f: mask_fields_prob[f] for f in mask_fields}
+
+
+def check_mask_probs(mask_prob: float, mask_fields_prob: float | Sequence[float]) -> None:
+    """Raise :class:`~scinum.errors.ConfigError` unless ``0 <= mask_prob < 1``, every
+    ``mask_fields_prob`` is in [0, 1] and something is hidden (``mask_prob`` 0 needs mask_fields)."""
     if not 0 <= mask_prob < 1:
         raise ConfigError(f"data.mask_prob must be in [0, 1), got {mask_prob}")
-    if not 0 <= mask_fields_prob <= 1:
+    probs = np.atleast_1d(np.asarray(mask_fields_prob, float))
+    if not ((probs >= 0) & (probs <= 1)).all():
         raise ConfigError(f"data.mask_fields_prob must be in [0, 1], got {mask_fields_prob}")
-    if mask_prob == 0 and mask_fields_prob == 0:
+    if mask_prob == 0 and not (probs > 0).any():
         raise ConfigError(
             "data.mask_prob is 0 and no data.mask_fields are hidden: nothing to "
             "learn from (name the fields to fill in data.mask_fields, or raise mask_prob)"

@@ -17,7 +17,18 @@ from typing import Any, Callable, Sequence, Union, get_args, get_origin, get_typ
 
 from ..errors import ConfigError, ConfigKeyError, brief
 
-__all__ = ["positive", "fraction", "one_of", "checked", "section_keys", "section_defaults", "check_section", "check_choice", "fail"]
+__all__ = [
+    "positive",
+    "fraction",
+    "in_unit_interval",
+    "one_of",
+    "checked",
+    "section_keys",
+    "section_defaults",
+    "check_section",
+    "check_choice",
+    "fail",
+]
 
 
 def _number(v: Any) -> bool:
