@@ -97,3 +97,12 @@ def test_step_7_is_not_chosen_and_the_readme_quotes_it():
     assert f"e₁ R² **{mean.loc[E, 'r2']:.3f}** ({te.min():.3f}–{te.max():.3f}), a₁ **{mean.loc[A, 'mse']:.3g}**" in text
     assert f"Δt **{mean.loc[DT, 'mse']:.3g}**" in text
     assert mean.loc[E, "r2"] < 0.95 and mean.loc[A, "mse"] <= 0.00091 and mean.loc[DT, "mse"] <= 2.7e-05
+
+
+def test_step_8_is_step_7_with_a1_asked_less_often(tmp_path):
+    _, step7 = _configs(HERE / "presets.yaml", "half-time-anneal-a1-asked", tmp_path, "xval+gmm, a1 asked")
+    for q in (0.25, 0.35):
+        _, ours = _configs(HERE / "presets.yaml", f"half-time-anneal-a1-{int(q * 100)}", tmp_path, f"xval+gmm, a1 at {q}")
+        for a, b in zip(ours, step7):
+            assert a["data"]["mask_fields_prob"] == {E: 0.5, A: q} and b["data"]["mask_fields_prob"] == 0.5
+            assert {**a, "data": {**a["data"], "mask_fields_prob": 0.5}} == b

@@ -1,4 +1,4 @@
-"""Steps 6 and 7's scores: e₁, a₁ and Δt of step 1's, step 6's and step 7's checkpoints on the
+"""Steps 6 to 8's scores: e₁, a₁ and Δt of step 1's, 6's, 7's and 8's checkpoints on the
 validation and test splits of build seed 0, each with a₁'s atom as a fit records it today.
 
 Step 1's fits predate the record of a field's atom (experiments/planets-atoms), so their
@@ -7,11 +7,12 @@ same training split), as step 5 did; steps 6 and 7's fits recorded theirs, check
 Each checkpoint is scored by :func:`scinum.analysis.evaluate.evaluate` on the first 200 records of
 each split, as the recipe and ``val_scores.py`` score them.
 
-    python experiments/planets-half-time/anneal/scores.py RUNS_DIR   # RUNS_DIR/half-time/, half-time-anneal/, half-time-anneal-a1/
+    python experiments/planets-half-time/anneal/scores.py RUNS_DIR   # RUNS_DIR/half-time/, half-time-anneal/, ...
     python experiments/planets-half-time/anneal/scores.py --read     # each step's choice (validation), then the cap's result (test)
 
 Writes ``scores.csv`` here: ``step, seed, split, field, mse, r2, atoms`` (``atoms``: ``recorded`` by
-the fit or ``added`` here).
+the fit or ``added`` here). A step whose run folder RUNS_DIR lacks keeps its rows of ``scores.csv``
+(step 8 was scored on a machine that no longer held steps 1, 6 and 7's checkpoints).
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ STEPS = {
     "step 1": ("half-time", "xval+gmm"),
     "step 6": ("half-time-anneal", "xval+gmm"),
     "step 7": ("half-time-anneal-a1", "xval+gmm, a1 asked"),
+    "step 8, a₁ at 0.25": ("half-time-anneal-a1-25", "xval+gmm, a1 at 0.25"),
+    "step 8, a₁ at 0.35": ("half-time-anneal-a1-35", "xval+gmm, a1 at 0.35"),
 }
+STEP8 = [step for step in STEPS if step.startswith("step 8")]
 E, A, DT = "description.planet0.e", "description.planet0.a", "description.stepsize"
 FIELDS = (E, A, DT)
 SPLITS = ("val", "test")
@@ -51,6 +55,8 @@ def score(runs: Path) -> pd.DataFrame:
     atoms_of = runpy.run_path(str(HERE.parent.parent / "planets-atoms" / "evaluate.py"))["atoms_of"]  # as a fit records them
     rows = []
     for step, (folder, label) in STEPS.items():
+        if not (runs / folder).is_dir():
+            continue
         data = runs / folder / "data"
         atoms = atoms_of(data)
         for ckpt in sorted((runs / folder / "models" / label).glob("seed*/model.ckpt")):
@@ -97,6 +103,31 @@ def step6_chosen(frame: pd.DataFrame) -> bool:
     return chosen
 
 
+def worst_ratio(frame: pd.DataFrame, step: str, split: str) -> float:
+    """The largest ratio of a clause's mean over seeds to its bound (e₁ read as (1 - R²) / 0.05):
+    at most 1 when every clause of the cap's result holds; step 8's tie-break."""
+    rows = frame[(frame.step == step) & (frame.split == split)].groupby("field")[["mse", "r2"]].mean()
+    ratios = [
+        (1 - rows.loc[field, "r2"]) / (1 - bound) if sign == "≥" else rows.loc[field, metric] / bound
+        for field, metric, bound, sign in VERDICT["TARGETS"]
+    ]
+    return max(ratios)
+
+
+def step8_choice(frame: pd.DataFrame) -> str | None:
+    """Step 8's rule: of its models meeting the cap's bounds on the validation split (mean over
+    seeds 0-4), the one with the smaller :func:`worst_ratio` there; None if neither does."""
+    eligible = {}
+    for step in STEP8:
+        print(f"{step}, validation split: the cap's bounds (the choice):")
+        if caps_result(frame, step, "val"):
+            eligible[step] = worst_ratio(frame, step, "val")
+        print(f"  largest ratio to a bound: {worst_ratio(frame, step, 'val'):.3f}")
+    choice = min(eligible, key=eligible.__getitem__) if eligible else None
+    print(f"step 8: {choice + ' chosen' if choice else 'neither chosen'}")
+    return choice
+
+
 def read(frame: pd.DataFrame) -> dict[str, bool]:
     """Prints each step's choice on the validation split and the cap's result on the test split;
     step -> whether it was chosen."""
@@ -105,6 +136,9 @@ def read(frame: pd.DataFrame) -> dict[str, bool]:
         print("step 7, validation split: the cap's bounds (the choice):")
         chosen["step 7"] = caps_result(frame, "step 7", "val")
         print(f"step 7 {'chosen' if chosen['step 7'] else 'not chosen'}")
+    if set(STEP8) <= set(frame.step):
+        choice = step8_choice(frame)
+        chosen.update({step: step == choice for step in STEP8})
     for step in STEPS:
         if step in set(frame.step):
             state = {True: " (chosen)", False: " (reported, not chosen)"}.get(chosen.get(step), "")
@@ -115,5 +149,8 @@ def read(frame: pd.DataFrame) -> dict[str, bool]:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--read"]:
-        score(Path(sys.argv[1])).to_csv(HERE / "scores.csv", index=False)
+        new = score(Path(sys.argv[1]))
+        kept = pd.read_csv(HERE / "scores.csv") if (HERE / "scores.csv").exists() else new.iloc[:0]
+        kept = kept[~kept.step.isin(set(new.step))]
+        pd.concat([kept, new]).to_csv(HERE / "scores.csv", index=False)
     read(pd.read_csv(HERE / "scores.csv"))
