@@ -106,3 +106,34 @@ def test_step_8_is_step_7_with_a1_asked_less_often(tmp_path):
         for a, b in zip(ours, step7):
             assert a["data"]["mask_fields_prob"] == {E: 0.5, A: q} and b["data"]["mask_fields_prob"] == 0.5
             assert {**a, "data": {**a["data"], "mask_fields_prob": 0.5}} == b
+
+
+def test_step_8_chooses_neither_and_the_readme_quotes_its_figures():
+    chosen, printed = _read()
+    assert not chosen["step 8, a₁ at 0.25"] and not chosen["step 8, a₁ at 0.35"] and "step 8: neither chosen" in printed
+    f = _scores()
+    text = readme("planets-half-time")
+    val = f[f.split == "val"].groupby(["step", "field"])[["mse", "r2"]].mean()
+    module = script("planets-half-time/anneal", "scores")
+    for q, hidden in (("0.25", "40 %"), ("0.35", "48 %")):
+        step = f"step 8, a₁ at {q}"
+        e1 = f[(f.step == step) & (f.split == "val") & (f.field == E)].r2
+        ratio = module.worst_ratio(f, step, "val")
+        assert ratio > 1 and f"{ratio:.3f}" in printed
+        row = f"| **{step}** | {hidden} | **{val.loc[(step, E), 'r2']:.3f}** ({e1.min():.3f}–{e1.max():.3f}) | "
+        assert row + f"**{val.loc[(step, A), 'mse']:.3g}** | **{val.loc[(step, DT), 'mse']:.3g}** | {ratio:.3f} |" in text
+        test = f[(f.step == step) & (f.split == "test")]
+        mean = test.groupby("field")[["mse", "r2"]].mean()
+        te, ta = test[test.field == E].r2, test[test.field == A].mse
+        cells = f"| {step} | {mean.loc[E, 'r2']:.3f} ({te.min():.3f}–{te.max():.3f}) | "
+        assert cells + f"{mean.loc[A, 'mse']:.3g} ({ta.min():.3g}–{ta.max():.3g}) | {mean.loc[DT, 'mse']:.3g} |" in text
+    # a₁ misses by 3 % at both rates on the validation split; the straight line between steps 6 and 7 at 48 %
+    assert all(round(val.loc[(f"step 8, a₁ at {q}", A), "mse"] / 0.00091 - 1, 2) == 0.03 for q in ("0.25", "0.35"))
+    line = lambda field, m: val.loc[("step 6", field), m] + 0.7 * (val.loc[("step 7", field), m] - val.loc[("step 6", field), m])  # noqa: E731
+    assert f"the validation e₁ R² is {val.loc[('step 8, a₁ at 0.35', E), 'r2']:.3f} where the line gives {line(E, 'r2'):.3f}" in text
+    assert f"a₁ is {val.loc[('step 8, a₁ at 0.35', A), 'mse']:.3g} where it gives {line(A, 'mse'):.3g}" in text
+    t25 = f[(f.step == "step 8, a₁ at 0.25") & (f.split == "test")].groupby("field")[["mse", "r2"]].mean()
+    assert t25.loc[E, "r2"] >= 0.95 and t25.loc[A, "mse"] <= 0.00091 and t25.loc[DT, "mse"] <= 2.7e-05  # met on test, not chosen
+    probe = (HERE / "probe-a1-25.txt").read_text()
+    assert "ratio b/a: 0.931" in probe and "ratio b/a: 0.950" in probe
+    assert f"so {0.472 / 0.931:.3f}× and {0.472 / 0.950:.3f}× the old preset's time" in text
