@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 import yaml
 
@@ -71,6 +71,7 @@ __all__ = [
     "resolve_normalizer",
     "KINDS",
     "check_budget",
+    "field_probs",
 ]
 
 
@@ -306,6 +307,24 @@ def check_budget(budget: Any, where: str = "budget") -> dict[str, Any]:
     return dict(budget)
 
 
+def field_probs(mask_fields: Sequence[str], mask_fields_prob: float | Mapping[str, float]) -> dict[str, float]:
+    """Each ``data.mask_fields`` path's probability of being hidden: ``mask_fields_prob`` for
+    every path, or its own from a mapping that names each path of ``mask_fields`` and no other
+    (:class:`~scinum.errors.ConfigError` otherwise, naming the paths)."""
+    if not isinstance(mask_fields_prob, Mapping):
+        return {f: mask_fields_prob for f in mask_fields}
+    missing = [f for f in mask_fields if f not in mask_fields_prob]
+    extra = [f for f in mask_fields_prob if f not in mask_fields]
+    if missing or extra:
+        raise ConfigError(
+            f"data.mask_fields_prob = {dict(mask_fields_prob)}: a mapping names each path of data.mask_fields "
+            f"{list(mask_fields)} and no other"
+            + (f"; missing: {', '.join(missing)}" if missing else "")
+            + (f"; not in data.mask_fields: {', '.join(extra)}" if extra else "")
+        )
+    return {f: mask_fields_prob[f] for f in mask_fields}
+
+
 def validate_config(config: dict) -> NumberEncoding:
     """The number encoding ``config`` names, built once here (a run uses this instance). Raise
     :class:`~scinum.errors.ConfigError` (one line: the key, the value and what it must be, or the
@@ -318,7 +337,6 @@ def validate_config(config: dict) -> NumberEncoding:
     if not config["data"]["path"]:
         raise ConfigError("config: data.path (the dataset directory) is required")
     from .. import encodings, heads  # local: the registries import the encodings and heads
-    from .masking import field_probs  # local: masking imports this module
 
     field_probs(config["data"].get("mask_fields", []), config["data"].get("mask_fields_prob", DataConfig.mask_fields_prob))
 

@@ -25,10 +25,10 @@ from torch.utils.data import DataLoader
 
 from ..tokens.batch import padded_length, row_multiple
 from ..tokens.codec import Codec, Encoded, Vocabulary
-from .config import DataConfig, RunConfig
+from .config import DataConfig, RunConfig, field_probs
 from ..datasets.directory import Dataset
 from ..errors import ConfigError
-from .masking import MLMCollator, check_mask_probs, field_probs
+from .masking import MLMCollator, check_mask_probs
 from ..tokens.normalize import Normalizer
 from ..tokens.record_line import RecordLine
 from .sampler import BucketBatchSampler

@@ -10,7 +10,7 @@ a number is hidden with probability ``mask_prob`` whatever ``k`` is.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from ..errors import ConfigError
 from ..tokens.normalize import Normalizer
 from ..tokens.record_line import RecordLine
 
-__all__ = ["MLMCollator", "check_mask_probs", "field_probs"]
+__all__ = ["MLMCollator", "check_mask_probs"]
 
 
 class MLMCollator:
@@ -106,24 +106,6 @@ class MLMCollator:
         )
         batch["hidden_layout"] = hidden_layout(batch, self.row_multiple)
         return batch
-
-
-def field_probs(mask_fields: Sequence[str], mask_fields_prob: float | Mapping[str, float]) -> dict[str, float]:
-    """Each ``data.mask_fields`` path's probability of being hidden: ``mask_fields_prob`` for
-    every path, or its own from a mapping that names each path of ``mask_fields`` and no other
-    (:class:`~scinum.errors.ConfigError` otherwise, naming the paths)."""
-    if not isinstance(mask_fields_prob, Mapping):
-        return {f: mask_fields_prob for f in mask_fields}
-    missing = [f for f in mask_fields if f not in mask_fields_prob]
-    extra = [f for f in mask_fields_prob if f not in mask_fields]
-    if missing or extra:
-        raise ConfigError(
-            f"data.mask_fields_prob = {dict(mask_fields_prob)}: a mapping names each path of data.mask_fields "
-            f"{list(mask_fields)} and no other"
-            + (f"; missing: {', '.join(missing)}" if missing else "")
-            + (f"; not in data.mask_fields: {', '.join(extra)}" if extra else "")
-        )
-    return {f: mask_fields_prob[f] for f in mask_fields}
 
 
 def check_mask_probs(mask_prob: float, mask_fields_prob: float | Sequence[float]) -> None:
