@@ -47,15 +47,15 @@ def targeted_numbers(shards: TokenShards, codec: Codec, patterns: Sequence[str])
     return np.fromfile(cache, dtype=np.uint8).astype(bool) if n_tok else np.zeros(0, bool)
 
 
-def asked_numbers(shards: TokenShards, codec: Codec, probs: Mapping[str, float]) -> tuple[np.ndarray, list[float]]:
-    """``(uint8[tokens of shards], levels)``: at the first token of each number a pattern of
-    ``probs`` names, ``g`` >= 1 when its probability of being asked is ``levels[g - 1]`` (0 where no
-    pattern names it); a number two patterns name takes the higher probability. ``levels``: the
-    distinct probabilities, ascending. Each level's marks are :func:`targeted_numbers`' (cached)."""
+def asked_numbers(shards: TokenShards, codec: Codec, probs: Mapping[str, float]) -> np.ndarray:
+    """uint8[tokens of ``shards``]: at the first token of each number a pattern of ``probs`` names,
+    ``g`` >= 1 when its probability of being asked is the ``g``-th of ``sorted(set(probs.values()))``
+    (0 where no pattern names it); a number two patterns name takes the higher probability. Each
+    probability's marks are :func:`targeted_numbers`' (cached)."""
     levels = sorted(set(probs.values()))
     if len(levels) > 255:
         raise ValueError(f"at most 255 distinct probabilities of mask_fields, got {len(levels)}")
     out = np.zeros(int(shards.offsets[-1]), np.uint8)
     for g, p in enumerate(levels, 1):  # ascending: a higher probability overwrites a lower one
         out[targeted_numbers(shards, codec, [f for f, q in probs.items() if q == p])] = g
-    return out, levels
+    return out

@@ -111,7 +111,7 @@ class MLMDataModule(L.LightningDataModule):
         self.field_probs = field_probs(self.mask_fields, mask_fields_prob)  # path -> its probability
         self.mask_fields_alone = mask_fields_alone
         self.targeted: dict[str, np.ndarray] = {}
-        #: the distinct probabilities of the paths, ascending (``targeted``'s value g: the g-th)
+        #: the distinct probabilities of the paths, ascending (``targeted``'s value g: the g-th, as asked_numbers marks them)
         self.asked_levels: list[float] = sorted(set(self.field_probs.values()))
         check_mask_probs(mask_prob, self.asked_levels or 0.0)
         self.vocab: Vocabulary | None = None
@@ -144,7 +144,7 @@ class MLMDataModule(L.LightningDataModule):
             train = self.shards["train"]
             self.line = RecordLine.fit((train[i] for i in range(len(train))), codec, self.line_fields)
         if self.mask_fields:
-            self.targeted = {split: asked_numbers(shards, codec, self.field_probs)[0] for split, shards in self.shards.items()}
+            self.targeted = {split: asked_numbers(shards, codec, self.field_probs) for split, shards in self.shards.items()}
             if not self.targeted["train"].any():
                 raise ConfigError(f"data.mask_fields {self.mask_fields} name no number of any training record of {self.path}")
 
