@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 
-def _field_probs(v: float | dict) -> str | None:
+def _probability_or_mapping(v: float | dict) -> str | None:
     if isinstance(v, dict):
         ok = all(isinstance(k, str) and type(p) in (int, float) and 0 <= p <= 1 for k, p in v.items())
         return None if ok else "a number in [0, 1], or a mapping of mask_fields paths to numbers in [0, 1]"
@@ -100,7 +100,7 @@ class DataConfig:
     # path of mask_fields named); alone: then nothing else in that record is, as `scinum fill`
     # asks (better on tables and on ERA5: experiments/tabular.md, experiments/era5-target-alone)
     mask_fields: list[str] = field(default_factory=list)
-    mask_fields_prob: float | dict[str, float] = checked(_field_probs, 0.5)
+    mask_fields_prob: float | dict[str, float] = checked(_probability_or_mapping, 0.5)
     mask_fields_alone: bool = True
     # a longer train/val record is refused before training (attention costs its square)
     max_record_tokens: int = positive(16384)

@@ -69,7 +69,7 @@ class MLMCollator:
         self.row_multiple = row_multiple
         self.vocab, self.normalizer, self.encoding = vocab, normalizer, encoding
         self.mask_prob, self.seed, self.pad_to = mask_prob, seed, pad_to
-        self.mask_fields_prob, self.structure = mask_fields_prob, structure
+        self.structure = structure
         #: probability of hiding a number by the value ``targeted`` holds for it (0: not named)
         self.asked = np.array([0.0, *np.atleast_1d(mask_fields_prob)], float)
         self.mask_fields_alone, self.structure_tokens = mask_fields_alone, structure_tokens
