@@ -149,6 +149,41 @@ def test_fill_computes_every_batch_on_one_intra_op_thread(ckpt, monkeypatch):
     assert seen and set(seen) == {1}
 
 
+def test_one_batch_is_predicted_on_the_calling_thread_with_the_pools_floats(ckpt, monkeypatch):
+    """A record filled alone (or records that make one batch) starts no thread: it is predicted
+    on the calling thread, on one intra-op thread as a pool thread would, so its floats are those
+    of the same record in a one-record batch of fill_many's pool (compared bit for bit); work
+    of several batches still goes to the pool, and the thread setting comes back."""
+    import torch
+
+    import scinum.fill.batching as batching
+    from scinum.tokens.batch import hidden_positions
+
+    pools = []
+
+    class Counted(batching.ThreadPoolExecutor):
+        def __init__(self, *a, **k):
+            pools.append(1)
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(batching, "ThreadPoolExecutor", Counted)
+    model, before = scinum.load(ckpt), torch.get_num_threads()
+    recs = [Orbit()(3000 + i)[0] for i in range(4)]
+    torch.set_num_threads(2)
+    try:
+        alone = [model.predict(r, ["params.a"]).predictions[0].value for r in recs]
+        assert pools == [] and torch.get_num_threads() == 2
+        batch = model.predict_hidden(  # one batch of the four: no pool either
+            [model.codec.encode(r) for r in recs], [hidden_positions(model.codec, r, ["params.a"]) for r in recs], batch_size=8
+        )
+        assert pools == [] and len(batch) == 4
+        pooled = model.predict_many(recs, ["params.a"], batch_size=2)  # slices of one record on two threads
+        assert pools == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert [f.predictions[0].value for f in pooled] == alone
+
+
 def test_mixture_uncertainty(gmm_ckpt):
     model = scinum.load(gmm_ckpt)
     res = model.predict(RECORD, mask=["params.a"])

@@ -1,6 +1,7 @@
 """How :class:`scinum.fill.model.Model` spreads prediction over the CPU: sequences cut into batches
 of similar length and a cache-sized token count (:func:`length_batches`), whole batches run on one
-intra-op thread each (:func:`batch_threads`), the garbage collector paused meanwhile
+intra-op thread each (:func:`batch_threads`; work of one batch on the calling thread, as one of
+those threads would run it: :func:`one_thread`), the garbage collector paused meanwhile
 (:func:`no_gc`)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Iterator
 
 import torch
 
-__all__ = ["length_batches", "batch_threads", "no_gc"]
+__all__ = ["length_batches", "batch_threads", "one_thread", "no_gc"]
 
 
 #: a batch is cut where the next (longer) sequence would make padding more than this share of
@@ -63,6 +64,20 @@ def no_gc() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """torch on one intra-op thread in the calling thread, as on each thread of
+    :func:`batch_threads` (so a batch gives the same floats either way); the setting is restored
+    on exit. For work that is one batch: starting a pool of threads for it costs more than the
+    batch (a record filled alone: 4.3 against 2.8 ms, benchmarks/fill_throughput.py)."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
 
 
 @contextlib.contextmanager

@@ -36,10 +36,11 @@ tokens are what later predictions are conditioned on; an unparseable one stays m
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import math
 import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Sequence, cast
 
 import numpy as np
@@ -52,7 +53,7 @@ from ..model.exported import load_model
 from ..tokens.codec import Codec, Encoded
 from ..errors import RecordError, ScinumError, shorten
 from ..model.recalibration import recalibrated
-from .batching import batch_threads, length_batches, no_gc
+from .batching import batch_threads, length_batches, no_gc, one_thread
 from .extrapolation import ExtrapolationWarning, Tally, TrainingRanges
 from .jobs import Job, JobMaker
 from .atoms import TrainingAtoms
@@ -158,16 +159,18 @@ class Model:
 
         With several torch threads, records are prepared in slices of ``batch_size / threads``
         while the threads predict the slices before (each on one intra-op thread): preparing
-        (Python) and predicting (torch, which releases the GIL) overlap. Python's cyclic garbage
-        collector is paused meanwhile (:func:`~scinum.fill.batching.no_gc`)."""
-        with no_gc(), batch_threads(self.device) as (pool, threads):
-            if pool is None:
+        (Python) and predicting (torch, which releases the GIL) overlap. Records that make one
+        slice are predicted on the calling thread instead, as one of those threads would
+        (:func:`~scinum.fill.batching.one_thread`): no threads are started for them. Python's
+        cyclic garbage collector is paused meanwhile (:func:`~scinum.fill.batching.no_gc`)."""
+        threads = torch.get_num_threads() if self.device.type == "cpu" else 1
+        with no_gc():
+            if threads <= 1:
                 jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
                 filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals, progress=progress)
             else:
-                filled = self._pipelined(
-                    records, mask, pool, max(1, -(-batch_size // threads)), mode=mode, intervals=intervals, progress=progress
-                )
+                size = max(1, -(-batch_size // threads))
+                filled = self._pipelined(records, mask, size, mode=mode, intervals=intervals, progress=progress)
         tally = Tally(self.ranges)
         for f in filled:
             if f.error is not None:
@@ -181,39 +184,48 @@ class Model:
         self,
         records: Iterable[dict],
         mask: Sequence[str],
-        pool: ThreadPoolExecutor,
         size: int,
         *,
         mode: str,
         intervals: Sequence[float],
         progress: bool,
     ) -> list[Filled]:
-        """:meth:`run_jobs` of slices of ``size`` records on ``pool``'s threads, submitted as
-        this thread prepares them. A record that fails to prepare raises (as when every record
+        """:meth:`run_jobs` of slices of ``size`` records on the threads of
+        :func:`~scinum.fill.batching.batch_threads`, submitted as this thread prepares them; a
+        single slice on this thread. A record that fails to prepare raises (as when every record
         is prepared first), whatever the slices before it predicted."""
+        numbered = enumerate(records)
+        first = [self.prepare(r, mask, index=i) for i, r in itertools.islice(numbered, size)]
+        after = next(numbered, None)
+        if after is None:  # one slice
+            with one_thread():
+                return self.run_jobs(first, batch_size=size, mode=mode, intervals=intervals, progress=progress)
         futures = []
         bar = tqdm(desc="fill", unit="record", disable=not progress or None, dynamic_ncols=True)
-        try:
-            chunk: list[Job] = []
-            for i, r in enumerate(records):
-                chunk.append(self.prepare(r, mask, index=i))
-                if len(chunk) == size:
+        with batch_threads(self.device) as (pool, _):
+            assert pool is not None  # several threads on the CPU: predict_many's condition for this path
+            try:
+                futures.append(pool.submit(self.run_jobs, first, batch_size=size, mode=mode, intervals=intervals))
+                chunk: list[Job] = []
+                for i, r in itertools.chain([after], numbered):
+                    chunk.append(self.prepare(r, mask, index=i))
+                    if len(chunk) == size:
+                        futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode, intervals=intervals))
+                        chunk = []
+                if chunk:
                     futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode, intervals=intervals))
-                    chunk = []
-            if chunk:
-                futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode, intervals=intervals))
-            filled: list[Filled] = []
-            for fut in futures:
-                part = fut.result()
-                filled += part
-                bar.update(len(part))
-            return filled
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
-        finally:
-            bar.close()
+                filled: list[Filled] = []
+                for fut in futures:
+                    part = fut.result()
+                    filled += part
+                    bar.update(len(part))
+                return filled
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+            finally:
+                bar.close()
 
     # -- building blocks (the CLI uses them to report errors per record) --------------------
     def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> Job:
@@ -323,12 +335,18 @@ class Model:
         lengths = [len(s) for s in seqs]
         order = np.argsort(lengths, kind="stable").tolist()
         out: list[Prediction | None] = [None] * len(seqs)
-        with batch_threads(self.device) as (pool, threads):  # a batch is split among the threads
-            groups = length_batches(order, lengths, max(1, -(-batch_size // threads)))
+        threads = torch.get_num_threads() if self.device.type == "cpu" else 1
+        groups = length_batches(order, lengths, max(1, -(-batch_size // threads)))  # a batch is split among the threads
 
-            def run(idx: list[int]) -> list[Prediction]:
-                return self._predict_batch([seqs[i] for i in idx], [masks[i] for i in idx], quantiles)
+        def run(idx: list[int]) -> list[Prediction]:
+            return self._predict_batch([seqs[i] for i in idx], [masks[i] for i in idx], quantiles)
 
+        with contextlib.ExitStack() as stack:
+            pool = None
+            if len(groups) > 1:
+                pool = stack.enter_context(batch_threads(self.device))[0]
+            elif threads > 1:  # one batch: on this thread, as on one of the pool's
+                stack.enter_context(one_thread())
             for idx, preds in zip(groups, map(run, groups) if pool is None else pool.map(run, groups)):
                 for i, pred in zip(idx, preds):
                     out[i] = pred
