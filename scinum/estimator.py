@@ -37,7 +37,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-import lightning as L
 import numpy as np
 
 try:
@@ -269,7 +268,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         from .datasets.jsonl import build
         from .fill.calibration import recalibrate
         from .fill.model import Model, check_device
-        from .train.fit import fit as run_fit
+        from .train.fit import KeepNetwork, fit as run_fit
 
         device = check_device(self.device)
         rows = {"train": train, "val": val}
@@ -293,7 +292,7 @@ class Regressor(RegressorMixin, BaseEstimator):
                     if not len(val):
                         config["trainer"]["limit_val_batches"] = 0
                     calibrate, config["calibrate"] = config["calibrate"], False  # below, in memory
-                    keep = _Keep()
+                    keep = KeepNetwork()
                     with torch_threads(1 if self.n_jobs is None else int(self.n_jobs)):
                         run_fit(config, callbacks=[keep])
                     meta, net = keep.take()
@@ -487,21 +486,3 @@ def _ranges_of_targets(model: Any, line: Line) -> None:
         if used and field_of(t) in ranges:
             ranges[field_of(t)] = {**ranges[field_of(t)], "min": float(lo), "max": float(hi)}
     model.ranges = TrainingRanges(model.vocab, model.meta.run)
-
-
-class _Keep(L.Callback):
-    """Keeps the trained network and its metadata of a :func:`scinum.train.fit.fit` run (not the
-    module: it holds the trainer, whose data module maps the temporary token files)."""
-
-    def __init__(self) -> None:
-        self.kept: tuple[Any, Any] | None = None
-
-    def on_fit_end(self, trainer, pl_module) -> None:
-        self.kept = (pl_module.meta, pl_module.model)
-
-    def take(self) -> tuple[Any, Any]:
-        """``(meta, net)``: the best weights are restored into ``net`` after the fit ends."""
-        assert self.kept is not None, "the fit ended without a model"
-        meta, net = self.kept
-        self.kept = None
-        return meta, net

@@ -127,6 +127,29 @@ def test_save_load_and_pickle_predict_the_same(fitted, tmp_path):
     np.testing.assert_array_equal(again.predict(df.iloc[:5]), reg.predict(df.iloc[:5]))
 
 
+def test_a_saved_regressor_predicts_without_importing_lightning(fitted, tmp_path):
+    """``scinum.Regressor`` and a saved one's predictions need torch, not the training stack
+    (Lightning's import takes seconds; it waits for ``fit``): the same predictions, in a fresh
+    process where no module of Lightning was imported."""
+    import json
+    import subprocess
+    import sys
+
+    reg, df, _ = fitted
+    reg.save(tmp_path / "ozone")
+    code = (
+        "import json, sys, pandas as pd, scinum; "
+        "reg = scinum.Regressor.load(sys.argv[1]); p = reg.predict(pd.read_pickle(sys.argv[2])); "
+        "print(json.dumps([p.tolist(), sorted(k for k in sys.modules if k.split('.')[0] in ('lightning', 'pytorch_lightning'))]))"
+    )
+    df.iloc[:5].to_pickle(tmp_path / "rows.pkl")
+    args = [sys.executable, "-c", code, str(tmp_path / "ozone"), str(tmp_path / "rows.pkl")]
+    out = subprocess.run(args, capture_output=True, text=True, check=True)
+    predicted, imported = json.loads(out.stdout.strip().splitlines()[-1])
+    assert imported == []
+    np.testing.assert_array_equal(predicted, reg.predict(df.iloc[:5]))
+
+
 def test_targets_named_among_the_columns_need_not_be_there_to_predict(capsys):
     df, y = _frame(40)
     table = df.assign(ozone=y)

@@ -38,7 +38,7 @@ from ..model.config import ModelConfig
 from ..model.mlm import NumberMLM
 from ..util.provenance import run_info
 
-__all__ = ["data_module", "fit", "make_meta"]
+__all__ = ["KeepNetwork", "data_module", "fit", "make_meta"]
 
 
 def make_meta(config: dict, dm: MLMDataModule, encoding: NumberEncoding) -> CheckpointMeta:
@@ -302,3 +302,22 @@ def _check_world(config: dict, dm: MLMDataModule) -> int:
     if dm.val_split in counts and t["limit_val_batches"] != 0:
         check_batches(counts[dm.val_split], bs, world, f"{dm.val_split} split")
     return world
+
+
+class KeepNetwork(L.Callback):
+    """Keeps the trained network and its metadata of a :func:`fit` run in memory, for a caller that
+    uses them without a checkpoint (:class:`scinum.Regressor`); not the module: it holds the
+    trainer, whose data module maps the temporary token files."""
+
+    def __init__(self) -> None:
+        self.kept: tuple[CheckpointMeta, NumberMLM] | None = None
+
+    def on_fit_end(self, trainer, pl_module) -> None:
+        self.kept = (pl_module.meta, pl_module.model)
+
+    def take(self) -> tuple[CheckpointMeta, NumberMLM]:
+        """``(meta, net)``: the best weights are restored into ``net`` after the fit ends."""
+        assert self.kept is not None, "the fit ended without a model"
+        meta, net = self.kept
+        self.kept = None
+        return meta, net
