@@ -74,6 +74,37 @@ def test_mixture_quantiles_invert_the_cdf():
         assert two.cdf(out2, two.quantile(out2, p).unsqueeze(-1)).item() == pytest.approx(p, abs=1e-9)
 
 
+def test_mixture_quantiles_per_row_invert_the_cdf_without_a_torch_operation_per_halving():
+    """Levels per row ([N, Q]) land where the head's own CDF reaches them; the 60 halvings run
+    outside torch (numpy), so the torch operations of a call do not grow with them: each would
+    hand the GIL to the other threads of a fill and wait to get it back."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    g = torch.Generator().manual_seed(0)
+    n, k = 37, 8
+    out = (
+        torch.log_softmax(torch.randn(n, k, generator=g) * 3, -1),
+        torch.randn(n, k, generator=g) * 4,
+        torch.rand(n, k, generator=g) * 0.5 + 1e-3,
+    )
+    head = MixtureHead(4, k)
+    levels = torch.rand(n, 3, generator=g, dtype=torch.float64) * 0.98 + 0.01
+
+    class Count(TorchDispatchMode):
+        calls = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    with Count():
+        q = head.quantile(out, levels)
+    assert q.shape == (n, 3) and q.dtype == torch.float64
+    assert Count.calls < 30  # the terms of the CDF and the result's conversions, not 60 × a dozen
+    at = head.cdf(out, q)
+    assert torch.allclose(at, levels, atol=1e-9, rtol=0)
+
+
 def test_mixture_samples_match_moments():
     head = MixtureHead(4, 2)
     out = _out([[math.log(0.3), math.log(0.7)]], [[-3.0, 2.0]], [[0.5, 1.0]])

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import torch
+from scipy.special import erfc
 import torch.nn.functional as F
 
 from ..tokens.normalize import BOUND
@@ -202,39 +203,36 @@ class MixtureHead(MLPHead):
         """Mixture CDF at ``x`` float64[N, ...] -> float64[N, ...], in [0, 1]: the weights are
         renormalised in float64 (float32 log-softmax weights can sum to 1 + 1e-7) and the sum
         clamped (its rounding)."""
-        return _cdf_at(_cdf_terms(out), x)
+        half_w, mu, sigma = _cdf_terms(out)
+        shape = (x.shape[0],) + (1,) * (x.dim() - 1) + (self.k,)
+        z = (x.unsqueeze(-1) - mu.view(shape)) / sigma.view(shape)
+        return (half_w.view(shape) * torch.erfc(-z / math.sqrt(2))).sum(-1).clamp(0.0, 1.0)
 
     def quantile(self, out, q: Any, iters: int = 60) -> torch.Tensor:
         """Quantiles ``q`` (in (0, 1); [Q] for every row, or [N, Q] per row) of each mixture by
         bisection on the CDF: float64[N, Q] (float64[N] for a scalar ``q``). 60 halvings of a
-        bracket ±12σ wide: ~1e-16 relative."""
-        terms = _cdf_terms(out)  # once, not at every halving
-        _, mu, sigma = terms
-        qs = torch.as_tensor(q, dtype=torch.float64, device=mu.device)
-        scalar = qs.dim() == 0
-        qs = qs if qs.dim() == 2 else qs.reshape(1, -1).expand(mu.shape[0], -1)
-        lo = (mu - 12 * sigma).min(-1, keepdim=True).values.expand_as(qs).clone()
-        hi = (mu + 12 * sigma).max(-1, keepdim=True).values.expand_as(qs).clone()
+        bracket ±12σ wide: ~1e-16 relative. The halvings run in numpy (scipy's erfc), not as torch
+        operations: a few small arrays each, where torch's cost per operation, and its handing of
+        the GIL to other threads and back at every one, outweighed the arithmetic (a fill on
+        several threads spent more CPU a record than on one)."""
+        half_w, mu, sigma = (t.detach().cpu().numpy()[:, None, :] for t in _cdf_terms(out))  # [N, 1, K]
+        qs = np.asarray(q.cpu() if torch.is_tensor(q) else q, dtype=np.float64)
+        scalar = qs.ndim == 0
+        qs = qs if qs.ndim == 2 else np.broadcast_to(qs.reshape(1, -1), (mu.shape[0], qs.size))
+        lo = np.broadcast_to((mu - 12 * sigma).min(-1), qs.shape).copy()
+        hi = np.broadcast_to((mu + 12 * sigma).max(-1), qs.shape).copy()
         for _ in range(iters):
             mid = (lo + hi) / 2
-            below = _cdf_at(terms, mid) < qs
-            lo, hi = torch.where(below, mid, lo), torch.where(below, hi, mid)
-        res = (lo + hi) / 2
+            cdf = (half_w * erfc((mu - mid[..., None]) / sigma / math.sqrt(2))).sum(-1)  # cdf's, unclamped: q < 1
+            below = cdf < qs
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        res = torch.from_numpy((lo + hi) / 2).to(out[1].device)
         return res[:, 0] if scalar else res
 
 
 def _cdf_terms(out) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """A mixture's ``(w / 2, mu, sigma)`` float64[N, K], the weights renormalised in float64:
-    what its CDF reads at every point (:func:`_cdf_at`)."""
+    what its CDF reads at every point (:meth:`MixtureHead.cdf`, :meth:`MixtureHead.quantile`)."""
     log_w, mu, sigma = (o.double() for o in out)
     w = log_w.exp()
     return w / w.sum(-1, keepdim=True) * 0.5, mu, sigma
-
-
-def _cdf_at(terms: tuple[torch.Tensor, torch.Tensor, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
-    """The CDF of the mixture of :func:`_cdf_terms` at ``x`` float64[N, ...] -> float64[N, ...],
-    clamped to [0, 1] (the sum's rounding)."""
-    half_w, mu, sigma = terms
-    shape = (x.shape[0],) + (1,) * (x.dim() - 1) + (mu.shape[-1],)
-    z = (x.unsqueeze(-1) - mu.view(shape)) / sigma.view(shape)
-    return (half_w.view(shape) * torch.erfc(-z / math.sqrt(2))).sum(-1).clamp(0.0, 1.0)
