@@ -9,10 +9,12 @@ xVal); its weights are freshly initialised — throughput does not depend on the
 real planets samples (2–4 planets, 12 steps) from the builder. The task masks
 ``description.stepsize`` in every record (one forward pass per record).
 
-    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--values-alone] [--smoke]
+    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--values-alone] [--mixture] [--smoke]
 
 ``--values-alone``: the same model with ``model.structure_tokens: false`` (it reads 87 of a
 record's 142 tokens; experiments/planets-values-alone), which the quick preset does not use.
+``--mixture``: the quick preset's ``xval+gmm`` head (the Gaussian mixture of the default
+configuration): every prediction then carries its mixture and its 68 % and 95 % intervals.
 
 The ``floor`` line profiles ``predict_many`` on one thread and adds up the time torch's own
 operations take (the matrix products, attention, GELU...): what filling costs a record if every
@@ -50,7 +52,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = 4000  # records/s, fill_many on 2 cores (issue 64)
 
 
-def quick_model(records: list[dict], structure_tokens: bool = True) -> Model:
+def quick_model(records: list[dict], structure_tokens: bool = True, mixture: bool = False) -> Model:
+    """The quick preset's xVal model on ``records``' vocabulary, freshly initialised (its
+    ``xval+gmm`` mixture head with ``mixture``)."""
     preset = yaml.safe_load((ROOT / "recipes" / "planets.yaml").read_text())["quick"]
     vocab = Vocabulary.build(records)
     codec = Codec(vocab)
@@ -65,7 +69,8 @@ def quick_model(records: list[dict], structure_tokens: bool = True) -> Model:
         max_positions=max(len(e) for e in encoded),
         structure_tokens=structure_tokens,
     )  # as training sizes the learned table and the structure positions' field table
-    meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm)
+    head = preset["models"]["xval+gmm"]["head"] if mixture else {"kind": "native"}
+    meta = CheckpointMeta(model=cfg, encoding={"name": "xval"}, vocab=vocab, normalizer=norm, head=dict(head))
     torch.manual_seed(0)
     return Model(meta, meta.build_model())
 
@@ -100,6 +105,7 @@ def main() -> None:
         action="store_true",
         help="the same model reading the values alone (model.structure_tokens false; the quick preset reads every token)",
     )
+    p.add_argument("--mixture", action="store_true", help="the quick preset's xval+gmm head (the default configuration's mixture)")
     p.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     a = p.parse_args()
     if a.smoke:
@@ -108,7 +114,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         build(Path(tmp) / "d", train=a.records, val=0, test=0, ood=0, seed=0, config=PlanetsConfig(steps=12), workers=1 if a.smoke else 2)
         records = list(Dataset(Path(tmp) / "d").records("train"))
-    model = quick_model(records, structure_tokens=not a.values_alone)
+    model = quick_model(records, structure_tokens=not a.values_alone, mixture=a.mixture)
     mask = ["description.stepsize"]
     model.fill_many(records[:64], mask, batch_size=a.batch_size)  # warm-up
 
@@ -130,7 +136,8 @@ def main() -> None:
     rate_b, rate_s = len(records) / t_batched, a.single / t_single
     print(
         f"{len(records)} planets records, {np.mean(lengths):.0f} tokens on average "
-        f"(min {min(lengths)}, max {max(lengths)}){', the trunk reading the values alone' if a.values_alone else ''}, "
+        f"(min {min(lengths)}, max {max(lengths)}){', the trunk reading the values alone' if a.values_alone else ''}"
+        f"{', the mixture head (intervals)' if a.mixture else ''}, "
         f"{torch.get_num_threads()} threads; "
         f"1-min load average {os.getloadavg()[0]:.2f}"
     )

@@ -219,6 +219,11 @@ def test_the_fill_benchmark_measures_a_values_alone_trunk_when_asked(capsys):
     assert "the trunk reading the values alone" in lines[0] and SCRIPTS["fill_throughput"].match(lines[-1])
 
 
+def test_the_fill_benchmark_measures_the_mixture_head_when_asked(capsys):
+    lines = run_script(BENCH / "fill_throughput.py", ["--smoke", "--mixture"], capsys)
+    assert "the mixture head (intervals)" in lines[0] and SCRIPTS["fill_throughput"].match(lines[-1])
+
+
 def test_the_gpu_benchmarks_variants_are_off_on_the_cpu(paper_gpu_throughput, tmp_path):
     """The tuned variant's keys (pad_to, workers, prefetch, pinning, fused AdamW, compile) make a
     valid config, and on the CPU the optimizer stays unfused and the trunk uncompiled."""
