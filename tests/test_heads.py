@@ -80,6 +80,8 @@ def test_mixture_quantiles_per_row_invert_the_cdf_without_a_torch_operation_per_
     hand the GIL to the other threads of a fill and wait to get it back."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
+    from scinum.heads import mixture
+
     g = torch.Generator().manual_seed(0)
     n, k = 37, 8
     out = (
@@ -103,6 +105,12 @@ def test_mixture_quantiles_per_row_invert_the_cdf_without_a_torch_operation_per_
     assert Count.calls < 30  # the terms of the CDF and the result's conversions, not 60 × a dozen
     at = head.cdf(out, q)
     assert torch.allclose(at, levels, atol=1e-9, rtol=0)
+    # past NUMPY_TERMS the same bisection runs in torch (its erfc is vectorised): the same quantiles
+    many = torch.rand(n, mixture.NUMPY_TERMS // (n * k) + 1, generator=g, dtype=torch.float64) * 0.98 + 0.01
+    terms = mixture._cdf_terms(out)
+    in_torch, in_numpy = mixture._bisect_torch(terms, many, 60), mixture._bisect_numpy(terms, many, 60)
+    assert torch.allclose(head.quantile(out, many), in_torch, rtol=0, atol=0)
+    assert torch.allclose(in_numpy, in_torch, rtol=1e-11, atol=1e-12)
 
 
 def test_mixture_samples_match_moments():

@@ -15,6 +15,10 @@ import torch.nn.functional as F
 from ..tokens.normalize import BOUND
 from .base import HeadOutputs, MLPHead
 
+#: the most CDF terms (rows × levels × components) a quantile call bisects in numpy; more go to
+#: torch (:meth:`MixtureHead.quantile`): the two ran equally fast near 2,000 on one thread
+NUMPY_TERMS = 2048
+
 #: the mixture head's default variance floor (normalized units); checkpoints written before it was
 #: raised have no ``sigma_min`` in their head config and keep :data:`LEGACY_SIGMA_MIN`
 SIGMA_MIN, LEGACY_SIGMA_MIN = 0.05, 1e-3
@@ -211,22 +215,20 @@ class MixtureHead(MLPHead):
     def quantile(self, out, q: Any, iters: int = 60) -> torch.Tensor:
         """Quantiles ``q`` (in (0, 1); [Q] for every row, or [N, Q] per row) of each mixture by
         bisection on the CDF: float64[N, Q] (float64[N] for a scalar ``q``). 60 halvings of a
-        bracket ±12σ wide: ~1e-16 relative. The halvings run in numpy (scipy's erfc), not as torch
-        operations: a few small arrays each, where torch's cost per operation, and its handing of
-        the GIL to other threads and back at every one, outweighed the arithmetic (a fill on
-        several threads spent more CPU a record than on one)."""
-        half_w, mu, sigma = (t.detach().cpu().numpy()[:, None, :] for t in _cdf_terms(out))  # [N, 1, K]
-        qs = np.asarray(q.cpu() if torch.is_tensor(q) else q, dtype=np.float64)
-        scalar = qs.ndim == 0
-        qs = qs if qs.ndim == 2 else np.broadcast_to(qs.reshape(1, -1), (mu.shape[0], qs.size))
-        lo = np.broadcast_to((mu - 12 * sigma).min(-1), qs.shape).copy()
-        hi = np.broadcast_to((mu + 12 * sigma).max(-1), qs.shape).copy()
-        for _ in range(iters):
-            mid = (lo + hi) / 2
-            cdf = (half_w * erfc((mu - mid[..., None]) / sigma / math.sqrt(2))).sum(-1)  # cdf's, unclamped: q < 1
-            below = cdf < qs
-            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-        res = torch.from_numpy((lo + hi) / 2).to(out[1].device)
+        bracket ±12σ wide: ~1e-16 relative.
+
+        Up to :data:`NUMPY_TERMS` terms of the CDF (N·Q·K; a fill's batch asks a few levels of
+        a few dozen numbers) the halvings run in numpy with scipy's ``erfc``: there torch's cost
+        per operation, and its handing of the GIL to a fill's other threads and back at each one,
+        outweighed the arithmetic (experiments/fill-throughput). Above it, as torch operations,
+        whose ``erfc`` is vectorised. The two ``erfc`` agree to the last few digits (~1e-13
+        relative in the quantiles)."""
+        terms = _cdf_terms(out)
+        qs = torch.as_tensor(q, dtype=torch.float64).to(terms[1].device)
+        scalar = qs.dim() == 0
+        qs = qs if qs.dim() == 2 else qs.reshape(1, -1).expand(terms[1].shape[0], -1)
+        bisect = _bisect_numpy if qs.numel() * self.k <= NUMPY_TERMS else _bisect_torch
+        res = bisect(terms, qs, iters)
         return res[:, 0] if scalar else res
 
 
@@ -236,3 +238,29 @@ def _cdf_terms(out) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     log_w, mu, sigma = (o.double() for o in out)
     w = log_w.exp()
     return w / w.sum(-1, keepdim=True) * 0.5, mu, sigma
+
+
+def _bisect_numpy(terms: tuple[torch.Tensor, ...], qs: torch.Tensor, iters: int) -> torch.Tensor:
+    """:meth:`MixtureHead.quantile`'s bisection in numpy: levels ``qs`` float64[N, Q] of the
+    mixtures of :func:`_cdf_terms` -> float64[N, Q] on their device."""
+    half_w, mu, sigma = (t.detach().cpu().numpy()[:, None, :] for t in terms)  # [N, 1, K]
+    q = qs.cpu().numpy()
+    lo = np.broadcast_to((mu - 12 * sigma).min(-1), q.shape).copy()
+    hi = np.broadcast_to((mu + 12 * sigma).max(-1), q.shape).copy()
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        below = (half_w * erfc((mu - mid[..., None]) / sigma / math.sqrt(2))).sum(-1) < q  # the CDF < q
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return torch.from_numpy((lo + hi) / 2).to(terms[1].device)
+
+
+def _bisect_torch(terms: tuple[torch.Tensor, ...], qs: torch.Tensor, iters: int) -> torch.Tensor:
+    """The same bisection as :func:`_bisect_numpy`, in torch operations."""
+    half_w, mu, sigma = (t.unsqueeze(1) for t in terms)  # [N, 1, K]
+    lo = (mu - 12 * sigma).amin(-1).expand_as(qs).clone()
+    hi = (mu + 12 * sigma).amax(-1).expand_as(qs).clone()
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        below = (half_w * torch.erfc((mu - mid.unsqueeze(-1)) / sigma / math.sqrt(2))).sum(-1) < qs
+        lo, hi = torch.where(below, mid, lo), torch.where(below, hi, mid)
+    return (lo + hi) / 2
