@@ -16,8 +16,8 @@ from ..tokens.normalize import BOUND
 from .base import HeadOutputs, MLPHead
 
 #: the most CDF terms (rows × levels × components) a quantile call bisects in numpy; more go to
-#: torch (:meth:`MixtureHead.quantile`): numpy was faster up to about 2,000 on one thread, torch past
-#: about 4,000 (experiments/fill-throughput/quantile-bisection.txt)
+#: torch (:meth:`MixtureHead.quantile`): on one thread numpy was faster at 960, torch from 4,096, the
+#: two about even at 2,048 (experiments/fill-throughput)
 NUMPY_TERMS = 2048
 
 #: the mixture head's default variance floor (normalized units); checkpoints written before it was
