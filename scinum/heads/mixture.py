@@ -208,10 +208,7 @@ class MixtureHead(MLPHead):
         """Mixture CDF at ``x`` float64[N, ...] -> float64[N, ...], in [0, 1]: the weights are
         renormalised in float64 (float32 log-softmax weights can sum to 1 + 1e-7) and the sum
         clamped (its rounding)."""
-        half_w, mu, sigma = _cdf_terms(out)
-        shape = (x.shape[0],) + (1,) * (x.dim() - 1) + (self.k,)
-        z = (x.unsqueeze(-1) - mu.view(shape)) / sigma.view(shape)
-        return (half_w.view(shape) * torch.erfc(-z / math.sqrt(2))).sum(-1).clamp(0.0, 1.0)
+        return _cdf_at(_cdf_terms(out), x)
 
     def quantile(self, out, q: Any, iters: int = 60) -> torch.Tensor:
         """Quantiles ``q`` (in (0, 1); [Q] for every row, or [N, Q] per row) of each mixture by
@@ -235,7 +232,7 @@ class MixtureHead(MLPHead):
 
 def _cdf_terms(out) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """A mixture's ``(w / 2, mu, sigma)`` float64[N, K], the weights renormalised in float64:
-    what its CDF reads at every point (:meth:`MixtureHead.cdf`, :meth:`MixtureHead.quantile`)."""
+    what its CDF reads at every point (:func:`_cdf_at`, :func:`_bisect_numpy`)."""
     log_w, mu, sigma = (o.double() for o in out)
     w = log_w.exp()
     return w / w.sum(-1, keepdim=True) * 0.5, mu, sigma
@@ -256,12 +253,21 @@ def _bisect_numpy(terms: tuple[torch.Tensor, ...], qs: torch.Tensor, iters: int)
 
 
 def _bisect_torch(terms: tuple[torch.Tensor, ...], qs: torch.Tensor, iters: int) -> torch.Tensor:
-    """The same bisection as :func:`_bisect_numpy`, in torch operations."""
-    half_w, mu, sigma = (t.unsqueeze(1) for t in terms)  # [N, 1, K]
-    lo = (mu - 12 * sigma).amin(-1).expand_as(qs).clone()
-    hi = (mu + 12 * sigma).amax(-1).expand_as(qs).clone()
+    """The same bisection as :func:`_bisect_numpy`, on :func:`_cdf_at`."""
+    _, mu, sigma = terms
+    lo = (mu - 12 * sigma).amin(-1, keepdim=True).expand_as(qs).clone()
+    hi = (mu + 12 * sigma).amax(-1, keepdim=True).expand_as(qs).clone()
     for _ in range(iters):
         mid = (lo + hi) / 2
-        below = (half_w * torch.erfc((mu - mid.unsqueeze(-1)) / sigma / math.sqrt(2))).sum(-1) < qs
+        below = _cdf_at(terms, mid) < qs
         lo, hi = torch.where(below, mid, lo), torch.where(below, hi, mid)
     return (lo + hi) / 2
+
+
+def _cdf_at(terms: tuple[torch.Tensor, ...], x: torch.Tensor) -> torch.Tensor:
+    """The CDF of the mixtures of :func:`_cdf_terms` at ``x`` float64[N, ...] -> float64[N, ...],
+    clamped to [0, 1] (the sum's rounding)."""
+    half_w, mu, sigma = terms
+    shape = (x.shape[0],) + (1,) * (x.dim() - 1) + (mu.shape[-1],)
+    z = (x.unsqueeze(-1) - mu.view(shape)) / sigma.view(shape)
+    return (half_w.view(shape) * torch.erfc(-z / math.sqrt(2))).sum(-1).clamp(0.0, 1.0)
