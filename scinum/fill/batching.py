@@ -70,8 +70,8 @@ def no_gc() -> Iterator[None]:
 def one_thread() -> Iterator[None]:
     """torch on one intra-op thread in the calling thread, as on each thread of
     :func:`batch_threads` (so a batch gives the same floats either way); the setting is restored
-    on exit. For work that is one batch: starting a pool of threads for it cost a record filled
-    alone about a millisecond (experiments/fill-throughput)."""
+    on exit. For work that is one batch, whose pool of threads would cost more than it saves
+    (experiments/fill-throughput)."""
     n = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

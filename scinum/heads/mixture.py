@@ -16,8 +16,8 @@ from ..tokens.normalize import BOUND
 from .base import HeadOutputs, MLPHead
 
 #: the most CDF terms (rows × levels × components) a quantile call bisects in numpy; more go to
-#: torch (:meth:`MixtureHead.quantile`): on one thread numpy was faster at 960, torch from 4,096, the
-#: two about even at 2,048 (experiments/fill-throughput)
+#: torch (:meth:`MixtureHead.quantile`), at the size where the two cross on one thread
+#: (experiments/fill-throughput)
 NUMPY_TERMS = 2048
 
 #: the mixture head's default variance floor (normalized units); checkpoints written before it was
@@ -219,8 +219,8 @@ class MixtureHead(MLPHead):
         a few dozen numbers) the halvings run in numpy with scipy's ``erfc``: there torch's cost
         per operation, and its handing of the GIL to a fill's other threads and back at each one,
         outweighed the arithmetic (experiments/fill-throughput). Above it, as torch operations,
-        whose ``erfc`` is vectorised. The two ``erfc`` agree to the last few digits (~1e-13
-        relative in the quantiles)."""
+        whose ``erfc`` is vectorised. The two ``erfc`` differ in their last digits, and the
+        quantiles with them (experiments/fill-throughput)."""
         terms = _cdf_terms(out)
         qs = torch.as_tensor(q, dtype=torch.float64).to(terms[1].device)
         scalar = qs.dim() == 0
