@@ -47,7 +47,7 @@ except ImportError:
 
 from .errors import RecordError, ScinumError
 from .fill import ensemble
-from .fill.line import Line
+from .fill.line import Line, bends_clearly
 from .fill.past_range import PastRange, moved
 from .records.paths import parse_path
 from .util.threads import torch_threads
@@ -107,7 +107,10 @@ class Regressor(RegressorMixin, BaseEstimator):
 
     Fitted attributes: ``targets_`` (JSON paths), ``models_`` (the members'
     :class:`scinum.fill.model.Model` s), ``line_`` (the :class:`~scinum.fill.line.Line` under
-    the network, or None), ``config_`` (the first member's run config, paths left
+    the network, or None), ``bends_`` (bool[T]: whether each target's rows bend clearly away from
+    a straight line, :func:`scinum.fill.line.bends_clearly`; where every target's do, the fit
+    trains without the curvature penalty unless ``config`` sets ``optim.curvature_weight``),
+    ``config_`` (the first member's run config, paths left
     out), ``n_features_in_``/``feature_names_in_`` for arrays and DataFrames."""
 
     config_: dict[str, Any] | None  # fitted: the first member's run config (None for a loaded model)
@@ -215,6 +218,8 @@ class Regressor(RegressorMixin, BaseEstimator):
             over[section] = {**base, **copy.deepcopy(given)}
         for name, (section, key) in FLAT.items():
             over[section][key] = getattr(self, name)
+        if getattr(self, "bends_", np.zeros(0, bool)).all() and "curvature_weight" not in (self.config or {}).get("optim", {}):
+            over["optim"]["curvature_weight"] = 0.0  # the rows bend clearly: no prior towards straight (scinum.fill.line.bends_clearly)
         over["trainer"]["early_stopping_patience"] = self.patience or None
         over["data"].update(path=str(data_dir), mask_fields=targets)
         over["data"]["batch_size"] = min(over["data"]["batch_size"], n_train)
@@ -252,11 +257,12 @@ class Regressor(RegressorMixin, BaseEstimator):
             )
         line = Line.fit(records, paths, choose=isinstance(self.line, str)) if self.line else None
         self.line_ = line if line else None
+        self.bends_ = bends_clearly(records, paths)
         trained = self.line_.residuals(records) if self.line_ else records
         self.models_, self.config_ = self._fit_members(trained, paths, train, val, kind)
         self.targets_, self.input_kind_ = paths, kind
         for m in self.models_:
-            m.meta.run["estimator"] = {"targets": paths, "input_kind": kind, "features": self._features()}
+            m.meta.run["estimator"] = {"targets": paths, "input_kind": kind, "features": self._features(), "bends": self.bends_.tolist()}
             if self.line_:
                 m.meta.run["estimator"]["line"] = self.line_.to_dict()
                 _ranges_of_targets(m, self.line_)
@@ -468,6 +474,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         reg.models_ = [first, *(load(Path(path) / f"member-{i}", device=device, line_ok=True) for i in range(1, est.get("members", 1)))]
         reg.targets_, reg.input_kind_ = list(est["targets"]), est["input_kind"]
         reg.line_ = Line.from_dict(est["line"]) if est.get("line") else None
+        reg.bends_ = np.asarray(est.get("bends") or [False] * len(est["targets"]), bool)
         reg.config_ = None
         for k, v in est["features"].items():
             if v is not None:

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..records.paths import get, parse_path, set_value
 
-__all__ = ["EDGE", "Line", "edge_errors", "held_edges"]
+__all__ = ["BEND_FOLDS", "EDGE", "Line", "bends_clearly", "edge_errors", "held_edges"]
 
 #: an edge: the rows strictly beyond an input's ``EDGE`` (``1 - EDGE``) quantile
 EDGE = 0.1
@@ -154,13 +154,7 @@ class Line:
         """The lines of ``targets`` (every record has a number at each: the caller checks) on
         ``records``' top-level numeric inputs; ``choose``: keep a target's line only where
         :func:`edge_errors` prefers it (else keep every one)."""
-        top = {parse_path(t)[0] for t in targets if len(parse_path(t)) == 1}
-        numeric: dict[str, bool] = {}
-        for r in records:
-            for k, v in r.items():
-                if k not in top and v is not None:
-                    numeric[k] = numeric.get(k, True) and _is_number(v) and bool(np.isfinite(v))
-        inputs = [k for k, ok in numeric.items() if ok]
+        inputs = _numeric_inputs(records, targets)
         with np.errstate(over="ignore", invalid="ignore"):  # values near the float's limit: no line (below)
             means = np.array([np.mean([float(r[k]) for r in records if r.get(k) is not None]) for k in inputs])
             X = _design(records, inputs, means)
@@ -226,6 +220,59 @@ class Line:
     def from_dict(cls, d: dict[str, Any]) -> "Line":
         """What :meth:`to_dict` wrote (one saved before ``held`` existed holds no input)."""
         return cls(d["targets"], d["inputs"], d["used"], d["coef"], d["intercept"], d["means"], d["lo"], d["hi"], d.get("held"))
+
+
+def _numeric_inputs(records: Sequence[dict], targets: Sequence[str]) -> list[str]:
+    """The top-level keys of ``records`` (not a target) whose every value is a finite number."""
+    top = {parse_path(t)[0] for t in targets if len(parse_path(t)) == 1}
+    numeric: dict[str, bool] = {}
+    for r in records:
+        for k, v in r.items():
+            if k not in top and v is not None:
+                numeric[k] = numeric.get(k, True) and _is_number(v) and bool(np.isfinite(v))
+    return [k for k, ok in numeric.items() if ok]
+
+
+#: the folds of :func:`bends_clearly`
+BEND_FOLDS = 5
+
+
+def bends_clearly(records: Sequence[dict], targets: Sequence[str]) -> np.ndarray:
+    """bool[T]: whether each target's rows bend clearly away from a straight line of the
+    top-level numeric inputs: in :data:`BEND_FOLDS`-fold cross-validation over ``records``
+    (shuffled, seed 0), boosted trees predict the held-out rows better than least squares, the
+    per-row gain ``d`` (the line's squared error minus the trees') positive and at least
+    :data:`HOLD_T` standard errors (:func:`held_edges`' test, its constants). A table with fewer
+    than ``2 · BEND_FOLDS`` rows, no numeric input, or a target that is not a finite number in
+    every record never bends. Where the rows bend, :class:`scinum.Regressor` trains without the
+    curvature penalty, a prior towards straight predictions the data then clearly contradict
+    (experiments/tables-bends)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.linear_model import LinearRegression
+    from sklearn.model_selection import KFold
+
+    out = np.zeros(len(targets), bool)
+    inputs = _numeric_inputs(records, targets)
+    if not inputs or len(records) < 2 * BEND_FOLDS:
+        return out
+    with np.errstate(over="ignore", invalid="ignore"):
+        means = np.array([np.mean([float(r[k]) for r in records if r.get(k) is not None]) for k in inputs])
+        X = _design(records, inputs, means)
+        for t, target in enumerate(targets):
+            try:
+                y = np.array([float(get(r, target)) for r in records])
+            except (KeyError, IndexError, TypeError, ValueError):
+                continue
+            if not (np.isfinite(y).all() and np.isfinite(X).all()):
+                continue
+            d = np.zeros(len(y))
+            for fit_rows, held in KFold(BEND_FOLDS, shuffle=True, random_state=0).split(X):
+                line = LinearRegression().fit(X[fit_rows], y[fit_rows]).predict(X[held])
+                trees = HistGradientBoostingRegressor(random_state=0).fit(X[fit_rows], y[fit_rows]).predict(X[held])
+                d[held] = (line - y[held]) ** 2 - (trees - y[held]) ** 2
+            mean, se = float(np.mean(d)), float(np.std(d, ddof=1) / np.sqrt(len(d)))
+            out[t] = bool(np.isfinite(mean) and mean > 0 and mean >= HOLD_T * se)
+    return out
 
 
 def _design(records: Sequence[dict], inputs: Sequence[str], means: np.ndarray) -> np.ndarray:
