@@ -38,7 +38,9 @@ __all__ = [
 #: plus offsets) with ``mse_weight`` 1 let predictions follow a trend past the training range;
 #: ``value_path: linear_mlp``: the MLPs read the residual stream too, not only the attention
 #: values; ``optim.curvature_weight`` (:mod:`scinum.model.curvature`): predictions kept straight
-#: unless the data bend them (it roughly doubles the cost of a step). ``members``: models
+#: unless the data bend them (it roughly doubles the cost of a step), 0 where every target's rows
+#: bend clearly away from a line (:func:`scinum.fill.line.bends_clearly`,
+#: experiments/tables-bends) unless ``config`` sets it. ``members``: models
 #: trained whose ensemble predicts (:mod:`scinum.fill.ensemble`): one since the line under the
 #: network, which held the development tables' quality at a third of the fit time
 #: (experiments/tables-fit-cheaper; three before). ``line`` ``"auto"``: a least-squares line under

@@ -563,3 +563,20 @@ def test_a_member_trains_on_one_thread_whatever_the_process_has_and_predicts_the
     with torch_threads(1):
         scinum.Regressor(**TINY, n_jobs=2).fit(df, y)
         assert seen[-1] == 2 and torch.get_num_threads() == 1
+
+
+def test_a_table_whose_rows_bend_clearly_trains_without_the_curvature_penalty(tmp_path):
+    """The penalty (a prior towards straight predictions) is off where the rows bend clearly
+    (``bends_``: scinum.fill.line.bends_clearly), on where they do not, and as ``config`` sets it
+    when it does; ``bends_`` is saved with the model."""
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, 120)
+    fast = dict(samples=64, d_model=16, n_layers=1, n_heads=2, seed=0)
+    bent = scinum.Regressor(**fast).fit(x[:, None], np.tanh(4 * x) + rng.normal(0, 0.02, 120))
+    assert bent.bends_.tolist() == [True] and bent.config_["optim"]["curvature_weight"] == 0.0
+    straight = scinum.Regressor(**fast).fit(x[:, None], 2 * x + rng.normal(0, 0.02, 120))
+    assert straight.bends_.tolist() == [False] and straight.config_["optim"]["curvature_weight"] == 10.0
+    kept = scinum.Regressor(**fast, config={"optim": {"curvature_weight": 3.0}}).fit(x[:, None], np.tanh(4 * x))
+    assert kept.bends_.tolist() == [True] and kept.config_["optim"]["curvature_weight"] == 3.0
+    bent.save(tmp_path / "bent")
+    assert scinum.Regressor.load(tmp_path / "bent").bends_.tolist() == [True]

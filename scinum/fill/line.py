@@ -21,6 +21,11 @@ target that saturates in one input past its range stays at the edge's value in i
 trend goes on in the others. Chosen on the development tables:
 experiments/tables-trend-or-edge.
 
+Inside the range the same question decides how straight the network is kept:
+:func:`bends_clearly` cross-validates a line against boosted trees over the rows, and where the
+trees are clearly better the rows bend, and :class:`scinum.Regressor` trains without its
+curvature penalty (a prior towards straight predictions; experiments/tables-bends).
+
 Inputs: the top-level keys (not the targets) whose every value in the rows is a number (not a
 boolean, a string, an object or a list); a row missing one (NaN, None, absent) reads its mean
 there. The line is ``sklearn.linear_model.LinearRegression``'s: inputs and targets centred on

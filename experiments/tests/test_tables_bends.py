@@ -1,0 +1,71 @@
+"""experiments/tables-bends: the rule fires on no development fit and on sunspots alone among
+the test tables (as the product computes it now, on a sample of tables), summary.txt is what
+summary.py prints from the published scores, and the README quotes it and toys.txt."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+from published import readme
+
+FOLDER = "tables-bends"
+HERE = Path(__file__).resolve().parents[1] / FOLDER
+
+
+def test_the_rule_fires_on_no_development_fit_and_on_sunspots_alone_among_the_test_tables():
+    dev = pd.read_csv(HERE / "dev-bends.txt", sep=" ")
+    test = pd.read_csv(HERE / "test-bends.txt", sep=" ")
+    assert len(dev) == 32 and not dev.bends.any()
+    assert len(test) == 36 and set(test[test.bends].table) == {"sunspots"} and test[test.table == "sunspots"].bends.all()
+
+
+def test_the_listing_is_what_bends_clearly_gives_now():
+    sys.path.insert(0, str(HERE.parents[1] / "recipes"))
+    import tables_by_range as tbr
+
+    import scinum
+    from scinum.fill.line import bends_clearly
+
+    for name, seed, want in (("sunspots", 0, True), ("iris", 1, False), ("engel", 0, False)):
+        X, y = tbr.load(name)
+        train = tbr.splits(X, name, seed)["train"]
+        reg = scinum.Regressor(seed=seed)
+        records, _ = reg._rows(X.iloc[train], reset=True)
+        assert bool(bends_clearly(records, reg._add_y(records, y.iloc[train])).all()) is want
+
+
+def test_summary_is_summary_py_s_and_the_readme_quotes_it():
+    out = subprocess.run([sys.executable, str(HERE / "summary.py")], capture_output=True, text=True, check=True).stdout
+    assert out == (HERE / "summary.txt").read_text(encoding="utf-8")
+    assert "before, above the range: within 1.5x 10 of 12, worse than 3x: iris 3.23x, geometric mean 0.768, inside 90 % 0.862" in out
+    assert "the rule, above the range: within 1.5x 10 of 12, worse than 3x: iris 3.23x, geometric mean 0.770, inside 90 % 0.857" in out
+    assert "the rule, sunspots: extrap 1.090x (inside 90 % 0.742), test 1.291x (inside 90 % 0.865)" in out
+    text = readme(FOLDER)
+    quoted = (
+        "| 0.768 / 0.862 | 0.770 / 0.857 |",
+        "| 12 of 12 / 0.828 / 0.859 | 12 of 12 / 0.828 / 0.860 |",
+        "| 1.063× / 1.283× | 1.090× / 1.291× |",
+    )
+    for cells in quoted:
+        assert cells in text
+
+
+def test_the_toys_figures_in_the_readme_are_toys_txt():
+    toys = pd.read_csv(HERE / "toys.txt", sep=" ")
+    straight = toys[toys.toy == "straight"]
+    assert not straight.bends.any() and (straight.mse_rule == straight.mse_penalty).all()
+    bent = toys[toys.toy != "straight"]
+    assert bent.bends.all()
+    inside, past = bent[bent["where"] == "inside"], bent[bent["where"] == "past"]
+    assert (inside.mse_rule < inside.boosted_trees).all()
+    ratio = inside.mse_penalty / inside.boosted_trees
+    assert (round(ratio.min(), 1), round(ratio.max(), 1)) == (2.4, 6.4)
+    gain = (inside.mse_penalty / inside.mse_rule).groupby(inside.toy).agg(["min", "max"]).round(0)
+    assert gain.loc["saturating"].tolist() == [33, 114] and gain.loc["curved"].tolist() == [36, 78]
+    gain = (past.mse_penalty / past.mse_rule).groupby(past.toy).agg(["min", "max"])
+    assert gain.loc["saturating"].round(1).tolist() == [4.6, 50.6] and gain.loc["curved"].round(2).tolist() == [1.08, 2.13]
+    text = readme(FOLDER)
+    assert "(33–114× lower than with the penalty on the saturating toy, 36–78× on the curved one)" in text
