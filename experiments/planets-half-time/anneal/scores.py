@@ -1,4 +1,4 @@
-"""Steps 6 to 8's scores: e₁, a₁ and Δt of step 1's, 6's, 7's and 8's checkpoints on the
+"""Steps 6 to 9's scores: e₁, a₁ and Δt of step 1's, 6's, 7's, 8's and 9's checkpoints on the
 validation and test splits of build seed 0, each with a₁'s atom as a fit records it today.
 
 Step 1's fits predate the record of a field's atom (experiments/planets-atoms), so their
@@ -31,6 +31,7 @@ STEPS = {
     "step 7": ("half-time-anneal-a1", "xval+gmm, a1 asked"),
     "step 8, a₁ at 0.25": ("half-time-anneal-a1-25", "xval+gmm, a1 at 0.25"),
     "step 8, a₁ at 0.35": ("half-time-anneal-a1-35", "xval+gmm, a1 at 0.35"),
+    "step 9": ("half-time-anneal-a1-line", "xval+gmm, a1 on a line"),
 }
 STEP8 = [step for step in STEPS if step.startswith("step 8")]
 E, A, DT = "description.planet0.e", "description.planet0.a", "description.stepsize"
@@ -139,6 +140,10 @@ def read(frame: pd.DataFrame) -> dict[str, bool]:
     if set(STEP8) <= set(frame.step):
         choice = step8_choice(frame)
         chosen.update({step: step == choice for step in STEP8})
+    if "step 9" in set(frame.step):
+        print("step 9, validation split: the cap's bounds (the choice):")
+        chosen["step 9"] = caps_result(frame, "step 9", "val")
+        print(f"step 9 {'chosen' if chosen['step 9'] else 'not chosen'}")
     for step in STEPS:
         if step in set(frame.step):
             state = {True: " (chosen)", False: " (reported, not chosen)"}.get(chosen.get(step), "")
