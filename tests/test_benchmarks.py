@@ -205,8 +205,8 @@ def test_benchmark_smoke_runs_to_its_headline(name, capsys):
     if name == "regressor_fit_time":  # the selector's share: deciding costs no more than every edge
         selector = [line for line in lines if line.startswith("selector: ")]
         assert len(selector) == 1, lines
-        quick, full = (float(v) for v in re.findall(r"(\d+\.\d+)(?: CPU)? s", selector[0]))
-        assert 0 < quick and 0 < full
+        quick, full, bends = (float(v) for v in re.findall(r"(\d+\.\d+)(?: CPU)? s", selector[0]))
+        assert 0 < quick and 0 < full and 0 < bends
     if name == "fill_throughput":  # the bound its target is read against
         floor = [line for line in lines if line.startswith("floor: ")]
         assert len(floor) == 1 and re.search(
