@@ -6,8 +6,8 @@ Before: planets-best-half (230 400 samples), planets-4heads (460 800, the cap, a
 921 600 and 1 382 400, seeds 0-1). After: this folder's half/ (230 400), time/ (368 640) and cap/
 (737 280); since the last block computes at the hidden rows alone: planets-half-time (506 880, 614 400 and, seeds 0-1, 1 198 080),
 and at 506 880 its step 6 (the learning rate decayed to a hundredth of its peak, not a tenth),
-step 7 (that, and a₁ asked as often as e₁) and step 8 (a₁ asked in a quarter or 35 % of the
-records, e₁ in half). Those steps' fits recorded a₁'s atom, so their a₁ is filled with the move
+step 7 (that, and a₁ asked as often as e₁), step 8 (a₁ asked in a quarter or 35 % of the
+records, e₁ in half) and step 9 (step 6 with a₁ on a least-squares line). Those steps' fits recorded a₁'s atom, so their a₁ is filled with the move
 onto 1.0 (experiments/planets-atoms); every other point's without it.
 Minutes are each run's own training clock (two runs at a time on the 2 cores).
 
@@ -43,6 +43,7 @@ ORDER = (
     "the same, LR to a hundredth, a₁ asked",
     "the same, a₁ asked at 0.25",
     "the same, a₁ asked at 0.35",
+    "LR to a hundredth, a₁ on a line",
 )
 
 
@@ -134,15 +135,16 @@ def since() -> list[Point]:
 
 
 def schedule() -> list[Point]:
-    """planets-half-time's steps 6 to 8 at 506 880 samples: the learning rate decayed to a
+    """planets-half-time's steps 6 to 9 at 506 880 samples: the learning rate decayed to a
     hundredth of its peak, then that with a₁ asked as often as e₁, then a₁ asked at 0.25 and 0.35
-    (e₁ at 0.5)."""
+    (e₁ at 0.5), then step 6 with a₁ on a least-squares line."""
     half_time = EXPERIMENTS / "planets-half-time"
     return [
         _published(half_time / "anneal", "xval+gmm", ORDER[3]),
         _published(half_time / "anneal-a1", "xval+gmm, a1 asked", ORDER[4]),
         _published(half_time / "anneal-a1-25", "xval+gmm, a1 at 0.25", ORDER[5]),
         _published(half_time / "anneal-a1-35", "xval+gmm, a1 at 0.35", ORDER[6]),
+        _published(half_time / "anneal-a1-line", "xval+gmm, a1 on a line", ORDER[7]),
     ]
 
 
@@ -182,7 +184,7 @@ def plot(path: Path) -> None:
 
     fig, axes = plt.subplots(1, len(COLUMNS), figsize=(4 * len(COLUMNS), 3.4))
     series = (("every token", before(), "tab:gray"), ("values alone", after(), "tab:blue"), (ORDER[2], since(), "tab:purple"))
-    series += tuple((p.model, [p], colour) for p, colour in zip(schedule(), ("tab:red", "tab:brown", "tab:pink", "tab:olive")))
+    series += tuple((p.model, [p], colour) for p, colour in zip(schedule(), ("tab:red", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")))
     for label, points, colour in series:
         for ax, (name, field, split, metric) in zip(axes, COLUMNS):
             for p in points:

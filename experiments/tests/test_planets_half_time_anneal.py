@@ -137,3 +137,35 @@ def test_step_8_chooses_neither_and_the_readme_quotes_its_figures():
     probe = (HERE / "probe-a1-25.txt").read_text()
     assert "ratio b/a: 0.931" in probe and "ratio b/a: 0.950" in probe
     assert f"so {0.472 / 0.931:.3f}× and {0.472 / 0.950:.3f}× the old preset's time" in text
+
+
+def test_step_9_is_step_6_with_a1_on_a_line(tmp_path):
+    _, anneal = _configs(HERE / "presets.yaml", "half-time-anneal", tmp_path, "xval+gmm")
+    _, line = _configs(HERE / "presets.yaml", "half-time-anneal-a1-line", tmp_path, "xval+gmm, a1 on a line")
+    for a, b in zip(line, anneal):
+        assert a["line"] == [A] and not b.get("line")
+        assert {k: v for k, v in a.items() if k != "line"} == {k: v for k, v in b.items() if k != "line"}
+
+
+def test_step_9_is_not_chosen_and_the_readme_quotes_it():
+    chosen, printed = _read()
+    assert not chosen["step 9"] and "step 9 not chosen" in printed
+    f = _scores()
+    text = readme("planets-half-time")
+    val = f[f.split == "val"].groupby(["step", "field"])[["mse", "r2"]].mean()
+    e1 = f[(f.step == "step 9") & (f.split == "val") & (f.field == E)].r2
+    ratio = script("planets-half-time/anneal", "scores").worst_ratio(f, "step 9", "val")
+    row = f"| **step 9** | **{val.loc[('step 9', E), 'r2']:.3f}** ({e1.min():.3f}–{e1.max():.3f}) | "
+    assert row + f"**{val.loc[('step 9', A), 'mse']:.3g}** | **{val.loc[('step 9', DT), 'mse']:.3g}** | {ratio:.3f} |" in text
+    assert val.loc[("step 9", E), "r2"] < 0.95 and val.loc[("step 9", A), "mse"] <= 0.00091 and val.loc[("step 9", DT), "mse"] > 2.7e-05
+    r = {k: val.loc[("step 9", k), "mse"] / val.loc[("step 6", k), "mse"] for k in (A, E)}
+    assert f"{r[A]:.3f}× step 6's" in text and f"grows {r[E]:.2f}×" in text and r[E] > 2.5
+    test = f[(f.step == "step 9") & (f.split == "test")]
+    mean = test.groupby("field")[["mse", "r2"]].mean()
+    te, ta = test[test.field == E].r2, test[test.field == A].mse
+    cells = f"| step 9 | {mean.loc[E, 'r2']:.3f} ({te.min():.3f}–{te.max():.3f}) | "
+    assert cells + f"{mean.loc[A, 'mse']:.3g} ({ta.min():.3g}–{ta.max():.3g}) | {mean.loc[DT, 'mse']:.3g} |" in text
+    assert (te < 0.95).sum() == 4 and mean.loc[A, "mse"] <= 0.00091 and mean.loc[DT, "mse"] <= 2.7e-05
+    published = pd.read_csv(HERE / "anneal-a1-line" / "seeds.csv")
+    published = published[(published.kind == "model") & (published.split == "test") & (published.field == E)]
+    assert list(published.sort_values("seed").mse) == list(test[test.field == E].sort_values("seed").mse)

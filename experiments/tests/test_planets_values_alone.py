@@ -296,7 +296,7 @@ def test_the_curve_quoted_is_the_published_runs_curve():
     curve = _curve_module()
     assert curve.markdown() in (HERE / "README.md").read_text(encoding="utf-8")
     points = {(p.model, p.samples): p for p in curve.before() + curve.after() + curve.since() + curve.schedule()}
-    assert len(points) == 14 and (HERE / "curve.png").stat().st_size > 10_000
+    assert len(points) == 15 and (HERE / "curve.png").stat().st_size > 10_000
     e1, a1, dt = ("description.planet0.e", "test", "r2"), ("description.planet0.a", "test", "mse"), ("description.stepsize", "test", "mse")
     cap = points[("every token", 460800)]
     met = lambda p: p.mean(*e1) >= 0.95 and p.mean(*a1) <= 0.00091 and p.mean(*dt) <= 2.7e-05  # noqa: E731
@@ -307,7 +307,7 @@ def test_the_curve_quoted_is_the_published_runs_curve():
     ood = ("description.stepsize", "ood_stepsize", "mse")
     text = _readme()
     assert all(0.005 <= round(p.mean(*ood), 4) <= 0.0075 for k, p in points.items() if k[1] < 1198080)
-    anneal, asked, quarter, more = (points[(label, 506880)] for label in curve.ORDER[3:])
+    anneal, asked, quarter, more, line = (points[(label, 506880)] for label in curve.ORDER[3:])
     assert not met(anneal) and anneal.mean(*e1) >= 0.95 and anneal.mean(*dt) <= 2.7e-05 and anneal.mean(*a1) > 0.00091
     assert not met(asked) and asked.mean(*e1) < 0.95 and asked.mean(*dt) <= 2.7e-05 and asked.mean(*a1) <= 0.00091
     assert f"meets Δt ({anneal.mean(*dt):.1e}) and e₁ ({anneal.mean(*e1):.3f}) but not a₁ ({anneal.mean(*a1):.2g})" in text
@@ -316,8 +316,10 @@ def test_the_curve_quoted_is_the_published_runs_curve():
     q = f"(e₁ R² {quarter.mean(*e1):.3f}, a₁ {quarter.mean(*a1):.2g}, Δt {quarter.mean(*dt):.1e}), "
     q += f"at 0.35 all but Δt ({more.mean(*dt):.2g}, 1 % over)"
     assert q in text and round(more.mean(*dt) / 2.7e-05 - 1, 2) == 0.01
-    o = [f"{p.mean(*ood):.2g}" for p in (anneal, asked, quarter, more)]
-    assert f"{o[0]}, {o[1]}, {o[2]} and {o[3]} at steps 6 to 8" in text
+    assert not met(line) and line.mean(*e1) < 0.95 and line.mean(*a1) <= 0.00091 and line.mean(*dt) <= 2.7e-05
+    assert f"a₁ ({line.mean(*a1):.2g}) and Δt ({line.mean(*dt):.1e}) are met, e₁ is not (R² {line.mean(*e1):.3f})" in text
+    o = [f"{p.mean(*ood):.2g}" for p in (anneal, asked, quarter, more, line)]
+    assert f"{o[0]}, {o[1]}, {o[2]}, {o[3]} and {o[4]} at steps 6 to 9" in text
     assert f"{points[('every token', 230400)].mean(*ood):.2g} → {points[('values alone', 230400)].mean(*ood):.2g} at 230 400" in text
     assert f"{cap.mean(*ood):.2g} → {points[('values alone', 737280)].mean(*ood):.2g} at the cap" in text
 
