@@ -7,8 +7,9 @@ Before: planets-best-half (230 400 samples), planets-4heads (460 800, the cap, a
 (737 280); since the last block computes at the hidden rows alone: planets-half-time (506 880, 614 400 and, seeds 0-1, 1 198 080),
 and at 506 880 its step 6 (the learning rate decayed to a hundredth of its peak, not a tenth),
 step 7 (that, and a₁ asked as often as e₁), step 8 (a₁ asked in a quarter or 35 % of the
-records, e₁ in half) and step 9 (step 6 with a₁ on a least-squares line). Those steps' fits recorded a₁'s atom, so their a₁ is filled with the move
-onto 1.0 (experiments/planets-atoms); every other point's without it.
+records, e₁ in half) and step 9 (step 6 with a₁ on a least-squares line). Those steps' fits
+recorded a₁'s atom, so their a₁ is filled with the move onto 1.0 (experiments/planets-atoms);
+every other point's without it.
 Minutes are each run's own training clock (two runs at a time on the 2 cores).
 
     python experiments/planets-values-alone/curve.py [--plot curve.png]
