@@ -69,3 +69,29 @@ def test_the_toys_figures_in_the_readme_are_toys_txt():
     assert gain.loc["saturating"].round(1).tolist() == [4.6, 50.6] and gain.loc["curved"].round(2).tolist() == [1.08, 2.13]
     text = readme(FOLDER)
     assert "(33–114× lower than with the penalty on the saturating toy, 36–78× on the curved one)" in text
+
+
+def test_the_cost_table_is_fit_time_txt():
+    """The README's cost table: every fit's CPU seconds, MSE and bend-test seconds of the four
+    runs in fit-time.txt (before, after, before, after), and the floors quoted."""
+    import re
+
+    text = readme(FOLDER)
+    runs = dict(re.findall(r"## (old\d|new\d)\n(.*?)(?=\n## |\Z)", (HERE / "fit-time.txt").read_text(), re.S))
+    assert sorted(runs) == ["new1", "new2", "old1", "old2"]
+
+    def fit(run: str, table: str) -> tuple[str, str]:
+        m = re.search(rf"{table} scinum.Regressor\s+([\d.]+)\s+[\d.]+\s+([\d.]+)", runs[run])
+        assert m, (run, table)
+        return m[1], m[2]
+
+    for table, label in (("1000x10", "1 000 × 10"), ("10000x4", "10 000 × 4")):
+        (b1, mb), (b2, mb2), (a1, ma), (a2, ma2) = (fit(r, table) for r in ("old1", "old2", "new1", "new2"))
+        assert mb == mb2 and ma == ma2
+        trees = re.search(rf"{table} boosted trees\s+[\d.]+\s+[\d.]+\s+([\d.]+)", runs["new1"])[1]
+        row = rf"\| {label}[^|]* \| {b1}, {b2}; {mb} \| {a1}, {a2}; (\*\*)?{ma}(\*\*)? \|[^|]*\| {trees} \|"
+        assert re.search(row, text), table
+    bends = [re.search(r"rows bend ([\d.]+) s", runs[r])[1] for r in ("new1", "new2")]
+    assert f"| {bends[0]}, {bends[1]} CPU s |" in text
+    floors = sorted(float(re.search(r"need at least ([\d.]+) s", r)[1]) for r in runs.values())
+    assert f"{floors[0]}–{floors[-1]} CPU s" in text

@@ -117,11 +117,12 @@ def test_the_fit_times_the_how_to_and_the_readme_quote():
         assert f"{table} ({rows_cols}) {before} → {after}" in text, table
 
 
-def _benchmark_runs(path: Path) -> tuple[dict, dict, list, list]:
-    """From benchmarks/regressor_fit_time.py's printed runs: the Regressor's CPU s per table (each
-    run), every model's MSE, the floors (s) and the selector lines' (as fitted, every edge) s."""
+def _benchmark_runs(path: Path, n_runs: int = 3) -> tuple[dict, dict, list, list]:
+    """From benchmarks/regressor_fit_time.py's ``n_runs`` printed runs: the Regressor's CPU s per
+    table (each run), every model's MSE, the floors (s) and the selector lines' seconds (as fitted,
+    every edge, and, since tables-bends, the bend test)."""
     runs = path.read_text().split("## run ")[1:]
-    assert len(runs) == 3
+    assert len(runs) == n_runs
     cpu: dict[str, list[str]] = {}
     mse: dict[tuple[str, str], str] = {}
     floors, selector = [], []
@@ -161,17 +162,38 @@ def test_the_benchmarks_runs_at_one_member_are_quoted():
 
 
 def test_the_how_to_quotes_the_benchmark():
+    """docs/how-to/tables.md's synthetic fit times, selector and bend-test seconds and import
+    cost are regressor-fit-time's two runs since the bend test (since-bends.txt)."""
     here = ROOT / "experiments" / "regressor-fit-time"
-    cpu, _, _, selector = _benchmark_runs(here / "one-member-selector.txt")
+    path = here / "since-bends.txt"
+    cpu, _, _, selector = _benchmark_runs(path, n_runs=2)
     docs = re.sub(r"\s+", " ", (ROOT / "docs" / "how-to" / "tables.md").read_text())
-    quick, full = sorted(float(s[0]) for s in selector), sorted(float(s[1]) for s in selector)
-    assert "0.18–0.20 CPU s; 3.0–3.2 s with every edge fitted" in docs and (quick[0], quick[-1]) == (0.18, 0.20)
-    assert (round(full[0], 1), round(full[-1], 1)) == (3.0, 3.2)
+    quick, full, bends = (sorted(float(s[i]) for s in selector) for i in range(3))
+    assert f"{quick[0]:.2f}–{quick[-1]:.2f} CPU s; about {full[0]:.1f} s with every edge fitted" in docs
+    assert round(full[-1], 1) == round(full[0], 1)
+    assert f"five times ({bends[0]:.2f}–{bends[-1]:.2f} CPU s there)" in docs
     spans = {t: sorted(float(v) for v in cpu[t]) for t in cpu}
-    assert (spans["17x2"][0], spans["17x2"][-1]) == (6.70, 9.60) and "17 × 2 in 6.7–9.6 s" in docs
-    assert (round(spans["640x4"][0]), round(spans["640x4"][-1])) == (13, 15) and "640 × 4 in 13–15 s" in docs
-    assert (round(spans["1000x10"][0]), round(spans["1000x10"][-1])) == (22, 27) and "1,000 × 10 in 22–27 s" in docs
-    assert (round(spans["10000x4"][0]), round(spans["10000x4"][-1])) == (18, 20) and "10,000 × 4 in 18–20 s" in docs
+    for table, label in (("17x2", "17 × 2"), ("640x4", "640 × 4"), ("1000x10", "1,000 × 10"), ("10000x4", "10,000 × 4")):
+        lo, hi = spans[table]
+        assert f"{label} in {lo:.1f}–{hi:.1f} s" in docs, table
+    imports = sorted(float(v) for v in re.findall(r"\(Lightning\): ([\d.]+) CPU s", path.read_text()))
+    assert len(imports) == 2 and f"plus {imports[0]:.1f}–{imports[-1]:.1f} s once a process" in docs
+
+
+def test_regressor_fit_time_since_bends_is_quoted():
+    """experiments/regressor-fit-time's section since the bend test: every CPU second and MSE of
+    its table, the floors and the selector's seconds, from since-bends.txt."""
+    here = ROOT / "experiments" / "regressor-fit-time"
+    text = re.sub(r"\s+", " ", (here / "README.md").read_text())
+    cpu, mse, floors, selector = _benchmark_runs(here / "since-bends.txt", n_runs=2)
+    for table, label in (("17x2", "17 × 2"), ("640x4", "640 × 4"), ("1000x10", "1 000 × 10"), ("10000x4", "10 000 × 4")):
+        ours, ridge, trees = mse[table, "scinum.Regressor"], mse[table, "ridge"], mse[table, "boosted trees"]
+        seconds = ", ".join(cpu[table])
+        assert re.search(rf"\| {label}[^|]* \| (\*\*)?{re.escape(seconds)}(\*\*)? \| {ours} \({ridge}, {trees}\) \|", text), table
+    lo, hi = sorted(floors, key=float)[0], sorted(floors, key=float)[-1]
+    assert f"{lo}–{hi} CPU s of long operations alone" in text and float(lo) > 10
+    quick, bends = sorted(s[0] for s in selector), sorted(s[2] for s in selector)
+    assert f"{quick[0]}–{quick[-1]} CPU s of the 1 000 × 10 fit, testing whether its rows bend {bends[0]}–{bends[-1]} s" in text
 
 
 def test_the_notebooks_index_quotes_the_one_member_times():
