@@ -212,6 +212,29 @@ def test_benchmark_smoke_runs_to_its_headline(name, capsys):
         assert len(floor) == 1 and re.search(
             r"take \d+\.\d+ CPU ms a record \(.+%.*\), preparing \d+\.\d+: .* at most \d+ records/s", floor[0]
         ), floor
+        work = [line for line in lines if line.startswith("work done: ")]
+        assert len(work) == 1 and re.search(r"\d+\.\d+ MFLOP a record .* at most \d+ records/s$", work[0]), work
+
+
+def test_the_fill_benchmarks_work_count_is_the_full_count_where_every_row_is_asked():
+    """``work_per_record``: one block with every token masked is the model-FLOPs count of a full
+    pass; with one of 142 tokens masked in the last of two blocks, the last block's Q, O and MLP
+    shrink to one row, its keys and values and the first block stay."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from fill_throughput import work_per_record
+    finally:
+        sys.path.remove(str(BENCH))
+    from scinum.model.config import ModelConfig
+
+    def cfg(layers):
+        return ModelConfig(vocab_size=10, num_dim=1, combine="multiply", n_layers=layers, max_positions=200, n_fields=5)
+
+    one = cfg(1)
+    assert work_per_record(one, 142, 142) == pytest.approx(one.flops_per_token(142, training=False) * 142)
+    two, d, r = cfg(2), cfg(2).d_model, cfg(2).mlp_ratio
+    first = two.flops_per_token(142, training=False) / 2 * 142
+    assert work_per_record(two, 142, 1) == pytest.approx(first + 4 * d * d * 142 + 2 * (2 * d * d + 2 * r * d * d) + 4 * 142 * d)
 
 
 def test_the_fill_benchmark_measures_a_values_alone_trunk_when_asked(capsys):

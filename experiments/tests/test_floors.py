@@ -65,3 +65,30 @@ def test_the_regressor_floor():
     assert f"| boosted trees | {' | '.join(trees)} |" in text
     low, high = min(float(f) for *_, f in floors), max(float(f) for *_, f in floors)
     assert f"would take {low}–{high} s" in text
+
+
+def test_the_fill_work_done_against_the_peak():
+    """fill-throughput's section on the work a record needs: each run's rate, peak, share and
+    ceiling from work-done.txt, and the spans the bullets quote, recomputed."""
+    out = (EXP / "fill-throughput" / "work-done.txt").read_text()
+    text = _text(EXP / "fill-throughput" / "README.md")
+    runs = out.split("## run ")[1:]
+    assert len(runs) == 3
+    peaks, rates, per_thread = [], [], []
+    for i, run in enumerate(runs, 1):
+        rate = int(re.search(r"^fill_many \(batch 256\)\s+(\d+)", run, re.M)[1])
+        peak = float(re.search(r"fp32 GEMM peak ([\d.]+) GFLOP/s", run)[1])
+        work, share, ceiling = re.search(
+            r"work done: ([\d.]+) MFLOP a record .*?, ([\d.]+)% of that peak; at the peak itself at most (\d+)", run
+        ).groups()
+        ops = float(re.search(r"take ([\d.]+) CPU ms a record", run)[1])
+        assert work == "21.8" and abs(int(ceiling) / (peak * 1e3 / 21.8) - 1) < 0.01
+        assert f"| {i} | {rate:,} | {peak} | {share} % | {int(ceiling):,} | {ops:.3f} |" in text, i
+        peaks.append(peak), rates.append(rate), per_thread.append((21.8 / ops, peak / 2))
+    need = sorted(4000 * 21.8e-3 / p for p in peaks)
+    assert f"4,000 needs {100 * need[0]:.0f}–{100 * need[-1]:.0f} % of that peak" in text
+    speeds = sorted(g for g, _ in per_thread)
+    assert f"at {speeds[0]:.0f}–{speeds[-1]:.0f} GFLOP/s a thread" in text
+    of_half = sorted(g / h for g, h in per_thread)
+    assert f"{100 * of_half[0]:.0f}–{100 * of_half[-1]:.0f} % of half the run's two-thread peak" in text
+    assert max(rates) < 4000 and f"**The target of 4,000 records/s is not met** ({min(rates):,}–{max(rates):,})" in text
