@@ -92,3 +92,7 @@ def test_the_fill_work_done_against_the_peak():
     of_half = sorted(g / h for g, h in per_thread)
     assert f"{100 * of_half[0]:.0f}–{100 * of_half[-1]:.0f} % of half the run's two-thread peak" in text
     assert max(rates) < 4000 and f"**The target of 4,000 records/s is not met** ({min(rates):,}–{max(rates):,})" in text
+    index = _text(EXP / "README.md")
+    ceilings = sorted(peak * 1e3 / 21.8 for peak in peaks)
+    assert f"allows {round(ceilings[0], -2):,.0f}–{round(ceilings[-1], -2):,.0f} records/s".replace(",", " ") in index
+    assert f"({min(rates):,}–{max(rates):,}".replace(",", " ") + " records/s, three runs)" in index

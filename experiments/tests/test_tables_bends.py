@@ -95,3 +95,7 @@ def test_the_cost_table_is_fit_time_txt():
     assert f"| {bends[0]}, {bends[1]} CPU s |" in text
     floors = sorted(float(re.search(r"need at least ([\d.]+) s", r)[1]) for r in runs.values())
     assert f"{floors[0]}–{floors[-1]} CPU s" in text
+    index = re.sub(r"\s+", " ", (HERE.parent / "README.md").read_text())
+    lo, hi = sorted(re.search(r"rows bend ([\d.]+) s", runs[r])[1] for r in ("new1", "new2"))
+    after, before = fit("new1", "10000x4")[1], fit("old1", "10000x4")[1]
+    assert f"the test costs {lo}–{hi} CPU s of a 1,000 × 10 fit" in index and f"MSE of {after} instead of {before}" in index

@@ -194,6 +194,9 @@ def test_regressor_fit_time_since_bends_is_quoted():
     assert f"{lo}–{hi} CPU s of long operations alone" in text and float(lo) > 10
     quick, bends = sorted(s[0] for s in selector), sorted(s[2] for s in selector)
     assert f"{quick[0]}–{quick[-1]} CPU s of the 1 000 × 10 fit, testing whether its rows bend {bends[0]}–{bends[-1]} s" in text
+    index = re.sub(r"\s+", " ", (ROOT / "experiments" / "README.md").read_text())
+    big, small = sorted(cpu["1000x10"], key=float), sorted(cpu["17x2"], key=float)
+    assert f"1,000 × 10 takes {big[0]}–{big[-1]} CPU s against a floor of {lo}–{hi} s, 17 × 2 {small[0]}–{small[-1]} s" in index
 
 
 def test_the_notebooks_index_quotes_the_one_member_times():
