@@ -28,7 +28,7 @@ COMMANDS = {
     "plot": ("scinum.analysis.plots", "plots from an evaluation results directory"),
     "export": ("scinum.share.export", "write a model directory to share: model.safetensors, config.json, a model card"),
     "info": ("scinum.cli.info", "what a model (checkpoint or export directory) fills and expects"),
-    "demo": ("scinum.cli.demo", "encode and decode a sample record with every number encoding"),
+    "demo": ("scinum.cli.demo", "encode and decode a sample record with each encoding that has number features"),
 }
 
 
