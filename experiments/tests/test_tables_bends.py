@@ -99,3 +99,40 @@ def test_the_cost_table_is_fit_time_txt():
     lo, hi = sorted(re.search(r"rows bend ([\d.]+) s", runs[r])[1] for r in ("new1", "new2"))
     after, before = fit("new1", "10000x4")[1], fit("old1", "10000x4")[1]
     assert f"the test costs {lo}–{hi} CPU s of a 1,000 × 10 fit" in index and f"MSE of {after} instead of {before}" in index
+
+
+def test_the_larger_tables_are_large_txt():
+    """The larger synthetic tables' table and bullets: every ratio to the better standard model
+    recomputed from large-sin.txt and large-tanh.txt, and the spans the bullets quote."""
+    frame = pd.concat([pd.read_csv(HERE / f"large-{shape}.txt", sep=" ") for shape in ("sin", "tanh")])
+    assert len(frame) == 16 and set(frame["rows"]) == {1000, 10000} and set(frame["seed"]) == {0, 1}
+    frame["better"] = frame[["least_squares", "boosted_trees"]].min(axis=1)
+    text = readme(FOLDER)
+    for (shape, rows, seed), g in frame.groupby(["shape", "rows", "seed"]):
+        inside, past = (g[g["where"] == w].iloc[0] for w in ("inside", "past"))
+        assert inside["bends"] == past["bends"]
+
+        def cell(r):
+            rule = f"{r.mse_rule / r.better:.3f}×"
+            return f"{rule} / {r.mse_penalty / r.better:.3f}×" if r.bends else rule
+
+        row = f"| {shape}, {rows:,} rows, {seed} | {'yes' if inside.bends else 'no'} | {cell(inside)} | {cell(past)} |"
+        assert row.replace("1,000", "1 000").replace("10,000", "10 000") in text, row
+        if not inside.bends:  # the rule leaves the fit as it was
+            assert inside.mse_rule == inside.mse_penalty and past.mse_rule == past.mse_penalty
+    fired = frame[frame["bends"]]
+    past, inside = fired[fired["where"] == "past"], fired[fired["where"] == "inside"]
+    lower = (past.mse_rule / past.mse_penalty)[past["shape"] == "tanh"]
+    assert f"({lower.min():.2f}–{lower.max():.2f}×)" in text and (lower < 1).all()
+    assert f"{(past.mse_rule / past.mse_penalty)[past['shape'] == 'sin'].iloc[0]:.2f}× higher" in text
+    ins = inside.mse_rule / inside.mse_penalty
+    assert f"lower in all four ({ins.min():.2f}–{ins.max():.2f}×)" in text and len(ins) == 4
+    everywhere = frame[frame["where"] == "past"]
+    ratio = everywhere.mse_rule / everywhere.better
+    assert f"{ratio.min():.2f}–{ratio.max():.1f}× the better standard model, above 3× on {(ratio > 3).sum()} of the 8" in text
+    sat = everywhere[everywhere["shape"] == "tanh"]
+    trees = sat.mse_rule / sat.boosted_trees
+    assert f"{trees.min():.1f}–{trees.max():.1f}× the trees on the four saturating fits" in text and len(sat) == 4
+    docs = " ".join((HERE.parents[1] / "docs" / "how-to" / "tables.md").read_text().split())
+    assert f"the Regressor past the range was {trees.min():.1f}–{trees.max():.1f}× the trees' error" in docs
+    assert f"above least squares on {['no', 'one', 'two', 'three', 'all'][int((sat.mse_rule > sat.least_squares).sum())]} of them" in text
