@@ -136,3 +136,32 @@ def test_the_larger_tables_are_large_txt():
     docs = " ".join((HERE.parents[1] / "docs" / "how-to" / "tables.md").read_text().split())
     assert f"the Regressor past the range was {trees.min():.1f}–{trees.max():.1f}× the trees' error" in docs
     assert f"above least squares on {['no', 'one', 'two', 'three', 'all'][int((sat.mse_rule > sat.least_squares).sum())]} of them" in text
+
+
+def test_three_times_the_budget_is_large_budget_txt():
+    """The 60 000-sample fits' table and bullets, against large.py's default fits."""
+    default = pd.concat([pd.read_csv(HERE / f"large-{s}.txt", sep=" ") for s in ("sin", "tanh")])
+    more = pd.concat([pd.read_csv(HERE / f"large-budget-{s}.txt", sep=" ") for s in ("sin", "tanh")])
+    assert len(more) == 4 and set(more["samples"]) == {60000}
+    text = readme(FOLDER)
+    docs = " ".join((HERE.parents[1] / "docs" / "how-to" / "tables.md").read_text().split())
+    ratios = {}
+    for _, r in more.iterrows():
+        d = default[(default["shape"] == r["shape"]) & (default["rows"] == 10000) & (default["seed"] == r["seed"])]
+        ins, past = (d[d["where"] == w].iloc[0] for w in ("inside", "past"))
+        row = (
+            f"| {r['shape']}, {r['seed']} | {ins.mse_rule:.4g} / {r.mse_inside:.4g} | {past.mse_rule:.4g} / {r.mse_past:.4g} "
+            f"| {ins.boosted_trees:.4g} / {past.boosted_trees:.4g} | {r.fit_s:.1f} |"
+        )
+        assert row in text, row
+        ratios[r["shape"], r["seed"]] = (past.mse_rule / r.mse_past, ins.mse_rule / r.mse_inside, r.mse_inside < ins.boosted_trees)
+    tanh = sorted(v[0] for k, v in ratios.items() if k[0] == "tanh")
+    span = f"{tanh[0]:.1f}–{tanh[-1]:.1f}×"
+    assert f"past the range {span}" in text and f"lowered the error past the range {span}" in docs
+    gain, below = ratios["tanh", 1][1], ratios["tanh", 1][2]
+    assert f"inside it {gain:.1f}× (below the trees there)" in text and below
+    sin = sorted(1 / v[0] for k, v in ratios.items() if k[0] == "sin")
+    assert f"({sin[0]:.2f}–{sin[-1]:.2f}× past the range)" in text
+    secs = sorted(more["fit_s"])
+    assert f"{secs[0]:.1f}–{secs[-1]:.1f} CPU s" in text and max(secs) < 60
+    assert f"in {secs[0]:.0f}–{secs[-1]:.0f} CPU s a fit" in docs
