@@ -135,6 +135,8 @@ def test_the_larger_tables_are_large_txt():
     assert f"{trees.min():.1f}–{trees.max():.1f}× the trees on the four saturating fits" in text and len(sat) == 4
     docs = " ".join((HERE.parents[1] / "docs" / "how-to" / "tables.md").read_text().split())
     assert f"the Regressor past the range was {trees.min():.1f}–{trees.max():.1f}× the trees' error" in docs
+    front = " ".join((HERE.parents[1] / "README.md").read_text().split())
+    assert f"the Regressor past the range was {trees.min():.1f}–{trees.max():.1f}× the boosted trees' error" in front
     assert f"above least squares on {['no', 'one', 'two', 'three', 'all'][int((sat.mse_rule > sat.least_squares).sum())]} of them" in text
 
 
