@@ -39,3 +39,13 @@ def test_the_toys_table_is_toys_today_txt():
     better = [int(s) for s, r in sat.iterrows() if r.edge < r.network]
     assert better == [0] and "Holding is better on seed 0 and worse on seeds 1 and 2" in text
     assert (sat.boosted_trees < sat[["edge", "network"]].min(axis=1) / 10).all()
+
+
+def test_the_verdict_quotes_the_curved_toy_at_the_edge():
+    toys = pd.read_csv(HERE / "toys-today.txt", sep=" ")
+    curved = toys[toys["toy"] == "curved"]
+    better = curved[["least_squares", "boosted_trees"]].min(axis=1)
+    assert (curved["edge"] > better).all()  # the edge reading fails the product's curved-toy bound
+    text = readme(FOLDER)
+    edge = f"{curved.edge.min():.1f}–{curved.edge.max():.1f}"
+    assert f"the trees ({better.min():.1f}–{better.max():.1f}), and at the edge it is {edge}" in text
