@@ -39,23 +39,29 @@ def table(shape: str, rows: int, seed: int) -> tuple[pd.DataFrame, np.ndarray, n
     return pd.DataFrame(X, columns=[f"x{j}" for j in range(4)]), y, truth
 
 
+def split(X: pd.DataFrame, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row indices ``(train, inside, past)`` of a table (module docstring): ``past`` the rows above
+    ``x0``'s 0.9 quantile, ``inside`` a seeded quarter of the others, ``train`` the rest."""
+    above = X["x0"].to_numpy() > np.quantile(X["x0"], 0.9)
+    rest = np.flatnonzero(~above)
+    inside = np.sort(np.random.default_rng(seed).permutation(rest)[: len(rest) // 4])
+    return np.setdiff1d(rest, inside), inside, np.flatnonzero(above)
+
+
 def main(shapes: list[str]) -> None:
     print("shape rows seed bends where mse_rule mse_penalty least_squares boosted_trees fit_s_rule fit_s_penalty")
     for shape in shapes:
         for rows in ROWS:
             for seed in SEEDS:
                 X, y, truth = table(shape, rows, seed)
-                past = X["x0"].to_numpy() > np.quantile(X["x0"], 0.9)
-                inside = np.flatnonzero(~past)
-                held = np.random.default_rng(seed).permutation(inside)[: len(inside) // 4]
-                train = np.setdiff1d(inside, held)
+                train, inside, past = split(X, seed)
                 fits, seconds = [], []
                 for config in (None, {"optim": {"curvature_weight": 10.0}}):
                     cpu = time.process_time()
                     fits.append(scinum.Regressor(seed=seed, config=config).fit(X.iloc[train], y[train]))
                     seconds.append(time.process_time() - cpu)
                 standard = [m.fit(X.iloc[train], y[train]) for m in (LinearRegression(), HistGradientBoostingRegressor(random_state=0))]
-                for where, rows_at in (("inside", np.sort(held)), ("past", np.flatnonzero(past))):
+                for where, rows_at in (("inside", inside), ("past", past)):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         mse = [np.mean((np.asarray(m.predict(X.iloc[rows_at])) - truth[rows_at]) ** 2) for m in (*fits, *standard)]

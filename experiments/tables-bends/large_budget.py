@@ -24,16 +24,13 @@ def main(shape: str) -> None:
     print("shape rows seed samples mse_inside mse_past fit_s")
     for seed in LARGE["SEEDS"]:
         X, y, truth = LARGE["table"](shape, 10000, seed)
-        past = X["x0"].to_numpy() > np.quantile(X["x0"], 0.9)
-        inside = np.flatnonzero(~past)
-        held = np.sort(np.random.default_rng(seed).permutation(inside)[: len(inside) // 4])
-        train = np.setdiff1d(inside, held)
+        train, inside, past = LARGE["split"](X, seed)
         cpu = time.process_time()
         reg = scinum.Regressor(seed=seed, samples=SAMPLES).fit(X.iloc[train], y[train])
         seconds = time.process_time() - cpu
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mse = [np.mean((np.asarray(reg.predict(X.iloc[rows])) - truth[rows]) ** 2) for rows in (held, np.flatnonzero(past))]
+            mse = [np.mean((np.asarray(reg.predict(X.iloc[rows])) - truth[rows]) ** 2) for rows in (inside, past)]
         print(shape, 10000, seed, SAMPLES, f"{mse[0]:.4g} {mse[1]:.4g} {seconds:.1f}", flush=True)
 
 

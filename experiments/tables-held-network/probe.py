@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "recipes"))
 import tables_by_range as tbr  # noqa: E402
 
 LARGE = runpy.run_path(str(ROOT / "experiments" / "tables-bends" / "large.py"))
-TOYS = {"straight": lambda x: 2 * x + 1, "saturating": lambda x: np.tanh(4 * x), "curved": lambda x: np.exp(2 * x)}
+TOYS = runpy.run_path(str(ROOT / "experiments" / "tables-clamp-probe" / "toys.py"))["TOYS"]  # the tests' toys
 
 
 def flags(X: np.ndarray, y: np.ndarray, j: int) -> tuple[bool, bool, bool]:
@@ -47,10 +47,8 @@ def flags(X: np.ndarray, y: np.ndarray, j: int) -> tuple[bool, bool, bool]:
 def large_split(shape: str, rows: int, seed: int):
     """``(X, y, truth, train, past)`` of ../tables-bends/large.py's table and split."""
     X, y, truth = LARGE["table"](shape, rows, seed)
-    past = X["x0"].to_numpy() > np.quantile(X["x0"], 0.9)
-    inside = np.flatnonzero(~past)
-    held = np.random.default_rng(seed).permutation(inside)[: len(inside) // 4]
-    return X, y, truth, np.setdiff1d(inside, held), np.flatnonzero(past)
+    train, _, past = LARGE["split"](X, seed)
+    return X, y, truth, train, past
 
 
 def main_flags() -> None:
