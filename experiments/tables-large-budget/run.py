@@ -68,13 +68,15 @@ def load_test(name: str) -> tuple[pd.DataFrame, np.ndarray]:
     raise ValueError(f"unknown large test table {name!r}; known: {', '.join(TEST)}")
 
 
-def fits(X: pd.DataFrame, y: np.ndarray, train: np.ndarray, seed: int) -> dict:
-    """Model label -> fitted model (and, for the scinum rows, ``(samples, CPU s)``)."""
+def fits(X: pd.DataFrame, y: np.ndarray, train: np.ndarray, seed: int, only: str | None = None) -> dict:
+    """Model label -> ``(fitted model, extra)``; ``extra`` for the scinum rows: the records a
+    member saw, the fit's CPU seconds and whether each target's rows bend clearly. ``only``: that
+    scinum row alone."""
     import scinum
     import scinum.regressor_params as params
 
     out: dict = {}
-    for label in ("default", "grow"):
+    for label in (only,) if only else ("default", "grow"):
         saved = params.DEFAULTS["max_cells"]
         if label == "grow":
             params.DEFAULTS["max_cells"] = GROW["max_cells"]
@@ -85,7 +87,10 @@ def fits(X: pd.DataFrame, y: np.ndarray, train: np.ndarray, seed: int) -> dict:
             seconds = time.process_time() - cpu
         finally:
             params.DEFAULTS["max_cells"] = saved
-        out[label] = (reg, {"samples": reg.config_["budget"]["samples"], "fit_s": round(seconds, 2)})
+        bends = [bool(b) for b in reg.bends_]
+        out[label] = (reg, {"samples": reg.config_["budget"]["samples"], "fit_s": round(seconds, 2), "bends": bends})
+    if only:
+        return out
     for label, model in (("least squares", LinearRegression()), ("boosted trees", HistGradientBoostingRegressor(random_state=seed))):
         out[label] = (model.fit(X.iloc[train], y[train]), {})
     return out
