@@ -72,8 +72,12 @@ class Regressor(RegressorMixin, BaseEstimator):
     """A masked-number transformer as a scikit-learn regressor (module docstring).
 
     Budget: ``samples``, the records each member sees in training: ``"auto"`` (the table's,
-    :func:`training_samples` with ``epochs`` and :data:`DEFAULTS`' floor and cap) or a whole
-    number; or ``seconds`` of training per member instead (then ``samples`` stays ``"auto"``).
+    :func:`training_samples` with ``epochs`` passes and :data:`DEFAULTS`' floor and cap) or a
+    whole number; or ``seconds`` of training per member instead (then ``samples`` stays
+    ``"auto"``). ``epochs``: ``"auto"``, 40 passes at most 100,000 cells a member, or 30 passes
+    at most 300,000 cells where every target's rows bend clearly (``bends_``: the 625-step
+    floor below 667 training rows, up to three times the cells on a larger table); a number:
+    that many passes, at most 100,000 cells.
     ``lr``, ``d_model``, ``n_layers``, ``n_heads``, ``batch_size``: the run config's
     ``optim.lr``, ``model.*`` and ``data.batch_size``. ``members``: how many models to train,
     member ``i`` with seed ``seed + 1000·i`` on the same training and validation rows; they
@@ -119,7 +123,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         self,
         samples: int | str = "auto",
         seconds: float | None = None,
-        epochs: float = DEFAULTS["epochs"],
+        epochs: float | str = "auto",
         lr: float = DEFAULTS["optim"]["lr"],
         d_model: int = DEFAULTS["model"]["d_model"],
         n_layers: int = DEFAULTS["model"]["n_layers"],
@@ -197,6 +201,16 @@ class Regressor(RegressorMixin, BaseEstimator):
         return [column_path(n) for n in names]
 
     # -- training -------------------------------------------------------------------------------
+    def _passes(self) -> tuple[float, int]:
+        """``(epochs, max_cells)`` of the fit's budget: ``epochs`` "auto" gives :data:`DEFAULTS`'
+        bent pair where every target's rows bend clearly (``bends_``), its plain pair elsewhere;
+        a number keeps the plain cap."""
+        if self.epochs != "auto":
+            return self.epochs, DEFAULTS["max_cells"]
+        if len(self.bends_) and bool(np.all(self.bends_)):
+            return DEFAULTS["bent_epochs"], DEFAULTS["bent_max_cells"]
+        return DEFAULTS["epochs"], DEFAULTS["max_cells"]
+
     def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int, cells: float, seed: int) -> dict:
         """The run config: :data:`DEFAULTS` <- ``config`` <- the flat parameters and the budget
         (the fit checks it)."""
@@ -205,8 +219,8 @@ class Regressor(RegressorMixin, BaseEstimator):
         if self.seconds is not None:
             budget: dict[str, Any] = {"seconds": float(self.seconds)}
         elif self.samples == "auto":
-            steps = DEFAULTS["min_steps"]
-            budget = {"samples": training_samples(n_train, cells, self.epochs, steps, self.batch_size, DEFAULTS["max_cells"])}
+            epochs, cap = self._passes()
+            budget = {"samples": training_samples(n_train, cells, epochs, DEFAULTS["min_steps"], self.batch_size, cap)}
         else:
             budget = {"samples": int(self.samples)}
         over: dict[str, Any] = {"seed": seed, "out_dir": str(out_dir), "budget": budget}

@@ -52,11 +52,15 @@ __all__ = [
 #: (:mod:`scinum.fill.past_range`; experiments/tables-past-range, tables-linear-baseline).
 #:
 #: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
-#: rows, at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
+#: rows (``bent_epochs`` where every target's rows bend clearly, the constructor's ``epochs``
+#: "auto"), at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
 #: fewer rows than a batch takes the whole table a step, as many steps as any other, not 20,000
 #: records; experiments/tables-fit-budget), and past that floor at most ``max_cells`` numbers and
 #: strings (cells) seen per member, so that a long table costs no more than a bounded number of
-#: cells (the cost of a record grows with its cells). The floor stands above the cap: a wide table
+#: cells (the cost of a record grows with its cells; ``bent_max_cells`` where the rows bend: a
+#: long table whose rows bend is seen more often, one whose rows do not stays near its line,
+#: more steps teaching its network only noise; below 667 training rows the bent pair gives the
+#: floor: experiments/tables-large-budget). The floor stands above the cap: a wide table
 #: capped below 625 steps fitted a constant (experiments/tables-fit-budget). ``val_fraction`` of the rows (at least
 #: ``min_val_records`` of them, else none) is held out, once for every member, for early
 #: stopping (validation every ``trainer.val_check_interval`` steps, stopping after ``patience``
@@ -69,6 +73,8 @@ DEFAULTS: dict[str, Any] = {
     "epochs": 40,
     "min_steps": 625,
     "max_cells": 100000,
+    "bent_epochs": 30,
+    "bent_max_cells": 300000,
     "members": 1,
     "val_fraction": 0.2,
     "min_val_records": 10,
@@ -153,8 +159,9 @@ def check_params(est: Any) -> None:
             raise bad("seconds", "None or a number of seconds > 0")
         if s != "auto":
             raise ConfigError(f"Regressor(samples={s!r}, seconds={est.seconds!r}): give one budget, samples or seconds")
-    if not (is_real(est.epochs) and math.isfinite(est.epochs) and est.epochs > 0):
-        raise bad("epochs", "a number of passes over the training rows > 0")
+    e = est.epochs
+    if not (e == "auto" if isinstance(e, str) else is_real(e) and math.isfinite(e) and e > 0):
+        raise bad("epochs", '"auto" or a number of passes over the training rows > 0')
     if not (is_real(est.lr) and math.isfinite(est.lr) and est.lr > 0):
         raise bad("lr", "a learning rate > 0")
     for name in ("d_model", "n_layers", "n_heads", "members", "batch_size"):

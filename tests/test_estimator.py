@@ -89,7 +89,7 @@ def test_params_are_stored_verbatim_and_clone_refits_the_same(fitted):
     assert scinum.Regressor().get_params() == {
         "samples": "auto",
         "seconds": None,
-        "epochs": DEFAULTS["epochs"],
+        "epochs": "auto",
         "lr": DEFAULTS["optim"]["lr"],
         "d_model": DEFAULTS["model"]["d_model"],
         "n_layers": DEFAULTS["model"]["n_layers"],
@@ -415,6 +415,7 @@ def test_a_fit_leaves_the_signal_handlers_as_it_found_them_and_nothing_of_it_ali
         ({"line": "yes"}, r"line='yes'\): must be \"auto\""),
         ({"line": 1}, r"line=1\): must be \"auto\""),
         ({"epochs": float("inf")}, r"epochs=inf\)"),
+        ({"epochs": "many"}, r"epochs='many'\): must be \"auto\" or a number of passes"),
         ({"config": {"optim": {"lr": 1e-3}}}, "optim.lr is the parameter lr="),
         ({"config": {"budget": {"samples": 10}}}, "unknown section 'budget'"),
         ({"config": {"data": {"path": "x"}}}, "data.path is set by the estimator"),
@@ -542,6 +543,40 @@ def test_the_budget_follows_the_table():
     assert training_samples(8000, 2, d["epochs"], d["min_steps"], batch, d["max_cells"]) == d["max_cells"] // 2
     assert training_samples(8000, 5, d["epochs"], d["min_steps"], batch, d["max_cells"]) == 20000
     assert training_samples(100, 2, 1000, 0, batch, 10**9) == 100000  # epochs when neither bound binds
+
+
+def test_a_table_whose_rows_bend_gets_its_own_budget():
+    """Where every target's rows bend clearly: ``bent_epochs`` passes, at most ``bent_max_cells``
+    cells; the floor below 667 training rows, three times the cells of a long table; elsewhere the
+    plain pair, and a number given as ``epochs`` keeps the plain cap."""
+    d, batch = DEFAULTS, DEFAULTS["data"]["batch_size"]
+
+    def bent(n: int, cells: float) -> int:
+        return training_samples(n, cells, d["bent_epochs"], d["min_steps"], batch, d["bent_max_cells"])
+
+    assert bent(666, 2) == 20000 and bent(667, 2) == 20010  # the floor, then the passes
+    assert bent(5400, 5) == 60000 == 3 * training_samples(5400, 5, d["epochs"], d["min_steps"], batch, d["max_cells"])
+    reg = scinum.Regressor()
+    reg.bends_ = np.array([True, True])
+    assert reg._passes() == (d["bent_epochs"], d["bent_max_cells"])
+    reg.bends_ = np.array([True, False])  # one target whose rows keep to a line: the plain pair
+    assert reg._passes() == (d["epochs"], d["max_cells"])
+    reg.bends_ = np.array([True])
+    assert reg.set_params(epochs=12)._passes() == (12, d["max_cells"])
+
+
+def test_the_fit_reads_whether_the_rows_bend(monkeypatch):
+    """The same rule through ``fit``: a saturating table's rows bend and take the bent passes,
+    a straight one's do not (tiny passes and floor so that the fits take seconds)."""
+    for key, value in (("min_steps", 1), ("epochs", 1), ("bent_epochs", 3)):
+        monkeypatch.setitem(DEFAULTS, key, value)
+    x = np.random.default_rng(0).uniform(0, 1, 200)
+    noise = 0.02 * np.random.default_rng(1).normal(size=200)
+    small = {k: v for k, v in TINY.items() if k != "samples"}
+    for y, passes in ((np.tanh(8 * (x - 0.5)) + noise, 3), (2 * x + noise, 1)):
+        reg = scinum.Regressor(**small, line=False).fit(pd.DataFrame({"x": x}), y)
+        assert bool(reg.bends_[0]) == (passes == 3)
+        assert reg.config_["budget"]["samples"] == passes * 160  # 200 rows, 40 held out for validation
 
 
 @pytest.mark.determinism
