@@ -203,11 +203,12 @@ class Regressor(RegressorMixin, BaseEstimator):
     # -- training -------------------------------------------------------------------------------
     def _passes(self) -> tuple[float, int]:
         """``(epochs, max_cells)`` of the fit's budget: ``epochs`` "auto" gives :data:`DEFAULTS`'
-        bent pair where every target's rows bend clearly (``bends_``), its plain pair elsewhere;
-        a number keeps the plain cap."""
+        bent pair where every target's rows bend clearly (``bends_``), its plain pair elsewhere
+        (and before the rows are tested); a number keeps the plain cap."""
         if self.epochs != "auto":
-            return self.epochs, DEFAULTS["max_cells"]
-        if len(self.bends_) and bool(np.all(self.bends_)):
+            return float(self.epochs), DEFAULTS["max_cells"]
+        bends = getattr(self, "bends_", None)
+        if bends is not None and len(bends) and bool(np.all(bends)):
             return DEFAULTS["bent_epochs"], DEFAULTS["bent_max_cells"]
         return DEFAULTS["epochs"], DEFAULTS["max_cells"]
 

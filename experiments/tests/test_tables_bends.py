@@ -133,10 +133,6 @@ def test_the_larger_tables_are_large_txt():
     sat = everywhere[everywhere["shape"] == "tanh"]
     trees = sat.mse_rule / sat.boosted_trees
     assert f"{trees.min():.1f}–{trees.max():.1f}× the trees on the four saturating fits" in text and len(sat) == 4
-    docs = " ".join((HERE.parents[1] / "docs" / "how-to" / "tables.md").read_text().split())
-    assert f"the Regressor past the range was {trees.min():.1f}–{trees.max():.1f}× the trees' error" in docs
-    front = " ".join((HERE.parents[1] / "README.md").read_text().split())
-    assert f"the Regressor past the range was {trees.min():.1f}–{trees.max():.1f}× the boosted trees' error" in front
     assert f"above least squares on {['no', 'one', 'two', 'three', 'all'][int((sat.mse_rule > sat.least_squares).sum())]} of them" in text
 
 
@@ -146,7 +142,6 @@ def test_three_times_the_budget_is_large_budget_txt():
     more = pd.concat([pd.read_csv(HERE / f"large-budget-{s}.txt", sep=" ") for s in ("sin", "tanh")])
     assert len(more) == 4 and set(more["samples"]) == {60000}
     text = readme(FOLDER)
-    docs = " ".join((HERE.parents[1] / "docs" / "how-to" / "tables.md").read_text().split())
     ratios = {}
     for _, r in more.iterrows():
         d = default[(default["shape"] == r["shape"]) & (default["rows"] == 10000) & (default["seed"] == r["seed"])]
@@ -159,11 +154,10 @@ def test_three_times_the_budget_is_large_budget_txt():
         ratios[r["shape"], r["seed"]] = (past.mse_rule / r.mse_past, ins.mse_rule / r.mse_inside, r.mse_inside < ins.boosted_trees)
     tanh = sorted(v[0] for k, v in ratios.items() if k[0] == "tanh")
     span = f"{tanh[0]:.1f}–{tanh[-1]:.1f}×"
-    assert f"past the range {span}" in text and f"lowered the error past the range {span}" in docs
+    assert f"past the range {span}" in text
     gain, below = ratios["tanh", 1][1], ratios["tanh", 1][2]
     assert f"inside it {gain:.1f}× (below the trees there)" in text and below
     sin = sorted(1 / v[0] for k, v in ratios.items() if k[0] == "sin")
     assert f"({sin[0]:.2f}–{sin[-1]:.2f}× past the range)" in text
     secs = sorted(more["fit_s"])
     assert f"{secs[0]:.1f}–{secs[-1]:.1f} CPU s" in text and max(secs) < 60
-    assert f"in {secs[0]:.0f}–{secs[-1]:.0f} CPU s a fit" in docs

@@ -1,0 +1,88 @@
+"""experiments/tables-large-budget: the README's tables are what summary.py prints from the
+published fits, the adopted default is the candidate the rule adopted, and the product's
+sentences about the saturating tables and the large test tables follow from the files."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+from published import readme
+
+FOLDER = "tables-large-budget"
+HERE = Path(__file__).resolve().parents[1] / FOLDER
+ROOT = HERE.parents[1]
+
+
+def lines(name: str) -> pd.DataFrame:
+    return pd.DataFrame([json.loads(line) for line in (HERE / name).read_text().splitlines()])
+
+
+def flat(path: Path) -> str:
+    return " ".join(path.read_text().split())
+
+
+def test_the_readme_quotes_summary_py():
+    out = subprocess.run([sys.executable, str(HERE / "summary.py")], capture_output=True, text=True, check=True).stdout
+    text = readme(FOLDER)
+    tables = [" ".join(block.split()) for block in out.split("\n\n") if block.startswith("| table")]
+    assert len(tables) == 3  # grow and grow-bends on the development tables, the test tables
+    for block in tables:
+        assert block in text
+    assert "adopt grow: no" in out and "adopt grow-bends: yes" in out
+    for clause in re.findall(r"^- \d\..*$", out.split("## grow-bends")[1], flags=re.M):
+        assert clause in text
+
+
+def test_the_fits_are_complete_and_the_budgets_are_the_rule_s():
+    from scinum.regressor_params import DEFAULTS, training_samples
+
+    dev, test = lines("dev.jsonl"), lines("test.jsonl")
+    assert len(dev) == 6 * 2 * 4 * 2 and len(test) == 5 * 3 * 4 * 2
+    bends = lines("dev-bends.jsonl")
+    bent = bends[bends.bends.map(all)]
+    assert sorted(zip(bent.table, bent.seed)) == [("sin10000", 0), ("tanh10000", 0), ("tanh10000", 1), ("tanh3000", 0), ("tanh3000", 1)]
+    grow = dev[dev.model == "grow"]
+    assert set(grow[grow.table.str.endswith("10000")].samples) == {60000} and set(grow[grow.table.str.endswith("3000")].samples) == {48600}
+    assert set(dev[dev.model == "default"].samples) == {20000}
+    # the adopted pair is the candidate's
+    assert (DEFAULTS["bent_epochs"], DEFAULTS["bent_max_cells"]) == (30, 300000)
+    assert training_samples(5400, 5, DEFAULTS["bent_epochs"], DEFAULTS["min_steps"], 32, DEFAULTS["bent_max_cells"]) == 60000
+    assert test[test.model.isin(['default', 'grow'])].bends.map(all).all()
+
+
+def test_the_product_s_sentences_follow_from_the_fits():
+    """README and the tables how-to: the saturating tables' past-range ratio to the trees (the
+    1,000-row fits of tables-bends/large.py, unchanged by the budget, and the 10,000-row ones
+    under it) and the large test tables' counts."""
+    small = pd.read_csv(HERE.parent / "tables-bends" / "large-tanh.txt", sep=" ")
+    small = small[(small.rows == 1000) & (small["where"] == "past")]
+    ratios = list(small.mse_rule / small.boosted_trees)
+    dev = lines("dev.jsonl")
+    big = dev[(dev.table == "tanh10000") & (dev.split == "past")].pivot(index="seed", columns="model", values="mse")
+    ratios += list(big["grow"] / big["boosted trees"])
+    assert len(ratios) == 4
+    span = f"{min(ratios):.1f}–{max(ratios):.1f}×"
+    assert f"the Regressor past the range is {span} the boosted trees' error" in flat(ROOT / "README.md")
+    assert f"the Regressor past the range is {span} the trees' error" in flat(ROOT / "docs" / "how-to" / "tables.md")
+    assert f"are now {span} the trees past the range" in flat(HERE.parent / "tables-bends" / "README.md")
+    test = lines("test.jsonl")
+    mean = test.groupby(["table", "model", "split"]).mse.mean().unstack("model")
+    ratio = (mean["grow"] / mean[["least squares", "boosted trees"]].min(axis=1)).unstack("split")
+    inside, past = ratio["inside"], ratio["past"]
+    front = flat(ROOT / "README.md")
+    assert f"within 1.5× of the better standard model on {(inside <= 1.5).sum()} and beyond 3× on {(inside > 3).sum()}" in front
+    assert f"co2's seasonal trend, {inside['co2']:.1f}×; Friedman's first benchmark, {inside['friedman1']:.1f}×" in front
+    assert f"past it within 1.5× on {(past <= 1.5).sum()} of 5" in front
+    before = (mean["default"] / mean[["least squares", "boosted trees"]].min(axis=1)).unstack("split")["past"]
+    crossed = {t for t in past.index if past[t] < 1 <= before[t]}  # below the better standard model now, not before
+    assert crossed == {"friedman2", "friedman3", "topobathy"}
+    docs = flat(ROOT / "docs" / "how-to" / "tables.md")
+    assert "took friedman2 and friedman3 below the better standard model past the range" in docs
+    sat = dev[dev.table.str.startswith("tanh")].groupby(["table", "model", "split"]).mse.mean().unstack("model")
+    fell = sat["grow"] / sat["default"]
+    assert f"the error fell to {fell.min():.2f}–{fell.max():.2f}× inside and past the range" in docs
