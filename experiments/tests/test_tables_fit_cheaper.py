@@ -205,7 +205,6 @@ def test_regressor_fit_time_since_bends_is_quoted():
     assert f"1,000 × 10 takes {big[0]}–{big[-1]} CPU s against a floor of {lo}–{hi} s, 17 × 2 {small[0]}–{small[-1]} s" in index
 
 
-
 def test_regressor_fit_time_since_the_larger_budget_is_quoted():
     """experiments/regressor-fit-time's section since the budget for rows that bend: every CPU
     second and MSE of its table and the floors, from since-large-budget.txt; the unchanged fits'
@@ -224,6 +223,7 @@ def test_regressor_fit_time_since_the_larger_budget_is_quoted():
     assert f"{before['10000x4', 'scinum.Regressor']} → {mse['10000x4', 'scinum.Regressor']}" in text and big[-1] <= 60
     lo, hi = sorted(floors, key=float)[0], sorted(floors, key=float)[-1]
     assert f"alone take {lo}–{hi} CPU s" in text
+
 
 def test_the_notebooks_index_quotes_the_one_member_times():
     here = ROOT / "experiments" / "regressor-fit-time"
