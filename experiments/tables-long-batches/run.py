@@ -7,6 +7,9 @@ split) on stdout, as tables-large-budget's run.py writes them.
     python experiments/tables-long-batches/run.py synthetic SHAPE ROWS SEED   # the development tables that bend
     python experiments/tables-long-batches/run.py large TABLE SEED            # tables-large-budget's five
     python experiments/tables-long-batches/run.py test TABLE SEED             # membrane, swiss_roll, s_curve
+
+``--max-records N`` (last): the candidate also sees at most N records a member (the third
+candidate, ``long-batches-80k`` at 80000; its lines carry that label).
 """
 
 from __future__ import annotations
@@ -45,16 +48,20 @@ def load_test(name: str) -> tuple[pd.DataFrame, np.ndarray]:
     raise ValueError(f"unknown test table {name!r}; known: {', '.join(TEST)}")
 
 
-def fit(X: pd.DataFrame, y: np.ndarray, train: np.ndarray, seed: int, candidate: bool):
+def fit(X: pd.DataFrame, y: np.ndarray, train: np.ndarray, seed: int, candidate: bool, max_records: int | None = None):
     """``(fitted model, extra)``: ``scinum.Regressor(seed=seed)`` at this commit's defaults, or
     with the candidate's training (``candidate``); ``extra``: records a member saw, CPU seconds,
-    whether each target's rows bend, and the rows it trained on (the validation rows apart)."""
+    whether each target's rows bend, and the rows it trained on (the validation rows apart).
+    ``max_records``: the candidate's budget also capped at that many records."""
     import scinum
+    import scinum.estimator as est
     import scinum.regressor_params as params
 
-    saved = params.DEFAULTS["bent_max_cells"]
+    saved, budget = params.DEFAULTS["bent_max_cells"], est.training_samples
     if candidate:
         params.DEFAULTS["bent_max_cells"] = CANDIDATE["bent_max_cells"]
+        if max_records:
+            est.training_samples = lambda *a: min(budget(*a), max_records)  # type: ignore[assignment]
     try:
         options = {"batch_size": CANDIDATE["batch_size"], "lr": CANDIDATE["lr"]} if candidate else {}
         reg = scinum.Regressor(seed=seed, **options)
@@ -62,7 +69,7 @@ def fit(X: pd.DataFrame, y: np.ndarray, train: np.ndarray, seed: int, candidate:
         reg.fit(X.iloc[train], y[train])
         seconds = time.process_time() - cpu
     finally:
-        params.DEFAULTS["bent_max_cells"] = saved
+        params.DEFAULTS["bent_max_cells"], est.training_samples = saved, budget
     n_train = len(params.split_indices(len(train), reg.val_fraction, seed, params.DEFAULTS["min_val_records"])[0])
     bends = [bool(b) for b in reg.bends_]
     return reg, {"samples": reg.config_["budget"]["samples"], "fit_s": round(seconds, 2), "bends": bends, "n_train": n_train}
@@ -81,17 +88,20 @@ def main(argv: list[str]) -> None:
     import torch
 
     torch.set_num_threads(1)
+    max_records = int(argv[-1]) if len(argv) > 2 and argv[-2] == "--max-records" else None
+    argv = argv[:-2] if max_records else argv
+    label = "long-batches-80k" if max_records == 80000 else f"long-batches-{max_records}" if max_records else "long-batches"
     if argv[0] == "synthetic":
         shape, rows, seed = argv[1], int(argv[2]), int(argv[3])
         X, y, truth = LARGE["LARGE"]["table"](shape, rows, seed)
         train, inside, past = LARGE["LARGE"]["split"](X, seed)
-        models = {"long-batches": fit(X, y, train, seed, candidate=True)}
+        models = {label: fit(X, y, train, seed, candidate=True, max_records=max_records)}
         LARGE["score"](models, X, truth, {"inside": inside, "past": past}, {"table": f"{shape}{rows}", "seed": seed})
     elif argv[0] in ("large", "test"):
         name, seed = argv[1], int(argv[2])
         X, y = LARGE["load_test"](name) if argv[0] == "large" else load_test(name)
         train, where = held_out_split(X, y, seed)
-        models = {"long-batches": fit(X, y, train, seed, candidate=True)}
+        models = {label: fit(X, y, train, seed, candidate=True, max_records=max_records)}
         if argv[0] == "test":
             models["default"] = fit(X, y, train, seed, candidate=False)
             from sklearn.ensemble import HistGradientBoostingRegressor

@@ -1,0 +1,138 @@
+"""The tables of tables-long-batches' README: on the development tables, ``long-batches`` ÷
+today's default per table and split with the adoption rule's clauses (the default read from
+tables-large-budget's fits); on the test tables, each model's mean MSE ÷ the better of least
+squares and boosted trees.
+
+    python experiments/tables-long-batches/summary.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+BEFORE = HERE.parent / "tables-large-budget"
+SPLITS = ("inside", "past")
+#: the fewest training rows where the candidate applies
+MIN_ROWS = 667
+
+
+def read(path: Path) -> pd.DataFrame | None:
+    """JSON lines (None where the file is absent)."""
+    if not path.is_file():
+        return None
+    return pd.DataFrame([json.loads(line) for line in path.read_text().splitlines() if line.strip()])
+
+
+def applies(row) -> bool:
+    """Whether the candidate trains this fit: every target's rows bend, enough training rows."""
+    return bool(all(row.bends)) and row.n_train >= MIN_ROWS
+
+
+def today(before_dev: pd.DataFrame, before_test: pd.DataFrame, bends: pd.DataFrame) -> pd.DataFrame:
+    """Today's default on the development tables: tables-large-budget's ``grow`` fit where the
+    rows bend, its ``default`` fit elsewhere (its grow-bends)."""
+    bent = {(r.table, r.seed): all(r.bends) for r in bends.itertuples()}
+    for r in before_test[before_test.model == "default"].itertuples():
+        bent[(r.table, r.seed)] = all(r.bends)
+    rows = pd.concat([before_dev, before_test], ignore_index=True)
+    pick = rows.apply(lambda r: r.model == ("grow" if bent[(r.table, r.seed)] else "default"), axis=1)
+    return rows[pick].assign(model="default")
+
+
+def development() -> tuple[str, bool] | None:
+    """Markdown of candidate ÷ default per table and split, the clauses, whether all hold."""
+    dev = read(HERE / "dev.jsonl")
+    if dev is None:
+        return None
+    base = today(read(BEFORE / "dev.jsonl"), read(BEFORE / "test.jsonl"), read(BEFORE / "dev-bends.jsonl"))
+    cand = dev[dev.apply(applies, axis=1)]
+    assert len(cand) == len(dev), "every development fit the candidate ran applies to it"
+    done = set(zip(cand.table, cand.seed))
+    candidate = pd.concat([cand, base[[(t, s) not in done for t, s in zip(base.table, base.seed)]].assign(model="long-batches")])
+    both = pd.concat([base, candidate], ignore_index=True)
+    mean = both.groupby(["table", "model", "split"])["mse"].mean().unstack("model")
+    ratio = (mean["long-batches"] / mean["default"]).unstack("split")
+    lines = [
+        "| table | default inside | long-batches inside | ratio | default past | long-batches past | ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for table in ratio.index:
+        cells = []
+        for split in SPLITS:
+            m = mean.loc[(table, split)]
+            cells += [f"{m['default']:.4g}", f"{m['long-batches']:.4g}", f"{ratio.loc[table, split]:.2f}"]
+        lines.append(f"| {table} | " + " | ".join(cells) + " |")
+    geo = {s: float(np.exp(np.log(ratio[s]).mean())) for s in SPLITS}
+    worst = {s: float(ratio[s].max()) for s in SPLITS}
+    fits = cand.drop_duplicates(["table", "seed"])
+    big = fits[fits.n_train >= 5000]  # the 10,000-row tables (topobathy: 10,920)
+    slowest = float(big.fit_s.max())
+    means = f"past {geo['past']:.3f}, inside {geo['inside']:.3f}"
+    clauses = {
+        f"1. geometric mean long-batches ÷ default over {len(ratio)} tables: {means} (each <= 1.00)": max(geo.values()) <= 1,
+        f"2. worst table: past {worst['past']:.2f}x, inside {worst['inside']:.2f}x (each <= 1.5)": max(worst.values()) <= 1.5,
+        f"3. slowest fit of a 10,000-row table under long-batches: {slowest:.1f} CPU s (<= 60)": slowest <= 60,
+    }
+    lines += ["", *(f"- {text}: {'holds' if ok else 'fails'}" for text, ok in clauses.items())]
+    return "\n".join(lines), all(clauses.values())
+
+
+def test() -> str | None:
+    """Markdown of each model's mean MSE ÷ the better standard model per table and split."""
+    frame = read(HERE / "test.jsonl")
+    if frame is None:
+        return None
+    fits = frame[frame.model == "long-batches"].drop_duplicates(["table", "seed"])
+    use = {(r.table, r.seed): applies(r) for r in fits.itertuples()}
+    pick = frame.apply(lambda r: r.model == ("long-batches" if use[(r.table, r.seed)] else "default"), axis=1)
+    adopted = frame[pick & frame.model.isin(["default", "long-batches"])].assign(model="candidate")
+    frame = pd.concat([frame, adopted], ignore_index=True)
+    mean = frame.groupby(["table", "model", "split"])["mse"].mean().unstack("model")
+    best = mean[["least squares", "boosted trees"]].min(axis=1)
+    lines = [
+        f"The candidate applies in {sum(use.values())} of the {len(use)} test fits.",
+        "",
+        "| table | split | default | candidate | least squares | boosted trees | fit CPU s (median): default → candidate |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    counts = {(m, s): [0, 0, 0] for m in ("default", "candidate") for s in SPLITS}
+    for (table, split), row in mean.iterrows():
+        r = {m: row[m] / best[(table, split)] for m in ("default", "candidate", "least squares", "boosted trees")}
+        sec = {
+            m: float(frame[(frame.table == table) & (frame.model == m)].drop_duplicates("seed").fit_s.median())
+            for m in ("default", "candidate")
+        }
+        for m in ("default", "candidate"):
+            counts[(m, split)][0] += r[m] <= 1.5
+            counts[(m, split)][1] += r[m] <= 3
+            counts[(m, split)][2] += 1
+        lines.append(
+            f"| {table} | {split} | {r['default']:.2f} | {r['candidate']:.2f} | {r['least squares']:.2f} | {r['boosted trees']:.2f} "
+            f"| {sec['default']:.1f} → {sec['candidate']:.1f} |"
+        )
+    lines.append("")
+    for m in ("default", "candidate"):
+        text = "; ".join(f"{s}: {counts[(m, s)][0]} of {counts[(m, s)][2]} within 1.5×, {counts[(m, s)][1]} within 3×" for s in SPLITS)
+        lines.append(f"- {m}: {text}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    dev = development()
+    if dev is not None:
+        print("## Development tables: long-batches ÷ today's default, mean MSE over seeds\n")
+        print(dev[0])
+        print(f"\nadopt long-batches: {'yes' if dev[1] else 'no'}")
+    tst = test()
+    if tst is not None:
+        print("\n## Test tables (seeds 0–2): mean MSE ÷ the better of least squares and boosted trees\n")
+        print(tst)
+
+
+if __name__ == "__main__":
+    main()
