@@ -34,7 +34,7 @@ def load_test(name: str) -> tuple[pd.DataFrame, np.ndarray]:
     """``(X, y)`` of a test table (README): ``membrane`` matplotlib's sample membrane-potential
     trace (12,000 float32 values; input ``t``, the sample's index), ``swiss_roll`` and ``s_curve``
     scikit-learn's generators (10,000 points, noise 0.1, ``random_state=0``; inputs the point's
-    coordinates ``x, y, z``, target its position ``t`` along the manifold)."""
+    coordinates ``x0, x1, x2`` (x, y, z), target its position ``t`` along the manifold)."""
     if name == "membrane":
         import matplotlib.cbook as cbook
 
@@ -44,7 +44,7 @@ def load_test(name: str) -> tuple[pd.DataFrame, np.ndarray]:
         import sklearn.datasets
 
         X, t = getattr(sklearn.datasets, f"make_{name}")(n_samples=10000, noise=0.1, random_state=0)
-        return pd.DataFrame(X, columns=["x", "y", "z"]), t
+        return pd.DataFrame(X, columns=["x0", "x1", "x2"]), t  # not "y": the estimator's name for the target
     raise ValueError(f"unknown test table {name!r}; known: {', '.join(TEST)}")
 
 
