@@ -74,10 +74,10 @@ class Regressor(RegressorMixin, BaseEstimator):
     Budget: ``samples``, the records each member sees in training: ``"auto"`` (the table's,
     :func:`training_samples` with ``epochs`` passes and :data:`DEFAULTS`' floor and cap) or a
     whole number; or ``seconds`` of training per member instead (then ``samples`` stays
-    ``"auto"``). ``epochs``: ``"auto"``, 40 passes at most 100,000 cells a member, or 30 passes
-    at most 300,000 cells where every target's rows bend clearly (``bends_``: the 625-step
-    floor below 667 training rows, up to three times the cells on a larger table); a number:
-    that many passes, at most 100,000 cells.
+    ``"auto"``). ``epochs``: ``"auto"``, 40 passes at most 100,000 cells a member, or where every
+    target's rows bend clearly (``bends_``) 30 passes at most 600,000 cells and 80,000 records,
+    in batches twice ``batch_size`` at twice ``lr`` where those passes exceed the floor of 625
+    batches (:data:`DEFAULTS` ``bent``); a number: that many passes, at most 100,000 cells.
     ``lr``, ``d_model``, ``n_layers``, ``n_heads``, ``batch_size``: the run config's
     ``optim.lr``, ``model.*`` and ``data.batch_size``. ``members``: how many models to train,
     member ``i`` with seed ``seed + 1000·i`` on the same training and validation rows; they
@@ -201,27 +201,32 @@ class Regressor(RegressorMixin, BaseEstimator):
         return [column_path(n) for n in names]
 
     # -- training -------------------------------------------------------------------------------
-    def _passes(self) -> tuple[float, int]:
-        """``(epochs, max_cells)`` of the fit's budget: ``epochs`` "auto" gives :data:`DEFAULTS`'
-        bent pair where every target's rows bend clearly (``bends_``), its plain pair elsewhere
-        (and before the rows are tested); a number keeps the plain cap."""
-        if self.epochs != "auto":
-            return float(self.epochs), DEFAULTS["max_cells"]
+    def _schedule(self, n_train: int) -> tuple[float, int, int | None, int, float]:
+        """``(epochs, max_cells, max_records, batch_size, lr)`` of a fit with ``samples`` "auto"
+        on ``n_train`` rows (``max_records`` None: no such cap). ``epochs`` "auto" takes
+        :data:`DEFAULTS`' ``bent`` schedule where every target's rows bend clearly (``bends_``;
+        not before they are tested), the plain passes and cap elsewhere; a number of ``epochs``
+        keeps the plain cap and the given batches."""
         bends = getattr(self, "bends_", None)
-        if bends is not None and len(bends) and bool(np.all(bends)):
-            return DEFAULTS["bent_epochs"], DEFAULTS["bent_max_cells"]
-        return DEFAULTS["epochs"], DEFAULTS["max_cells"]
+        if self.epochs != "auto" or bends is None or not len(bends) or not bool(np.all(bends)):
+            epochs = DEFAULTS["epochs"] if self.epochs == "auto" else float(self.epochs)
+            return epochs, DEFAULTS["max_cells"], None, self.batch_size, self.lr
+        bent = DEFAULTS["bent"]
+        scale = bent["batch_scale"] if n_train * bent["epochs"] > DEFAULTS["min_steps"] * self.batch_size else 1
+        return bent["epochs"], bent["max_cells"], bent["max_records"], self.batch_size * scale, self.lr * scale
 
     def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int, cells: float, seed: int) -> dict:
         """The run config: :data:`DEFAULTS` <- ``config`` <- the flat parameters and the budget
         (the fit checks it)."""
         from .train.config import assemble_config
 
+        batch, lr = self.batch_size, self.lr
         if self.seconds is not None:
             budget: dict[str, Any] = {"seconds": float(self.seconds)}
         elif self.samples == "auto":
-            epochs, cap = self._passes()
-            budget = {"samples": training_samples(n_train, cells, epochs, DEFAULTS["min_steps"], self.batch_size, cap)}
+            epochs, cap, most, batch, lr = self._schedule(n_train)
+            caps = (cap,) if most is None else (cap, most)
+            budget = {"samples": training_samples(n_train, cells, epochs, DEFAULTS["min_steps"], batch, *caps)}
         else:
             budget = {"samples": int(self.samples)}
         over: dict[str, Any] = {"seed": seed, "out_dir": str(out_dir), "budget": budget}
@@ -232,7 +237,7 @@ class Regressor(RegressorMixin, BaseEstimator):
                 base = {}
             over[section] = {**base, **copy.deepcopy(given)}
         for name, (section, key) in FLAT.items():
-            over[section][key] = getattr(self, name)
+            over[section][key] = {"batch_size": batch, "lr": lr}.get(name, getattr(self, name))
         if getattr(self, "bends_", np.zeros(0, bool)).all() and "curvature_weight" not in (self.config or {}).get("optim", {}):
             over["optim"]["curvature_weight"] = 0.0  # the rows bend clearly: no prior towards straight (scinum.fill.line.bends_clearly)
         over["trainer"]["early_stopping_patience"] = self.patience or None

@@ -52,16 +52,18 @@ __all__ = [
 #: (:mod:`scinum.fill.past_range`; experiments/tables-past-range, tables-linear-baseline).
 #:
 #: The budget follows the table (:func:`training_samples`): ``epochs`` passes over the training
-#: rows (``bent_epochs`` where every target's rows bend clearly, the constructor's ``epochs``
-#: "auto"), at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
+#: rows, at least ``min_steps`` optimizer steps (of ``min(batch_size, rows)`` records: a table of
 #: fewer rows than a batch takes the whole table a step, as many steps as any other, not 20,000
 #: records; experiments/tables-fit-budget), and past that floor at most ``max_cells`` numbers and
 #: strings (cells) seen per member, so that a long table costs no more than a bounded number of
-#: cells (the cost of a record grows with its cells; ``bent_max_cells`` where the rows bend: a
-#: long table whose rows bend is seen more often, one whose rows do not stays near its line,
-#: more steps teaching its network only noise; below 667 training rows the bent pair gives the
-#: floor: experiments/tables-large-budget). The floor stands above the cap: a wide table
-#: capped below 625 steps fitted a constant (experiments/tables-fit-budget). ``val_fraction`` of the rows (at least
+#: cells (the cost of a record grows with its cells). The floor stands above the cap: a wide table
+#: capped below 625 steps fitted a constant (experiments/tables-fit-budget). ``bent`` (the
+#: constructor's ``epochs`` "auto", where every target's rows bend clearly:
+#: :func:`scinum.fill.line.bends_clearly`): 30 passes, at most 600,000 cells and 80,000 records,
+#: and where those passes exceed the floor, batches and learning rate ``batch_scale`` times the
+#: given ones: a long table whose rows bend learns more from them; one whose rows do not stays
+#: near its line, where more steps taught its network only noise (experiments/tables-large-budget,
+#: experiments/tables-long-batches). ``val_fraction`` of the rows (at least
 #: ``min_val_records`` of them, else none) is held out, once for every member, for early
 #: stopping (validation every ``trainer.val_check_interval`` steps, stopping after ``patience``
 #: validations without a lower loss; the lowest one's weights are kept) and for calibrating the
@@ -73,8 +75,9 @@ DEFAULTS: dict[str, Any] = {
     "epochs": 40,
     "min_steps": 625,
     "max_cells": 100000,
-    "bent_epochs": 30,
-    "bent_max_cells": 300000,
+    # a table whose every target's rows bend clearly (epochs "auto"): its passes, caps, and, where
+    # its passes exceed the floor, batches and learning rate times batch_scale
+    "bent": {"epochs": 30, "max_cells": 600000, "max_records": 80000, "batch_scale": 2},
     "members": 1,
     "val_fraction": 0.2,
     "min_val_records": 10,
@@ -115,13 +118,15 @@ OWN = {("data", "path"), ("data", "mask_fields"), ("trainer", "max_steps")}
 SEED_STRIDE = 1000
 
 
-def training_samples(n_train: int, cells: float, epochs: float, min_steps: int, batch_size: int, max_cells: int) -> int:
+def training_samples(
+    n_train: int, cells: float, epochs: float, min_steps: int, batch_size: int, max_cells: int, max_records: int | None = None
+) -> int:
     """Records each member sees (``budget.samples``) for ``n_train`` training rows of ``cells``
     numbers and strings per row on average, in batches of ``min(batch_size, n_train)``:
-    ``epochs · n_train``, at most ``max_cells / cells``, but never fewer than ``min_steps``
-    batches' worth (the floor stands above the cap) nor fewer than ``n_train``."""
+    ``epochs · n_train``, at most ``max_cells / cells`` (and ``max_records``), but never fewer
+    than ``min_steps`` batches' worth (the floor stands above the caps) nor fewer than ``n_train``."""
     floor = min_steps * min(batch_size, n_train)
-    capped = min(epochs * n_train, max_cells / max(cells, 1.0))
+    capped = min(epochs * n_train, max_cells / max(cells, 1.0), max_records or math.inf)
     return int(max(capped, floor, n_train, 1))
 
 

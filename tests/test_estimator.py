@@ -545,38 +545,52 @@ def test_the_budget_follows_the_table():
     assert training_samples(100, 2, 1000, 0, batch, 10**9) == 100000  # epochs when neither bound binds
 
 
-def test_a_table_whose_rows_bend_gets_its_own_budget():
-    """Where every target's rows bend clearly: ``bent_epochs`` passes, at most ``bent_max_cells``
-    cells; the floor below 667 training rows, three times the cells of a long table; elsewhere the
-    plain pair, and a number given as ``epochs`` keeps the plain cap."""
-    d, batch = DEFAULTS, DEFAULTS["data"]["batch_size"]
+def test_a_table_whose_rows_bend_gets_its_own_schedule():
+    """Where every target's rows bend clearly (``epochs`` "auto"): the bent passes and caps, and
+    where those passes exceed the floor, batches and learning rate twice the given ones; the
+    plain passes and cap elsewhere, and wherever ``epochs`` is a number."""
+    d, bent = DEFAULTS, DEFAULTS["bent"]
+    assert bent == {"epochs": 30, "max_cells": 600000, "max_records": 80000, "batch_scale": 2}
+    steps = d["min_steps"]
 
-    def bent(n: int, cells: float) -> int:
-        return training_samples(n, cells, d["bent_epochs"], d["min_steps"], batch, d["bent_max_cells"])
+    def records(n: int, cells: float, schedule: tuple) -> int:
+        epochs, cap, most, batch, _ = schedule
+        return training_samples(n, cells, epochs, steps, batch, cap, most)
 
-    assert bent(666, 2) == 20000 and bent(667, 2) == 20010  # the floor, then the passes
-    assert bent(5400, 5) == 60000 == 3 * training_samples(5400, 5, d["epochs"], d["min_steps"], batch, d["max_cells"])
     reg = scinum.Regressor()
     reg.bends_ = np.array([True, True])
-    assert reg._passes() == (d["bent_epochs"], d["bent_max_cells"])
-    reg.bends_ = np.array([True, False])  # one target whose rows keep to a line: the plain pair
-    assert reg._passes() == (d["epochs"], d["max_cells"])
+    short = reg._schedule(666)  # 30 passes within the floor of 625 batches of 32: as before
+    assert short[3:] == (32, 1e-3) and records(666, 5, short) == 20000
+    long = reg._schedule(5400)
+    assert long[3:] == (64, 2e-3)
+    assert records(5400, 11, long) == 54545  # 600,000 cells of 11
+    assert records(5400, 5, long) == 80000  # the records cap binds before 120,000
+    assert records(1202, 2, long) == 40000  # the floor: 625 batches of 64
+    reg.bends_ = np.array([True, False])  # one target whose rows keep to a line: the plain schedule
+    plain = reg._schedule(5400)
+    assert plain == (d["epochs"], d["max_cells"], None, 32, 1e-3) and records(5400, 5, plain) == 20000
     reg.bends_ = np.array([True])
-    assert reg.set_params(epochs=12)._passes() == (12, d["max_cells"])
+    assert reg.set_params(epochs=12, batch_size=16, lr=3e-3)._schedule(5400) == (12, d["max_cells"], None, 16, 3e-3)
+    assert reg.set_params(epochs="auto")._schedule(5400)[3:] == (32, 6e-3)  # the given batch and rate, doubled
 
 
 def test_the_fit_reads_whether_the_rows_bend(monkeypatch):
-    """The same rule through ``fit``: a saturating table's rows bend and take the bent passes,
-    a straight one's do not (tiny passes and floor so that the fits take seconds)."""
-    for key, value in (("min_steps", 1), ("epochs", 1), ("bent_epochs", 3)):
-        monkeypatch.setitem(DEFAULTS, key, value)
+    """The same schedule through ``fit``: a saturating table's rows bend and take the bent passes
+    in batches twice as large at twice the rate, a straight one's do not (tiny passes, floor and
+    model so that the fits take seconds)."""
+    monkeypatch.setitem(DEFAULTS, "min_steps", 1)
+    monkeypatch.setitem(DEFAULTS, "epochs", 1)
+    monkeypatch.setitem(DEFAULTS, "bent", {**DEFAULTS["bent"], "epochs": 3})
     x = np.random.default_rng(0).uniform(0, 1, 200)
     noise = 0.02 * np.random.default_rng(1).normal(size=200)
     small = {k: v for k, v in TINY.items() if k != "samples"}
     for y, passes in ((np.tanh(8 * (x - 0.5)) + noise, 3), (2 * x + noise, 1)):
-        reg = scinum.Regressor(**small, line=False).fit(pd.DataFrame({"x": x}), y)
+        reg = scinum.Regressor(**small, batch_size=8, line=False).fit(pd.DataFrame({"x": x}), y)
         assert bool(reg.bends_[0]) == (passes == 3)
-        assert reg.config_["budget"]["samples"] == passes * 160  # 200 rows, 40 held out for validation
+        config = reg.config_
+        assert config["budget"]["samples"] == passes * 160  # 200 rows, 40 held out for validation
+        scale = 2 if passes == 3 else 1
+        assert config["data"]["batch_size"] == 8 * scale and config["optim"]["lr"] == pytest.approx(TINY["lr"] * scale)
 
 
 @pytest.mark.determinism

@@ -101,11 +101,33 @@ def development(name: str) -> tuple[str, bool] | None:
     return "\n".join(lines), all(clauses.values())
 
 
+def large(name: str) -> str:
+    """Markdown: on tables-large-budget's five tables, the candidate ``name``'s and the default's
+    mean MSE ÷ the better of least squares and boosted trees (their fits there), and the counts."""
+    dev = fits_of(read(HERE / "dev.jsonl"), name)
+    before = read(BEFORE / "test.jsonl")
+    base = today(read(BEFORE / "dev.jsonl"), before, read(BEFORE / "dev-bends.jsonl"))
+    standard = before[before.model.isin(["least squares", "boosted trees"])]
+    rows = pd.concat([dev[dev.table.isin(set(before.table))], base[base.table.isin(set(before.table))], standard], ignore_index=True)
+    mean = rows.groupby(["table", "model", "split"])["mse"].mean().unstack("model")
+    best = mean[["least squares", "boosted trees"]].min(axis=1)
+    ratio = {m: (mean[m] / best).unstack("split") for m in ("default", name)}
+    lines = [f"| table | default inside | {name} inside | default past | {name} past |", "|---|---|---|---|---|"]
+    for table in ratio[name].index:
+        r = [f"{ratio[m].loc[table, s]:.2f}" for s in SPLITS for m in ("default", name)]
+        lines.append(f"| {table} | {r[0]} | {r[1]} | {r[2]} | {r[3]} |")
+    lines.append("")
+    for m in ("default", name):
+        text = "; ".join(f"{s}: {(ratio[m][s] <= 1.5).sum()} of 5 within 1.5×, {(ratio[m][s] <= 3).sum()} within 3×" for s in SPLITS)
+        lines.append(f"- {m}: {text}")
+    return "\n".join(lines)
+
+
 def test(name: str) -> str | None:
     """Markdown of each model's mean MSE ÷ the better standard model per table and split, the
     candidate ``name`` where it applies, the default elsewhere."""
     frame = read(HERE / "test.jsonl")
-    if frame is None:
+    if frame is None or frame.empty:
         return None
     fits = frame[frame.model == name].drop_duplicates(["table", "seed"])
     use = {(r.table, r.seed): applies(r) for r in fits.itertuples()}
@@ -151,6 +173,9 @@ def main() -> None:
             print(dev[0])
             print(f"\nadopt {name}: {'yes' if dev[1] else 'no'}\n")
             adopted = name if dev[1] else adopted
+    if adopted:
+        print(f"## The five large development tables, {adopted} against the standard models: mean MSE ÷ the better one\n")
+        print(large(adopted) + "\n")
     tst = test(adopted) if adopted else None
     if tst is not None:
         print(f"## Test tables (seeds 0–2), the candidate {adopted}: mean MSE ÷ the better of least squares and boosted trees\n")
