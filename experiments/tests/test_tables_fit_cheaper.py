@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from development_fits import check_development_fits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,10 +177,12 @@ def test_the_how_to_quotes_the_benchmark():
     for table, label in (("17x2", "17 × 2"), ("640x4", "640 × 4"), ("1000x10", "1,000 × 10")):
         lo, hi = spans[table]
         assert f"{label} in {lo:.1f}–{hi:.1f} s" in docs, table
-    # 10,000 x 4 since its rows take the larger budget: since-large-budget.txt
-    later, later_mse, _, _ = _benchmark_runs(here / "since-large-budget.txt", n_runs=2)
+    # 10,000 x 4 since its rows take batches of 64: since-long-batches.txt
+    later, later_mse, _, _ = _benchmark_runs(here / "since-long-batches.txt", n_runs=2)
     big = sorted(float(v) for v in later["10000x4"])
-    assert f"10,000 × 4, whose rows bend (no penalty, 60,000 records), in {big[0]:.0f}–{big[-1]:.0f} s" in docs
+    assert f"10,000 × 4, whose rows bend (no penalty, 80,000 records in batches of 64), in {big[0]:.0f}–{big[-1]:.0f} s" in docs
+    ratio = float(later_mse["10000x4", "scinum.Regressor"]) / float(later_mse["10000x4", "boosted trees"])
+    assert f"held-out MSE {ratio:.2f}× the trees'" in docs
     others = sorted(float(v) for t in ("17x2", "640x4", "1000x10") for v in later[t])
     assert f"took {others[0]:.1f}–{others[-1]:.1f} s" in docs
     imports = sorted(float(v) for v in re.findall(r"\(Lightning\): ([\d.]+) CPU s", path.read_text()))
@@ -205,24 +208,36 @@ def test_regressor_fit_time_since_bends_is_quoted():
     assert f"1,000 × 10 takes {big[0]}–{big[-1]} CPU s against a floor of {lo}–{hi} s, 17 × 2 {small[0]}–{small[-1]} s" in index
 
 
-def test_regressor_fit_time_since_the_larger_budget_is_quoted():
-    """experiments/regressor-fit-time's section since the budget for rows that bend: every CPU
-    second and MSE of its table and the floors, from since-large-budget.txt; the unchanged fits'
-    MSEs equal since-bends.txt's."""
+@pytest.mark.parametrize(
+    "now, before, change, floor",
+    [
+        ("since-large-budget.txt", "since-bends.txt", "{old} → {new}", "alone take {lo}–{hi} CPU s"),
+        (
+            "since-long-batches.txt",
+            "since-large-budget.txt",
+            "MSE {new} ({old} with 60,000",
+            "need {lo}–{hi} CPU s of long operations alone",
+        ),
+    ],
+)
+def test_regressor_fit_time_since_each_larger_budget_is_quoted(now, before, change, floor):
+    """experiments/regressor-fit-time's sections since the budget for rows that bend and since
+    batches of 64: every CPU second and MSE of their tables and the floors, from the runs' files;
+    the unchanged fits' MSEs equal the section's before."""
     here = ROOT / "experiments" / "regressor-fit-time"
     text = re.sub(r"\s+", " ", (here / "README.md").read_text())
-    cpu, mse, floors, _ = _benchmark_runs(here / "since-large-budget.txt", n_runs=2)
-    _, before, old_floors, _ = _benchmark_runs(here / "since-bends.txt", n_runs=2)
+    cpu, mse, floors, _ = _benchmark_runs(here / now, n_runs=2)
+    _, earlier, _, _ = _benchmark_runs(here / before, n_runs=2)
     for table, label in (("17x2", "17 × 2"), ("640x4", "640 × 4"), ("1000x10", "1 000 × 10"), ("10000x4", "10 000 × 4")):
         ours, ridge, trees = mse[table, "scinum.Regressor"], mse[table, "ridge"], mse[table, "boosted trees"]
         seconds = ", ".join(cpu[table])
         bold = r"(\*\*)?"
         assert re.search(rf"\| {label}[^|]* \| {bold}{re.escape(seconds)}{bold} \| {bold}{ours}{bold} \({ridge}, {trees}\) \|", text), table
-        assert (ours == before[table, "scinum.Regressor"]) == (table != "10000x4")
+        assert (ours == earlier[table, "scinum.Regressor"]) == (table != "10000x4")
     big = sorted(float(v) for v in cpu["10000x4"])
-    assert f"{before['10000x4', 'scinum.Regressor']} → {mse['10000x4', 'scinum.Regressor']}" in text and big[-1] <= 60
+    assert change.format(old=earlier["10000x4", "scinum.Regressor"], new=mse["10000x4", "scinum.Regressor"]) in text and big[-1] <= 60
     lo, hi = sorted(floors, key=float)[0], sorted(floors, key=float)[-1]
-    assert f"alone take {lo}–{hi} CPU s" in text
+    assert floor.format(lo=lo, hi=hi) in text
 
 
 def test_the_notebooks_index_quotes_the_one_member_times():
