@@ -62,6 +62,7 @@ from .regressor_params import (
     check_params,
     split_indices,
     split_records,
+    schedule,
     training_samples,
 )
 
@@ -201,20 +202,6 @@ class Regressor(RegressorMixin, BaseEstimator):
         return [column_path(n) for n in names]
 
     # -- training -------------------------------------------------------------------------------
-    def _schedule(self, n_train: int) -> tuple[float, int, int | None, int, float]:
-        """``(epochs, max_cells, max_records, batch_size, lr)`` of a fit with ``samples`` "auto"
-        on ``n_train`` rows (``max_records`` None: no such cap). ``epochs`` "auto" takes
-        :data:`DEFAULTS`' ``bent`` schedule where every target's rows bend clearly (``bends_``;
-        not before they are tested), the plain passes and cap elsewhere; a number of ``epochs``
-        keeps the plain cap and the given batches."""
-        bends = getattr(self, "bends_", None)
-        if self.epochs != "auto" or bends is None or not len(bends) or not bool(np.all(bends)):
-            epochs = DEFAULTS["epochs"] if self.epochs == "auto" else float(self.epochs)
-            return epochs, DEFAULTS["max_cells"], None, self.batch_size, self.lr
-        bent = DEFAULTS["bent"]
-        scale = bent["batch_scale"] if n_train * bent["epochs"] > DEFAULTS["min_steps"] * self.batch_size else 1
-        return bent["epochs"], bent["max_cells"], bent["max_records"], self.batch_size * scale, self.lr * scale
-
     def _config(self, data_dir: Path, out_dir: Path, targets: list[str], n_train: int, cells: float, seed: int) -> dict:
         """The run config: :data:`DEFAULTS` <- ``config`` <- the flat parameters and the budget
         (the fit checks it)."""
@@ -224,7 +211,7 @@ class Regressor(RegressorMixin, BaseEstimator):
         if self.seconds is not None:
             budget: dict[str, Any] = {"seconds": float(self.seconds)}
         elif self.samples == "auto":
-            epochs, cap, most, batch, lr = self._schedule(n_train)
+            epochs, cap, most, batch, lr = schedule(self.epochs, getattr(self, "bends_", None), n_train, self.batch_size, self.lr)
             caps = (cap,) if most is None else (cap, most)
             budget = {"samples": training_samples(n_train, cells, epochs, DEFAULTS["min_steps"], batch, *caps)}
         else:

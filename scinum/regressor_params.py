@@ -22,6 +22,7 @@ __all__ = [
     "SEED_STRIDE",
     "check_extrapolation",
     "check_params",
+    "schedule",
     "split_indices",
     "split_records",
     "training_samples",
@@ -128,6 +129,19 @@ def training_samples(
     floor = min_steps * min(batch_size, n_train)
     capped = min(epochs * n_train, max_cells / max(cells, 1.0), max_records or math.inf)
     return int(max(capped, floor, n_train, 1))
+
+
+def schedule(epochs: float | str, bends: Any, n_train: int, batch_size: int, lr: float) -> tuple[float, int, int | None, int, float]:
+    """``(epochs, max_cells, max_records, batch_size, lr)`` of a fit with ``samples`` "auto" on
+    ``n_train`` rows (``max_records`` None: no such cap). ``epochs`` "auto" takes :data:`DEFAULTS`'
+    ``bent`` schedule where every target's rows bend clearly (``bends``: bool[T], None before
+    they are tested), the plain passes and cap elsewhere; a number of ``epochs`` keeps the plain
+    cap and the given batches."""
+    if epochs != "auto" or bends is None or not len(bends) or not bool(np.all(bends)):
+        return DEFAULTS["epochs"] if epochs == "auto" else float(epochs), DEFAULTS["max_cells"], None, batch_size, lr
+    bent = DEFAULTS["bent"]
+    scale = bent["batch_scale"] if n_train * bent["epochs"] > DEFAULTS["min_steps"] * batch_size else 1
+    return bent["epochs"], bent["max_cells"], bent["max_records"], batch_size * scale, lr * scale
 
 
 def split_indices(n: int, val_fraction: float, seed: int, min_val: int) -> tuple[np.ndarray, np.ndarray]:

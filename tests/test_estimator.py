@@ -21,6 +21,7 @@ import torch  # noqa: E402
 from scinum.cli.main import main as scinum_cli  # noqa: E402
 from scinum.errors import ConfigError, RecordError, ScinumError  # noqa: E402
 from scinum.estimator import DEFAULTS, split_records, training_samples  # noqa: E402
+from scinum.regressor_params import schedule  # noqa: E402
 from scinum.fill.extrapolation import ExtrapolationWarning  # noqa: E402
 from scinum.util.threads import torch_threads  # noqa: E402
 
@@ -553,25 +554,22 @@ def test_a_table_whose_rows_bend_gets_its_own_schedule():
     assert bent == {"epochs": 30, "max_cells": 600000, "max_records": 80000, "batch_scale": 2}
     steps = d["min_steps"]
 
-    def records(n: int, cells: float, schedule: tuple) -> int:
-        epochs, cap, most, batch, _ = schedule
+    def records(n: int, cells: float, plan: tuple) -> int:
+        epochs, cap, most, batch, _ = plan
         return training_samples(n, cells, epochs, steps, batch, cap, most)
 
-    reg = scinum.Regressor()
-    reg.bends_ = np.array([True, True])
-    short = reg._schedule(666)  # 30 passes within the floor of 625 batches of 32: as before
+    both = np.array([True, True])
+    short = schedule("auto", both, 666, 32, 1e-3)  # 30 passes within the floor of 625 batches of 32: as before
     assert short[3:] == (32, 1e-3) and records(666, 5, short) == 20000
-    long = reg._schedule(5400)
+    long = schedule("auto", both, 5400, 32, 1e-3)
     assert long[3:] == (64, 2e-3)
     assert records(5400, 11, long) == 54545  # 600,000 cells of 11
     assert records(5400, 5, long) == 80000  # the records cap binds before 120,000
     assert records(1202, 2, long) == 40000  # the floor: 625 batches of 64
-    reg.bends_ = np.array([True, False])  # one target whose rows keep to a line: the plain schedule
-    plain = reg._schedule(5400)
+    plain = schedule("auto", np.array([True, False]), 5400, 32, 1e-3)  # one target whose rows keep to a line
     assert plain == (d["epochs"], d["max_cells"], None, 32, 1e-3) and records(5400, 5, plain) == 20000
-    reg.bends_ = np.array([True])
-    assert reg.set_params(epochs=12, batch_size=16, lr=3e-3)._schedule(5400) == (12, d["max_cells"], None, 16, 3e-3)
-    assert reg.set_params(epochs="auto")._schedule(5400)[3:] == (32, 6e-3)  # the given batch and rate, doubled
+    assert schedule(12, np.array([True]), 5400, 16, 3e-3) == (12, d["max_cells"], None, 16, 3e-3)
+    assert schedule("auto", np.array([True]), 5400, 16, 3e-3)[3:] == (32, 6e-3)  # the given batch and rate, doubled
 
 
 def test_the_fit_reads_whether_the_rows_bend(monkeypatch):

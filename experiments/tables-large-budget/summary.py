@@ -35,8 +35,10 @@ def with_grow_bends(frame: pd.DataFrame, bends: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([frame, frame[pick].assign(model="grow-bends")], ignore_index=True)
 
 
-def development(frame: pd.DataFrame, candidate: str) -> tuple[str, bool]:
-    """Markdown of ``candidate`` ÷ default per table and split, the clauses, and whether all hold."""
+def against_default(frame: pd.DataFrame, candidate: str) -> tuple[list[str], pd.DataFrame, dict, dict]:
+    """``(lines, ratio, geo, worst)``: the Markdown rows of ``candidate`` ÷ ``default`` per table
+    and split (mean MSE over seeds), the ratios [table × split], and per split their geometric
+    mean and their largest."""
     mean = frame.groupby(["table", "model", "split"])["mse"].mean().unstack("model")
     ratio = (mean[candidate] / mean["default"]).unstack("split")
     head = f"| table | default inside | {candidate} inside | ratio | default past | {candidate} past | ratio |"
@@ -49,6 +51,12 @@ def development(frame: pd.DataFrame, candidate: str) -> tuple[str, bool]:
         lines.append(f"| {table} | " + " | ".join(cells) + " |")
     geo = {s: float(np.exp(np.log(ratio[s]).mean())) for s in SPLITS}
     worst = {s: float(ratio[s].max()) for s in SPLITS}
+    return lines, ratio, geo, worst
+
+
+def development(frame: pd.DataFrame, candidate: str) -> tuple[str, bool]:
+    """Markdown of ``candidate`` ÷ default per table and split, the clauses, and whether all hold."""
+    lines, ratio, geo, worst = against_default(frame, candidate)
     big = frame[(frame.model == candidate) & frame.table.str.endswith("10000")].drop_duplicates(["table", "seed"])
     slowest = float(big["fit_s"].max()) if len(big) else float("nan")
     means = f"past {geo['past']:.3f}, inside {geo['inside']:.3f}"

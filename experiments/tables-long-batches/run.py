@@ -8,6 +8,9 @@ split) on stdout, as tables-large-budget's run.py writes them.
     python experiments/tables-long-batches/run.py large TABLE SEED            # tables-large-budget's five
     python experiments/tables-long-batches/run.py test TABLE SEED             # membrane, swiss_roll, s_curve
 
+It runs against the product as it was before the candidate was adopted (113cca3: its
+``DEFAULTS["bent_max_cells"]``); the adopted schedule is ``scinum.regressor_params.schedule``.
+
 ``--max-records N`` (last): the candidate also sees at most N records a member (the third
 candidate, ``long-batches-80k`` at 80000; its lines carry that label).
 """

@@ -9,6 +9,7 @@ squares and boosted trees.
 from __future__ import annotations
 
 import json
+import runpy
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,8 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 BEFORE = HERE.parent / "tables-large-budget"
+#: tables-large-budget's summary: the same table of a candidate against the default
+EARLIER = runpy.run_path(str(BEFORE / "summary.py"))
 SPLITS = ("inside", "past")
 #: the fewest training rows where the candidate applies
 MIN_ROWS = 667
@@ -73,21 +76,7 @@ def development(name: str) -> tuple[str, bool] | None:
     assert cand.apply(applies, axis=1).all(), "every development fit the candidate ran applies to it"
     done = set(zip(cand.table, cand.seed))
     candidate = pd.concat([cand, base[[(t, s) not in done for t, s in zip(base.table, base.seed)]].assign(model=name)])
-    both = pd.concat([base, candidate], ignore_index=True)
-    mean = both.groupby(["table", "model", "split"])["mse"].mean().unstack("model")
-    ratio = (mean[name] / mean["default"]).unstack("split")
-    lines = [
-        f"| table | default inside | {name} inside | ratio | default past | {name} past | ratio |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for table in ratio.index:
-        cells = []
-        for split in SPLITS:
-            m = mean.loc[(table, split)]
-            cells += [f"{m['default']:.4g}", f"{m[name]:.4g}", f"{ratio.loc[table, split]:.2f}"]
-        lines.append(f"| {table} | " + " | ".join(cells) + " |")
-    geo = {s: float(np.exp(np.log(ratio[s]).mean())) for s in SPLITS}
-    worst = {s: float(ratio[s].max()) for s in SPLITS}
+    lines, ratio, geo, worst = EARLIER["against_default"](pd.concat([base, candidate], ignore_index=True), name)
     fits = cand.drop_duplicates(["table", "seed"])
     big = fits[fits.n_train >= 5000]  # the 10,000-row tables (topobathy: 10,920)
     slowest = float(big.fit_s.max())

@@ -40,15 +40,12 @@ def test_the_readme_quotes_summary_py():
 
 
 def test_the_product_trains_the_adopted_candidate():
-    import scinum
-    from scinum.regressor_params import DEFAULTS, training_samples
+    from scinum.regressor_params import DEFAULTS, schedule, training_samples
 
     run = (HERE / "run.py").read_text()
     assert 'CANDIDATE = {"batch_size": 64, "lr": 2e-3, "bent_max_cells": 600_000}' in run
     assert DEFAULTS["bent"] == {"epochs": 30, "max_cells": 600000, "max_records": 80000, "batch_scale": 2}
-    reg = scinum.Regressor()
-    reg.bends_ = [True]
-    epochs, cap, most, batch, lr = reg._schedule(5400)
+    epochs, cap, most, batch, lr = schedule("auto", [True], 5400, 32, 1e-3)
     assert (batch, lr) == (64, 2e-3)
     dev = lines(HERE / "dev.jsonl")
     for r in dev.drop_duplicates(["table", "seed", "model"]).itertuples():  # every fit's records, as the product counts them
