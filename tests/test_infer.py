@@ -392,7 +392,7 @@ def test_fill_many_on_threads_equals_an_independent_reference_within_float32(ckp
         got = model.predict_many(recs, mask, batch_size=7)
         assert torch.get_num_threads() == 2
         bad = [json.loads(json.dumps(r)) for r in recs]
-        bad[50]["params"]["a"] = "x"  # prepared after the slices before it were submitted
+        bad[50]["params"]["a"] = "x"  # prepared after the phase before it was predicted
         with pytest.raises(RecordError, match=r"record 50\b.*params.a|params.a.*record 50\b"):
             model.predict_many(bad, ["points[0][0]"], batch_size=7)
         assert torch.get_num_threads() == 2

@@ -66,6 +66,9 @@ from ..records.paths import format_path, parse_path, set_value
 __all__ = ["load", "Model"]
 
 _INTERVALS = (0.68, 0.95)
+#: slices of records each of a fill's threads predicts in a phase (:meth:`Model.predict_many`):
+#: fewer phases wait less on their slowest slice, more records are prepared at once
+PHASE_SLICES = 4
 #: uncertainty entries that are locations / spreads in normalized units (converted to the record's)
 _LOCATIONS, _SPREADS = ("means", "mean", "quantiles"), ("stds", "std")
 
@@ -157,12 +160,14 @@ class Model:
     ) -> list[Filled]:
         """:meth:`predict` for many records. An error names the record (0-based) and JSON path.
 
-        With several torch threads, records are prepared in slices of ``batch_size / threads``
-        while the threads predict the slices before (each on one intra-op thread): preparing
-        (Python) and predicting (torch, which releases the GIL) overlap. Records that make one
-        slice are predicted on the calling thread instead, as one of those threads would
-        (:func:`~scinum.fill.batching.one_thread`): no threads are started for them. Python's
-        cyclic garbage collector is paused meanwhile (:func:`~scinum.fill.batching.no_gc`)."""
+        With several torch threads, records are prepared a phase at a time (:data:`PHASE_SLICES`
+        slices of ``batch_size / threads`` for each thread), then the threads predict the phase's
+        slices (each on one intra-op thread) while this thread waits: preparing (Python, which
+        holds the GIL) never runs beside predicting, where it slowed both down
+        (experiments/fill-throughput). Records that make one slice are predicted on the calling
+        thread instead, as one of those threads would (:func:`~scinum.fill.batching.one_thread`):
+        no threads are started for them. Python's cyclic garbage collector is paused meanwhile
+        (:func:`~scinum.fill.batching.no_gc`)."""
         threads = torch.get_num_threads() if self.device.type == "cpu" else 1
         with no_gc():
             if threads <= 1:
@@ -170,7 +175,7 @@ class Model:
                 filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals, progress=progress)
             else:
                 size = max(1, -(-batch_size // threads))
-                filled = self._pipelined(records, mask, size, mode=mode, intervals=intervals, progress=progress)
+                filled = self._phased(records, mask, size, mode=mode, intervals=intervals, progress=progress)
         tally = Tally(self.ranges)
         for f in filled:
             if f.error is not None:
@@ -180,7 +185,7 @@ class Model:
             warnings.warn(tally.summary(), ExtrapolationWarning, stacklevel=2)
         return filled
 
-    def _pipelined(
+    def _phased(
         self,
         records: Iterable[dict],
         mask: Sequence[str],
@@ -191,41 +196,35 @@ class Model:
         progress: bool,
     ) -> list[Filled]:
         """:meth:`run_jobs` of slices of ``size`` records on the threads of
-        :func:`~scinum.fill.batching.batch_threads`, submitted as this thread prepares them; a
-        single slice on this thread. A record that fails to prepare raises (as when every record
-        is prepared first), whatever the slices before it predicted."""
+        :func:`~scinum.fill.batching.batch_threads`, a phase of :data:`PHASE_SLICES` slices a
+        thread at a time: this thread prepares the phase, then waits while the threads predict
+        it; a single slice on this thread. A record that fails to prepare raises (as when every
+        record is prepared first), whatever the phases before it predicted."""
         numbered = enumerate(records)
-        first = [self.prepare(r, mask, index=i) for i, r in itertools.islice(numbered, size)]
-        after = next(numbered, None)
-        if after is None:  # one slice
+
+        def take(n: int) -> list[Job]:
+            return [self.prepare(r, mask, index=i) for i, r in itertools.islice(numbered, n)]
+
+        jobs = take(size + 1)
+        if len(jobs) <= size:  # one slice
             with one_thread():
-                return self.run_jobs(first, batch_size=size, mode=mode, intervals=intervals, progress=progress)
-        futures = []
+                return self.run_jobs(jobs, batch_size=size, mode=mode, intervals=intervals, progress=progress)
+        filled: list[Filled] = []
         bar = tqdm(desc="fill", unit="record", disable=not progress or None, dynamic_ncols=True)
-        with batch_threads(self.device) as (pool, _):
-            assert pool is not None  # several threads on the CPU: predict_many's condition for this path
-            try:
-                futures.append(pool.submit(self.run_jobs, first, batch_size=size, mode=mode, intervals=intervals))
-                chunk: list[Job] = []
-                for i, r in itertools.chain([after], numbered):
-                    chunk.append(self.prepare(r, mask, index=i))
-                    if len(chunk) == size:
-                        futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode, intervals=intervals))
-                        chunk = []
-                if chunk:
-                    futures.append(pool.submit(self.run_jobs, chunk, batch_size=size, mode=mode, intervals=intervals))
-                filled: list[Filled] = []
-                for fut in futures:
-                    part = fut.result()
-                    filled += part
-                    bar.update(len(part))
-                return filled
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
-            finally:
-                bar.close()
+        try:
+            with batch_threads(self.device) as (pool, threads):
+                assert pool is not None  # several threads on the CPU: predict_many's condition for this path
+                phase = threads * PHASE_SLICES * size
+                jobs += take(phase - len(jobs))
+                while jobs:
+                    slices = [jobs[k : k + size] for k in range(0, len(jobs), size)]
+                    for part in pool.map(lambda s: self.run_jobs(s, batch_size=size, mode=mode, intervals=intervals), slices):
+                        filled += part
+                        bar.update(len(part))
+                    jobs = take(phase)
+        finally:
+            bar.close()
+        return filled
 
     # -- building blocks (the CLI uses them to report errors per record) --------------------
     def prepare(self, record: Any, mask: Sequence[str], *, index: int | None = None) -> Job:
