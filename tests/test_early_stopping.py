@@ -42,6 +42,24 @@ def test_best_weights_keeps_the_lowest_loss_and_stops_after_patience():
     assert again.summary(40) == cb.summary(40)
 
 
+def test_best_weights_does_not_stop_before_its_floor():
+    """``min_steps`` (trainer.early_stopping_min_steps, the Regressor's budget floor): patience runs
+    out at step 40, but the run goes on to the first validation at or after step 60, still keeping
+    the lowest loss's weights."""
+    module = SimpleNamespace(model=torch.nn.Linear(2, 1))
+    cb = BestWeights(patience=2, min_steps=60)
+    trainer = SimpleNamespace(sanity_checking=False, should_stop=False, global_step=0, callback_metrics={})
+    stopped_at = None
+    for step, loss in [(10, 3.0), (20, 2.0), (30, 2.5), (40, 2.6), (50, 2.7), (60, 2.8), (70, 1.0)]:
+        trainer.global_step, trainer.callback_metrics = step, {"val/loss": torch.tensor(loss)}
+        cb.on_validation_end(trainer, module)
+        if trainer.should_stop:
+            stopped_at = step
+            break
+    assert stopped_at == 60 and cb.stopped_early
+    assert cb.summary(60) == {"step": 20, "val_loss": 2.0, "last_step": 60, "stopped_early": True}
+
+
 class _Record(L.Callback):
     """The weights at every validation (after BestWeights has seen it)."""
 

@@ -188,6 +188,10 @@ def _val_batches(v: Any) -> str | None:
     return None
 
 
+def _non_negative_int(v: Any) -> str | None:
+    return None if type(v) is int and v >= 0 else "an integer >= 0"
+
+
 def _seed(v: Any) -> str | None:
     return None if type(v) is int and 0 <= v < 2**32 else "an integer in [0, 2^32)"
 
@@ -211,6 +215,9 @@ class TrainerConfig:
     # stop after this many validations without a lower val/loss and restore the best weights
     # (scinum.train.early_stopping); None: train every step and keep the last weights
     early_stopping_patience: int | None = None
+    # early stopping does not end a run before this step (its patience still counts there); the
+    # weights kept are still those of the lowest val/loss
+    early_stopping_min_steps: int = checked(_non_negative_int, 0)
     progress_bar: bool = True
     # torch.compile the transformer trunk (on a CUDA device only; ignored on the CPU), once, for
     # any batch length (dynamic shapes); the first steps pay the compile

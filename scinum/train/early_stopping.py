@@ -2,7 +2,8 @@
 
 :class:`BestWeights` watches the validation loss (``val/loss``, reduced over every rank, so every
 rank decides alike) after each validation: a lower loss keeps a CPU copy of the weights and the
-step it came from; ``patience`` validations in a row without a lower loss stop the run. After
+step it came from; ``patience`` validations in a row without a lower loss stop the run, though
+not before step ``min_steps`` (``trainer.early_stopping_min_steps``: a budget's floor). After
 training, :func:`scinum.train.fit.fit` restores the kept weights into the model it writes and
 records ``{"step", "val_loss", "last_step", "stopped_early"}`` as ``run["best"]`` in the
 checkpoint and in ``training.json``, and says so on stderr. The copy travels in the callback's
@@ -25,10 +26,11 @@ MONITOR = "val/loss"
 
 class BestWeights(L.Callback):
     """Keep the weights of the lowest ``val/loss``; stop after ``patience`` validations without
-    improvement (``patience`` None or 0: never stop, only keep the best)."""
+    improvement (``patience`` None or 0: never stop, only keep the best), at step ``min_steps``
+    at the earliest."""
 
-    def __init__(self, patience: int | None):
-        self.patience = patience or 0
+    def __init__(self, patience: int | None, min_steps: int = 0):
+        self.patience, self.min_steps = patience or 0, min_steps
         self.best_loss, self.bad = math.inf, 0
         self.best_step: int | None = None
         self.weights: dict[str, torch.Tensor] | None = None
@@ -45,7 +47,7 @@ class BestWeights(L.Callback):
             self.weights = {k: v.detach().to("cpu", copy=True) for k, v in pl_module.model.state_dict().items()}
         else:
             self.bad += 1
-            if self.patience and self.bad >= self.patience:
+            if self.patience and self.bad >= self.patience and trainer.global_step >= self.min_steps:
                 trainer.should_stop = self.stopped_early = True
 
     def summary(self, last_step: int) -> dict[str, Any] | None:

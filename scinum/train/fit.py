@@ -170,8 +170,8 @@ def _fit(config: dict, encoding: NumberEncoding, callbacks: Sequence[L.Callback]
         dirpath=out / "checkpoints", save_last=True, save_top_k=0, every_n_train_steps=t.pop("checkpoint_every_n_steps")
     )
     has_val = len(dm.splits) > 1 and t["limit_val_batches"] != 0
-    patience, progress = t.pop("early_stopping_patience"), t.pop("progress_bar")
-    best = BestWeights(patience) if patience and has_val else None
+    patience, floor, progress = t.pop("early_stopping_patience"), t.pop("early_stopping_min_steps"), t.pop("progress_bar")
+    best = BestWeights(patience, floor) if patience and has_val else None
     if patience and not has_val and trainer_rank_zero():
         why = "trainer.limit_val_batches is 0" if len(dm.splits) > 1 else f"the dataset has no {dm.val_split!r} split"
         print(
