@@ -6,7 +6,10 @@ JSON line per (model, split) on stdout, as tables-large-budget's run.py writes t
 rows also carry ``fit_s`` (CPU seconds), ``best_step`` (the kept weights' step), ``last_step``
 and ``stopped_early``.
 
-    python experiments/tables-stop-after-floor/run.py dev|test|fresh TABLE SEED
+    python experiments/tables-stop-after-floor/run.py dev|test|fresh TABLE SEED [candidate]
+
+``candidate`` (last): the candidate alone with the standard models (the fresh tables' ``default``
+fits are tables-fresh-r's: the same product, the same fits).
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ def main(argv: list[str]) -> None:
     X, y, where = table(kind, name, seed)
     train = where.pop("train")
     models = {}
-    for label, config in (("default", None), ("candidate", CANDIDATE)):
+    labels = (("candidate", CANDIDATE),) if argv[3:] == ["candidate"] else (("default", None), ("candidate", CANDIDATE))
+    for label, config in labels:
         reg = scinum.Regressor(seed=seed, config=config)
         cpu = time.process_time()
         reg.fit(X.iloc[train], y[train])
