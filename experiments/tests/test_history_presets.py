@@ -61,8 +61,10 @@ def test_the_batch_64_preset_trains_what_the_published_e1_runs_trained(tmp_path)
         "trainer.compile",
         "model.structure_tokens",  # every token read, as the trunk always did: true
         "line",  # no field on a least-squares line: []
+        "trainer.early_stopping_min_steps",  # early stopping's floor: 0 (the runs had no early stopping)
     }
     assert not added & b.keys() and a["optim.curvature_weight"] == 0 and a["data.pad_to"] == 1 and a["line"] == []
+    assert a["trainer.early_stopping_min_steps"] == 0
     assert a["model.structure_tokens"] is True
     assert differ == {"budget.samples", "budget.seconds", *bookkeeping, *checks, *added}
     assert a["trainer.accelerator"] == "auto" and a["trainer.precision"] == "32-true"
