@@ -24,3 +24,14 @@ def readme(folder: str) -> str:
     """``experiments/<folder>/README.md`` with every run of whitespace one space (quotes that
     wrap across lines match)."""
     return re.sub(r"\s+", " ", (EXPERIMENTS / folder / "README.md").read_text(encoding="utf-8"))
+
+
+def published_summary(folder: str) -> str:
+    """What ``experiments/<folder>/summary.py`` prints, checked equal to the folder's published
+    ``summary.txt``."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(EXPERIMENTS / folder / "summary.py")], capture_output=True, text=True, check=True).stdout
+    assert out == (EXPERIMENTS / folder / "summary.txt").read_text()
+    return out

@@ -4,19 +4,13 @@ kept its early stopping (the floor is an option, 0 by default)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-from published import readme
+from published import published_summary, readme
 
 FOLDER = "tables-stop-after-floor"
-HERE = Path(__file__).resolve().parents[1] / FOLDER
 
 
 def test_the_readme_quotes_summary_py():
-    out = subprocess.run([sys.executable, str(HERE / "summary.py")], capture_output=True, text=True, check=True).stdout
-    assert out == (HERE / "summary.txt").read_text()
+    out = published_summary(FOLDER)
     text = readme(FOLDER)
     dev = out.split("## test")[0]
     for row in dev.splitlines():
