@@ -93,6 +93,22 @@ def test_every_shape_of_run_ends(case, datasets, tmp_path):
     assert "Tip" not in err + out and "LeafSpec" not in err  # a quiet console
 
 
+def test_early_stopping_with_a_floor_ends_on_every_rank(datasets, tmp_path):
+    """Two ranks, 13 batches a pass (not divisible by the ranks), early stopping after one
+    validation without a lower val/loss but not before step 12 (trainer.early_stopping_min_steps):
+    every rank decides alike (the loss is reduced over them, the step is shared), so the run ends,
+    at step 12."""
+    trainer = dict(devices=2, max_steps=23, val_check_interval=2, limit_val_batches=1, checkpoint_every_n_steps=10)
+    cfg = _config(datasets["fields"], tmp_path / "run", early_stopping_patience=1, early_stopping_min_steps=12, **trainer)
+    cfg["optim"]["lr"] = 1e-12  # the weights stand still: every validation after the first stalls
+    rc, _, err = fit_cli(cfg, tmp_path, "floor")
+    assert rc == 0, err[-3000:]
+    import scinum
+
+    best = scinum.load(tmp_path / "run" / "model.ckpt").meta.run["best"]
+    assert best["stopped_early"] and best["last_step"] == 12  # patience ran out at step 4, the floor held to 12
+
+
 def test_the_reported_planets_configuration_ends(tmp_path):
     """The configuration that deadlocked every time (issue: 2 ranks, planets tiny data, batch 4,
     validation every 10 steps on 1 batch): the per-field validation errors of fields that one
