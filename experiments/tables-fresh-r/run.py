@@ -53,6 +53,17 @@ def load(name: str) -> tuple[pd.DataFrame, np.ndarray]:
     return frame.drop(columns=[TABLES[name]]), frame[TABLES[name]].to_numpy()
 
 
+def split(X: pd.DataFrame, y: np.ndarray, seed: int) -> tuple[str, dict[str, np.ndarray]]:
+    """``(held, where)``: the protocol's held-out input (``most_correlated_input``) and the row
+    indices of ``train``, ``inside`` (a seeded quarter of the rest) and ``past`` (its top tenth)."""
+    held = PROTOCOL["most_correlated_input"](X, pd.Series(y))
+    col = X[held].to_numpy()
+    past = col > np.quantile(col, 0.9)
+    rest = np.flatnonzero(~past)
+    inside = np.sort(np.random.default_rng(seed).permutation(rest)[: len(rest) // 4])
+    return held, {"train": np.setdiff1d(rest, inside), "inside": inside, "past": np.flatnonzero(past)}
+
+
 def main(argv: list[str]) -> None:
     import scinum
     import torch
@@ -62,12 +73,8 @@ def main(argv: list[str]) -> None:
     torch.set_num_threads(1)
     name, seed = argv[0], int(argv[1])
     X, y = load(name)
-    held = PROTOCOL["most_correlated_input"](X, pd.Series(y))
-    col = X[held].to_numpy()
-    past = col > np.quantile(col, 0.9)
-    rest = np.flatnonzero(~past)
-    inside = np.sort(np.random.default_rng(seed).permutation(rest)[: len(rest) // 4])
-    train = np.setdiff1d(rest, inside)
+    held, where = split(X, y, seed)
+    train = where.pop("train")
     reg = scinum.Regressor(seed=seed)
     cpu = time.process_time()
     reg.fit(X.iloc[train], y[train])
@@ -79,7 +86,7 @@ def main(argv: list[str]) -> None:
         "boosted trees": (HistGradientBoostingRegressor(random_state=seed).fit(X.iloc[train], y[train]), {}),
     }
     head = {"table": name, "seed": seed, "held_out": held, "rows": len(y)}
-    LARGE["score"](models, X, y, {"inside": inside, "past": np.flatnonzero(past)}, head)
+    LARGE["score"](models, X, y, where, head)
 
 
 if __name__ == "__main__":

@@ -36,11 +36,7 @@ def table(kind: str, name: str, seed: int) -> tuple[pd.DataFrame, np.ndarray, di
     ``inside``, ``past``)."""
     if kind == "fresh":
         X, y = FRESH["load"](name)
-        col = X[PROTOCOL["most_correlated_input"](X, pd.Series(y))].to_numpy()
-        past = col > np.quantile(col, 0.9)
-        rest = np.flatnonzero(~past)
-        inside = np.sort(np.random.default_rng(seed).permutation(rest)[: len(rest) // 4])
-        return X, y, {"train": np.setdiff1d(rest, inside), "inside": inside, "past": np.flatnonzero(past)}
+        return X, y, FRESH["split"](X, y, seed)[1]
     X, y = PROTOCOL["load"](name)
     idx = PROTOCOL["splits"](X, name, seed)
     return X, np.asarray(y, dtype=float), {"train": idx["train"], "inside": idx["test"], "past": idx["extrap"]}
