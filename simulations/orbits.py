@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import ctypes
+import signal
+import threading
 from ctypes import addressof, byref, c_double, c_int, c_void_p, sizeof
 
 import numpy as np
@@ -60,6 +62,14 @@ def new_simulation(system: System) -> rebound.Simulation:
     return sim
 
 
+def _give_sigint_back() -> None:
+    """Install Python's SIGINT handler again (REBOUND's integrator replaced it at the C level),
+    where Python may: on the main thread, and where Python had one."""
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, handler)
+
+
 def trajectory(sim: rebound.Simulation, stepsize: float, steps: int) -> np.ndarray:
     """Integrate ``sim`` to ``t_k = k·stepsize`` and return heliocentric positions.
 
@@ -68,7 +78,9 @@ def trajectory(sim: rebound.Simulation, stepsize: float, steps: int) -> np.ndarr
     times) and copies its particle array after each step (one ``memmove``); the positions are read
     out of those copies at the end, through one strided NumPy view.
     Raises what ``Simulation.integrate`` raises if the integration fails
-    (``rebound.GenericError``...; ``KeyboardInterrupt`` on Ctrl-C).
+    (``rebound.GenericError``...; ``KeyboardInterrupt`` on Ctrl-C). REBOUND's integrator takes
+    the process's SIGINT for itself and keeps it; Python's handler is put back after (else Ctrl-C
+    would never again interrupt the process that built the samples).
     """
     n, where = sim.N, addressof(sim)
     sim.exact_finish_time = 1
@@ -77,12 +89,15 @@ def trajectory(sim: rebound.Simulation, stepsize: float, steps: int) -> np.ndarr
     snapshots = ctypes.create_string_buffer(steps * block)
     base = addressof(snapshots)
     ctypes.memmove(base, particles, block)
-    for k in range(1, steps):
-        status = _C.reb_simulation_integrate(where, k * stepsize)
-        if status in _FAILURES:
-            sim.process_messages()
-            raise _FAILURES[status](f"REBOUND status {status} integrating to t = {k * stepsize}")
-        ctypes.memmove(base + k * block, particles, block)
+    try:
+        for k in range(1, steps):
+            status = _C.reb_simulation_integrate(where, k * stepsize)
+            if status in _FAILURES:
+                sim.process_messages()
+                raise _FAILURES[status](f"REBOUND status {status} integrating to t = {k * stepsize}")
+            ctypes.memmove(base + k * block, particles, block)
+    finally:
+        _give_sigint_back()
     sim.process_messages()  # warnings REBOUND queued, as its wrapper would have shown them
     if addressof(sim.particles[0]) != particles:
         raise RuntimeError("REBOUND moved its particle array during the integration")

@@ -174,6 +174,25 @@ def test_simulate_matches_attribute_reads():
         assert pos[k].tolist() == ref
 
 
+def test_ctrl_c_still_interrupts_python_after_an_integration():
+    """REBOUND's integrator takes SIGINT at the C level and keeps it: after simulate(), a SIGINT
+    must still raise KeyboardInterrupt in Python (before the fix it was swallowed silently)."""
+    import signal
+    import threading
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        simulate(Draws(PlanetsConfig(), 0, "train")(0, 0), 5)
+        threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        start = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt):
+            while time.perf_counter() - start < 5:
+                pass
+        assert time.perf_counter() - start < 2
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def test_failed_integration_raises_as_rebound_does_and_is_redrawn(monkeypatch):
     """trajectory() calls REBOUND's C integrator directly: a failure raises the exception
     Simulation.integrate would, and the sample is re-drawn and counted as rejected_rebound."""
