@@ -1,15 +1,18 @@
 """Fill throughput: ``Model.fill_many`` (batched) vs filling one record at a time, on CPU.
 
-``fill_many`` runs as a user calls it (prepare and predict overlapped on torch's threads);
-``prepare alone`` times the preparation of the same records by itself, one thread, Python's
-garbage collector paused as ``fill_many`` pauses it.
+``fill_many`` runs as a user calls it: on Linux this process and a forked copy of it each prepare
+and predict their share of the records (``Model.predict_many``'s ``processes``); beside it, the
+same call with ``processes=False``, on threads of this process (what the default was before, and
+is where the system cannot fork). ``--rounds`` calls of each in turn, the median shown, CPU time
+counted for this process and its copies. ``prepare alone`` times the preparation of the same
+records by itself, one thread, Python's garbage collector paused as ``fill_many`` pauses it.
 
 The model is the planets quick preset's xVal model (recipes/planets.yaml: the run config's trunk,
 xVal); its weights are freshly initialised — throughput does not depend on them. Records are
 real planets samples (2–4 planets, 12 steps) from the builder. The task masks
 ``description.stepsize`` in every record (one forward pass per record).
 
-    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--values-alone] [--mixture] [--smoke]
+    python benchmarks/fill_throughput.py [--records 2000] [--batch-size 256] [--rounds 3] [--values-alone] [--mixture] [--smoke]
 
 ``--values-alone``: the same model with ``model.structure_tokens: false`` (it reads 87 of a
 record's 142 tokens; experiments/planets-values-alone), which the quick preset does not use.
@@ -28,6 +31,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -41,6 +46,7 @@ from scinum.tokens.codec import Codec, Vocabulary
 from scinum.datasets.directory import Dataset
 from scinum.fill.batching import no_gc
 from scinum.fill.model import Model
+from scinum.fill.forked import CAN_FORK
 from scinum.model.config import ModelConfig
 from scinum.tokens.normalize import Normalizer
 from scinum.tokens.structure import read_tokens
@@ -87,6 +93,27 @@ def work_per_record(cfg: ModelConfig, tokens: int, masked: int) -> float:
     return (cfg.n_layers - 1) * full * tokens + last
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (the fill's copies)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed_fills(model: Model, records: list[dict], mask: list[str], batch_size: int, rounds: int) -> dict[bool, tuple[float, float, list]]:
+    """processes -> (median wall s, median CPU s, the last call's results) of ``predict_many``
+    with ``processes`` True and False (False alone where the system cannot fork), ``rounds``
+    calls of each in turn."""
+    ways = (True, False) if CAN_FORK else (False,)
+    runs: dict[bool, list[tuple[float, float]]] = {p: [] for p in ways}
+    last: dict[bool, list] = {}
+    for _ in range(rounds):
+        for processes in ways:
+            t, c = time.perf_counter(), cpu_seconds()
+            last[processes] = model.predict_many(records, mask, batch_size=batch_size, processes=processes)
+            runs[processes].append((time.perf_counter() - t, cpu_seconds() - c))
+    return {p: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r), last[p]) for p, r in runs.items()}
+
+
 def tensor_work(model: Model, records: list[dict], mask: list[str], batch_size: int) -> tuple[float, str]:
     """CPU ms a record that torch's operations themselves take in ``predict_many`` on one thread
     (the self time of every ``aten::`` operation under :mod:`torch.profiler`: the matrix
@@ -112,6 +139,7 @@ def main() -> None:
     p.add_argument("--records", type=int, default=2000)
     p.add_argument("--single", type=int, default=200, help="records timed one at a time")
     p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--rounds", type=int, default=3, help="calls of each fill in turn (the median is shown)")
     p.add_argument(
         "--values-alone",
         action="store_true",
@@ -121,7 +149,7 @@ def main() -> None:
     p.add_argument("--smoke", action="store_true", help="tiny sizes: checks that the script runs, measures nothing")
     a = p.parse_args()
     if a.smoke:
-        a.records, a.single, a.batch_size = 48, 8, 16
+        a.records, a.single, a.batch_size, a.rounds = 48, 8, 16, 1
     torch.set_num_threads(torch.get_num_threads())
     with tempfile.TemporaryDirectory() as tmp:
         build(Path(tmp) / "d", train=a.records, val=0, test=0, ood=0, seed=0, config=PlanetsConfig(steps=12), workers=1 if a.smoke else 2)
@@ -130,9 +158,10 @@ def main() -> None:
     mask = ["description.stepsize"]
     model.fill_many(records[:64], mask, batch_size=a.batch_size)  # warm-up
 
-    t, c = time.perf_counter(), time.process_time()
-    batched = model.predict_many(records, mask, batch_size=a.batch_size)
-    t_batched, c_batched = time.perf_counter() - t, time.process_time() - c
+    fills = timed_fills(model, records, mask, a.batch_size, a.rounds)
+    t_batched, c_batched, batched = fills[CAN_FORK]  # as a user's call runs here
+    t_threads, c_threads, on_threads = fills[False]
+    assert [f.predictions[0].value for f in batched] == [f.predictions[0].value for f in on_threads], "processes and threads differ"
     t, c = time.perf_counter(), time.process_time()
     with no_gc():  # as fill_many prepares
         jobs = [model.prepare(r, mask) for r in records]
@@ -150,7 +179,7 @@ def main() -> None:
         f"{len(records)} planets records, {np.mean(lengths):.0f} tokens on average "
         f"(min {min(lengths)}, max {max(lengths)}){', the trunk reading the values alone' if a.values_alone else ''}"
         f"{', the mixture head (intervals)' if a.mixture else ''}, "
-        f"{torch.get_num_threads()} threads; "
+        f"{torch.get_num_threads()} threads, median of {a.rounds} calls; "
         f"1-min load average {os.getloadavg()[0]:.2f}"
     )
     # CPU ms/record (all threads): what the work costs whatever else shares the cores; on an
@@ -159,6 +188,7 @@ def main() -> None:
     n = len(records)
     for label, rate, cpu_ms in (
         (f"fill_many (batch {a.batch_size})", rate_b, 1000 * c_batched / n),
+        ("  on threads (processes=False)", n / t_threads, 1000 * c_threads / n),
         ("  prepare alone (1 thread, gc paused)", n / t_prep, 1000 * c_prep / n),
         ("fill, one record at a time (reference)", rate_s, 1000 * c_single / a.single),
     ):

@@ -177,11 +177,58 @@ def test_one_batch_is_predicted_on_the_calling_thread_with_the_pools_floats(ckpt
             [model.codec.encode(r) for r in recs], [hidden_positions(model.codec, r, ["params.a"]) for r in recs], batch_size=8
         )
         assert pools == [] and len(batch) == 4
-        pooled = model.predict_many(recs, ["params.a"], batch_size=2)  # slices of one record on two threads
+        pooled = model.predict_many(recs, ["params.a"], batch_size=2, processes=False)  # slices of one record on two threads
         assert pools == [1] and torch.get_num_threads() == 2
+        forked = model.predict_many(recs, ["params.a"], batch_size=2, processes=True)  # ... on two processes
+        assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
     assert [f.predictions[0].value for f in pooled] == alone
+    assert [f.predictions[0].value for f in forked] == alone
+
+
+def test_fill_on_processes_gives_the_threads_floats_and_their_errors(ckpt, monkeypatch):
+    """On two threads a fill of many slices goes to two processes by default (this one and a
+    forked copy, each preparing and predicting its slices) and gives the floats, the order and
+    the progress of the fill on threads; the first bad record is the one named, whichever
+    process met it; where the system cannot fork, the default is threads and asking for
+    processes is a clear error."""
+    import torch
+
+    import scinum.fill.model as fill_model
+    from scinum.errors import ScinumError
+
+    model, before = scinum.load(ckpt), torch.get_num_threads()
+    recs = [Orbit()(4000 + i)[0] for i in range(40)]
+    calls = []
+    real = fill_model.forked_slices
+    monkeypatch.setattr(fill_model, "forked_slices", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    torch.set_num_threads(2)
+    try:
+        threads = model.predict_many(recs, ["params.a", "points[-1][0]"], batch_size=4, processes=False)
+        assert calls == []
+        forked = model.predict_many(recs, ["params.a", "points[-1][0]"], batch_size=4, progress=True)
+        assert calls == [20] and torch.get_num_threads() == 2  # 40 records in slices of 2: FORK_MIN_SLICES or more
+        model.predict_many(recs[:30], ["params.a"], batch_size=4)
+        assert calls == [20]  # 15 slices: on threads
+        bad = [json.loads(json.dumps(r)) for r in recs]
+        bad[31]["params"]["a"] = "x"
+        bad[8]["params"]["e"] = "y"  # the first: in another slice, maybe of the other process
+        with pytest.raises(RecordError, match=r"record 8\b.*params.e"):
+            model.predict_many(bad, ["points[0][0]"], batch_size=6, processes=True)
+        assert torch.get_num_threads() == 2 and calls == [20, 14]
+        monkeypatch.setattr(fill_model, "CAN_FORK", False)
+        monkeypatch.setattr("scinum.fill.forked.CAN_FORK", False)
+        assert [f.record for f in model.predict_many(recs, ["params.a"], batch_size=4)] == [
+            f.record for f in model.predict_many(recs, ["params.a"], batch_size=4, processes=False)
+        ]
+        assert calls == [20, 14]  # threads by default
+        with pytest.raises(ScinumError, match="needs fork"):
+            model.predict_many(recs, ["params.a"], batch_size=6, processes=True)
+    finally:
+        torch.set_num_threads(before)
+    assert [f.record for f in forked] == [f.record for f in threads]
+    assert [[(p.path, p.value) for p in f.predictions] for f in forked] == [[(p.path, p.value) for p in f.predictions] for f in threads]
 
 
 def test_mixture_uncertainty(gmm_ckpt):

@@ -2,15 +2,19 @@
 records and the quick preset's xVal model as ``benchmarks/fill_throughput.py``, filled
 
 * ``one thread``: ``predict_many`` with ``torch.set_num_threads(1)`` (no pool);
-* ``two threads``: ``predict_many`` on two threads, as a user calls it;
 * ``two processes``: two copies of this script's ``one thread`` fill running at once, each on
   one thread, their records a second summed (what the two cores give when nothing is shared);
 * ``prepared, then two threads``: every record prepared first on this thread, then the slices
   predicted on two threads (:meth:`~scinum.fill.model.Model.run_jobs` in the fill's pool): preparing
-  never runs beside predicting.
+  never runs beside predicting;
+* ``two threads (predict_many)``: ``predict_many(processes=False)``, its threads taking turns with
+  preparing (the default where the system cannot fork);
+* ``forked (predict_many)``: ``predict_many`` as a user calls it on Linux, this process and a
+  forked copy each preparing and predicting its slices.
 
-Records a second and, in brackets, CPU ms a record (all threads of the process; not measured for
-the two processes), ``--rounds`` rounds in turn, on this commit's scinum.
+Records a second and, in brackets, CPU ms a record (all threads of the process and of the copies
+it reaped; not measured for the two processes), ``--rounds`` rounds in turn, on this commit's
+scinum.
 
     python experiments/fill-throughput/contention.py [--rounds 3] [--values-alone]
 """
@@ -18,6 +22,7 @@ the two processes), ``--rounds`` rounds in turn, on this commit's scinum.
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -39,11 +44,17 @@ MASK = ["description.stepsize"]
 SLICE = 128  # batch 256 on two threads, as predict_many slices it
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of the children it has reaped."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def timed(fn) -> tuple[float, float]:
     """(records a second, CPU ms a record) of ``fn()`` filling 2,000 records."""
-    t, c = time.perf_counter(), time.process_time()
+    t, c = time.perf_counter(), cpu_seconds()
     n = fn()
-    return n / (time.perf_counter() - t), 1000 * (time.process_time() - c) / n
+    return n / (time.perf_counter() - t), 1000 * (cpu_seconds() - c) / n
 
 
 def main() -> None:
@@ -58,8 +69,8 @@ def main() -> None:
     model = quick_model(records, structure_tokens=not a.values_alone)
     model.fill_many(records[:64], MASK)  # warm-up
 
-    def fill() -> int:
-        return len(model.predict_many(records, MASK))
+    def fill(processes: bool | None = None) -> int:
+        return len(model.predict_many(records, MASK, processes=processes))
 
     if a.child is not None:  # start together, fill on one thread, print the rate
         torch.set_num_threads(1)
@@ -90,7 +101,8 @@ def main() -> None:
         torch.set_num_threads(1)
         row.append(("one thread", *timed(fill)))
         torch.set_num_threads(2)
-        row.append(("two threads", *timed(fill)))
+        row.append(("two threads (predict_many)", *timed(lambda: fill(processes=False))))
+        row.append(("forked (predict_many)", *timed(lambda: fill(processes=True))))
         row.append(("prepared, then two threads", *timed(prepared_then_threads)))
         row.append(("two processes (summed)", *two_processes()))
         cells = (f"{name} {rate:.0f}" + ("" if ms != ms else f" ({ms:.3f})") for name, rate, ms in row)  # ms NaN: not measured

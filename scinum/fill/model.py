@@ -59,6 +59,7 @@ from .jobs import Job, JobMaker
 from .atoms import TrainingAtoms
 from .between_values import TrainingValues
 from .line_support import widen
+from .forked import CAN_FORK, forked_slices
 from .results import FieldPrediction, Filled, Prediction
 from ..model.mlm import NumberMLM
 from ..records.paths import format_path, parse_path, set_value
@@ -69,6 +70,11 @@ _INTERVALS = (0.68, 0.95)
 #: slices of records each of a fill's threads predicts in a phase (:meth:`Model.predict_many`):
 #: fewer phases wait less on their slowest slice, more records are prepared at once
 PHASE_SLICES = 4
+#: slices from which a fill goes to forked processes by default (:meth:`Model.predict_many`):
+#: 1,921 records and more at batch 256 on two threads. At 2,000 records processes filled
+#: 1.1–1.3× threads' records; at 512 and 1,024 level, their start and last slice costing what
+#: they save (experiments/fill-throughput)
+FORK_MIN_SLICES = 16
 #: uncertainty entries that are locations / spreads in normalized units (converted to the record's)
 _LOCATIONS, _SPREADS = ("means", "mean", "quantiles"), ("stds", "std")
 
@@ -139,10 +145,18 @@ class Model:
         return self.predict(record, mask, mode=mode).record
 
     def fill_many(
-        self, records: Iterable[dict], mask: Sequence[str] = (), *, batch_size: int = 256, mode: str = "joint", progress: bool = False
+        self,
+        records: Iterable[dict],
+        mask: Sequence[str] = (),
+        *,
+        batch_size: int = 256,
+        mode: str = "joint",
+        progress: bool = False,
+        processes: bool | None = None,
     ) -> list[dict]:
-        """:meth:`fill` for many records, batched by length."""
-        return [f.record for f in self.predict_many(records, mask, batch_size=batch_size, mode=mode, progress=progress)]
+        """:meth:`fill` for many records, batched by length (``processes``: see :meth:`predict_many`)."""
+        filled = self.predict_many(records, mask, batch_size=batch_size, mode=mode, progress=progress, processes=processes)
+        return [f.record for f in filled]
 
     def predict(self, record: dict, mask: Sequence[str] = (), *, mode: str = "joint", intervals: Sequence[float] = _INTERVALS) -> Filled:
         """Like :meth:`fill`, returning the :class:`Filled` record with per-field uncertainty."""
@@ -157,16 +171,25 @@ class Model:
         mode: str = "joint",
         intervals: Sequence[float] = _INTERVALS,
         progress: bool = False,
+        processes: bool | None = None,
     ) -> list[Filled]:
         """:meth:`predict` for many records. An error names the record (0-based) and JSON path.
 
-        With several torch threads, records are prepared a phase at a time (:data:`PHASE_SLICES`
-        slices of ``batch_size / threads`` for each thread), then the threads predict the phase's
-        slices (each on one intra-op thread) while this thread waits: preparing (Python, which
-        holds the GIL) never runs beside predicting, where it slowed both down
-        (experiments/fill-throughput). Records that make one slice are predicted on the calling
-        thread instead, as one of those threads would (:func:`~scinum.fill.batching.one_thread`):
-        no threads are started for them. Python's cyclic garbage collector is paused meanwhile
+        With several torch threads on the CPU, the records are cut into slices of ``batch_size /
+        threads``, each prepared and predicted on one intra-op thread, so every path below gives
+        the same floats. Records that make one slice are predicted on the calling thread. Of more:
+
+        * ``processes`` (the default where the fill makes at least :data:`FORK_MIN_SLICES` slices
+          and the system can ``fork``: Linux): this process and ``threads - 1`` forked copies of
+          it take slices in turn (:func:`~scinum.fill.forked.forked_slices`); each prepares
+          its own, so the Python of preparing runs on every core at once;
+        * threads (``processes=False``, or elsewhere): this thread prepares a phase of records
+          (:data:`PHASE_SLICES` slices for each thread), then the threads predict them while it
+          waits: preparing (Python, which holds the GIL) never runs beside predicting, where it
+          slowed both down (experiments/fill-throughput).
+
+        ``processes=True`` forks wherever there are two slices or more (a :class:`ScinumError`
+        where the system cannot fork). Python's cyclic garbage collector is paused meanwhile
         (:func:`~scinum.fill.batching.no_gc`)."""
         threads = torch.get_num_threads() if self.device.type == "cpu" else 1
         with no_gc():
@@ -175,7 +198,15 @@ class Model:
                 filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals, progress=progress)
             else:
                 size = max(1, -(-batch_size // threads))
-                filled = self._phased(records, mask, size, mode=mode, intervals=intervals, progress=progress)
+                if processes is None or processes:
+                    records = records if isinstance(records, list) else list(records)
+                    slices = -(-len(records) // size)
+                    if processes is None:
+                        processes = CAN_FORK and slices >= FORK_MIN_SLICES
+                if processes:
+                    filled = self._forked(cast(list, records), mask, size, threads, mode=mode, intervals=intervals, progress=progress)
+                else:
+                    filled = self._phased(records, mask, size, mode=mode, intervals=intervals, progress=progress)
         tally = Tally(self.ranges)
         for f in filled:
             if f.error is not None:
@@ -184,6 +215,28 @@ class Model:
         if tally:
             warnings.warn(tally.summary(), ExtrapolationWarning, stacklevel=2)
         return filled
+
+    def _forked(
+        self,
+        records: list[dict],
+        mask: Sequence[str],
+        size: int,
+        workers: int,
+        *,
+        mode: str,
+        intervals: Sequence[float],
+        progress: bool,
+    ) -> list[Filled]:
+        """:meth:`run_jobs` of slices of ``size`` records, prepared and predicted by this process
+        and ``workers - 1`` forked copies (:func:`~scinum.fill.forked.forked_slices`)."""
+
+        def work(k: int) -> list[Filled]:
+            chunk = records[k * size : (k + 1) * size]
+            jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(chunk, k * size)]
+            return self.run_jobs(jobs, batch_size=size, mode=mode, intervals=intervals)
+
+        with tqdm(total=len(records), desc="fill", unit="record", disable=not progress or None, dynamic_ncols=True) as bar:
+            return forked_slices(work, -(-len(records) // size), workers, lambda done: bar.update(done - bar.n))
 
     def _phased(
         self,

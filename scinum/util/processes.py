@@ -2,7 +2,8 @@
 
 Builders and recipes run their work in a pool of spawned processes. If the parent is killed
 (``kill -9``, an OOM kill), the workers would be re-parented and go on writing shards or
-training; :func:`worker_pool` makes each worker exit when its parent is gone: on Linux the kernel
+training; :func:`worker_pool` makes each worker exit when its parent is gone (and a fill's forked
+copies, :mod:`scinum.fill.forked`, through :func:`die_with_parent`): on Linux the kernel
 sends it SIGKILL (``PR_SET_PDEATHSIG``), elsewhere a watcher thread notices the new parent id
 within a second.
 """
@@ -18,13 +19,13 @@ import time
 from concurrent.futures import CancelledError, ProcessPoolExecutor
 from typing import Any, Callable
 
-__all__ = ["worker_pool"]
+__all__ = ["worker_pool", "die_with_parent"]
 
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent(parent: int) -> None:
-    """Worker initializer: end this process when ``parent`` (the pool's creator) dies."""
+def die_with_parent(parent: int) -> None:
+    """End this process (a worker) when ``parent`` (the process that started it) dies."""
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
@@ -49,7 +50,7 @@ _STOPPING: Any = None
 def _init_worker(parent: int, stopping: Any) -> None:
     global _STOPPING
     _STOPPING = stopping
-    _die_with_parent(parent)
+    die_with_parent(parent)
 
 
 def _unless_stopping(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
