@@ -301,6 +301,51 @@ def test_cli_streams_and_reports_errors(ckpt, tmp_path, capsys):
     assert "stopped at the first failed record" in capsys.readouterr().err
 
 
+def test_cli_fills_a_chunk_on_processes_as_fill_many_and_reports_errors_in_line_order(ckpt, tmp_path, capsys, monkeypatch):
+    """A chunk of many slices goes to forked processes, each reading, preparing and filling its
+    lines: the records come out in line order with fill_many's predictions, bad lines are
+    reported by line (whichever process met them), --on-error fail writes up to the first; the
+    same output as a chunk filled here on threads (no fork), within float32 rounding (the
+    batches differ: a bad line leaves its slice one record short)."""
+    import torch
+
+    import scinum.fill.forked as forked
+
+    good = [Orbit()(5000 + i)[0] for i in range(40)]
+    lines = [json.dumps(g) for g in good]
+    lines[7], lines[23] = "{not json", '{"params": {"a": NaN}}'
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    calls = []
+    real = forked.forked_slices
+    monkeypatch.setattr(forked, "forked_slices", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    expected = [g for i, g in enumerate(good) if i not in (7, 23)]
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        filled = scinum.load(ckpt).fill_many(expected, ["params.a"], batch_size=4, processes=False)
+        outputs = {}
+        for how in ("processes", "threads"):
+            if how == "threads":
+                monkeypatch.setattr(forked, "CAN_FORK", False)
+            out = tmp_path / f"{how}.jsonl"
+            args = ["fill", "--ckpt", str(ckpt), "--mask", "params.a", "-i", str(src), "-o", str(out), "--batch-size", "4"]
+            assert main(args + ["--on-error", "skip"]) == 1
+            err = capsys.readouterr().err
+            assert err.index("in.jsonl:8") < err.index("in.jsonl:24") and "2 of 40 records skipped" in err
+            outputs[how] = out.read_text()
+            fail = tmp_path / f"{how}-fail.jsonl"
+            assert main(args[:-3] + [str(fail), "--batch-size", "4"]) == 1 and not fail.exists()  # fail: stops at line 8
+            assert "in.jsonl:8" in (err := capsys.readouterr().err) and "in.jsonl:24" not in err
+        assert calls == [20, 20]  # 40 lines in slices of 2, on processes; none when fork is off
+    finally:
+        torch.set_num_threads(before)
+    rows, on_threads = ([json.loads(x) for x in outputs[how].splitlines()] for how in ("processes", "threads"))
+    for got in (rows, on_threads):
+        assert [r["points"] for r in got] == [g["points"] for g in expected]
+        np.testing.assert_allclose([r["params"]["a"] for r in got], [f["params"]["a"] for f in filled], rtol=2e-6)
+
+
 def test_cli_stdout_plain_records(ckpt, tmp_path, capsys, monkeypatch):
     import io
     import sys

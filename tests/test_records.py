@@ -95,3 +95,66 @@ def test_dumps_writes_what_the_fast_writer_cannot():
     assert dumps({"k": "é", "n": [1, 2.5e-7]}) == '{"k":"é","n":[1,2.5e-7]}'
     with pytest.raises(ValueError):
         dumps({"a": np.float64("nan")})
+
+
+# -- check_record: one fast walk for a record that passes, the path-naming walk for one that fails
+
+
+def _values(depth: int = 0):
+    """JSON-like values, good and bad: finite and non-finite floats, numpy scalars, tuples, a
+    dict subclass, non-string keys, nesting near MAX_DEPTH."""
+    from collections import OrderedDict
+
+    leaf = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=3),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -0.0]),  # often: any float may be any of these
+        st.floats(allow_nan=False, allow_infinity=False).map(np.float64),
+        st.integers(-5, 5).map(np.int64),
+    )
+    return st.recursive(
+        leaf,
+        lambda kids: st.one_of(
+            st.lists(kids, max_size=4),
+            st.lists(kids, max_size=3).map(tuple),
+            st.dictionaries(st.text(max_size=2), kids, max_size=3),
+            st.dictionaries(st.text(max_size=2), kids, max_size=2).map(OrderedDict),
+            st.dictionaries(st.integers(0, 3), kids, min_size=1, max_size=2),
+        ),
+        max_leaves=12,
+    )
+
+
+def _outcome(check, record):
+    try:
+        check(record)
+    except MalformedJSON as e:
+        return str(e)
+    return None
+
+
+@given(_values())
+@settings(max_examples=300)
+def test_check_record_fast_walk_gives_the_path_walks_verdict_and_message(value):
+    from scinum.records.strict import _locate, check_record
+
+    record = {"r": value}
+    assert _outcome(check_record, record) == _outcome(_locate, record)
+
+
+@pytest.mark.parametrize("depth", [254, 255, 256, 257, 300])
+@pytest.mark.parametrize("leaf", [1.0, [], {}, [1.0], {"x": 2}])
+def test_check_record_depth_limit_is_where_the_path_walk_puts_it(depth, leaf):
+    from scinum.records.strict import MAX_DEPTH, _locate, check_record
+
+    assert MAX_DEPTH == 256
+    record = leaf
+    for _ in range(depth):
+        record = [record]
+    record = {"a": record}
+    assert _outcome(check_record, record) == _outcome(_locate, record)
+    deepest = depth + 1 + (1 if leaf in ([1.0], {"x": 2}) else 0)  # the path length of the deepest value
+    assert (_outcome(check_record, record) is None) == (deepest <= MAX_DEPTH)

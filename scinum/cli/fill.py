@@ -3,7 +3,9 @@
     scinum fill --ckpt model.ckpt --mask 'description.stepsize' < in.jsonl > out.jsonl
 
 Records are read and written in chunks (memory stays bounded for any stream length), in input
-order. Each output line is the filled record, or with ``--with-uncertainty``
+order. On Linux, a chunk of many records (a few thousand at the default batch size) is parsed,
+prepared and filled by this process and forked copies of it, each taking slices of lines in
+turn (:mod:`scinum.fill.forked`); smaller chunks, and other systems, fill on threads. Each output line is the filled record, or with ``--with-uncertainty``
 ``{"record": …, "uncertainty_kind": …, "predictions": {path: {"value": …, …}}}`` (plus
 ``"outside_training_range"`` where inputs or predictions leave their field's training range;
 a count per field of those is printed on stderr at the end, :mod:`scinum.fill.extrapolation`).
@@ -171,32 +173,57 @@ def _explained(e: RecordError, args: argparse.Namespace, name: str, line_no: int
 
 
 def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Namespace, dst, tally: Tally) -> tuple[int, bool]:
-    """Fill one chunk; returns (failed records, whether to stop)."""
-    jobs, lines, failures = [], [], 0
-    for line_no, text in chunk:
+    """Fill one chunk; returns (failed records, whether to stop). Its lines are read, prepared,
+    filled and written out in slices of ``batch_size / threads`` lines, each on one thread, by
+    this process and forked copies of it when the chunk makes :data:`~scinum.fill.model.FORK_MIN_SLICES`
+    slices or more (as :meth:`~scinum.fill.model.Model.predict_many` cuts and predicts its
+    slices), else here, predicting on the threads. The records are
+    then written in line order: under ``--on-error fail`` up to the first that failed."""
+    import torch
+
+    from ..fill.forked import CAN_FORK, forked_slices
+    from ..fill.model import FORK_MIN_SLICES
+
+    threads = torch.get_num_threads() if model.device.type == "cpu" else 1
+    size = max(1, -(-args.batch_size // threads))
+    slices = -(-len(chunk) // size)
+    if threads > 1 and CAN_FORK and slices >= FORK_MIN_SLICES:
+        done = forked_slices(lambda k: _fill_lines(model, chunk[k * size : (k + 1) * size], name, args, size), slices, threads)
+    else:
+        done = _fill_lines(model, chunk, name, args, args.batch_size)
+    failures = 0
+    for text, error, outside in done:
+        if error is not None:
+            failures += 1
+            print(f"scinum fill: {error}", file=sys.stderr)
+            if args.on_error == "fail":
+                return failures, True
+            continue
+        tally.add(outside)
+        dst.write(text)
+    return failures, False
+
+
+def _fill_lines(model, lines: list[tuple[int, str]], name: str, args: argparse.Namespace, batch_size: int) -> list[tuple]:
+    """Each line read, prepared and filled: ``(output line, None, outside)`` or ``(None, the
+    error located at its line, None)``, in line order (plain values: they pickle)."""
+    out: list[tuple] = [()] * len(lines)
+    jobs, where = [], []
+    for i, (line_no, text) in enumerate(lines):
         try:
             if text is _TOO_LONG:
                 raise RecordError(f"record longer than --max-record-bytes {args.max_record_bytes}")
             if not text.isascii():
                 _check_utf8(text)
-            record = loads(text, file=name, line=line_no)
-            jobs.append(model.prepare(record, args.mask))
-            lines.append(line_no)
+            jobs.append(model.prepare(loads(text, file=name, line=line_no), args.mask))
+            where.append(i)
         except RecordError as e:
-            failures += 1
-            print(f"scinum fill: {_explained(e, args, name, line_no)}", file=sys.stderr)
-            if args.on_error == "fail":
-                break
-    stop = failures > 0 and args.on_error == "fail"
+            out[i] = (None, _explained(e, args, name, line_no), None)
     if jobs:
-        filled = model.run_jobs(jobs, batch_size=args.batch_size, mode="sequential" if args.sequential else "joint")
-        for f, line_no in zip(filled, lines):
+        filled = model.run_jobs(jobs, batch_size=batch_size, mode="sequential" if args.sequential else "joint")
+        for i, f in zip(where, filled):
             if f.error is not None:
-                failures += 1
-                print(f"scinum fill: {_explained(f.error, args, name, line_no)}", file=sys.stderr)
-                if args.on_error == "fail":
-                    return failures, True
-                continue
-            tally.add(f.outside)
-            dst.write(dumps(f.to_dict() if args.with_uncertainty else f.record) + "\n")
-    return failures, stop
+                out[i] = (None, _explained(f.error, args, name, lines[i][0]), None)
+            else:
+                out[i] = (dumps(f.to_dict() if args.with_uncertainty else f.record) + "\n", None, f.outside)
+    return out

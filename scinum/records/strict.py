@@ -33,11 +33,13 @@ def _reject_constant(name: str) -> Any:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict = {}
-    for k, v in pairs:
-        if k in out:
-            raise MalformedJSON(f"duplicate key {k!r} in one object")
-        out[k] = v
+    out = dict(pairs)
+    if len(out) != len(pairs):  # a key came twice: name the first one that did
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise MalformedJSON(f"duplicate key {k!r} in one object")
+            seen.add(k)
     return out
 
 
@@ -48,8 +50,53 @@ def check_record(record: Any) -> None:
     """Raise :class:`MalformedJSON` unless ``record`` is a JSON object of finite numbers, nested
     at most :data:`MAX_DEPTH` deep.
 
-    The error names the JSON path of the first offending value.
-    """
+    The error names the JSON path of the first offending value. A record that passes is walked
+    once, without building paths (:func:`_plain`); only one that fails is walked again to name
+    where (parsing a JSONL line took 0.4 ms of checking a record before)."""
+    if type(record) is not dict or not _plain(record, 0):
+        _locate(record)
+
+
+def _plain(node: Any, depth: int) -> bool:
+    """Whether ``node`` (at ``depth``) is strict JSON of finite numbers whose values all sit at
+    most :data:`MAX_DEPTH` deep: dicts with string keys, lists and tuples, str, bool, int, finite
+    float, None. False sends :func:`check_record` to :func:`_locate`."""
+    t = type(node)
+    if t is dict:
+        if depth >= MAX_DEPTH:
+            return not node
+        for k, v in node.items():
+            if type(k) is not str:
+                return False
+            tv = type(v)
+            if tv is float:
+                if v - v != 0.0:  # inf or NaN
+                    return False
+            elif tv not in _SCALARS and not _plain(v, depth + 1):
+                return False
+        return True
+    if t is list or t is tuple:
+        if depth >= MAX_DEPTH:
+            return not node
+        for v in node:
+            tv = type(v)
+            if tv is float:
+                if v - v != 0.0:
+                    return False
+            elif tv not in _SCALARS and not _plain(v, depth + 1):
+                return False
+        return True
+    if t is float:
+        return node - node == 0.0
+    return t in _SCALARS
+
+
+#: leaf types that need no check (float does: it may be inf or NaN)
+_SCALARS = frozenset((str, bool, int, type(None)))
+
+
+def _locate(record: Any) -> None:
+    """:func:`check_record`'s walk that names the path of the first offending value (raises)."""
     from .paths import format_path  # local: paths imports nothing from here
 
     if not isinstance(record, dict):
