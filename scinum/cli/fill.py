@@ -6,7 +6,8 @@ Records are read and written in chunks (memory stays bounded for any stream leng
 order. On Linux, a chunk of about 2,000 records or more (at the default batch size) is parsed,
 prepared and filled by this process and forked copies of it, each taking slices of lines in
 turn (:mod:`scinum.fill.forked`); smaller chunks, and other systems, fill on threads. Each
-output line is the filled record, or with ``--with-uncertainty`` ``{"record": …, "uncertainty_kind": …, "predictions": {path: {"value": …, …}}}`` (plus
+output line is the filled record, or with ``--with-uncertainty``
+``{"record": …, "uncertainty_kind": …, "predictions": {path: {"value": …, …}}}`` (plus
 ``"outside_training_range"`` where inputs or predictions leave their field's training range;
 a count per field of those is printed on stderr at the end, :mod:`scinum.fill.extrapolation`).
 A bad record (malformed JSON, NaN/Infinity, unknown key, mask matching nothing or a non-number,
