@@ -46,7 +46,7 @@ from scinum.tokens.codec import Codec, Vocabulary
 from scinum.datasets.directory import Dataset
 from scinum.fill.batching import no_gc
 from scinum.fill.model import Model
-from scinum.fill.forked import CAN_FORK
+from scinum.fill.forked import can_fork
 from scinum.model.config import ModelConfig
 from scinum.tokens.normalize import Normalizer
 from scinum.tokens.structure import read_tokens
@@ -103,7 +103,7 @@ def timed_fills(model: Model, records: list[dict], mask: list[str], batch_size: 
     """processes -> (median wall s, median CPU s, the last call's results) of ``predict_many``
     with ``processes`` True and False (False alone where the system cannot fork), ``rounds``
     calls of each in turn."""
-    ways = (True, False) if CAN_FORK else (False,)
+    ways = (True, False) if can_fork() else (False,)
     runs: dict[bool, list[tuple[float, float]]] = {p: [] for p in ways}
     last: dict[bool, list] = {}
     for _ in range(rounds):
@@ -159,7 +159,7 @@ def main() -> None:
     model.fill_many(records[:64], mask, batch_size=a.batch_size)  # warm-up
 
     fills = timed_fills(model, records, mask, a.batch_size, a.rounds)
-    t_batched, c_batched, batched = fills[CAN_FORK]  # as a user's call runs here
+    t_batched, c_batched, batched = fills[can_fork()]  # as a user's call runs here
     t_threads, c_threads, on_threads = fills[False]
     assert [f.predictions[0].value for f in batched] == [f.predictions[0].value for f in on_threads], "processes and threads differ"
     t, c = time.perf_counter(), time.process_time()

@@ -217,7 +217,6 @@ def test_fill_on_processes_gives_the_threads_floats_and_their_errors(ckpt, monke
         with pytest.raises(RecordError, match=r"record 8\b.*params.e"):
             model.predict_many(bad, ["points[0][0]"], batch_size=6, processes=True)
         assert torch.get_num_threads() == 2 and calls == [20, 14]
-        monkeypatch.setattr(fill_model, "CAN_FORK", False)
         monkeypatch.setattr("scinum.fill.forked.CAN_FORK", False)
         assert [f.record for f in model.predict_many(recs, ["params.a"], batch_size=4)] == [
             f.record for f in model.predict_many(recs, ["params.a"], batch_size=4, processes=False)
@@ -229,6 +228,50 @@ def test_fill_on_processes_gives_the_threads_floats_and_their_errors(ckpt, monke
         torch.set_num_threads(before)
     assert [f.record for f in forked] == [f.record for f in threads]
     assert [[(p.path, p.value) for p in f.predictions] for f in forked] == [[(p.path, p.value) for p in f.predictions] for f in threads]
+
+
+#: what a multiprocessing.Pool worker (forked) finds of the test's model and records
+_IN_POOL: dict = {}
+
+
+def _fill_in_a_pool_worker(_):
+    import torch
+
+    from scinum.errors import ScinumError
+
+    torch.set_num_threads(2)
+    model, recs = _IN_POOL["model"], _IN_POOL["recs"]
+    values = [f.predictions[0].value for f in model.predict_many(recs, ["params.a"], batch_size=4)]
+    try:
+        model.predict_many(recs, ["params.a"], batch_size=4, processes=True)
+        refused = ""
+    except ScinumError as e:
+        refused = str(e)
+    return values, refused
+
+
+def test_a_daemonic_process_fills_on_threads(ckpt):
+    """multiprocessing.Pool's workers are daemonic and may start no process: a fill of many
+    slices there stays on threads (the same values), and asking for processes says why not."""
+    import multiprocessing
+
+    import torch
+
+    model, before = scinum.load(ckpt), torch.get_num_threads()
+    recs = [Orbit()(6000 + i)[0] for i in range(40)]
+    torch.set_num_threads(2)
+    try:
+        expected = [f.predictions[0].value for f in model.predict_many(recs, ["params.a"], batch_size=4, processes=False)]
+    finally:
+        torch.set_num_threads(before)
+    _IN_POOL.update(model=model, recs=recs)
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            values, refused = pool.map(_fill_in_a_pool_worker, [0])[0]
+    finally:
+        _IN_POOL.clear()
+    assert values == expected
+    assert "daemonic" in refused
 
 
 def test_mixture_uncertainty(gmm_ckpt):

@@ -31,10 +31,18 @@ from ..errors import ScinumError
 from ..util.processes import die_with_parent
 from .batching import one_thread
 
-__all__ = ["CAN_FORK", "forked_slices"]
+__all__ = ["CAN_FORK", "can_fork", "forked_slices"]
 
-#: whether fills may run on forked copies of this process (Linux)
+#: whether the system lets fills run on forked copies of a process (Linux)
 CAN_FORK = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def can_fork() -> bool:
+    """Whether this process may fill on forked copies: the system forks (:data:`CAN_FORK`) and
+    this process is not a daemonic one (``multiprocessing.Pool``'s workers are), which may have
+    no children."""
+    return CAN_FORK and not multiprocessing.current_process().daemon
+
 
 T = TypeVar("T")
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
@@ -94,6 +102,11 @@ def forked_slices(work: Callable[[int], list[T]], n: int, workers: int, progress
             return [x for k in range(n) for x in work(k)]
     if not CAN_FORK:
         raise ScinumError(f"filling on worker processes needs fork, which {sys.platform} does not offer; fill on threads instead")
+    if not can_fork():
+        raise ScinumError(
+            "filling on worker processes: this is a daemonic process (a multiprocessing.Pool worker?), "
+            "which may start none; fill on threads instead"
+        )
     ctx = multiprocessing.get_context("fork")
     slices = _Slices(ctx, work, n)
     results: dict[int, Any] = {}

@@ -59,7 +59,7 @@ from .jobs import Job, JobMaker
 from .atoms import TrainingAtoms
 from .between_values import TrainingValues
 from .line_support import widen
-from .forked import CAN_FORK, forked_slices
+from .forked import can_fork, forked_slices
 from .results import FieldPrediction, Filled, Prediction
 from ..model.mlm import NumberMLM
 from ..records.paths import format_path, parse_path, set_value
@@ -179,17 +179,19 @@ class Model:
         threads``, each prepared and predicted on one intra-op thread, so every path below gives
         the same floats. Records that make one slice are predicted on the calling thread. Of more:
 
-        * ``processes`` (the default where the fill makes at least :data:`FORK_MIN_SLICES` slices
-          and the system can ``fork``: Linux): this process and ``threads - 1`` forked copies of
-          it take slices in turn (:func:`~scinum.fill.forked.forked_slices`); each prepares
-          its own, so the Python of preparing runs on every core at once;
+        * ``processes`` (the default where the fill makes at least :data:`FORK_MIN_SLICES`
+          slices, the system can ``fork`` (Linux) and this process may have children: not a
+          ``multiprocessing.Pool`` worker, :func:`~scinum.fill.forked.can_fork`): this process
+          and ``threads - 1`` forked copies of it take slices in turn
+          (:func:`~scinum.fill.forked.forked_slices`); each prepares its own, so the Python of
+          preparing runs on every core at once;
         * threads (``processes=False``, or elsewhere): this thread prepares a phase of records
           (:data:`PHASE_SLICES` slices for each thread), then the threads predict them while it
           waits: preparing (Python, which holds the GIL) never runs beside predicting, where it
           slowed both down (experiments/fill-throughput).
 
         ``processes=True`` forks wherever there are two slices or more (a :class:`ScinumError`
-        where the system cannot fork). Python's cyclic garbage collector is paused meanwhile
+        where this process cannot fork). Python's cyclic garbage collector is paused meanwhile
         (:func:`~scinum.fill.batching.no_gc`)."""
         threads = torch.get_num_threads() if self.device.type == "cpu" else 1
         with no_gc():
@@ -202,7 +204,7 @@ class Model:
                     records = records if isinstance(records, list) else list(records)
                     slices = -(-len(records) // size)
                     if processes is None:
-                        processes = CAN_FORK and slices >= FORK_MIN_SLICES
+                        processes = can_fork() and slices >= FORK_MIN_SLICES
                 if processes:
                     filled = self._forked(cast(list, records), mask, size, threads, mode=mode, intervals=intervals, progress=progress)
                 else:
