@@ -22,7 +22,6 @@ scinum.
 from __future__ import annotations
 
 import argparse
-import resource
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from fill_throughput import quick_model  # noqa: E402
+from fill_throughput import cpu_seconds, quick_model  # noqa: E402
 
 from scinum.datasets.directory import Dataset  # noqa: E402
 from scinum.fill.batching import batch_threads, no_gc  # noqa: E402
@@ -42,12 +41,6 @@ from scinum_simulations.planets import PlanetsConfig, build  # noqa: E402
 
 MASK = ["description.stepsize"]
 SLICE = 128  # batch 256 on two threads, as predict_many slices it
-
-
-def cpu_seconds() -> float:
-    """CPU seconds of this process and of the children it has reaped."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def timed(fn) -> tuple[float, float]:

@@ -180,15 +180,11 @@ def _process(model, chunk: list[tuple[int, str]], name: str, args: argparse.Name
     slices or more (as :meth:`~scinum.fill.model.Model.predict_many` cuts and predicts its
     slices), else here, predicting on the threads. The records are
     then written in line order: under ``--on-error fail`` up to the first that failed."""
-    import torch
+    from ..fill.forked import forked_slices
 
-    from ..fill.forked import can_fork, forked_slices
-    from ..fill.model import FORK_MIN_SLICES
-
-    threads = torch.get_num_threads() if model.device.type == "cpu" else 1
-    size = max(1, -(-args.batch_size // threads))
-    slices = -(-len(chunk) // size)
-    if threads > 1 and can_fork() and slices >= FORK_MIN_SLICES:
+    threads, size, fork = model.slicing(args.batch_size, len(chunk))
+    if fork:
+        slices = -(-len(chunk) // size)
         done = forked_slices(lambda k: _fill_lines(model, chunk[k * size : (k + 1) * size], name, args, size), slices, threads)
     else:
         done = _fill_lines(model, chunk, name, args, args.batch_size)

@@ -72,7 +72,7 @@ _INTERVALS = (0.68, 0.95)
 PHASE_SLICES = 4
 #: slices from which a fill goes to forked processes by default (:meth:`Model.predict_many`):
 #: 1,921 records and more at batch 256 on two threads. At 2,000 records processes filled
-#: 1.1–1.3× threads' records; at 512 and 1,024 level, their start and last slice costing what
+#: 1.14–1.30× threads' records in the benchmark's runs; at 512 and 1,024 level, their start and last slice costing what
 #: they save (experiments/fill-throughput)
 FORK_MIN_SLICES = 16
 #: uncertainty entries that are locations / spreads in normalized units (converted to the record's)
@@ -193,18 +193,16 @@ class Model:
         ``processes=True`` forks wherever there are two slices or more (a :class:`ScinumError`
         where this process cannot fork). Python's cyclic garbage collector is paused meanwhile
         (:func:`~scinum.fill.batching.no_gc`)."""
-        threads = torch.get_num_threads() if self.device.type == "cpu" else 1
+        threads, size, _ = self.slicing(batch_size)
         with no_gc():
             if threads <= 1:
                 jobs = [self.prepare(r, mask, index=i) for i, r in enumerate(records)]
                 filled = self.run_jobs(jobs, batch_size=batch_size, mode=mode, intervals=intervals, progress=progress)
             else:
-                size = max(1, -(-batch_size // threads))
                 if processes is None or processes:
                     records = records if isinstance(records, list) else list(records)
-                    slices = -(-len(records) // size)
                     if processes is None:
-                        processes = can_fork() and slices >= FORK_MIN_SLICES
+                        processes = self.slicing(batch_size, len(records))[2]
                 if processes:
                     filled = self._forked(cast(list, records), mask, size, threads, mode=mode, intervals=intervals, progress=progress)
                 else:
@@ -217,6 +215,15 @@ class Model:
         if tally:
             warnings.warn(tally.summary(), ExtrapolationWarning, stacklevel=2)
         return filled
+
+    def slicing(self, batch_size: int, records: int = 0) -> tuple[int, int, bool]:
+        """``(threads, size, fork)`` of a fill of ``records`` records: the torch threads it uses
+        (1 off the CPU), the records of each slice (``batch_size / threads``) and whether its
+        slices go to forked processes by default (:data:`FORK_MIN_SLICES` of them or more, where
+        :func:`~scinum.fill.forked.can_fork`). The CLI cuts its chunks by the same rule."""
+        threads = torch.get_num_threads() if self.device.type == "cpu" else 1
+        size = max(1, -(-batch_size // threads))
+        return threads, size, threads > 1 and -(-records // size) >= FORK_MIN_SLICES and can_fork()
 
     def _forked(
         self,
