@@ -32,6 +32,7 @@ from .masking import MLMCollator, check_mask_probs
 from ..tokens.normalize import Normalizer
 from ..tokens.record_line import RecordLine
 from .sampler import BucketBatchSampler
+from .worker_batches import by_value
 from ..datasets.token_shards import TokenShards, tokenize_dataset
 from ..datasets.shard_values import check_representable, fit_normalizer
 from ..datasets.shard_targets import asked_numbers
@@ -205,7 +206,7 @@ class MLMDataModule(L.LightningDataModule):
         return DataLoader(
             items,
             batch_sampler=sampler,
-            collate_fn=collate,
+            collate_fn=by_value(collate),
             num_workers=self.num_workers,
             persistent_workers=self.num_workers > 0,
             pin_memory=self.pin_memory and torch.cuda.is_available(),  # a no-op without CUDA
