@@ -160,6 +160,7 @@ SCRIPTS = {
     "quick_models_share": BOUND,
     "paper_gpu_throughput": BOUND,
     "regressor_fit_time": RATIO,  # a time: its target is an upper bound (target <= 10 s)
+    "loader_transfer": RATIO,  # a cost: at most torch's own sharing (target <= 1x)
 }
 HELPERS = {"quick_shapes"}  # imported by the scripts, runs nothing itself
 
