@@ -30,8 +30,8 @@ TARGETS = (
 NAMES = {"description.planet0.e": "e₁ R²", "description.planet0.a": "a₁", "description.stepsize": "Δt"}
 
 
-def clock() -> dict[tuple[str, int], tuple[float, float]]:
-    with open(HERE / "clock.csv") as f:
+def clock(name: str = "clock.csv") -> dict[tuple[str, int], tuple[float, float]]:
+    with open(HERE / name) as f:
         return {(r["model"], int(r["seed"])): (float(r["start"]), float(r["end"])) for r in csv.DictReader(f)}
 
 
@@ -57,9 +57,9 @@ def seeds_csv(path: Path, split: str = "test") -> dict[int, dict[tuple[str, str]
     return out
 
 
-def reference_scores() -> dict[int, dict[tuple[str, str], float]]:
+def reference_scores(folder: str = "reference") -> dict[int, dict[tuple[str, str], float]]:
     out = {}
-    for table in sorted((HERE / "reference").glob("seed*/table.csv")):
+    for table in sorted((HERE / folder).glob("seed*/table.csv")):
         with open(table) as f:
             rows = [r for r in csv.DictReader(f) if r["kind"] == "model" and r["split"] == "test" and r["subset"] == "all"]
         out[int(table.parent.name[4:])] = {(r["field"], m): float(r[m]) for r in rows for m in ("mse", "r2")}
@@ -80,32 +80,43 @@ def caps_result(scores: dict[int, dict[tuple[str, str], float]], label: str) -> 
     return held
 
 
-def main() -> None:
-    meta = json.loads((HERE / "results" / "meta.json").read_text())
+def side_by_side(results: str, reference: str, clock_file: str, model: str, label: str) -> tuple[float, bool, bool]:
+    """The time clause and the quality clause of runs published in ``results`` beside the reference
+    runs in ``reference``, their intervals in ``clock_file`` (``model``: the runs' name there);
+    prints both and each run's figures. Returns the reference runs' mean training seconds and
+    whether each clause holds."""
+    meta = json.loads((HERE / results / "meta.json").read_text())
     seconds = {int(k.rsplit("seed", 1)[1]): v["train_seconds"] for k, v in meta["runs"].items()}
-    with open(HERE / "reference" / "training.csv") as f:
+    with open(HERE / reference / "training.csv") as f:
         ref_seconds = {int(r["seed"]): float(r["train_seconds"]) for r in csv.DictReader(f)}
-    times = clock()
+    times = clock(clock_file)
     ref_runs = [v for (m, _), v in times.items() if m == "reference"]
-    side = [s for s in sorted(seconds) if beside(times[("half-time", s)], ref_runs)]
+    side = [s for s in sorted(seconds) if beside(times[(model, s)], ref_runs)]
     new, old = mean(seconds[s] for s in side), mean(ref_seconds.values())
+    fast = new <= 0.5 * old
     print(
-        f"time: half-time seeds {side} beside the reference runs: mean {new:.1f} s of training; reference seeds "
-        f"{sorted(ref_seconds)}: mean {old:.1f} s; ratio {new / old:.3f} (the clause: <= 0.5): {'holds' if new <= 0.5 * old else 'fails'}"
+        f"{label}time: {model} seeds {side} beside the reference runs: mean {new:.1f} s of training; reference seeds "
+        f"{sorted(ref_seconds)}: mean {old:.1f} s; ratio {new / old:.3f} (the clause: <= 0.5): {'holds' if fast else 'fails'}"
     )
     for s in sorted(seconds):
-        print(f"  half-time seed {s}: {seconds[s]:.1f} s{' (beside)' if s in side else ''}")
+        print(f"  {model} seed {s}: {seconds[s]:.1f} s{' (beside)' if s in side else ''}")
     for s in sorted(ref_seconds):
         print(f"  reference seed {s}: {ref_seconds[s]:.1f} s")
-    held = caps_result(seeds_csv(HERE / "results" / "seeds.csv"), "quality:")
-    ref = reference_scores()
+    held = caps_result(seeds_csv(HERE / results / "seeds.csv"), f"{label}quality:")
+    ref = reference_scores(reference)
     for s in sorted(ref):
         cells = ", ".join(f"{NAMES[f]} {ref[s][(f, m)]:.3g}" for f, m, _, _ in TARGETS)
         print(f"  reference seed {s} (test): {cells}")
-    print(f"verdict: the time clause {'holds' if new <= 0.5 * old else 'fails'}, the quality clause {'holds' if held else 'fails'}")
+    print(f"{label}verdict: the time clause {'holds' if fast else 'fails'}, the quality clause {'holds' if held else 'fails'}")
+    return old, fast, held
+
+
+def main() -> None:
+    old, _, _ = side_by_side("results", "reference", "clock.csv", "half-time", "")
     step2()
     step3(old)
     step4()
+    step10()
 
 
 def validation(path: Path) -> dict[str, float]:
@@ -165,6 +176,36 @@ def step4() -> None:
     print(f"step 4, Δt OoD: mean {mean(a):.3g} ({each}); `best` {b:.3g}; ridge {refs[('ridge', dt, 'ood_stepsize', 'mse')]:.3g}")
     clocks = ", ".join(f"{run['train_seconds']:.1f}" for run in seconds.values())
     print(f"step 4: training {clocks} s a seed")
+
+
+def eval_scores(path: Path, split: str = "test") -> dict[tuple[str, str], float]:
+    """(field, metric) -> a run's score on ``split`` from its ``eval.csv`` (or an evaluation's ``table.csv``)."""
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if r["kind"] == "model" and r["split"] == split and r["subset"] == "all"]
+    return {(r["field"], m): float(r[m]) for r in rows for m in ("mse", "r2")}
+
+
+def step10() -> None:
+    """Step 10, stopped after one pair: the `half-time-614k` seed 0 (``by-value/``) beside the
+    reference's seed 0 (``by-value-reference/``), their intervals in ``by-value-clock.csv``; the
+    time ratio, and each run's test figures beside step 3's seed 0 (one seed: not the clause)."""
+    seconds = json.loads((HERE / "by-value" / "seed0" / "training.json").read_text())["train_seconds"]
+    with open(HERE / "by-value-reference" / "training.csv") as f:
+        ref_seconds = [float(r["train_seconds"]) for r in csv.DictReader(f)]
+    times = clock("by-value-clock.csv")
+    inside = beside(times[("half-time-614k", 0)], [v for (m, _), v in times.items() if m == "reference"])
+    ratio = seconds / mean(ref_seconds)
+    print(
+        f"step 10, time: half-time-614k seed 0 {seconds:.1f} s of training{' (wholly beside the reference)' if inside else ''}; "
+        f"reference seed 0 {mean(ref_seconds):.1f} s; ratio {ratio:.3f} (the clause: <= 0.5): {'holds' if ratio <= 0.5 else 'fails'}"
+    )
+    ours, ref = eval_scores(HERE / "by-value" / "seed0" / "eval.csv"), eval_scores(HERE / "by-value-reference" / "seed0" / "table.csv")
+    then = seeds_csv(HERE / "614k" / "seeds.csv")[0]
+    for field, metric, bound, sign in TARGETS:
+        print(
+            f"step 10, {NAMES[field]} (test, seed 0): {ours[(field, metric)]:.3g}; step 3's seed 0 {then[(field, metric)]:.3g}; "
+            f"the reference's seed 0 {ref[(field, metric)]:.3g}; the cap's bound {sign} {bound:g}"
+        )
 
 
 if __name__ == "__main__":
